@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The test command: installs dependencies, builds, and runs the test suite (without the long
+# `exhaustive` label; run `ctest --test-dir build -L exhaustive` for those).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+bash scripts/build.sh
+ctest --test-dir build --output-on-failure -LE exhaustive -j"$(nproc)"

@@ -1,0 +1,53 @@
+// compat.h: the few macros that let one kernel source compile for every backend.
+//
+// The contract headers (src/contract/) and the kernel bodies keep to the subset of C++14 that
+// g++/clang, nvcc, hipcc and the Metal Shading Language all accept: no lambdas in device code, no
+// virtual functions, no exceptions, no std:: calls in device code, no float64 arithmetic.
+#pragma once
+
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define BL_GPU_COMPILER 1
+#define BL_HD __host__ __device__ __forceinline__
+#define BL_DEVICE __device__ __forceinline__
+#define BL_GLOBAL_PTR /* CUDA and HIP use a flat address space */
+#else
+#define BL_GPU_COMPILER 0
+#define BL_HD inline
+#define BL_DEVICE inline
+#define BL_GLOBAL_PTR
+#endif
+
+// True while compiling code that runs on a GPU (as opposed to the host pass of nvcc).
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#define BL_DEVICE_PASS 1
+#else
+#define BL_DEVICE_PASS 0
+#endif
+
+namespace bl {
+
+// Bit casts between binary32 and its 32-bit pattern.
+BL_HD uint32_t bits_of(float x) {
+#if BL_DEVICE_PASS
+  return __float_as_uint(x);
+#else
+  uint32_t u;
+  memcpy(&u, &x, sizeof u);
+  return u;
+#endif
+}
+
+BL_HD float float_of(uint32_t u) {
+#if BL_DEVICE_PASS
+  return __uint_as_float(u);
+#else
+  float x;
+  memcpy(&x, &u, sizeof x);
+  return x;
+#endif
+}
+
+}  // namespace bl
