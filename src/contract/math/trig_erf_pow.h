@@ -6,21 +6,22 @@
 
 #include "contract/arith.h"
 #include "contract/ff.h"
+#include "contract/math/trig_reduce.h"
 
 namespace bl {
 
-// sin(x) in binary32. sin(-0) = -0; sin(+-inf) and sin(NaN) give the canonical NaN.
+// sin(x) in binary32: exact argument reduction for every finite x, then float-float kernels.
+// sin(-x) == -sin(x) bitwise; sin(-0) = -0; sin(+-inf) and sin(NaN) give the canonical NaN.
 BL_HD float sin(float x) {
   if (!is_finite(x)) return canonical_nan();
-  float x2 = mul(x, x);
-  return mul(x, fma(x2, fma(x2, 1.0f / 120.0f, -1.0f / 6.0f), 1.0f));
+  float v = trig_detail::sin_cos_positive(abs(x), 0u);
+  return float_of(bits_of(v) ^ (bits_of(x) & 0x80000000u));
 }
 
-// cos(x) in binary32. cos(+-inf) and cos(NaN) give the canonical NaN.
+// cos(x) in binary32, same method as sin; cos(-x) == cos(x). cos(+-inf), cos(NaN): canonical NaN.
 BL_HD float cos(float x) {
   if (!is_finite(x)) return canonical_nan();
-  float x2 = mul(x, x);
-  return fma(x2, fma(x2, 1.0f / 24.0f, -0.5f), 1.0f);
+  return trig_detail::sin_cos_positive(abs(x), 1u);
 }
 
 // erf(x) in binary32. erf(+-inf) = +-1, erf(-0) = -0, erf(NaN) = canonical NaN.
