@@ -1,0 +1,86 @@
+// AVX2+FMA leaves of the sum schedule (compiled with -mavx2 -mfma; called only after
+// cpu_has_avx2_fma()). The 32 lanes of schedule.h are four 8-wide registers: element i of a
+// leaf goes to register (i mod 32) / 8, slot i mod 8, so each lane sees its values in ascending
+// order exactly as in leaf_reduce. The fold by halving then runs on the 32 stored lanes.
+#include "kernels/cpu/reduce_rows.h"
+
+#if defined(__x86_64__) || defined(_M_X64)
+#include <immintrin.h>
+#endif
+
+namespace bl::cpu {
+
+#if defined(__x86_64__) || defined(_M_X64)
+namespace {
+
+struct VecAdd {
+  static __m256 apply(__m256 lane, __m256 x, __m256) { return _mm256_add_ps(lane, x); }
+};
+struct VecAddAbs {
+  static __m256 apply(__m256 lane, __m256 x, __m256) {
+    const __m256 magnitude = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
+    return _mm256_add_ps(lane, _mm256_and_ps(x, magnitude));
+  }
+};
+struct VecSquare {
+  static __m256 apply(__m256 lane, __m256 x, __m256) { return _mm256_fmadd_ps(x, x, lane); }
+};
+struct VecCenteredSquare {
+  static __m256 apply(__m256 lane, __m256 x, __m256 c) {
+    __m256 d = _mm256_sub_ps(x, c);
+    return _mm256_fmadd_ps(d, d, lane);
+  }
+};
+
+// Vec is the SIMD form of Step: same operation, same rounding, per slot.
+template <class Vec, class Step>
+float leaf_avx2(const float* x, int64_t len, float c) {
+  const __m256 cv = _mm256_set1_ps(c);
+  __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+  int64_t i = 0;
+  for (; i + kReduceLanes <= len; i += kReduceLanes) {
+    a0 = Vec::apply(a0, _mm256_loadu_ps(x + i), cv);
+    a1 = Vec::apply(a1, _mm256_loadu_ps(x + i + 8), cv);
+    a2 = Vec::apply(a2, _mm256_loadu_ps(x + i + 16), cv);
+    a3 = Vec::apply(a3, _mm256_loadu_ps(x + i + 24), cv);
+  }
+  alignas(32) float lanes[kReduceLanes];
+  _mm256_store_ps(lanes, a0);
+  _mm256_store_ps(lanes + 8, a1);
+  _mm256_store_ps(lanes + 16, a2);
+  _mm256_store_ps(lanes + 24, a3);
+  for (int64_t k = 0; i < len; ++i, ++k) lanes[k] = Step::apply(lanes[k], x[i], c);
+  for (int s = kReduceLanes / 2; s >= 1; s /= 2)
+    for (int j = 0; j < s; ++j) lanes[j] = Step::combine(lanes[j], lanes[j + s]);
+  return lanes[0];
+}
+
+}  // namespace
+
+float leaf_sum_avx2(const float* x, int64_t len, float c) { return leaf_avx2<VecAdd, StepAdd>(x, len, c); }
+float leaf_abs_sum_avx2(const float* x, int64_t len, float c) {
+  return leaf_avx2<VecAddAbs, StepAddAbs>(x, len, c);
+}
+float leaf_square_sum_avx2(const float* x, int64_t len, float c) {
+  return leaf_avx2<VecSquare, StepSquare>(x, len, c);
+}
+float leaf_centered_square_sum_avx2(const float* x, int64_t len, float c) {
+  return leaf_avx2<VecCenteredSquare, StepCenteredSquare>(x, len, c);
+}
+
+#else  // not x86-64: never called (cpu_has_avx2_fma() is false); defined so the library links.
+
+float leaf_sum_avx2(const float* x, int64_t len, float c) { return scalar_contiguous_leaf<StepAdd>(x, len, c); }
+float leaf_abs_sum_avx2(const float* x, int64_t len, float c) {
+  return scalar_contiguous_leaf<StepAddAbs>(x, len, c);
+}
+float leaf_square_sum_avx2(const float* x, int64_t len, float c) {
+  return scalar_contiguous_leaf<StepSquare>(x, len, c);
+}
+float leaf_centered_square_sum_avx2(const float* x, int64_t len, float c) {
+  return scalar_contiguous_leaf<StepCenteredSquare>(x, len, c);
+}
+
+#endif
+
+}  // namespace bl::cpu

@@ -1,0 +1,137 @@
+// reduce_rows.h: the CPU engine behind every sum-schedule reduction (reduce, softmax, norms).
+//
+// It computes, for each reduction of an (outer, n, inner) array, the leaf-tree total of a lane step
+// (reduce.h) exactly as the reference does. Work is cut into tasks whose extent depends only on the
+// shape (kTaskElements elements per task), so the thread count never changes a result: every leaf
+// value is computed by one task in the reference order, and the tree over leaves runs in one task.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "core/thread_pool.h"
+#include "kernels/reduce.h"
+
+namespace bl::cpu {
+
+// About this many elements per task (a pure constant: tasks depend on the shape only).
+constexpr int64_t kTaskElements = int64_t{1} << 16;
+// Columns handled together when inner > 1 (keeps the column loads in one cache line run).
+constexpr int64_t kColumnBlock = 16;
+
+// A contiguous leaf: x[0..len), len <= kReduceLeaf, with the per-reduction value c.
+using ContiguousLeafFn = float (*)(const float* x, int64_t len, float c);
+
+template <class Step>
+float scalar_contiguous_leaf(const float* x, int64_t len, float c) {
+  return leaf_reduce<Step>(x, len, 1, c);
+}
+
+// Leaf functions compiled for AVX2+FMA (reduce_avx2.cpp); call only if cpu_has_avx2_fma().
+float leaf_sum_avx2(const float* x, int64_t len, float c);
+float leaf_abs_sum_avx2(const float* x, int64_t len, float c);
+float leaf_square_sum_avx2(const float* x, int64_t len, float c);
+float leaf_centered_square_sum_avx2(const float* x, int64_t len, float c);
+
+// Whether CPU kernels may use their SIMD versions (default true; tests turn it off to check the
+// scalar versions too). Results are the same either way.
+bool& simd_enabled();
+bool use_avx2();  // simd_enabled() && cpu_has_avx2_fma()
+
+// The fastest contiguous leaf this CPU has for Step (scalar where no SIMD version exists).
+template <class Step>
+inline ContiguousLeafFn best_contiguous_leaf() {
+  return &scalar_contiguous_leaf<Step>;
+}
+template <>
+inline ContiguousLeafFn best_contiguous_leaf<StepAdd>() {
+  return use_avx2() ? &leaf_sum_avx2 : &scalar_contiguous_leaf<StepAdd>;
+}
+template <>
+inline ContiguousLeafFn best_contiguous_leaf<StepAddAbs>() {
+  return use_avx2() ? &leaf_abs_sum_avx2 : &scalar_contiguous_leaf<StepAddAbs>;
+}
+template <>
+inline ContiguousLeafFn best_contiguous_leaf<StepSquare>() {
+  return use_avx2() ? &leaf_square_sum_avx2 : &scalar_contiguous_leaf<StepSquare>;
+}
+template <>
+inline ContiguousLeafFn best_contiguous_leaf<StepCenteredSquare>() {
+  return use_avx2() ? &leaf_centered_square_sum_avx2 : &scalar_contiguous_leaf<StepCenteredSquare>;
+}
+
+// Tree totals of Step for every reduction r = o * inner + j into totals[r]; centers[r] is the
+// step's c (null means 0). n == 0 gives Step::init().
+template <class Step>
+void reduce_totals(const float* x, ReduceShape shape, const float* centers, float* totals,
+                   ThreadPool& pool) {
+  const int64_t outer = shape.outer, n = shape.n, inner = shape.inner;
+  const int64_t reductions = outer * inner;
+  if (reductions == 0) return;
+  if (n == 0) {
+    for (int64_t r = 0; r < reductions; ++r) totals[r] = Step::init();
+    return;
+  }
+  const int64_t leaves = reduce_leaf_count(n);
+  const int64_t leaf_elems = std::min<int64_t>(n, kReduceLeaf);
+  std::vector<float> p(static_cast<size_t>(reductions * leaves));
+  float* pd = p.data();
+
+  if (inner == 1) {
+    const ContiguousLeafFn leaf_fn = best_contiguous_leaf<Step>();
+    const int64_t jobs = outer * leaves;
+    const int64_t per_task = std::max<int64_t>(1, kTaskElements / leaf_elems);
+    const int64_t tasks = (jobs + per_task - 1) / per_task;
+    pool.parallel_for(tasks, [&](int64_t t) {
+      const int64_t end = std::min(jobs, (t + 1) * per_task);
+      for (int64_t g = t * per_task; g < end; ++g) {
+        const int64_t o = g / leaves, l = g % leaves;
+        const int64_t start = l * kReduceLeaf;
+        const int64_t len = std::min<int64_t>(kReduceLeaf, n - start);
+        pd[g] = leaf_fn(x + o * n + start, len, centers ? centers[o] : 0.0f);
+      }
+    });
+  } else {
+    const int64_t col_blocks = (inner + kColumnBlock - 1) / kColumnBlock;
+    const int64_t jobs = outer * leaves * col_blocks;
+    const int64_t per_task =
+        std::max<int64_t>(1, kTaskElements / (leaf_elems * std::min(inner, kColumnBlock)));
+    const int64_t tasks = (jobs + per_task - 1) / per_task;
+    pool.parallel_for(tasks, [&](int64_t t) {
+      float lanes[kReduceLanes][kColumnBlock];
+      float c[kColumnBlock];
+      const int64_t end = std::min(jobs, (t + 1) * per_task);
+      for (int64_t g = t * per_task; g < end; ++g) {
+        const int64_t jb = g % col_blocks, l = (g / col_blocks) % leaves, o = g / (col_blocks * leaves);
+        const int64_t j0 = jb * kColumnBlock;
+        const int64_t width = std::min(kColumnBlock, inner - j0);
+        const int64_t start = l * kReduceLeaf;
+        const int64_t len = std::min<int64_t>(kReduceLeaf, n - start);
+        for (int64_t jj = 0; jj < width; ++jj) c[jj] = centers ? centers[o * inner + j0 + jj] : 0.0f;
+        for (int lane = 0; lane < kReduceLanes; ++lane)
+          for (int64_t jj = 0; jj < kColumnBlock; ++jj) lanes[lane][jj] = Step::init();
+        const float* base = x + (o * n + start) * inner + j0;
+        for (int64_t i = 0; i < len; ++i) {
+          float* lane = lanes[i % kReduceLanes];
+          const float* src = base + i * inner;
+          for (int64_t jj = 0; jj < width; ++jj) lane[jj] = Step::apply(lane[jj], src[jj], c[jj]);
+        }
+        for (int s = kReduceLanes / 2; s >= 1; s /= 2)
+          for (int lane = 0; lane < s; ++lane)
+            for (int64_t jj = 0; jj < width; ++jj)
+              lanes[lane][jj] = Step::combine(lanes[lane][jj], lanes[lane + s][jj]);
+        for (int64_t jj = 0; jj < width; ++jj) pd[(o * inner + j0 + jj) * leaves + l] = lanes[0][jj];
+      }
+    });
+  }
+
+  const int64_t per_task = std::max<int64_t>(1, kTaskElements / (leaves * 16));
+  const int64_t tasks = (reductions + per_task - 1) / per_task;
+  pool.parallel_for(tasks, [&](int64_t t) {
+    const int64_t end = std::min(reductions, (t + 1) * per_task);
+    for (int64_t r = t * per_task; r < end; ++r) totals[r] = leaf_tree<Step>(pd + r * leaves, leaves);
+  });
+}
+
+}  // namespace bl::cpu
