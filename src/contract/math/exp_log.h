@@ -1,126 +1,267 @@
 // exp_log.h: the contract's exponential and logarithm family on binary32.
 //
-// PROVISIONAL bodies (plain binary32 range reduction and polynomials, about 2 ulp); the correctly
-// rounded float-float versions replace them. The signatures are final.
+// Each function evaluates its result in float-float (exp_log_core.h), rounds it once to binary32 and
+// settles the rare inputs whose rounding is in doubt from a table of exceptions found exhaustively
+// with MPFR (exp_log_exceptions.h). Result: correctly rounded (round to nearest even) over all 2^32
+// inputs for every function here; figures in docs/contract.md. NaN in -> canonical NaN out,
+// subnormals are kept, special values follow IEEE 754 / C99 Annex F.
+//
+// Vectorized callers may use the split form: y = bl::exp_log_detail::exp_fast(x, &hard) is
+// branch-free (selects only); where hard is true, y = bl::exp_log_detail::exp_exception(x, y).
 #pragma once
 
 #include "contract/arith.h"
 #include "contract/ff.h"
+#include "contract/math/exp_log_core.h"
+#include "contract/math/exp_log_exceptions.h"
 
 namespace bl {
+namespace exp_log_detail {
 
-// e^x. exp(-inf) = +0, exp(+inf) = +inf, NaN -> canonical NaN.
-BL_HD float exp(float x) {
-  if (is_nan(x)) return canonical_nan();
-  if (x > 88.7228394f) return float_of(0x7F800000u);
-  if (x < -103.972084f) return 0.0f;
-  float k = fma(x, 1.44269502f, 12582912.0f);
-  k = sub(k, 12582912.0f);
-  float r = fma(k, -0.693145752f, x);
-  r = fma(k, -1.42860677e-06f, r);
-  float p = fma(r, 1.0f / 720.0f, 1.0f / 120.0f);
-  p = fma(p, r, 1.0f / 24.0f);
-  p = fma(p, r, 1.0f / 6.0f);
-  p = fma(p, r, 0.5f);
-  p = fma(p, r, 1.0f);
-  p = fma(p, r, 1.0f);
-  int ki = (int)k;
-  int k1 = ki / 2;
-  int k2 = ki - k1;
-  p = mul(p, float_of((uint32_t)(k1 + 127) << 23));
-  return mul(p, float_of((uint32_t)(k2 + 127) << 23));
+// Relative error bounds (as -log2) of the float-float results, measured exhaustively with margin;
+// they only decide which inputs go to the exception table.
+constexpr int kErrBitsExp = 44;
+constexpr int kErrBitsExpm1 = 44;
+constexpr int kErrBitsLog = 44;
+constexpr int kErrBitsLog1p = 44;
+constexpr int kErrBitsLog2 = 44;
+constexpr int kErrBitsTanh = 44;
+constexpr int kErrBitsSigmoid = 44;
+constexpr int kErrBitsSilu = 44;
+constexpr int kErrBitsSoftplus = 44;
+constexpr int kErrBitsGelu = 44;
+
+BL_HD float clamp_float(float x, float lo, float hi) { return x < lo ? lo : (x > hi ? hi : x); }
+
+BL_HD float exp_fast(float x, bool* hard) {
+  // Outside [-104.5, 89] the result is 0 or +inf; the clamped input still rounds to it.
+  float xc = is_nan(x) ? 0.0f : clamp_float(x, -104.5f, 89.0f);
+  exp_parts e = exp_reduce(xc, 0.0f);
+  float y = round_scaled(exp_mantissa(e), e.m, kErrBitsExp, hard);
+  return is_nan(x) ? canonical_nan() : y;
 }
 
-// e^x - 1, accurate near 0. expm1(-0) = -0.
-BL_HD float expm1(float x) {
-  if (is_nan(x)) return canonical_nan();
-  if (abs(x) < 0.5f) {
-    float p = fma(x, 1.0f / 5040.0f, 1.0f / 720.0f);
-    p = fma(p, x, 1.0f / 120.0f);
-    p = fma(p, x, 1.0f / 24.0f);
-    p = fma(p, x, 1.0f / 6.0f);
-    p = fma(p, x, 0.5f);
-    p = mul(p, x);
-    return fma(p, x, x);
-  }
-  return sub(exp(x), 1.0f);
+BL_HD float expm1_fast(float x, bool* hard) {
+  float xc = is_nan(x) ? 0.0f : clamp_float(x, -30.0f, 89.0f);
+  exp_parts e = exp_reduce(xc, 0.0f);
+  // Above 2^60 the "- 1" is far below the error bound.
+  bool big = e.m > 60;
+  ff v = big ? exp_mantissa(e) : expm1_from_parts(e);
+  float y = round_scaled(v, big ? e.m : 0, kErrBitsExpm1, hard);
+  // |x| < 2^-25: e^x - 1 = x + x^2/2 rounds to x (this also keeps -0).
+  bool tiny = abs(x) < 2.98023224e-08f;
+  *hard = *hard && !tiny && !is_nan(x);
+  y = tiny ? x : y;
+  return is_nan(x) ? canonical_nan() : y;
 }
 
-// Natural logarithm. log(0) = -inf, log(x<0) = NaN, log(+inf) = +inf.
-BL_HD float log(float x) {
-  if (is_nan(x) || x < 0.0f) return canonical_nan();
-  if (x == 0.0f) return float_of(0xFF800000u);
-  if (is_inf(x)) return x;
-  int e = 0;
-  if (x < 1.17549435e-38f) { x = mul(x, 16777216.0f); e = -24; }
-  uint32_t u = bits_of(x);
-  int ex = (int)((u >> 23) & 0xFFu) - 127;
-  float m = float_of((u & 0x007FFFFFu) | 0x3F800000u);
-  if (m > 1.41421354f) { m = mul(m, 0.5f); ex += 1; }
-  e += ex;
-  float f = sub(m, 1.0f);
-  float s = div(f, add(2.0f, f));
-  float z = mul(s, s);
-  float p = fma(z, 1.0f / 9.0f, 1.0f / 7.0f);
-  p = fma(p, z, 1.0f / 5.0f);
-  p = fma(p, z, 1.0f / 3.0f);
-  p = mul(p, z);
-  float lg = fma(mul(2.0f, s), p, mul(2.0f, s));
-  return fma((float)e, 0.693147182f, lg);
+BL_HD float log_fast(float x, bool* hard) {
+  bool regular = x > 0.0f && x < float_of(0x7F800000u);
+  ff v = log_ff(regular ? x : 1.0f);
+  float y = round_scaled(v, 0, kErrBitsLog, hard);
+  *hard = *hard && regular;
+  y = x == 0.0f ? float_of(0xFF800000u) : y;  // log(+-0) = -inf
+  y = x == float_of(0x7F800000u) ? x : y;      // log(+inf) = +inf
+  return (is_nan(x) || x < 0.0f) ? canonical_nan() : y;
 }
 
-// log(1 + x), accurate near 0. log1p(-1) = -inf, log1p(-0) = -0.
-BL_HD float log1p(float x) {
-  if (is_nan(x) || x < -1.0f) return canonical_nan();
-  if (abs(x) < 0.25f) {
-    float s = div(x, add(2.0f, x));
-    float z = mul(s, s);
-    float p = fma(z, 1.0f / 9.0f, 1.0f / 7.0f);
-    p = fma(p, z, 1.0f / 5.0f);
-    p = fma(p, z, 1.0f / 3.0f);
-    p = mul(p, z);
-    return fma(mul(2.0f, s), p, mul(2.0f, s));
-  }
-  return log(add(1.0f, x));
+BL_HD float log2_fast(float x, bool* hard) {
+  bool regular = x > 0.0f && x < float_of(0x7F800000u);
+  ff v = log2_ff(regular ? x : 1.0f);
+  float y = round_scaled(v, 0, kErrBitsLog2, hard);
+  *hard = *hard && regular;
+  y = x == 0.0f ? float_of(0xFF800000u) : y;
+  y = x == float_of(0x7F800000u) ? x : y;
+  return (is_nan(x) || x < 0.0f) ? canonical_nan() : y;
 }
 
-// Base-2 logarithm. log2(2^k) = k exactly.
-BL_HD float log2(float x) { return mul(log(x), 1.44269502f); }
+BL_HD float log1p_fast(float x, bool* hard) {
+  bool regular = x > -1.0f && x < float_of(0x7F800000u);
+  ff v = log1p_ff(ff{regular ? x : 0.0f, 0.0f});
+  float y = round_scaled(v, 0, kErrBitsLog1p, hard);
+  // |x| < 2^-25: log(1 + x) = x - x^2/2 rounds to x (this also keeps -0).
+  bool tiny = abs(x) < 2.98023224e-08f;
+  *hard = *hard && regular && !tiny;
+  y = tiny ? x : y;
+  y = x == -1.0f ? float_of(0xFF800000u) : y;
+  y = x == float_of(0x7F800000u) ? x : y;
+  return (is_nan(x) || x < -1.0f) ? canonical_nan() : y;
+}
 
-// Hyperbolic tangent. tanh(+-0) = +-0, tanh(+-inf) = +-1.
-BL_HD float tanh(float x) {
-  if (is_nan(x)) return canonical_nan();
+BL_HD float tanh_fast(float x, bool* hard) {
+  // tanh|x| = expm1(2|x|) / (expm1(2|x|) + 2); above 10 it rounds to 1, below 2^-13 to |x|.
   float a = abs(x);
-  if (a > 10.0f) return copysign(1.0f, x);
-  float e = expm1(mul(-2.0f, a));
-  return copysign(div(neg(e), add(2.0f, e)), x);
+  float ac = is_nan(x) ? 1.0f : clamp_float(a, 0.0f, 10.0f);
+  exp_parts e = exp_reduce(mul(2.0f, ac), 0.0f);
+  ff em1 = expm1_from_parts(e);
+  ff q = ff_div(em1, ff_add_f(em1, 2.0f));
+  float y = round_scaled(q, 0, kErrBitsTanh, hard);
+  bool tiny = a < 1.22070312e-04f;
+  *hard = *hard && !tiny && !is_nan(x);
+  y = tiny ? a : y;
+  y = copysign(y, x);
+  return is_nan(x) ? canonical_nan() : y;
 }
 
-// Logistic function 1 / (1 + e^-x).
+BL_HD float sigmoid_fast(float x, bool* hard) {
+  // Above 40 the result rounds to 1, below -120 to +0.
+  float xc = is_nan(x) ? 0.0f : clamp_float(x, -120.0f, 40.0f);
+  ffm r = scaled_sigmoid(1.0f, ff{xc, 0.0f});
+  float y = round_scaled(r.v, r.m, kErrBitsSigmoid, hard);
+  *hard = *hard && !is_nan(x);
+  return is_nan(x) ? canonical_nan() : y;
+}
+
+// x * sigmoid(x) for |x| < 2^-20, and the tiny part of gelu: x/2 + c*x^2/4 (the next term is
+// below 2^-60 relative), computed on x * 2^64 so that subnormal results round once.
+BL_HD ffm half_x_plus(float x, float c) {
+  float xs = mul(x, 1.84467441e+19f);  // 2^64
+  ffm r;
+  r.v = fast_two_sum(mul(xs, 0.5f), mul(mul(mul(xs, xs), c), 1.35525272e-20f));  // * 2^-66
+  r.m = -64;
+  return r;
+}
+
+// Rounds half_x_plus(x, c) once. The c*x^2/4 term underflows for very small x, but it is positive,
+// so where x/2 falls exactly between two subnormals (|x| < 2^-125 and odd) it rounds toward +inf.
+BL_HD float round_half_x_plus(float x, float c, int err_bits, bool* hard) {
+  ffm t = half_x_plus(x, c);
+  float y = round_scaled(t.v, t.m, err_bits, hard);
+  bool odd_subnormal = abs(x) < 2.35098870e-38f && (bits_of(x) & 1u) != 0;  // |x| < 2^-125
+  *hard = *hard && !odd_subnormal;
+  return odd_subnormal ? mul(add(x, float_of(1u)), 0.5f) : y;
+}
+
+BL_HD float silu_fast(float x, bool* hard) {
+  // Above 40 the result rounds to x, below -120 to -0.
+  float xc = is_nan(x) ? 0.0f : clamp_float(x, -120.0f, 40.0f);
+  ffm r = scaled_sigmoid(xc, ff{xc, 0.0f});
+  bool tiny = abs(x) < 9.53674316e-07f;  // 2^-20
+  bool hard_tiny;
+  float y_tiny = round_half_x_plus(tiny ? x : 0.0f, 1.0f, kErrBitsSilu, &hard_tiny);
+  float y = round_scaled(r.v, r.m, kErrBitsSilu, hard);
+  y = tiny ? y_tiny : y;
+  *hard = tiny ? hard_tiny : *hard;
+  *hard = *hard && !is_nan(x) && x <= 40.0f && x != 0.0f;
+  y = x > 40.0f ? x : y;
+  y = x == 0.0f ? x : y;
+  return is_nan(x) ? canonical_nan() : y;
+}
+
+BL_HD float softplus_fast(float x, bool* hard) {
+  // log(1 + e^x) = max(x, 0) + log1p(e^-|x|). Above 16 the result rounds to x.
+  float ac = is_nan(x) ? 0.0f : clamp_float(abs(x), 0.0f, 120.0f);
+  exp_parts e = exp_reduce(neg(ac), 0.0f);
+  ff big_e = exp_mantissa(e);
+  bool near = e.m >= -30;
+  ff l = log1p_ff(ff_scale(big_e, pow2i(near ? e.m : 0)));
+  ff v_near = x > 0.0f ? ff_add_f(l, x) : l;
+  // Far (x < -20): log1p(E) = E - E^2/2 with E = e^x < 2^-29; the E^3 term is below 2^-58 relative.
+  int mc = clamp_int(e.m - 1, -126, 0);
+  float corr_scale = e.m - 1 < -126 ? 0.0f : pow2i(mc);
+  ff corr = ff_scale(ff_mul(big_e, big_e), corr_scale);
+  ff v_far = ff_add(big_e, ff_negate(corr));
+  float y = near ? round_scaled(v_near, 0, kErrBitsSoftplus, hard)
+                 : round_scaled(v_far, e.m, kErrBitsSoftplus, hard);
+  *hard = *hard && !is_nan(x) && x < 16.0f;
+  y = x >= 16.0f ? x : y;
+  return is_nan(x) ? canonical_nan() : y;
+}
+
+BL_HD ff k_gelu_c1() { return ff{float_of(0x3FCC422Au), float_of(0xB342BC9Bu)}; }  // 2*sqrt(2/pi)
+BL_HD ff k_gelu_c2() { return ff{float_of(0x3D922279u), float_of(0x3124D8B5u)}; }  // c1*0.044715
+
+BL_HD float gelu_tanh_fast(float x, bool* hard) {
+  // 0.5*x*(1 + tanh(u)) = x * sigmoid(2u), 2u = x*(c1 + c2*x^2). Above 6 it rounds to x,
+  // below -11 to -0.
+  float xc = is_nan(x) ? 0.0f : clamp_float(x, -11.0f, 6.0f);
+  ff inner = ff_add(k_gelu_c1(), ff_mul(k_gelu_c2(), two_prod(xc, xc)));
+  ff w = ff_mul_f(inner, xc);
+  ffm r = scaled_sigmoid(xc, w);
+  bool tiny = abs(x) < 9.53674316e-07f;
+  bool hard_tiny;
+  float y_tiny = round_half_x_plus(tiny ? x : 0.0f, k_gelu_c1().hi, kErrBitsGelu, &hard_tiny);
+  float y = round_scaled(r.v, r.m, kErrBitsGelu, hard);
+  y = tiny ? y_tiny : y;
+  *hard = tiny ? hard_tiny : *hard;
+  *hard = *hard && !is_nan(x) && x <= 6.0f && x >= -11.0f && x != 0.0f;
+  y = x > 6.0f ? x : y;
+  y = x < -11.0f ? float_of(0x80000000u) : y;
+  y = x == 0.0f ? x : y;
+  return is_nan(x) ? canonical_nan() : y;
+}
+
+}  // namespace exp_log_detail
+
+// e^x, correctly rounded. exp(-inf) = +0, exp(+inf) = +inf, exp(+-0) = 1.
+BL_HD float exp(float x) {
+  bool hard;
+  float y = exp_log_detail::exp_fast(x, &hard);
+  return hard ? exp_log_detail::exp_exception(x, y) : y;
+}
+
+// e^x - 1, correctly rounded, accurate near 0. expm1(+-0) = +-0, expm1(-inf) = -1.
+BL_HD float expm1(float x) {
+  bool hard;
+  float y = exp_log_detail::expm1_fast(x, &hard);
+  return hard ? exp_log_detail::expm1_exception(x, y) : y;
+}
+
+// Natural logarithm, correctly rounded. log(+-0) = -inf, log(x < 0) = NaN, log(1) = +0.
+BL_HD float log(float x) {
+  bool hard;
+  float y = exp_log_detail::log_fast(x, &hard);
+  return hard ? exp_log_detail::log_exception(x, y) : y;
+}
+
+// log(1 + x), correctly rounded. log1p(-1) = -inf, log1p(x < -1) = NaN, log1p(+-0) = +-0.
+BL_HD float log1p(float x) {
+  bool hard;
+  float y = exp_log_detail::log1p_fast(x, &hard);
+  return hard ? exp_log_detail::log1p_exception(x, y) : y;
+}
+
+// Base-2 logarithm, correctly rounded; log2(2^k) = k exactly. log2(+-0) = -inf, log2(x < 0) = NaN.
+BL_HD float log2(float x) {
+  bool hard;
+  float y = exp_log_detail::log2_fast(x, &hard);
+  return hard ? exp_log_detail::log2_exception(x, y) : y;
+}
+
+// Hyperbolic tangent, correctly rounded. tanh(+-0) = +-0, tanh(+-inf) = +-1.
+BL_HD float tanh(float x) {
+  bool hard;
+  float y = exp_log_detail::tanh_fast(x, &hard);
+  return hard ? exp_log_detail::tanh_exception(x, y) : y;
+}
+
+// Logistic function 1 / (1 + e^-x), correctly rounded. sigmoid(-inf) = +0, sigmoid(+inf) = 1.
 BL_HD float sigmoid(float x) {
-  if (is_nan(x)) return canonical_nan();
-  return div(1.0f, add(1.0f, exp(neg(x))));
+  bool hard;
+  float y = exp_log_detail::sigmoid_fast(x, &hard);
+  return hard ? exp_log_detail::sigmoid_exception(x, y) : y;
 }
 
-// x * sigmoid(x).
+// x * sigmoid(x) with the exact product rounded once. silu(-inf) = -0, silu(+inf) = +inf.
 BL_HD float silu(float x) {
-  if (is_nan(x)) return canonical_nan();
-  return mul(x, sigmoid(x));
+  bool hard;
+  float y = exp_log_detail::silu_fast(x, &hard);
+  return hard ? exp_log_detail::silu_exception(x, y) : y;
 }
 
-// log(1 + e^x).
+// log(1 + e^x) rounded once. softplus(-inf) = +0, softplus(+inf) = +inf.
 BL_HD float softplus(float x) {
-  if (is_nan(x)) return canonical_nan();
-  if (x > 20.0f) return x;
-  return log1p(exp(x));
+  bool hard;
+  float y = exp_log_detail::softplus_fast(x, &hard);
+  return hard ? exp_log_detail::softplus_exception(x, y) : y;
 }
 
-// 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))).
+// 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))) with exact constants, rounded once.
+// gelu_tanh(-inf) = -0, gelu_tanh(+inf) = +inf.
 BL_HD float gelu_tanh(float x) {
-  if (is_nan(x)) return canonical_nan();
-  float x3 = mul(mul(x, x), x);
-  float t = tanh(mul(0.797884583f, fma(0.044715f, x3, x)));
-  return mul(mul(0.5f, x), add(1.0f, t));
+  bool hard;
+  float y = exp_log_detail::gelu_tanh_fast(x, &hard);
+  return hard ? exp_log_detail::gelu_tanh_exception(x, y) : y;
 }
 
 }  // namespace bl

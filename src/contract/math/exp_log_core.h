@@ -1,0 +1,250 @@
+// exp_log_core.h: float-float building blocks of the exp/log family (src/contract/math/exp_log.h).
+//
+// Every function of the family computes its result as a float-float value v = hi + lo (times 2^m),
+// with a relative error far below 2^-40, rounds it once to binary32 (round_scaled), and reports
+// whether the rounding could depend on that error ("hard"). Hard inputs are rare; the public
+// functions settle them with an exception table that was found by an exhaustive search against MPFR.
+// Only binary32 operations of arith.h/ff.h, integer bit operations and selects are used.
+#pragma once
+
+#include "contract/arith.h"
+#include "contract/ff.h"
+#include "contract/math/exp_log_tables.h"
+
+namespace bl {
+namespace exp_log_detail {
+
+// A float-float value scaled by a power of two: (v.hi + v.lo) * 2^m.
+struct ffm {
+  ff v;
+  int m;
+};
+
+// 2^m for m in [-126, 127] (no check: callers clamp).
+BL_HD float pow2i(int m) { return float_of(static_cast<uint32_t>(m + 127) << 23); }
+
+BL_HD int clamp_int(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
+
+BL_HD ff ff_scale(ff a, float power_of_two) {
+  return ff{mul(a.hi, power_of_two), mul(a.lo, power_of_two)};
+}
+
+BL_HD ff ff_negate(ff a) { return ff{neg(a.hi), neg(a.lo)}; }
+
+// a / b in float-float: one binary32 quotient, then the exact remainder (fma) gives the low part.
+BL_HD ff ff_div(ff a, ff b) {
+  float qh = div(a.hi, b.hi);
+  float rem = fma(neg(qh), b.hi, a.hi);  // exact
+  rem = add(rem, a.lo);
+  rem = fma(neg(qh), b.lo, rem);
+  return fast_two_sum(qh, div(rem, b.hi));
+}
+
+// ---- constants (binary32 bit patterns of MPFR-rounded values) ----
+BL_HD float k_inv_ln2_x64() { return float_of(0x42B8AA3Bu); }  // 64/ln2
+BL_HD float k_ln2_div64_1() { return float_of(0x3C317218u); }  // ln2/64 = c1 + c2 + c3
+BL_HD float k_ln2_div64_2() { return float_of(0xAE02E308u); }
+BL_HD float k_ln2_div64_3() { return float_of(0xA1CA86C4u); }
+BL_HD ff k_ln2() { return ff{float_of(0x3F317218u), float_of(0xB102E308u)}; }
+BL_HD ff k_inv_ln2() { return ff{float_of(0x3FB8AA3Bu), float_of(0x32A57060u)}; }
+BL_HD ff k_one_sixth() { return ff{float_of(0x3E2AAAABu), float_of(0xB1AAAAABu)}; }
+BL_HD ff k_one_third() { return ff{float_of(0x3EAAAAABu), float_of(0xB22AAAABu)}; }
+
+// e^r - 1 for a binary32 r with |r| <= 0.0055, relative error below 2^-49.
+// Taylor series to r^6 (the r^7 term is below 2^-57 relative); the r/6 term and the product with
+// r^2 are kept in float-float so that the error stays relative to r, not to 1.
+BL_HD ff expm1_poly(float r) {
+  float tail = mul(mul(r, r), fma(fma(r, 1.0f / 720.0f, 1.0f / 120.0f), r, 1.0f / 24.0f));
+  ff q = ff_add_f(ff_mul_f(k_one_sixth(), r), tail);  // r/6 + r^2/24 + r^3/120 + r^4/720
+  ff q2 = fast_two_sum(0.5f, q.hi);
+  q2.lo = add(q2.lo, q.lo);
+  ff rq = ff_mul(two_prod(r, r), q2);
+  ff p = fast_two_sum(r, rq.hi);
+  p.lo = add(p.lo, rq.lo);
+  return fast_two_sum(p.hi, p.lo);
+}
+
+// Reduction of e^(xh + xl): e^x = 2^m * t * (1 + p) with t = 2^(j/64) from the table and
+// p = e^r - 1, r = x - k*ln2/64, k = round(x*64/ln2) = 64*m + j. Requires |xh| <= 120, |xl| tiny.
+struct exp_parts {
+  ff t;
+  ff p;
+  int m;
+};
+
+BL_HD exp_parts exp_reduce(float xh, float xl) {
+  const float shifter = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
+  float kf = sub(fma(xh, k_inv_ln2_x64(), shifter), shifter);
+  int k = static_cast<int>(kf);
+  // r = x - k*(c1 + c2 + c3): the first step is exact (the result fits in 24 bits), the
+  // product with c2 is split exactly, the c3 term is far below the final error.
+  float r1 = fma(neg(kf), k_ln2_div64_1(), xh);
+  ff kc = two_prod(kf, k_ln2_div64_2());
+  ff s = two_sum(r1, neg(kc.hi));
+  float rl = add(sub(s.lo, kc.lo), fma(neg(kf), k_ln2_div64_3(), xl));
+  ff r = two_sum(s.hi, rl);
+  ff p = expm1_poly(r.hi);
+  // e^(rh + rl) - 1 = p + rl * (1 + p); the rl^2 term is below 2^-60.
+  p = ff_add_f(p, fma(r.lo, p.hi, r.lo));
+  int j = static_cast<int>(static_cast<uint32_t>(k) & 63u);
+  exp_parts e;
+  e.t = ff{float_of(exp2_table_bits(2 * j)), float_of(exp2_table_bits(2 * j + 1))};
+  e.p = p;
+  e.m = (k - j) / 64;  // exact division
+  return e;
+}
+
+// t * (1 + p) as a normalized float-float value in [0.69, 1.43].
+BL_HD ff exp_mantissa(exp_parts e) {
+  ff tp = ff_mul(e.t, e.p);
+  ff s = fast_two_sum(e.t.hi, tp.hi);
+  s.lo = add(s.lo, add(e.t.lo, tp.lo));
+  return fast_two_sum(s.hi, s.lo);
+}
+
+// 2^m * t - 1 + 2^m * t * p, for m <= 60: e^x - 1 without cancellation in the error.
+BL_HD ff expm1_from_parts(exp_parts e) {
+  float scale = pow2i(clamp_int(e.m, -126, 60));
+  ff ts = ff_scale(e.t, scale);
+  ff a = ff_add_f(ts, -1.0f);
+  ff b = ff_mul(ts, e.p);
+  return ff_add(a, b);
+}
+
+// ln(1 + r) for a binary32 r with |r| <= 0.0055, relative error below 2^-48.
+// Series to r^7 (the r^8 term is below 2^-56 relative); r/3 and the product with r^2 in float-float.
+BL_HD ff log1p_poly(float r) {
+  float tail = mul(mul(r, r), fma(fma(fma(r, 1.0f / 7.0f, -1.0f / 6.0f), r, 1.0f / 5.0f), r, -0.25f));
+  ff q = ff_add_f(ff_mul_f(k_one_third(), r), tail);  // r/3 - r^2/4 + r^3/5 - r^4/6 + r^5/7
+  ff q2 = fast_two_sum(-0.5f, q.hi);
+  q2.lo = add(q2.lo, q.lo);
+  ff rq = ff_mul(two_prod(r, r), q2);
+  ff p = fast_two_sum(r, rq.hi);
+  p.lo = add(p.lo, rq.lo);
+  return fast_two_sum(p.hi, p.lo);
+}
+
+// Reduction of a positive finite x: x = 2^k * z with z in [0.748, 1.496), z in sub-interval i,
+// r = z*c_i - 1 exact, |r| <= 0.0053. Subnormal x is scaled by 2^24 first.
+struct log_parts {
+  float k;  // integer-valued
+  int i;
+  float r;
+};
+
+BL_HD log_parts log_reduce(float x) {
+  bool subnormal = x < 1.17549435e-38f;
+  float xs = subnormal ? mul(x, 16777216.0f) : x;
+  const uint32_t off = 0x3F3F8000u;  // sub-interval 64 is centred on 1.0
+  uint32_t tmp = bits_of(xs) - off;
+  int i = static_cast<int>((tmp >> 16) & 127u);
+  int k = static_cast<int>(tmp >> 23) - static_cast<int>((tmp & 0x80000000u) >> 22);  // signed tmp >> 23
+  float z = float_of(bits_of(xs) - (tmp & 0xFF800000u));
+  log_parts lp;
+  lp.k = static_cast<float>(subnormal ? k - 24 : k);
+  lp.i = i;
+  lp.r = fma(z, float_of(log_table_bits(5 * i)), -1.0f);  // exact by the choice of c_i
+  return lp;
+}
+
+// ln(x) for positive finite x as a normalized float-float value.
+BL_HD ff log_ff(float x) {
+  log_parts lp = log_reduce(x);
+  ff p = log1p_poly(lp.r);
+  ff l = ff{float_of(log_table_bits(5 * lp.i + 1)), float_of(log_table_bits(5 * lp.i + 2))};
+  ff kl = two_prod(lp.k, k_ln2().hi);
+  kl.lo = fma(lp.k, k_ln2().lo, kl.lo);
+  return ff_add(ff_add(kl, l), p);
+}
+
+// log2(x) for positive finite x as a normalized float-float value (exact k for x = 2^k).
+BL_HD ff log2_ff(float x) {
+  log_parts lp = log_reduce(x);
+  ff p = ff_mul(log1p_poly(lp.r), k_inv_ln2());
+  ff l = ff{float_of(log_table_bits(5 * lp.i + 3)), float_of(log_table_bits(5 * lp.i + 4))};
+  return ff_add_f(ff_add(l, p), lp.k);
+}
+
+// ln(1 + a) for a float-float a with a.hi > -1 (finite): 1 + a = s + t with s binary32 and t a
+// float-float remainder, then ln(s) + ln(1 + t/s), where |t/s| <= 2^-24 needs three terms.
+BL_HD ff log1p_ff(ff a) {
+  ff s = two_sum(1.0f, a.hi);
+  ff t = two_sum(s.lo, a.lo);
+  float qh = div(t.hi, s.hi);
+  float ql = div(add(fma(neg(qh), s.hi, t.hi), t.lo), s.hi);
+  float corr = mul(mul(qh, qh), fma(qh, 1.0f / 3.0f, -0.5f));
+  ff y = fast_two_sum(qh, add(ql, corr));
+  return ff_add(log_ff(s.hi), y);
+}
+
+// s * sigmoid(w) = s / (1 + e^-w) for |w.hi| <= 120 (callers clamp w >= 0 to at most 40).
+// Near: q = (w < 0 ? E : 1) / (1 + E) with E = e^-|w| >= 2^-61. Far (w < -41): s * E, the
+// dropped factor 1/(1+E) is within 2^-60 of 1.
+BL_HD ffm scaled_sigmoid(float s, ff w) {
+  bool negative = w.hi < 0.0f;
+  ff a = negative ? w : ff_negate(w);  // -|w|
+  exp_parts e = exp_reduce(a.hi, a.lo);
+  ff big_e = exp_mantissa(e);
+  bool far = e.m < -60;
+  ff es = ff_scale(big_e, pow2i(far ? 0 : e.m));
+  ff den = ff_add_f(es, 1.0f);
+  ff num = negative ? es : ff{1.0f, 0.0f};
+  ff near_v = ff_mul_f(ff_div(num, den), s);
+  ffm out;
+  out.v = far ? ff_mul_f(big_e, s) : near_v;
+  out.m = far ? e.m : 0;
+  return out;
+}
+
+// Round (v.hi + v.lo) * 2^m to binary32 once (round to nearest even, gradual underflow, overflow
+// to infinity), for normalized v with |v.hi| in [2^-60, 2^60] and m in [-200, 126]. Sets *hard
+// when a relative error of 2^-err_bits in v could change the result.
+BL_HD float round_scaled(ff v, int m, int err_bits, bool* hard) {
+  uint32_t hb = bits_of(v.hi) & 0x7FFFFFFFu;
+  int exp_hi = static_cast<int>(hb >> 23) - 127;
+  float err_scale = pow2i(clamp_int(25 - err_bits, -126, 0));
+  // Normal result: scale hi exactly (two steps cover |m| up to 200); hi is already hi + lo
+  // rounded, so the only doubt is |lo| close to half an ulp of hi.
+  int m1 = clamp_int(m / 2, -100, 100);
+  int m2 = clamp_int(m - m / 2, -100, 100);
+  float y_normal = mul(mul(v.hi, pow2i(m1)), pow2i(m2));
+  float half_ulp = mul(float_of(hb & 0x7F800000u), 5.96046448e-08f);  // 2^e * 2^-24
+  bool toward_smaller = (hb & 0x007FFFFFu) == 0 && sign_bit(v.lo) != sign_bit(v.hi);
+  float mid = toward_smaller ? mul(half_ulp, 0.5f) : half_ulp;  // below a power of two
+  float dist_normal = abs(sub(abs(v.lo), mid));
+  float thr = mul(half_ulp, err_scale);
+  // Subnormal result (below 2^-125): the grid step is 2^-149, which is g = 2^(-149-m) in the
+  // unscaled domain. H = hi rounded on that grid; d = (hi - H) + lo decides one step up or down.
+  // Scaling by 2^m in two steps (m = first + second); only the second step rounds.
+  int first = m < -100 ? clamp_int(m + 100, -126, 0) : clamp_int(m, -126, 0);
+  int second = m < -100 ? -100 : 0;
+  float h_sub = mul(mul(v.hi, pow2i(first)), pow2i(second));
+  float h_back = mul(mul(h_sub, pow2i(-second)), pow2i(-first));  // exact
+  float half_g = pow2i(clamp_int(-150 - m, -126, 127));
+  float d = add(sub(v.hi, h_back), v.lo);
+  float tiny = float_of(1u);  // 2^-149
+  float y_sub = d > half_g ? add(h_sub, tiny) : (d < neg(half_g) ? sub(h_sub, tiny) : h_sub);
+  float dist_sub = abs(sub(abs(d), half_g));
+  bool subnormal = exp_hi + m < -125;
+  *hard = subnormal ? dist_sub < thr : dist_normal < thr;
+  return subnormal ? y_sub : y_normal;
+}
+
+// Binary search of a sorted exception table of (input bits, result bits); returns y when absent.
+BL_HD float exception_lookup(const uint32_t* keys, const uint32_t* values, int n, float x, float y) {
+  uint32_t key = bits_of(x);
+  int lo = 0;
+  int hi = n;
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    if (keys[mid] < key) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return (lo < n && keys[lo] == key) ? float_of(values[lo]) : y;
+}
+
+}  // namespace exp_log_detail
+}  // namespace bl
