@@ -1,0 +1,144 @@
+// pow_exp2_log2.h: float-float log2 and exp2 kernels behind bl::pow (also used by bl::erf).
+//
+// log2 works on the significand m in [sqrt(1/2), sqrt(2)) with log(m) = 2*atanh((m-1)/(m+1));
+// exp2 splits t = k + j/32 + g with |g| <= 1/64 and uses a float-float table of 2^(j/32) and a
+// short Taylor series. Both keep about 40 correct bits, enough for a faithful, nearly always
+// correctly rounded pow. Binary32 operations and integer bit operations only.
+#pragma once
+
+#include "contract/arith.h"
+#include "contract/ff.h"
+#include "contract/math/trig_reduce.h"
+
+namespace bl {
+namespace pow_detail {
+
+// log2(x) as a float-float for finite x > 0 (subnormals included).
+BL_HD ff log2_ff(float x) {
+  int k = 0;
+  if (bits_of(x) < 0x00800000u) {  // subnormal: scale into the normal range (exact)
+    x = mul(x, 8388608.0f);
+    k = -23;
+  }
+  uint32_t u = bits_of(x);
+  k += static_cast<int>(u >> 23) - 127;
+  uint32_t mb = (u & 0x007FFFFFu) | 0x3F800000u;
+  if (mb > 0x3FB504F3u) {  // m > sqrt(2): use m/2 and k+1
+    mb -= 0x00800000u;
+    k += 1;
+  }
+  float m = float_of(mb);
+  float num = sub(m, 1.0f);  // exact (Sterbenz)
+  ff den = two_sum(m, 1.0f);
+  // s = num/den as a float-float: one division and an exact remainder correction.
+  float sh = div(num, den.hi);
+  float rem = fma(neg(sh), den.hi, num);
+  rem = fma(neg(sh), den.lo, rem);
+  ff s = fast_two_sum(sh, div(rem, den.hi));
+  // log(m) = 2s * (1 + s^2/3 + s^4/5 + ...), |s| <= 0.1716, series to s^18 (truncation < 2^-48).
+  ff z = trig_detail::ff_square(s);
+  float zh = z.hi;
+  float t = fma(zh, fma(zh, fma(zh, fma(zh, fma(zh, 0.058823529411764705f, 0.066666666666666667f),
+                                        0.076923076923076923f), 0.090909090909090909f), 0.11111111111111111f),
+                0.14285714285714286f);
+  ff v = trig_detail::ff_horner_step(ff{0.20000000298023224f, -2.9802322831784522e-09f}, z, ff{t, 0.0f});
+  v = trig_detail::ff_horner_step(ff{0.3333333432674408f, -9.9341077586245774e-09f}, z, v);
+  ff w = ff_mul(z, v);                                         // s^2/3 + s^4/5 + ..., <= 0.01
+  ff logm = trig_detail::ff_add_big(ff{s.hi, s.lo}, ff_mul(s, w));          // atanh(s)
+  ff l2 = ff_mul(logm, ff{2.8853900432586670f, 3.8519260670000222e-08f});  // * 2/log(2)
+  return ff_add_f(l2, static_cast<float>(k));
+}
+
+// 2^(j/32) for j = 0..31 as float-floats (values rounded to nearest with MPFR).
+BL_HD ff exp2_table(uint32_t j) {
+  switch (j) {
+    case 0: return ff{1.0f, 0.0f};
+    case 1: return ff{1.0218971967697144f, -4.811559861650494e-08f};
+    case 2: return ff{1.0442737340927124f, 4.8334701574503924e-08f};
+    case 3: return ff{1.0671404600143433f, -5.9337519786595294e-08f};
+    case 4: return ff{1.0905077457427979f, -1.3077539939843064e-08f};
+    case 5: return ff{1.1143867969512939f, -5.4355400180838842e-08f};
+    case 6: return ff{1.1387885808944702f, 5.3862223126088793e-08f};
+    case 7: return ff{1.1637248992919922f, -4.051441493402308e-08f};
+    case 8: return ff{1.1892070770263672f, 3.7976352729174323e-08f};
+    case 9: return ff{1.2152473926544189f, -3.2673948879846648e-08f};
+    case 10: return ff{1.2418577671051025f, 4.4968381018861692e-08f};
+    case 11: return ff{1.2690509557723999f, 1.4193333175427369e-09f};
+    case 12: return ff{1.2968395948410034f, -4.0189995331729733e-08f};
+    case 13: return ff{1.3252366781234741f, -3.4963733241966111e-08f};
+    case 14: return ff{1.3542555570602417f, -1.0123349269974824e-08f};
+    case 15: return ff{1.3839099407196045f, -5.8755773579832749e-08f};
+    case 16: return ff{1.4142135381698608f, 2.4203234971764687e-08f};
+    case 17: return ff{1.4451807737350464f, 3.3241999375377418e-08f};
+    case 18: return ff{1.4768261909484863f, -4.5008988536210381e-08f};
+    case 19: return ff{1.5091644525527954f, -2.4959373234878512e-08f};
+    case 20: return ff{1.5422108173370361f, 8.0709048333460487e-09f};
+    case 21: return ff{1.5759809017181396f, -5.6610254262068338e-08f};
+    case 22: return ff{1.6104903221130371f, 9.8362171740973281e-09f};
+    case 23: return ff{1.6457555294036865f, -5.1249720911528129e-08f};
+    case 24: return ff{1.6817928552627563f, -2.4755326677450284e-08f};
+    case 25: return ff{1.7186193466186523f, -4.8496175963919086e-08f};
+    case 26: return ff{1.7562521696090698f, -9.2357703707079963e-09f};
+    case 27: return ff{1.7947090864181519f, -1.141504490931311e-08f};
+    case 28: return ff{1.8340080976486206f, -1.1239277952768134e-08f};
+    case 29: return ff{1.8741676807403564f, -4.6630056260710262e-08f};
+    case 30: return ff{1.9152065515518188f, 9.845328108326612e-09f};
+    case 31: return ff{1.9571441411972046f, -1.7021804410433106e-08f};
+    default: return ff{1.0f, 0.0f};
+  }
+}
+
+struct scaled {
+  int k;  // result = m * 2^k
+  ff m;   // 1 <= m < 2 (up to rounding)
+};
+
+// 2^t for a float-float t; t.hi is clamped to [-400, 400], beyond which every binary32 result
+// has overflowed or underflowed.
+BL_HD scaled exp2_ff(ff t) {
+  float th = max(min(t.hi, 400.0f), -400.0f);
+  float tl = th == t.hi ? t.lo : 0.0f;
+  // n = round(32*th) with the 1.5*2^23 trick (|32*th| < 2^22); th - n/32 is exact.
+  float nf = sub(add(mul(th, 32.0f), 12582912.0f), 12582912.0f);
+  int n = static_cast<int>(nf);
+  ff g = fast_two_sum(sub(th, mul(nf, 0.03125f)), tl);  // |g| <= 1/64 + tiny
+  ff a = ff_mul(g, ff{0.69314718246459961f, -1.9046542121259336e-09f});  // g*log(2), |a| < 0.011
+  // e^a - 1 = a + a^2*(1/2 + a/6 + a^2/24 + a^3/120 + a^4/720), truncation < 2^-49.
+  float ah = a.hi;
+  float p = fma(ah, fma(ah, fma(ah, 0.0013888888888888889f, 0.0083333333333333333f), 0.041666666666666667f),
+                0.16666666666666667f);
+  ff h = trig_detail::ff_horner_step(ff{0.5f, 0.0f}, a, ff{p, 0.0f});
+  ff em1 = trig_detail::ff_add_big(a, ff_mul(a, ff_mul(a, h)));
+  ff tj = exp2_table(static_cast<uint32_t>(n) & 31u);
+  scaled out;
+  out.k = n >> 5;  // arithmetic shift: floor(n/32)
+  out.m = trig_detail::ff_add_big(tj, ff_mul(tj, em1));
+  return out;
+}
+
+// Rounds (m.hi + m.lo) * 2^k to binary32 once, including results in the subnormal range, for a
+// normalized float-float with 1/4 <= m.hi < 4. Overflow gives +inf, deep underflow +0.
+BL_HD float scale_round(ff m, int k) {
+  if (k > 300) k = 300;
+  float r = add(m.hi, m.lo);
+  int e = static_cast<int>(bits_of(r) >> 23) - 127;
+  if (e + k >= -126) {  // normal result (or overflow): r * 2^k in exact steps
+    if (k > 127) return mul(mul(r, trig_detail::pow2i(127)), trig_detail::pow2i(k - 127 < 127 ? k - 127 : 127));
+    return mul(r, trig_detail::pow2i(k));
+  }
+  if (k < -160) return 0.0f;
+  // Subnormal result. x1 = m.hi * 2^(k+126) is exact and below 1; r1 = x1 * 2^-126 rounds once.
+  // m.lo can only matter when x1 lies exactly halfway between two subnormals (d = +-2^-24 in
+  // x1's units); then it decides the direction instead of ties-to-even.
+  float x1 = mul(m.hi, trig_detail::pow2i(k + 126));
+  float r1 = mul(x1, trig_detail::pow2i(-126));
+  float d = sub(x1, mul(r1, trig_detail::pow2i(126)));
+  if (abs(d) == 5.9604644775390625e-08f && m.lo != 0.0f && sign_bit(d) == sign_bit(m.lo)) {
+    float step = float_of(1u);  // 2^-149
+    r1 = sign_bit(d) ? sub(r1, step) : add(r1, step);
+  }
+  return r1;
+}
+
+}  // namespace pow_detail
+}  // namespace bl
