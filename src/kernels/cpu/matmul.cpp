@@ -1,0 +1,240 @@
+// CPU contract GEMM: argument checks, packing, the task partition and the portable tile kernel.
+//
+// Blocking: the k range is walked one contract leaf (kGemmKLeaf = 256) at a time, so the packed
+// k-block IS the leaf and the tile kernels fold each leaf partial into C right after computing it.
+// Tasks are (batch entry, block of kTaskRows rows, block of kTaskCols columns): a partition that
+// depends on the problem size only. Every output is computed whole by one task in the contract
+// order, so the bits do not depend on the partition or on which thread runs which task.
+#include <algorithm>
+#include <cstdlib>
+#include <vector>
+
+#include "core/error.h"
+#include "core/fp_probe.h"
+#include "core/thread_pool.h"
+#include "kernels/cpu/matmul_tile.h"
+#include "kernels/matmul.h"
+
+namespace bl {
+
+using matmul_detail::kMatmulTileCols;
+using matmul_detail::kMatmulTileRows;
+using matmul_detail::TileKernel;
+
+namespace {
+
+// Task block sizes (multiples of the tile shape). 144 x 256 floats of packed A stay in L2 while a
+// 256 x 16 panel of packed B stays in L1.
+constexpr int64_t kTaskRows = 144;
+constexpr int64_t kTaskCols = 1024;
+static_assert(kTaskRows % kMatmulTileRows == 0, "task rows are whole tile panels");
+static_assert(kTaskCols % kMatmulTileCols == 0, "task columns are whole tile panels");
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// A float buffer aligned to 64 bytes, reused by the thread that owns it.
+struct PackBuffer {
+  std::vector<float> storage;
+  float* get(size_t n) {
+    if (storage.size() < n + 16) storage.resize(n + 16);
+    uintptr_t p = reinterpret_cast<uintptr_t>(storage.data());
+    return reinterpret_cast<float*>((p + 63) & ~static_cast<uintptr_t>(63));
+  }
+};
+
+// Rows [m0, m0 + mc) and k [k0, k0 + kc) of op(A) into panels of kMatmulTileRows rows; rows past
+// M are zero (their outputs are never stored).
+void pack_a(const MatmulArgs& args, const float* a, int64_t m0, int64_t mc, int64_t k0, int64_t kc,
+            float* dst) {
+  for (int64_t p = 0; p < ceil_div(mc, kMatmulTileRows); ++p) {
+    float* panel = dst + p * kc * kMatmulTileRows;
+    int64_t row0 = m0 + p * kMatmulTileRows;
+    int rows = static_cast<int>(std::min<int64_t>(kMatmulTileRows, m0 + mc - row0));
+    for (int r = 0; r < kMatmulTileRows; ++r) {
+      if (r >= rows) {
+        for (int64_t k = 0; k < kc; ++k) panel[k * kMatmulTileRows + r] = 0.0f;
+      } else if (args.trans_a) {
+        const float* src = a + k0 * args.lda + row0 + r;
+        for (int64_t k = 0; k < kc; ++k) panel[k * kMatmulTileRows + r] = src[k * args.lda];
+      } else {
+        const float* src = a + (row0 + r) * args.lda + k0;
+        for (int64_t k = 0; k < kc; ++k) panel[k * kMatmulTileRows + r] = src[k];
+      }
+    }
+  }
+}
+
+// Columns [n0, n0 + nc) and k [k0, k0 + kc) of op(B) into panels of kMatmulTileCols columns;
+// columns past N are zero.
+void pack_b(const MatmulArgs& args, const float* b, int64_t n0, int64_t nc, int64_t k0, int64_t kc,
+            float* dst) {
+  for (int64_t p = 0; p < ceil_div(nc, kMatmulTileCols); ++p) {
+    float* panel = dst + p * kc * kMatmulTileCols;
+    int64_t col0 = n0 + p * kMatmulTileCols;
+    int cols = static_cast<int>(std::min<int64_t>(kMatmulTileCols, n0 + nc - col0));
+    if (!args.trans_b) {
+      for (int64_t k = 0; k < kc; ++k) {
+        const float* src = b + (k0 + k) * args.ldb + col0;
+        float* out = panel + k * kMatmulTileCols;
+        int j = 0;
+        for (; j < cols; ++j) out[j] = src[j];
+        for (; j < kMatmulTileCols; ++j) out[j] = 0.0f;
+      }
+    } else {
+      for (int j = 0; j < kMatmulTileCols; ++j) {
+        if (j >= cols) {
+          for (int64_t k = 0; k < kc; ++k) panel[k * kMatmulTileCols + j] = 0.0f;
+          continue;
+        }
+        const float* src = b + (col0 + j) * args.ldb + k0;
+        for (int64_t k = 0; k < kc; ++k) panel[k * kMatmulTileCols + j] = src[k];
+      }
+    }
+  }
+}
+
+// One task: all leaves of one (batch entry, row block, column block).
+void run_task(const MatmulArgs& args, const float* a, const float* b, float* c, int64_t m0,
+              int64_t mc, int64_t n0, int64_t nc, TileKernel tile) {
+  thread_local PackBuffer buf_a;
+  thread_local PackBuffer buf_b;
+  const int64_t panels_m = ceil_div(mc, kMatmulTileRows);
+  const int64_t panels_n = ceil_div(nc, kMatmulTileCols);
+  float* packed_a = buf_a.get(static_cast<size_t>(panels_m * kMatmulTileRows * kGemmKLeaf));
+  float* packed_b = buf_b.get(static_cast<size_t>(panels_n * kMatmulTileCols * kGemmKLeaf));
+  for (int64_t k0 = 0; k0 < args.k; k0 += kGemmKLeaf) {
+    const int64_t kc = std::min<int64_t>(kGemmKLeaf, args.k - k0);
+    const bool first_leaf = (k0 == 0);
+    const bool last_leaf = (k0 + kc == args.k);
+    pack_b(args, b, n0, nc, k0, kc, packed_b);
+    pack_a(args, a, m0, mc, k0, kc, packed_a);
+    for (int64_t jp = 0; jp < panels_n; ++jp) {
+      const int64_t col0 = n0 + jp * kMatmulTileCols;
+      const int cols = static_cast<int>(std::min<int64_t>(kMatmulTileCols, n0 + nc - col0));
+      const float* pb = packed_b + jp * kc * kMatmulTileCols;
+      for (int64_t ip = 0; ip < panels_m; ++ip) {
+        const int64_t row0 = m0 + ip * kMatmulTileRows;
+        const int rows = static_cast<int>(std::min<int64_t>(kMatmulTileRows, m0 + mc - row0));
+        tile(packed_a + ip * kc * kMatmulTileRows, pb, kc, c + row0 * args.ldc + col0, args.ldc,
+             rows, cols, first_leaf, last_leaf);
+      }
+    }
+  }
+}
+
+void matmul_cpu_with(const char* op, const MatmulArgs& args, const float* a, const float* b,
+                     float* c, ThreadPool* pool, TileKernel tile) {
+  matmul_check_args(op, args, a, b, c);
+  if (args.batch == 0 || args.m == 0 || args.n == 0) return;
+  if (args.k == 0) {  // the empty sum is +0.0
+    for (int64_t bi = 0; bi < args.batch; ++bi)
+      for (int64_t m = 0; m < args.m; ++m)
+        std::fill(c + bi * args.stride_c + m * args.ldc,
+                  c + bi * args.stride_c + m * args.ldc + args.n, 0.0f);
+    return;
+  }
+  const int64_t blocks_m = ceil_div(args.m, kTaskRows);
+  const int64_t blocks_n = ceil_div(args.n, kTaskCols);
+  const int64_t n_tasks = args.batch * blocks_m * blocks_n;
+  ThreadPool& workers = pool ? *pool : default_pool();
+  workers.parallel_for(n_tasks, [&](int64_t t) {
+    const int64_t bn = t % blocks_n;
+    const int64_t bm = (t / blocks_n) % blocks_m;
+    const int64_t bi = t / (blocks_n * blocks_m);
+    const int64_t m0 = bm * kTaskRows;
+    const int64_t n0 = bn * kTaskCols;
+    run_task(args, a + bi * args.stride_a, b + bi * args.stride_b, c + bi * args.stride_c, m0,
+             std::min(kTaskRows, args.m - m0), n0, std::min(kTaskCols, args.n - n0), tile);
+  });
+}
+
+}  // namespace
+
+namespace matmul_detail {
+
+void matmul_fold_partial(const float* partial, float* c, int64_t ldc, int rows, int cols,
+                         bool first_leaf, bool last_leaf) {
+  for (int r = 0; r < rows; ++r) {
+    for (int j = 0; j < cols; ++j) {
+      float p = partial[r * kMatmulTileCols + j];
+      float v = first_leaf ? p : add(c[r * ldc + j], p);
+      c[r * ldc + j] = last_leaf ? canonicalize(v) : v;
+    }
+  }
+}
+
+void matmul_tile_portable(const float* packed_a, const float* packed_b, int64_t kc, float* c,
+                          int64_t ldc, int rows, int cols, bool first_leaf, bool last_leaf) {
+  float acc[kMatmulTileRows * kMatmulTileCols];
+  for (int i = 0; i < kMatmulTileRows * kMatmulTileCols; ++i) acc[i] = 0.0f;
+  for (int64_t k = 0; k < kc; ++k) {
+    const float* pa = packed_a + k * kMatmulTileRows;
+    const float* pb = packed_b + k * kMatmulTileCols;
+    for (int r = 0; r < kMatmulTileRows; ++r)
+      for (int j = 0; j < kMatmulTileCols; ++j)
+        acc[r * kMatmulTileCols + j] = fma(pa[r], pb[j], acc[r * kMatmulTileCols + j]);
+  }
+  matmul_fold_partial(acc, c, ldc, rows, cols, first_leaf, last_leaf);
+}
+
+}  // namespace matmul_detail
+
+MatmulArgs matmul_dense_args(int64_t batch, int64_t m, int64_t n, int64_t k, bool trans_a,
+                             bool trans_b) {
+  MatmulArgs args;
+  args.batch = batch;
+  args.m = m;
+  args.n = n;
+  args.k = k;
+  args.trans_a = trans_a;
+  args.trans_b = trans_b;
+  args.lda = trans_a ? m : k;
+  args.ldb = trans_b ? k : n;
+  args.ldc = n;
+  args.stride_a = m * k;
+  args.stride_b = k * n;
+  args.stride_c = m * n;
+  return args;
+}
+
+void matmul_check_args(const char* op, const MatmulArgs& args, const float* a, const float* b,
+                       const float* c) {
+  BL_CHECK(args.batch >= 0 && args.m >= 0 && args.n >= 0 && args.k >= 0, op,
+           ": sizes must be >= 0, got batch=", args.batch, " M=", args.m, " N=", args.n,
+           " K=", args.k);
+  const int64_t need_lda = args.trans_a ? args.m : args.k;
+  const int64_t need_ldb = args.trans_b ? args.k : args.n;
+  BL_CHECK(args.lda >= need_lda, op, ": lda of A (", args.trans_a ? "transposed, K x M" : "M x K",
+           ") must be >= ", need_lda, ", got ", args.lda);
+  BL_CHECK(args.ldb >= need_ldb, op, ": ldb of B (", args.trans_b ? "transposed, N x K" : "K x N",
+           ") must be >= ", need_ldb, ", got ", args.ldb);
+  BL_CHECK(args.ldc >= args.n, op, ": ldc of C (M x N) must be >= N = ", args.n, ", got ",
+           args.ldc);
+  BL_CHECK(args.stride_a >= 0 && args.stride_b >= 0 && args.stride_c >= 0, op,
+           ": batch strides must be >= 0, got stride_a=", args.stride_a, " stride_b=",
+           args.stride_b, " stride_c=", args.stride_c);
+  const bool c_has_elements = args.batch > 0 && args.m > 0 && args.n > 0;
+  if (c_has_elements && args.batch > 1) {
+    const int64_t c_span = (args.m - 1) * args.ldc + args.n;
+    BL_CHECK(args.stride_c >= c_span, op, ": stride_c of C must be >= ", c_span,
+             " so batch entries do not overlap, got ", args.stride_c);
+  }
+  const bool reads_inputs = c_has_elements && args.k > 0;
+  BL_CHECK(!reads_inputs || a != nullptr, op, ": A is null");
+  BL_CHECK(!reads_inputs || b != nullptr, op, ": B is null");
+  BL_CHECK(!c_has_elements || c != nullptr, op, ": C is null");
+}
+
+void matmul_cpu(const MatmulArgs& args, const float* a, const float* b, float* c,
+                ThreadPool* pool) {
+  TileKernel tile = cpu_has_avx2_fma() ? &matmul_detail::matmul_tile_avx2
+                                       : &matmul_detail::matmul_tile_portable;
+  matmul_cpu_with("matmul_cpu", args, a, b, c, pool, tile);
+}
+
+void matmul_cpu_portable(const MatmulArgs& args, const float* a, const float* b, float* c,
+                         ThreadPool* pool) {
+  matmul_cpu_with("matmul_cpu_portable", args, a, b, c, pool, &matmul_detail::matmul_tile_portable);
+}
+
+}  // namespace bl

@@ -1,0 +1,40 @@
+// matmul_tile.h: the register-tile kernels behind bl::matmul_cpu (internal to src/kernels/cpu/).
+//
+// The driver (matmul.cpp) packs one k-leaf of op(A) into panels of kMatmulTileRows rows and one
+// k-leaf of op(B) into panels of kMatmulTileCols columns, then calls a tile kernel per (row panel,
+// column panel). A tile kernel computes the leaf partial of a kMatmulTileRows x kMatmulTileCols
+// block from +0.0 in ascending k with one fma per step, then folds it into C:
+// C = partial on the first leaf, C = C + partial on later leaves; NaNs are canonicalized after the
+// last leaf. Only the `rows` x `cols` top-left part of the tile is written.
+#pragma once
+
+#include <stdint.h>
+
+namespace bl {
+namespace matmul_detail {
+
+constexpr int kMatmulTileRows = 6;
+constexpr int kMatmulTileCols = 16;
+
+// packed_a: kc steps of kMatmulTileRows values (row r of step k at [k * rows + r]).
+// packed_b: kc steps of kMatmulTileCols values (column j of step k at [k * cols + j]).
+// c: the tile's top-left output, row pitch ldc.
+using TileKernel = void (*)(const float* packed_a, const float* packed_b, int64_t kc, float* c,
+                            int64_t ldc, int rows, int cols, bool first_leaf, bool last_leaf);
+
+// Portable scalar tile kernel (any CPU).
+void matmul_tile_portable(const float* packed_a, const float* packed_b, int64_t kc, float* c,
+                          int64_t ldc, int rows, int cols, bool first_leaf, bool last_leaf);
+
+// AVX2+FMA tile kernel: vector lanes over the 16 columns, so each output still sees its k values
+// in ascending order. Call only when bl::cpu_has_avx2_fma() is true.
+void matmul_tile_avx2(const float* packed_a, const float* packed_b, int64_t kc, float* c,
+                      int64_t ldc, int rows, int cols, bool first_leaf, bool last_leaf);
+
+// Folds a full tile partial (row-major kMatmulTileRows x kMatmulTileCols) into the rows x cols
+// corner of C by the leaf rule above. Shared by both kernels for edge tiles.
+void matmul_fold_partial(const float* partial, float* c, int64_t ldc, int rows, int cols,
+                         bool first_leaf, bool last_leaf);
+
+}  // namespace matmul_detail
+}  // namespace bl

@@ -1,0 +1,264 @@
+// Conformance of the CPU contract GEMM (src/kernels/cpu/matmul*.cpp) with the scalar reference
+// (src/kernels/matmul.h), by memcmp, over shapes, transposes, batches, special values and thread
+// counts 1, 2, 3; batch invariance; sabotage arms (other leaf sizes); bad input.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "conformance/harness.h"
+#include "conformance/matmul_cases.h"
+#include "core/error.h"
+#include "core/fp_probe.h"
+#include "core/thread_pool.h"
+#include "kernels/matmul.h"
+
+namespace {
+
+using bl::MatmulArgs;
+using bl::conformance::bits_equal;
+using bl::conformance::MatmulCase;
+using bl::conformance::MatmulProblem;
+
+using MatmulImpl = std::function<void(const MatmulArgs&, const float*, const float*, float*)>;
+
+bl::ThreadPool& pool_of(int threads) {
+  static std::unique_ptr<bl::ThreadPool> pools[4];
+  if (!pools[threads]) pools[threads].reset(new bl::ThreadPool(threads));
+  return *pools[threads];
+}
+
+std::vector<float> run_impl(const MatmulProblem& p, const MatmulImpl& impl) {
+  std::vector<float> c = p.c_init;
+  impl(p.args, p.a.data(), p.b.data(), c.data());
+  return c;
+}
+
+std::vector<float> run_reference(const MatmulProblem& p) {
+  return run_impl(p, [](const MatmulArgs& args, const float* a, const float* b, float* c) {
+    bl::matmul_reference(args, a, b, c);
+  });
+}
+
+// The comparison every backend (and every sabotage arm) goes through.
+::testing::AssertionResult matches_reference(const MatmulProblem& p, const MatmulImpl& impl,
+                                             const std::string& backend) {
+  return bits_equal(run_reference(p), run_impl(p, impl), backend + " " + p.name);
+}
+
+MatmulImpl cpu_impl(int threads) {
+  return [threads](const MatmulArgs& args, const float* a, const float* b, float* c) {
+    bl::matmul_cpu(args, a, b, c, &pool_of(threads));
+  };
+}
+
+MatmulImpl portable_impl(int threads) {
+  return [threads](const MatmulArgs& args, const float* a, const float* b, float* c) {
+    bl::matmul_cpu_portable(args, a, b, c, &pool_of(threads));
+  };
+}
+
+MatmulImpl leaf_sabotage_impl(int64_t leaf) {
+  return [leaf](const MatmulArgs& args, const float* a, const float* b, float* c) {
+    bl::conformance::matmul_reference_with_leaf(args, a, b, c, leaf);
+  };
+}
+
+TEST(MatmulConformance, CpuMatchesReferenceOnShapes) {
+  uint64_t seed = 100;
+  for (const MatmulCase& mc : bl::conformance::matmul_conformance_cases()) {
+    MatmulProblem p = bl::conformance::make_matmul_problem(mc, seed++);
+    std::vector<float> expected = run_reference(p);
+    for (int threads : bl::conformance::kThreadCounts)
+      EXPECT_TRUE(bits_equal(expected, run_impl(p, cpu_impl(threads)),
+                             "matmul_cpu threads=" + std::to_string(threads) + " " + p.name));
+  }
+}
+
+TEST(MatmulConformance, CpuMatchesReferenceOnSpecialValues) {
+  uint64_t seed = 500;
+  for (const MatmulCase& mc : bl::conformance::matmul_special_cases()) {
+    MatmulProblem p = bl::conformance::make_matmul_problem(mc, seed++);
+    std::vector<float> expected = run_reference(p);
+    for (int threads : bl::conformance::kThreadCounts)
+      EXPECT_TRUE(bits_equal(expected, run_impl(p, cpu_impl(threads)),
+                             "matmul_cpu threads=" + std::to_string(threads) + " " + p.name));
+  }
+}
+
+TEST(MatmulConformance, SpecialCasesReallyContainSpecialResults) {
+  // The special-value cases must produce NaN, inf, signed zeros and subnormals in the output, or
+  // they test nothing about them.
+  bool nan = false, inf = false, neg_zero = false, subnormal = false;
+  uint64_t seed = 500;
+  for (const MatmulCase& mc : bl::conformance::matmul_special_cases()) {
+    MatmulProblem p = bl::conformance::make_matmul_problem(mc, seed++);
+    for (float v : run_reference(p)) {
+      uint32_t u = bl::bits_of(v);
+      if (u == bl::conformance::kMatmulSentinelBits) continue;
+      nan |= bl::is_nan(v);
+      inf |= bl::is_inf(v);
+      neg_zero |= (u == 0x80000000u);
+      subnormal |= ((u & 0x7F800000u) == 0 && (u & 0x007FFFFFu) != 0);
+    }
+  }
+  EXPECT_TRUE(nan);
+  EXPECT_TRUE(inf);
+  EXPECT_TRUE(neg_zero);
+  EXPECT_TRUE(subnormal);
+}
+
+TEST(MatmulConformance, StoredNansAreCanonical) {
+  MatmulCase mc{1, 19, 23, 70, false, false, 0, 5, 1.0f};
+  MatmulProblem p = bl::conformance::make_matmul_problem(mc, 77);
+  std::vector<float> c = run_impl(p, cpu_impl(2));
+  int nans = 0;
+  for (int64_t m = 0; m < mc.m; ++m)
+    for (int64_t n = 0; n < mc.n; ++n) {
+      float v = c[m * p.args.ldc + n];
+      if (bl::is_nan(v)) {
+        ++nans;
+        EXPECT_EQ(bl::bits_of(v), bl::kCanonicalNanBits);
+      }
+    }
+  EXPECT_GT(nans, 0);
+}
+
+TEST(MatmulConformance, PortableKernelMatchesReference) {
+  uint64_t seed = 900;
+  const MatmulCase cases[] = {{1, 13, 31, 257, false, false, 0, 0, 1.0f},
+                              {1, 150, 70, 300, true, false, 3, 0, 1.0f},
+                              {2, 17, 19, 513, false, true, 1, 0, 1.0f},
+                              {1, 37, 45, 600, true, true, 1, 97, 1.0f},
+                              {1, 29, 33, 520, false, false, 0, 0, 1e-19f}};
+  for (const MatmulCase& mc : cases) {
+    MatmulProblem p = bl::conformance::make_matmul_problem(mc, seed++);
+    for (int threads : bl::conformance::kThreadCounts)
+      EXPECT_TRUE(matches_reference(p, portable_impl(threads),
+                                    "matmul_cpu_portable threads=" + std::to_string(threads)));
+  }
+}
+
+TEST(MatmulConformance, RowAloneEqualsRowInsideLargeM) {
+  for (int t = 0; t < 4; ++t) {
+    MatmulCase mc{1, 301, 37, 777, (t & 1) != 0, (t & 2) != 0, 2, 0, 1.0f};
+    MatmulProblem p = bl::conformance::make_matmul_problem(mc, 1234 + t);
+    std::vector<float> big = run_impl(p, cpu_impl(3));
+    for (int64_t row : {int64_t{0}, int64_t{5}, int64_t{143}, int64_t{144}, int64_t{300}}) {
+      MatmulArgs one = p.args;
+      one.m = 1;
+      const float* a_row = one.trans_a ? p.a.data() + row : p.a.data() + row * one.lda;
+      std::vector<float> c(static_cast<size_t>(one.n));
+      one.ldc = one.n;
+      bl::matmul_cpu(one, a_row, p.b.data(), c.data(), &pool_of(1));
+      EXPECT_TRUE(bits_equal(big.data() + row * p.args.ldc, c.data(), c.size(), sizeof(float),
+                             "row " + std::to_string(row) + " alone vs in " + p.name));
+    }
+  }
+}
+
+TEST(MatmulConformance, BatchEntryAloneEqualsEntryInsideBatch) {
+  MatmulCase mc{5, 23, 29, 300, false, true, 1, 0, 1.0f};
+  MatmulProblem p = bl::conformance::make_matmul_problem(mc, 4321);
+  std::vector<float> all = run_impl(p, cpu_impl(2));
+  for (int64_t entry = 0; entry < mc.batch; ++entry) {
+    MatmulArgs one = p.args;
+    one.batch = 1;
+    std::vector<float> c(static_cast<size_t>(one.stride_c));
+    bl::matmul_cpu(one, p.a.data() + entry * one.stride_a, p.b.data() + entry * one.stride_b,
+                   c.data(), &pool_of(3));
+    for (int64_t m = 0; m < one.m; ++m)
+      EXPECT_TRUE(bits_equal(all.data() + entry * one.stride_c + m * one.ldc, c.data() + m * one.ldc,
+                             static_cast<size_t>(one.n), sizeof(float),
+                             "batch entry " + std::to_string(entry) + " row " + std::to_string(m)));
+  }
+}
+
+TEST(MatmulConformance, BroadcastOperandWithZeroBatchStride) {
+  MatmulCase mc{4, 21, 18, 270, false, false, 0, 0, 1.0f};
+  MatmulProblem p = bl::conformance::make_matmul_problem(mc, 99);
+  p.args.stride_b = 0;  // one B shared by every batch entry
+  for (int threads : bl::conformance::kThreadCounts)
+    EXPECT_TRUE(matches_reference(p, cpu_impl(threads), "matmul_cpu stride_b=0"));
+}
+
+// Sabotage arms: the same comparison must reject a schedule with leaf 128 and one with no leaves.
+TEST(MatmulConformance, SabotageLeaf128IsCaught) {
+  MatmulCase mc{1, 9, 11, 513, false, false, 0, 0, 1.0f};
+  MatmulProblem p = bl::conformance::make_matmul_problem(mc, 31);
+  EXPECT_FALSE(matches_reference(p, leaf_sabotage_impl(128), "reference leaf=128"));
+  // The sabotage harness itself agrees with the reference at the contract leaf size.
+  EXPECT_TRUE(matches_reference(p, leaf_sabotage_impl(bl::kGemmKLeaf), "reference leaf=256"));
+}
+
+TEST(MatmulConformance, SabotageNoLeavesIsCaught) {
+  MatmulCase mc{1, 9, 11, 513, true, false, 0, 0, 1.0f};
+  MatmulProblem p = bl::conformance::make_matmul_problem(mc, 32);
+  EXPECT_FALSE(matches_reference(p, leaf_sabotage_impl(0), "reference without leaves"));
+}
+
+TEST(MatmulConformance, SabotageCaughtAcrossTheShapeSet) {
+  // Over the whole conformance shape set, each sabotage variant must fail somewhere with K > 256
+  // and never where K <= 128 (there all variants coincide), so the shapes do exercise the leaves.
+  int caught_128 = 0, caught_none = 0;
+  uint64_t seed = 100;
+  for (const MatmulCase& mc : bl::conformance::matmul_conformance_cases()) {
+    MatmulProblem p = bl::conformance::make_matmul_problem(mc, seed++);
+    bool f128 = !matches_reference(p, leaf_sabotage_impl(128), "leaf=128");
+    bool fnone = !matches_reference(p, leaf_sabotage_impl(0), "no leaves");
+    if (mc.k <= 128) {
+      EXPECT_FALSE(f128) << p.name;
+      EXPECT_FALSE(fnone) << p.name;
+    }
+    caught_128 += f128;
+    caught_none += fnone;
+  }
+  EXPECT_GT(caught_128, 10);
+  EXPECT_GT(caught_none, 10);
+}
+
+// ---- bad input ----
+
+void expect_error_mentions(const std::function<void()>& call, const std::string& word) {
+  try {
+    call();
+    ADD_FAILURE() << "expected bl::Error mentioning '" << word << "'";
+  } catch (const bl::Error& e) {
+    EXPECT_NE(std::string(e.what()).find(word), std::string::npos) << e.what();
+  }
+}
+
+TEST(MatmulConformance, BadInputThrowsNamedErrors) {
+  std::vector<float> a(64), b(64), c(64);
+  MatmulArgs args = bl::matmul_dense_args(1, 4, 4, 4);
+  auto call = [&](MatmulArgs x) { return [&, x] { bl::matmul_cpu(x, a.data(), b.data(), c.data()); }; };
+
+  MatmulArgs bad = args;
+  bad.lda = 3;  // plain A is M x K: needs lda >= K = 4
+  expect_error_mentions(call(bad), "lda");
+  bad = args;
+  bad.trans_a = true;
+  bad.lda = 3;  // transposed A is K x M: needs lda >= M = 4
+  expect_error_mentions(call(bad), "lda");
+  bad = args;
+  bad.ldb = 2;
+  expect_error_mentions(call(bad), "ldb");
+  bad = args;
+  bad.ldc = 1;
+  expect_error_mentions(call(bad), "ldc");
+  bad = args;
+  bad.m = -1;
+  expect_error_mentions(call(bad), "sizes");
+  bad = args;
+  bad.batch = 2;
+  bad.stride_c = 5;  // entries of C would overlap
+  expect_error_mentions(call(bad), "stride_c");
+  expect_error_mentions([&] { bl::matmul_cpu(args, nullptr, b.data(), c.data()); }, "A is null");
+  expect_error_mentions([&] { bl::matmul_cpu(args, a.data(), nullptr, c.data()); }, "B is null");
+  expect_error_mentions([&] { bl::matmul_cpu(args, a.data(), b.data(), nullptr); }, "C is null");
+  expect_error_mentions(call(bad), "matmul_cpu");
+}
+
+}  // namespace
