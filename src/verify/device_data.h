@@ -1,0 +1,36 @@
+// device_data.h: moving a check's inputs to its device and its outputs back (host code only).
+//
+// Uses the core allocator (src/core/allocator.h), so this file needs no CUDA headers; in a
+// CPU-only build asking for a CUDA device throws bl::Error.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/allocator.h"
+#include "verify/check.h"
+
+namespace bl::verify {
+
+// A float array on a device (host memory for cpu), owning its buffer.
+struct DeviceFloats {
+  std::shared_ptr<Buffer> buffer;
+  float* data = nullptr;
+  int64_t size = 0;
+};
+
+// The bl::Device a check's context names.
+Device core_device(const CheckContext& ctx);
+
+// Makes the context's CUDA device the current one (no-op on cpu).
+void select_device(const CheckContext& ctx);
+
+// Copies v to the context's device.
+DeviceFloats to_device(const CheckContext& ctx, const std::vector<float>& v);
+// An uninitialized array of n floats on the context's device.
+DeviceFloats device_empty(const CheckContext& ctx, int64_t n);
+// Copies a device array back to the host.
+std::vector<float> to_host(const DeviceFloats& d);
+
+}  // namespace bl::verify

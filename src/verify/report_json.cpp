@@ -1,0 +1,184 @@
+// report_json.cpp: the JSON report of `bitlearn verify --json` and `bitlearn compare`.
+//
+// Format "bitlearn.verify.report.v1":
+//   { "format", "version", "contract_profile", "suite", "threads",
+//     "runs": [ { "device", "digest", "seconds",
+//                 "checks": [ { "name", "state", "hash", "expected", "reason", "seconds" } ] } ],
+//     "cross_device_divergences": [ "..." ], "digest": <digest of runs[0]> }
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include "bitlearn/verify.h"
+#include "core/error.h"
+
+namespace bl::verify {
+
+namespace {
+
+constexpr const char* kReportFormat = "bitlearn.verify.report.v1";
+
+bool is_hex64(const std::string& s) {
+  if (s.size() != 64) return false;
+  for (char c : s)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  return true;
+}
+
+State parse_state(const std::string& s, const std::string& path) {
+  if (s == "IDENTICAL") return State::identical;
+  if (s == "DIVERGENT") return State::divergent;
+  if (s == "SKIPPED") return State::skipped;
+  throw Error("verify report " + path + ": unknown check state '" + s + "'");
+}
+
+// Reads a required member of the given JSON type, with an error naming the file and the member.
+const nlohmann::json& member(const nlohmann::json& obj, const char* key, nlohmann::json::value_t type,
+                             const std::string& path) {
+  BL_CHECK(obj.is_object() && obj.contains(key), "verify report ", path, ": missing member '", key,
+           "'");
+  const nlohmann::json& v = obj.at(key);
+  bool ok = v.type() == type ||
+            (type == nlohmann::json::value_t::number_float && v.is_number()) ||
+            (type == nlohmann::json::value_t::number_integer && v.is_number_integer());
+  BL_CHECK(ok, "verify report ", path, ": member '", key, "' has the wrong type (", v.type_name(),
+           ")");
+  return v;
+}
+
+}  // namespace
+
+void write_report_json(const Report& report, const std::string& path) {
+  nlohmann::ordered_json j;
+  j["format"] = kReportFormat;
+  j["version"] = report.version;
+  j["contract_profile"] = report.contract_profile;
+  j["suite"] = suite_name(report.suite);
+  j["threads"] = report.threads;
+  j["runs"] = nlohmann::ordered_json::array();
+  for (const DeviceRun& run : report.runs) {
+    nlohmann::ordered_json r;
+    r["device"] = run.device;
+    r["digest"] = run.digest;
+    r["seconds"] = run.seconds;
+    r["checks"] = nlohmann::ordered_json::array();
+    for (const CheckResult& c : run.checks) {
+      nlohmann::ordered_json cj;
+      cj["name"] = c.name;
+      cj["state"] = state_name(c.state);
+      cj["hash"] = c.hash;
+      cj["expected"] = c.expected;
+      cj["reason"] = c.reason;
+      cj["seconds"] = c.seconds;
+      r["checks"].push_back(cj);
+    }
+    j["runs"].push_back(r);
+  }
+  j["cross_device_divergences"] = report.cross_device_divergences;
+  j["digest"] = report.runs.empty() ? std::string() : report.runs[0].digest;
+
+  // Written to a temporary file beside the target, then renamed: a reader never sees half a file.
+  const std::string tmp = path + ".tmp." + std::to_string(static_cast<long>(::getpid()));
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    BL_CHECK(f.good(), "verify --json: cannot write ", tmp);
+    f << j.dump(2) << "\n";
+    f.flush();
+    BL_CHECK(f.good(), "verify --json: write to ", tmp, " failed");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw Error("verify --json: cannot rename " + tmp + " to " + path);
+  }
+}
+
+Report read_report_json(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  BL_CHECK(f.good(), "verify report ", path, ": cannot open the file");
+  std::stringstream text;
+  text << f.rdbuf();
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::exception& e) {
+    throw Error("verify report " + path + ": not valid JSON (" + e.what() + ")");
+  }
+  using vt = nlohmann::json::value_t;
+  BL_CHECK(j.is_object(), "verify report ", path, ": the top level is not a JSON object");
+  std::string format = member(j, "format", vt::string, path).get<std::string>();
+  BL_CHECK(format == kReportFormat, "verify report ", path, ": format is '", format, "', expected '",
+           kReportFormat, "'");
+  Report r;
+  r.version = member(j, "version", vt::string, path).get<std::string>();
+  r.contract_profile = member(j, "contract_profile", vt::string, path).get<std::string>();
+  std::string suite = member(j, "suite", vt::string, path).get<std::string>();
+  BL_CHECK(suite == "quick" || suite == "full", "verify report ", path, ": unknown suite '", suite,
+           "'");
+  r.suite = suite == "quick" ? Suite::quick : Suite::full;
+  r.threads = member(j, "threads", vt::number_integer, path).get<int>();
+  for (const auto& rj : member(j, "runs", vt::array, path)) {
+    DeviceRun run;
+    run.device = member(rj, "device", vt::string, path).get<std::string>();
+    run.digest = member(rj, "digest", vt::string, path).get<std::string>();
+    BL_CHECK(is_hex64(run.digest), "verify report ", path, ": device ", run.device,
+             " has a malformed digest");
+    for (const auto& cj : member(rj, "checks", vt::array, path)) {
+      CheckResult c;
+      c.name = member(cj, "name", vt::string, path).get<std::string>();
+      c.device = run.device;
+      c.state = parse_state(member(cj, "state", vt::string, path).get<std::string>(), path);
+      c.hash = member(cj, "hash", vt::string, path).get<std::string>();
+      BL_CHECK(c.hash.empty() || is_hex64(c.hash), "verify report ", path, ": check ", c.name,
+               " has a malformed hash");
+      if (cj.contains("expected") && cj["expected"].is_string()) c.expected = cj["expected"];
+      if (cj.contains("reason") && cj["reason"].is_string()) c.reason = cj["reason"];
+      run.checks.push_back(c);
+    }
+    r.runs.push_back(run);
+  }
+  BL_CHECK(!r.runs.empty(), "verify report ", path, ": no device runs");
+  if (j.contains("cross_device_divergences") && j["cross_device_divergences"].is_array())
+    for (const auto& s : j["cross_device_divergences"])
+      if (s.is_string()) r.cross_device_divergences.push_back(s.get<std::string>());
+  return r;
+}
+
+std::vector<std::string> compare_reports(const Report& a, const Report& b) {
+  std::vector<std::string> diffs;
+  if (a.contract_profile != b.contract_profile)
+    diffs.push_back("contract profile: A " + a.contract_profile + " != B " + b.contract_profile);
+  if (a.suite != b.suite)
+    diffs.push_back(std::string("suite: A ") + suite_name(a.suite) + " != B " + suite_name(b.suite) +
+                    " (their hashes are not comparable)");
+  for (const DeviceRun& ra : a.runs) {
+    for (const DeviceRun& rb : b.runs) {
+      const std::string tag_a = "A[" + ra.device + "]";
+      const std::string tag_b = "B[" + rb.device + "]";
+      for (const CheckResult& ca : ra.checks) {
+        const CheckResult* cb = nullptr;
+        for (const CheckResult& c : rb.checks)
+          if (c.name == ca.name) cb = &c;
+        if (cb == nullptr) {
+          diffs.push_back(ca.name + ": only in " + tag_a);
+        } else if (ca.hash.empty() || cb->hash.empty()) {
+          diffs.push_back(ca.name + ": not run on " + (ca.hash.empty() ? tag_a : tag_b) + " (" +
+                          (ca.hash.empty() ? ca.reason : cb->reason) + ")");
+        } else if (ca.hash != cb->hash) {
+          diffs.push_back(ca.name + ": " + tag_a + " " + ca.hash.substr(0, 16) + " != " + tag_b + " " +
+                          cb->hash.substr(0, 16));
+        }
+      }
+      for (const CheckResult& cb : rb.checks) {
+        bool found = false;
+        for (const CheckResult& c : ra.checks) found = found || c.name == cb.name;
+        if (!found) diffs.push_back(cb.name + ": only in " + tag_b);
+      }
+    }
+  }
+  return diffs;
+}
+
+}  // namespace bl::verify

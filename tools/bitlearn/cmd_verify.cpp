@@ -1,0 +1,164 @@
+// `bitlearn verify`: runs the verification suite and compares every check hash with the hashes
+// compiled into the library (src/verify/expected_hashes.inc). See include/bitlearn/verify.h.
+//
+// Output: one line per check (name, IDENTICAL / DIVERGENT / SKIPPED, 16 hex of the hash, reason),
+// the suite time, then `digest: <64 hex>` (SHA-256 over the check hashes in suite order).
+// Exit codes: 0 all IDENTICAL; 1 any DIVERGENT; 3 incomplete (something SKIPPED); 2 bad usage.
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "bitlearn/verify.h"
+#include "command.h"
+#include "core/error.h"
+#include "core/thread_pool.h"
+#include "core/version.h"
+
+namespace {
+
+struct VerifyOptions {
+  std::string device = "cpu";
+  int threads = 0;
+  std::string json;
+  bool quick = false;
+  std::string write_expected;
+};
+
+void print_run(const bl::verify::DeviceRun& run, bool with_device) {
+  for (const auto& c : run.checks) {
+    std::string hash = c.hash.empty() ? std::string(16, '-') : c.hash.substr(0, 16);
+    if (with_device) std::printf("%-7s ", run.device.c_str());
+    std::printf("%-22s %-9s %s", c.name.c_str(), bl::verify::state_name(c.state), hash.c_str());
+    if (!c.reason.empty()) std::printf("  (%s)", c.reason.c_str());
+    std::printf("\n");
+  }
+}
+
+// Writes the expected-hash source file from CPU runs of both suites (atomically).
+int write_expected(const VerifyOptions& o, int threads) {
+  using namespace bl::verify;
+  DeviceRun quick = run_suite(Suite::quick, DeviceId{}, threads);
+  DeviceRun full = run_suite(Suite::full, DeviceId{}, threads);
+  std::string text = expected_hashes_source(quick, full);
+  std::string tmp = o.write_expected + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    BL_CHECK(f.good(), "verify --write-expected: cannot write ", tmp);
+    f << text;
+    BL_CHECK(f.good(), "verify --write-expected: write to ", tmp, " failed");
+  }
+  BL_CHECK(std::rename(tmp.c_str(), o.write_expected.c_str()) == 0,
+           "verify --write-expected: cannot rename ", tmp, " to ", o.write_expected);
+  std::printf("wrote %zu quick and %zu full hashes to %s (quick digest %s, full digest %s)\n",
+              quick.checks.size(), full.checks.size(), o.write_expected.c_str(),
+              quick.digest.c_str(), full.digest.c_str());
+  return 0;
+}
+
+int run_verify(const VerifyOptions& o) {
+  using namespace bl::verify;
+  const int threads = o.threads > 0 ? o.threads : bl::num_threads();
+  if (!o.write_expected.empty()) return write_expected(o, threads);
+
+  Report report;
+  report.version = bl::kVersion;
+  report.contract_profile = bl::kContractProfile;
+  report.suite = o.quick ? Suite::quick : Suite::full;
+  report.threads = threads;
+
+  std::vector<DeviceId> devices;
+  std::vector<std::string> missing;  // devices asked for that cannot run here
+  if (o.device == "all") {
+    devices.push_back(DeviceId{});
+    if (!built_with_cuda()) {
+      missing.push_back("cuda: bitlearn was built without CUDA");
+    } else {
+      std::vector<DeviceId> gpus = cuda_devices();
+      if (gpus.empty()) missing.push_back("cuda: no CUDA device found");
+      devices.insert(devices.end(), gpus.begin(), gpus.end());
+    }
+  } else {
+    DeviceId d;
+    try {
+      d = parse_device(o.device);
+    } catch (const bl::Error& e) {
+      std::fprintf(stderr, "bitlearn verify: %s\n", e.what());
+      return 2;
+    }
+    if (d.is_cuda && !built_with_cuda()) {
+      std::fprintf(stderr,
+                   "bitlearn verify: --device %s: this bitlearn was built without CUDA "
+                   "(rebuild with -DBITLEARN_CUDA=ON, or use --device cpu)\n",
+                   o.device.c_str());
+      return 2;
+    }
+    if (d.is_cuda) {
+      bool present = false;
+      for (const DeviceId& g : cuda_devices()) present = present || g.index == d.index;
+      if (!present) {
+        missing.push_back(d.name() + ": no such CUDA device");
+        d = DeviceId{};
+        devices.clear();
+      } else {
+        devices.push_back(d);
+      }
+    } else {
+      devices.push_back(d);
+    }
+  }
+
+  std::printf("bitlearn %s, contract %s, suite %s, threads %d\n", bl::kVersion, bl::kContractProfile,
+              suite_name(report.suite), threads);
+  for (const DeviceId& d : devices) report.runs.push_back(run_suite(report.suite, d, threads));
+  compare_devices(report);
+
+  bool any_divergent = !report.cross_device_divergences.empty();
+  bool any_skipped = !missing.empty();
+  double seconds = 0.0;
+  for (const DeviceRun& run : report.runs) {
+    print_run(run, report.runs.size() > 1);
+    seconds += run.seconds;
+    for (const auto& c : run.checks) {
+      any_divergent = any_divergent || c.state == State::divergent;
+      any_skipped = any_skipped || c.state == State::skipped;
+    }
+  }
+  for (const std::string& line : report.cross_device_divergences)
+    std::printf("DIVERGENT between devices: %s\n", line.c_str());
+  for (const std::string& m : missing) std::printf("SKIPPED device %s\n", m.c_str());
+  if (report.runs.size() > 1)
+    for (const DeviceRun& run : report.runs)
+      std::printf("digest %-7s %s\n", run.device.c_str(), run.digest.c_str());
+
+  if (!o.json.empty()) write_report_json(report, o.json);
+  std::printf("time: %.2f s\n", seconds);
+  std::printf("digest: %s\n", report.runs.empty() ? suite_digest({}).c_str()
+                                                  : report.runs[0].digest.c_str());
+  if (any_divergent) return 1;
+  if (any_skipped) return 3;
+  return 0;
+}
+
+void setup(CLI::App& root) {
+  auto opts = std::make_shared<VerifyOptions>();
+  auto* cmd = root.add_subcommand(
+      "verify", "Run the verification suite and compare with the expected hashes (exit 0 identical, "
+                "1 divergent, 3 incomplete, 2 bad usage)");
+  cmd->add_option("--device", opts->device, "cpu, cuda, cuda:N or all (all: every device, compared "
+                                            "with each other)")
+      ->capture_default_str();
+  cmd->add_option("--threads", opts->threads, "CPU threads (default: BITLEARN_THREADS or all cores)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--json", opts->json, "Write a JSON report to FILE (atomically)");
+  cmd->add_flag("--quick", opts->quick, "Run the quick suite (smaller workloads, a few seconds)");
+  // Hidden: regenerates src/verify/expected_hashes.inc on the CPU (see src/verify/README.md).
+  cmd->add_option("--write-expected", opts->write_expected, "")->group("");
+  cmd->callback([opts] {
+    int code = run_verify(*opts);
+    std::fflush(stdout);
+    if (code != 0) throw bl::cli::CommandExit{code};
+  });
+}
+BL_REGISTER_COMMAND(setup);
+
+}  // namespace
