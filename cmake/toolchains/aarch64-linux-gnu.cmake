@@ -1,0 +1,11 @@
+# Cross-compilation to AArch64 Linux with Debian's g++-aarch64-linux-gnu, libraries from Debian's
+# arm64 multiarch packages (libssl-dev:arm64, libgtest-dev:arm64). Programs run under qemu-aarch64.
+set(CMAKE_SYSTEM_NAME Linux)
+set(CMAKE_SYSTEM_PROCESSOR aarch64)
+set(CMAKE_C_COMPILER aarch64-linux-gnu-gcc)
+set(CMAKE_CXX_COMPILER aarch64-linux-gnu-g++)
+set(CMAKE_LIBRARY_ARCHITECTURE aarch64-linux-gnu)
+set(CMAKE_CROSSCOMPILING_EMULATOR qemu-aarch64 -L /usr/aarch64-linux-gnu)
+# Header-only dependencies (CLI11, nlohmann-json) and arm64 multiarch headers live under /usr/include.
+set(CMAKE_CXX_FLAGS_INIT "-isystem /usr/include/aarch64-linux-gnu -idirafter /usr/include")
+set(CMAKE_C_FLAGS_INIT "-isystem /usr/include/aarch64-linux-gnu -idirafter /usr/include")
