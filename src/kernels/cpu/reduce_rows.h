@@ -134,4 +134,24 @@ void reduce_totals(const float* x, ReduceShape shape, const float* centers, floa
   });
 }
 
+// Calls body(r, i0, i1) over the elements [i0, i1) of row r of a (rows, n) array, cut into tasks
+// of about kTaskElements elements (the cut depends on the shape only).
+template <class Body>
+void for_each_row_segment(int64_t rows, int64_t n, ThreadPool& pool, const Body& body) {
+  const int64_t total = rows * n;
+  if (total == 0) return;
+  const int64_t tasks = (total + kTaskElements - 1) / kTaskElements;
+  pool.parallel_for(tasks, [&](int64_t t) {
+    const int64_t begin = t * kTaskElements;
+    const int64_t end = std::min(total, begin + kTaskElements);
+    int64_t g = begin;
+    while (g < end) {
+      const int64_t r = g / n, i0 = g % n;
+      const int64_t i1 = std::min(n, i0 + (end - g));
+      body(r, i0, i1);
+      g += i1 - i0;
+    }
+  });
+}
+
 }  // namespace bl::cpu
