@@ -8,6 +8,7 @@
 #include "contract/ff.h"
 #include "contract/math/pow_exp2_log2.h"
 #include "contract/math/pow_rsqrt.h"
+#include "contract/math/trig_erf_kernels.h"
 #include "contract/math/trig_reduce.h"
 
 namespace bl {
@@ -26,18 +27,72 @@ BL_HD float cos(float x) {
   return trig_detail::sin_cos_positive(abs(x), 1u);
 }
 
-// erf(x) in binary32. erf(+-inf) = +-1, erf(-0) = -0, erf(NaN) = canonical NaN.
+// erf(x) in binary32: faithful everywhere, nearly always correctly rounded (Taylor series below
+// 0.5, 1 - erfc above). erf(-x) == -erf(x) bitwise; erf(+-inf) = +-1; NaN gives the canonical NaN.
 BL_HD float erf(float x) {
   if (is_nan(x)) return canonical_nan();
   float a = abs(x);
-  float r = a >= 1.0f ? 1.0f : mul(a, 1.1283791671f);
-  return copysign(r, x);
+  float r;
+  if (a < 8.67361737988403547e-19f) {  // |x| < 2^-60: erf(x) = x * 2/sqrt(pi), rounded once
+    ff p = ff_mul_f(ff{1.128379225730896f, -5.8635382771399236e-08f}, mul(a, 1.8446744073709552e19f));
+    int k = -64;
+    erf_detail::normalize_scaled(p, k);
+    r = pow_detail::scale_round(p, k);
+  } else if (a < 0.5f) {
+    ff e = erf_detail::erf_small(ff{a, 0.0f}, two_prod(a, a));
+    r = add(e.hi, e.lo);
+  } else if (a < 4.0f) {  // erfc(4) < 2^-25: above 4 the result rounds to 1
+    pow_detail::scaled e = erf_detail::erfc_scaled(ff{a, 0.0f}, two_prod(a, a));
+    float s = trig_detail::pow2i(e.k);  // exact scaling: erfc(a) > 2^-26 here
+    ff c = fast_two_sum(1.0f, neg(mul(e.m.hi, s)));
+    r = add(c.hi, sub(c.lo, mul(e.m.lo, s)));
+  } else {
+    r = 1.0f;
+  }
+  return float_of(bits_of(r) | (bits_of(x) & 0x80000000u));
 }
 
-// gelu(x) = 0.5*x*(1 + erf(x/sqrt(2))) in binary32 (the exact, erf form of GELU).
+// gelu(x) = x * Phi(x) = 0.5 * x * (1 + erf(x / sqrt(2))) in binary32, faithful everywhere. For
+// x < 0, Phi(x) = erfc(|x|/sqrt(2))/2 is computed directly (no 1 + erf cancellation), so the
+// result keeps its relative accuracy down into the subnormals; gelu(-0) = -0.
 BL_HD float gelu(float x) {
   if (is_nan(x)) return canonical_nan();
-  return mul(mul(0.5f, x), add(1.0f, erf(mul(x, 0.70710678118f))));
+  float ax = abs(x);
+  ff a = ff_mul_f(ff{0.70710676908493042f, 1.2101617485882343e-08f}, ax);  // |x|/sqrt(2)
+  ff z = two_prod(ax, ax);                                                   // x^2/2, exact
+  z.hi = mul(z.hi, 0.5f);
+  z.lo = mul(z.lo, 0.5f);
+  bool negative = sign_bit(x);
+  if (ax < 8.67361737988403547e-19f) {
+    // |x| < 2^-60: gelu(x) = x/2 + x^2/sqrt(2 pi) + ...; the square only breaks ties of x/2,
+    // towards larger x/2 + x^2 (smaller magnitude for x < 0). Rounded once, also when subnormal.
+    float h = mul(mul(ax, 1.8446744073709552e19f), 0.5f);  // |x| * 2^63, exact
+    ff p = ff{h, mul(h, negative ? -9.094947e-13f : 9.094947e-13f)};
+    int k = -64;
+    erf_detail::normalize_scaled(p, k);
+    return float_of(bits_of(pow_detail::scale_round(p, k)) | (bits_of(x) & 0x80000000u));
+  }
+  if (a.hi < 0.5f) {
+    ff e = erf_detail::erf_small(a, z);
+    if (negative) e = ff{neg(e.hi), neg(e.lo)};
+    ff phi = fast_two_sum(0.5f, mul(0.5f, e.hi));
+    phi.lo = add(phi.lo, mul(0.5f, e.lo));
+    return fma(x, phi.hi, mul(x, phi.lo));
+  }
+  if (!(a.hi < 11.0f)) return negative ? -0.0f : x;  // Phi rounds to 0 or 1
+  pow_detail::scaled e = erf_detail::erfc_scaled(a, z);  // erfc(|x|/sqrt(2)) = m * 2^k
+  if (negative) {  // gelu = -(|x|/2) * erfc, rounded once (also when subnormal)
+    ff p = ff_mul_f(e.m, mul(ax, 0.5f));
+    int k = e.k;
+    erf_detail::normalize_scaled(p, k);
+    return neg(pow_detail::scale_round(p, k));
+  }
+  if (e.k < -60) return x;  // Phi = 1 - erfc/2 rounds to 1 and x * Phi to x
+  float s = trig_detail::pow2i(e.k - 1);
+  ff phi = fast_two_sum(1.0f, neg(mul(e.m.hi, s)));
+  phi.lo = sub(phi.lo, mul(e.m.lo, s));
+  ff p = ff_mul_f(phi, x);
+  return add(p.hi, p.lo);
 }
 
 // pow(x, y) in binary32, as 2^(y*log2|x|) with log2 and exp2 in float-float; faithful, nearly
