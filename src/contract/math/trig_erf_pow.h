@@ -1,7 +1,10 @@
 // trig_erf_pow.h: the contract's sin, cos, erf, gelu (erf form), pow and rsqrt on binary32.
 //
-// PROVISIONAL: these bodies are placeholders with the final signatures, so code that includes
-// contract/math.h compiles; accurate implementations replace them.
+// Binary32 + - * fma / sqrt, float-float arithmetic (ff.h) and integer operations on the bits
+// only; no float64, no libm, same source for CPU and GPU compilers. All are faithful (error below
+// 1 ulp) everywhere and nearly always correctly rounded; rsqrt is correctly rounded. Internals:
+// trig_reduce.h (sin/cos), trig_erf_kernels.h + trig_erfc_table.h (erf/gelu), pow_exp2_log2.h
+// (pow), pow_rsqrt.h (rsqrt). Every NaN result is the canonical NaN; subnormals are not flushed.
 #pragma once
 
 #include "contract/arith.h"
