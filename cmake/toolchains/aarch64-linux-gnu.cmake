@@ -9,3 +9,6 @@ set(CMAKE_CROSSCOMPILING_EMULATOR qemu-aarch64 -L /usr/aarch64-linux-gnu)
 # Header-only dependencies (CLI11, nlohmann-json) and arm64 multiarch headers live under /usr/include.
 set(CMAKE_CXX_FLAGS_INIT "-isystem /usr/include/aarch64-linux-gnu -idirafter /usr/include")
 set(CMAKE_C_FLAGS_INIT "-isystem /usr/include/aarch64-linux-gnu -idirafter /usr/include")
+# Make pkg-config (used by FindOpenSSL) see the arm64 .pc files, not the host's.
+set(ENV{PKG_CONFIG_LIBDIR} "/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig")
+set(ENV{PKG_CONFIG_PATH} "")
