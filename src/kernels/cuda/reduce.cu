@@ -1,0 +1,131 @@
+// CUDA reductions: the sum-schedule ops through reduce_totals (reduce_cuda.cuh), arg ops by leaf.
+#include "kernels/cuda/reduce_cuda.cuh"
+
+namespace bl {
+namespace {
+
+struct FinishCanonical {
+  BL_HD float operator()(float v) const { return canonicalize(v); }
+};
+struct FinishSqrt {
+  BL_HD float operator()(float v) const { return canonicalize(sqrt(v)); }
+};
+struct FinishMean {
+  int64_t n;
+  BL_HD float operator()(float v) const { return finish_mean(v, n); }
+};
+struct FinishVar {
+  int64_t n, ddof;
+  bool take_sqrt;
+  BL_HD float operator()(float v) const { return take_sqrt ? finish_std(v, n, ddof) : finish_var(v, n, ddof); }
+};
+
+// Best (key, lowest index) of every (reduction, leaf) job, by one thread each.
+__global__ void arg_leaf_kernel(ArgReduceOp op, const float* x, int64_t n, int64_t inner, int64_t leaves,
+                                int64_t jobs, uint32_t* best_key, int64_t* best_index) {
+  for (int64_t g = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; g < jobs;
+       g += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const int64_t j = g % inner, rest = g / inner;
+    const int64_t l = rest % leaves, o = rest / leaves;
+    const int64_t start = l * kReduceLeaf;
+    const int64_t stop = n < start + kReduceLeaf ? n : start + kReduceLeaf;
+    const float* row = x + o * n * inner + j;
+    uint32_t bk = arg_key(op, row[start * inner]);
+    int64_t bi = start;
+    for (int64_t i = start + 1; i < stop; ++i) {
+      const uint32_t k = arg_key(op, row[i * inner]);
+      if (k > bk) {
+        bk = k;
+        bi = i;
+      }
+    }
+    const int64_t slot = (o * inner + j) * leaves + l;
+    best_key[slot] = bk;
+    best_index[slot] = bi;
+  }
+}
+
+__global__ void arg_combine_kernel(const uint32_t* best_key, const int64_t* best_index, int64_t leaves,
+                                   int64_t reductions, int64_t* out) {
+  for (int64_t r = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; r < reductions;
+       r += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    uint32_t bk = best_key[r * leaves];
+    int64_t bi = best_index[r * leaves];
+    for (int64_t l = 1; l < leaves; ++l) {
+      if (best_key[r * leaves + l] > bk) {
+        bk = best_key[r * leaves + l];
+        bi = best_index[r * leaves + l];
+      }
+    }
+    out[r] = bi;
+  }
+}
+
+}  // namespace
+
+void reduce_cuda(ReduceOp op, const float* x, ReduceShape shape, float* out, int64_t ddof,
+                 const LaunchConfig& config) {
+  const char* name = reduce_op_name(op);
+  check_reduce_args(name, x, shape, out, op == ReduceOp::max || op == ReduceOp::min);
+  BL_CHECK(ddof >= 0, name, ": ddof must be >= 0, got ", ddof);
+  const int64_t reductions = shape.outer * shape.inner;
+  if (reductions == 0) return;
+  const int64_t n = shape.n;
+  switch (op) {
+    case ReduceOp::sum:
+      cuda::reduce_totals<StepAdd>(x, shape, nullptr, out, config);
+      cuda::map_totals(out, reductions, FinishCanonical(), config);
+      break;
+    case ReduceOp::mean:
+      cuda::reduce_totals<StepAdd>(x, shape, nullptr, out, config);
+      cuda::map_totals(out, reductions, FinishMean{n}, config);
+      break;
+    case ReduceOp::var:
+    case ReduceOp::std: {
+      cuda::DeviceScratch<float> mean(reductions);
+      cuda::reduce_totals<StepAdd>(x, shape, nullptr, mean.ptr, config);
+      cuda::map_totals(mean.ptr, reductions, FinishMean{n}, config);
+      cuda::reduce_totals<StepCenteredSquare>(x, shape, mean.ptr, out, config);
+      cuda::map_totals(out, reductions, FinishVar{n, ddof, op == ReduceOp::std}, config);
+      break;
+    }
+    case ReduceOp::max:
+      cuda::reduce_totals<StepMax>(x, shape, nullptr, out, config);
+      cuda::map_totals(out, reductions, FinishCanonical(), config);
+      break;
+    case ReduceOp::min:
+      cuda::reduce_totals<StepMin>(x, shape, nullptr, out, config);
+      cuda::map_totals(out, reductions, FinishCanonical(), config);
+      break;
+    case ReduceOp::l1:
+      cuda::reduce_totals<StepAddAbs>(x, shape, nullptr, out, config);
+      cuda::map_totals(out, reductions, FinishCanonical(), config);
+      break;
+    case ReduceOp::l2:
+      cuda::reduce_totals<StepSquare>(x, shape, nullptr, out, config);
+      cuda::map_totals(out, reductions, FinishSqrt(), config);
+      break;
+  }
+  cuda::finish_sync();
+}
+
+void arg_reduce_cuda(ArgReduceOp op, const float* x, ReduceShape shape, int64_t* out,
+                     const LaunchConfig& config) {
+  check_reduce_args(op == ArgReduceOp::argmax ? "argmax" : "argmin", x, shape, out, true);
+  const int64_t reductions = shape.outer * shape.inner;
+  if (reductions == 0) return;
+  const int64_t leaves = reduce_leaf_count(shape.n);
+  const int64_t jobs = reductions * leaves;
+  cuda::DeviceScratch<uint32_t> best_key(jobs);
+  cuda::DeviceScratch<int64_t> best_index(jobs);
+  const int block = cuda::block_size(config);
+  arg_leaf_kernel<<<cuda::grid_size((jobs + block - 1) / block, config), block>>>(
+      op, x, shape.n, shape.inner, leaves, jobs, best_key.ptr, best_index.ptr);
+  BL_CUDA_CHECK(cudaGetLastError());
+  arg_combine_kernel<<<cuda::grid_size((reductions + block - 1) / block, config), block>>>(
+      best_key.ptr, best_index.ptr, leaves, reductions, out);
+  BL_CUDA_CHECK(cudaGetLastError());
+  cuda::finish_sync();
+}
+
+}  // namespace bl
