@@ -39,7 +39,7 @@ Tensor sqrt(const Tensor& x);        // f32, correctly rounded
 Tensor relu(const Tensor& x);        // x > 0 ? x : +0 (f32: NaN -> canonical NaN, -0 -> +0); ints
 Tensor square(const Tensor& x);      // x * x (one rounding); ints wrap
 Tensor reciprocal(const Tensor& x);  // 1 / x, correctly rounded (f32)
-Tensor sign(const Tensor& x);        // -1, 0 or +1 (f32: +-0 -> +0... keeps the zero's sign; NaN -> NaN)
+Tensor sign(const Tensor& x);        // -1, 0 or +1; f32 zeros keep their sign, NaN -> canonical NaN
 Tensor floor(const Tensor& x);       // f32, exact, by integer bit manipulation
 Tensor ceil(const Tensor& x);        // f32, exact
 Tensor round(const Tensor& x);       // f32, to nearest, ties to even (numpy / IEEE roundeven)

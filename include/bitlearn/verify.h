@@ -81,6 +81,7 @@ struct Report {
   std::string contract_profile;  // e.g. bitlearn.identical.v1
   Suite suite = Suite::full;
   int threads = 1;
+  std::string cpu_isa;           // the CPU kernel variant that ran (scalar, avx2, ...)
   std::vector<DeviceRun> runs;
   // Device-versus-device mismatches found by --device all (each names both devices).
   std::vector<std::string> cross_device_divergences;

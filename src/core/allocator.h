@@ -1,0 +1,51 @@
+// allocator.h: device memory blocks behind Tensor storage, and byte copies between devices.
+//
+// Host blocks are 64-byte aligned (a cache line, and the widest SIMD load). CUDA blocks come from
+// cudaMalloc. A request for CUDA in a build without CUDA, or for a device that does not exist,
+// throws bl::Error naming the op; there is no fallback to the host.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+
+#include "bitlearn/tensor.h"
+
+namespace bl {
+
+struct Buffer {
+  void* ptr = nullptr;
+  size_t bytes = 0;
+  Device device = Device::cpu();
+  Buffer() = default;
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  ~Buffer();
+};
+
+// A new block of at least bytes bytes on device (contents undefined). op names the caller in errors.
+std::shared_ptr<Buffer> allocate_buffer(size_t bytes, Device device, const char* op);
+
+// Throws bl::Error unless device can run work: "<op>: CUDA requested but bitlearn was built without
+// CUDA" or "<op>: no CUDA device <n>".
+void check_device_usable(Device device, const char* op);
+
+// Copies bytes between any two devices (host<->cuda, cuda<->cuda, host<->host); synchronous.
+void copy_bytes(void* dst, Device dst_device, const void* src, Device src_device, size_t bytes);
+
+// Sets bytes to zero on device; synchronous.
+void zero_bytes(void* dst, Device device, size_t bytes);
+
+#if defined(BITLEARN_HAS_CUDA)
+// CUDA side (src/core/cuda/allocator_cuda.cu).
+void* cuda_allocate(size_t bytes, int device_index);
+void cuda_free(void* ptr, int device_index);
+void cuda_copy(void* dst, const void* src, size_t bytes, int kind);  // kind: 0 h2d, 1 d2h, 2 d2d
+void cuda_zero(void* dst, size_t bytes, int device_index);
+int cuda_count_devices();
+// Selects the current device for the calling thread.
+void cuda_set_device(int device_index);
+// Waits for queued work and throws bl::Error naming op if a kernel failed.
+void cuda_sync_check(const char* op);
+#endif
+
+}  // namespace bl

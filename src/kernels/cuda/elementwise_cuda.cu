@@ -1,0 +1,244 @@
+// elementwise_cuda.cu: CUDA entry points of the unary, binary, compare, where, cast and copy
+// kernels. The element functions are those of src/kernels/elementwise_functors.h (shared with the
+// CPU); each thread computes whole elements in a grid-stride loop, so the launch shape cannot
+// change any bit.
+#include <array>
+#include <utility>
+
+#include "core/allocator.h"
+#include "core/error.h"
+#include "kernels/backend.h"
+#include "kernels/cuda/launch_util.cuh"
+#include "kernels/elementwise_functors.h"
+
+namespace bl::cuda {
+
+namespace {
+
+template <typename Out, typename In, typename F>
+__global__ void map1_kernel(const In* in, StridedView v, int identity, Out* out, int64_t n, F f) {
+  int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step)
+    out[i] = f(in[identity ? i : strided_offset(v, i)]);
+}
+
+template <typename Out, typename A, typename B, typename F>
+__global__ void map2_kernel(const A* a, StridedView va, const B* b, StridedView vb, int identity,
+                            Out* out, int64_t n, F f) {
+  int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step) {
+    int64_t oa = identity ? i : strided_offset(va, i);
+    int64_t ob = identity ? i : strided_offset(vb, i);
+    out[i] = f(a[oa], b[ob]);
+  }
+}
+
+template <typename Out, typename C, typename A, typename B, typename F>
+__global__ void map3_kernel(const C* c, StridedView vc, const A* a, StridedView va, const B* b,
+                            StridedView vb, Out* out, int64_t n, F f) {
+  int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step)
+    out[i] = f(c[strided_offset(vc, i)], a[strided_offset(va, i)], b[strided_offset(vb, i)]);
+}
+
+template <typename T>
+__global__ void strided_copy_kernel(const T* src, StridedView sv, T* dst, StridedView dv, int64_t n) {
+  int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step)
+    dst[strided_offset(dv, i)] = src[strided_offset(sv, i)];
+}
+
+template <typename Out, typename In, typename F>
+void map1(const In* in, const StridedView& v, Out* out, int64_t n, const LaunchConfig& cfg, F f,
+          const char* op) {
+  GridShape g = grid_for(n, cfg);
+  map1_kernel<<<g.blocks, g.threads>>>(in, v, strided_is_identity(v) ? 1 : 0, out, n, f);
+  cuda_sync_check(op);
+}
+
+template <typename Out, typename A, typename B, typename F>
+void map2(const A* a, const StridedView& va, const B* b, const StridedView& vb, Out* out, int64_t n,
+          const LaunchConfig& cfg, F f, const char* op) {
+  GridShape g = grid_for(n, cfg);
+  int identity = strided_is_identity(va) && strided_is_identity(vb) ? 1 : 0;
+  map2_kernel<<<g.blocks, g.threads>>>(a, va, b, vb, identity, out, n, f);
+  cuda_sync_check(op);
+}
+
+using UnaryFn = void (*)(const void*, const StridedView&, void*, int64_t, const LaunchConfig&);
+using BinaryFn = void (*)(const void*, const StridedView&, const void*, const StridedView&, void*,
+                          int64_t, const LaunchConfig&);
+constexpr int kBinaryOpCount = static_cast<int>(BinaryOp::count_);
+constexpr int kCompareOpCount = static_cast<int>(CompareOp::count_);
+
+template <int OP>
+void unary_f32_one(const void* in, const StridedView& v, void* out, int64_t n, const LaunchConfig& cfg) {
+  map1(static_cast<const float*>(in), v, static_cast<float*>(out), n, cfg, UnaryF32Fn<OP>(),
+       unary_op_name(static_cast<UnaryOp>(OP)));
+}
+template <int OP, typename I, typename U>
+void unary_int_one(const void* in, const StridedView& v, void* out, int64_t n, const LaunchConfig& cfg) {
+  map1(static_cast<const I*>(in), v, static_cast<I*>(out), n, cfg, UnaryIntFn<OP, I, U>(),
+       unary_op_name(static_cast<UnaryOp>(OP)));
+}
+template <int OP>
+void binary_f32_one(const void* a, const StridedView& va, const void* b, const StridedView& vb,
+                    void* out, int64_t n, const LaunchConfig& cfg) {
+  map2(static_cast<const float*>(a), va, static_cast<const float*>(b), vb, static_cast<float*>(out),
+       n, cfg, BinaryF32Fn<OP>(), binary_op_name(static_cast<BinaryOp>(OP)));
+}
+template <int OP, typename I, typename U>
+void binary_int_one(const void* a, const StridedView& va, const void* b, const StridedView& vb,
+                    void* out, int64_t n, const LaunchConfig& cfg) {
+  map2(static_cast<const I*>(a), va, static_cast<const I*>(b), vb, static_cast<I*>(out), n, cfg,
+       BinaryIntFn<OP, I, U>(), binary_op_name(static_cast<BinaryOp>(OP)));
+}
+template <int OP, typename T>
+void compare_one(const void* a, const StridedView& va, const void* b, const StridedView& vb,
+                 void* out, int64_t n, const LaunchConfig& cfg) {
+  map2(static_cast<const T*>(a), va, static_cast<const T*>(b), vb, static_cast<uint8_t*>(out), n,
+       cfg, CompareFn<OP, T>(), compare_op_name(static_cast<CompareOp>(OP)));
+}
+
+template <int... OPS>
+std::array<UnaryFn, sizeof...(OPS)> unary_f32_table(std::integer_sequence<int, OPS...>) {
+  return {&unary_f32_one<OPS>...};
+}
+template <typename I, typename U, int... OPS>
+std::array<UnaryFn, sizeof...(OPS)> unary_int_table(std::integer_sequence<int, OPS...>) {
+  return {&unary_int_one<OPS, I, U>...};
+}
+template <int... OPS>
+std::array<BinaryFn, sizeof...(OPS)> binary_f32_table(std::integer_sequence<int, OPS...>) {
+  return {&binary_f32_one<OPS>...};
+}
+template <typename I, typename U, int... OPS>
+std::array<BinaryFn, sizeof...(OPS)> binary_int_table(std::integer_sequence<int, OPS...>) {
+  return {&binary_int_one<OPS, I, U>...};
+}
+template <typename T, int... OPS>
+std::array<BinaryFn, sizeof...(OPS)> compare_table(std::integer_sequence<int, OPS...>) {
+  return {&compare_one<OPS, T>...};
+}
+
+template <typename From, typename To>
+void cast_typed(const void* in, const StridedView& v, void* out, int64_t n, const LaunchConfig& cfg) {
+  map1(static_cast<const From*>(in), v, static_cast<To*>(out), n, cfg, CastFn<From, To>(), "cast");
+}
+template <typename From>
+void cast_from(DType to, const void* in, const StridedView& v, void* out, int64_t n,
+               const LaunchConfig& cfg) {
+  switch (to) {
+    case DType::f32: cast_typed<From, float>(in, v, out, n, cfg); return;
+    case DType::i32: cast_typed<From, int32_t>(in, v, out, n, cfg); return;
+    case DType::i64: cast_typed<From, int64_t>(in, v, out, n, cfg); return;
+    case DType::u8: cast_typed<From, uint8_t>(in, v, out, n, cfg); return;
+    case DType::boolean:
+      map1(static_cast<const From*>(in), v, static_cast<uint8_t*>(out), n, cfg, CastBoolFn<From>(),
+           "cast");
+      return;
+  }
+}
+
+template <typename T>
+void where_typed(const uint8_t* cond, const StridedView& vc, const void* a, const StridedView& va,
+                 const void* b, const StridedView& vb, void* out, int64_t n, const LaunchConfig& cfg) {
+  GridShape g = grid_for(n, cfg);
+  map3_kernel<<<g.blocks, g.threads>>>(cond, vc, static_cast<const T*>(a), va,
+                                       static_cast<const T*>(b), vb, static_cast<T*>(out), n,
+                                       WhereFn<T>());
+  cuda_sync_check("where");
+}
+
+template <typename T>
+void strided_copy_typed(const void* src, const StridedView& sv, void* dst, const StridedView& dv,
+                        int64_t n, const LaunchConfig& cfg) {
+  GridShape g = grid_for(n, cfg);
+  strided_copy_kernel<<<g.blocks, g.threads>>>(static_cast<const T*>(src), sv, static_cast<T*>(dst),
+                                               dv, n);
+  cuda_sync_check("copy");
+}
+
+}  // namespace
+
+void unary(UnaryOp op, DType dtype, const void* in, const StridedView& v, void* out, int64_t n,
+           const LaunchConfig& cfg) {
+  static const auto f32 = unary_f32_table(std::make_integer_sequence<int, kUnaryOpCount>());
+  static const auto i32 =
+      unary_int_table<int32_t, uint32_t>(std::make_integer_sequence<int, kUnaryOpCount>());
+  static const auto i64 =
+      unary_int_table<int64_t, uint64_t>(std::make_integer_sequence<int, kUnaryOpCount>());
+  int k = static_cast<int>(op);
+  switch (dtype) {
+    case DType::f32: f32[k](in, v, out, n, cfg); return;
+    case DType::i32: i32[k](in, v, out, n, cfg); return;
+    case DType::i64: i64[k](in, v, out, n, cfg); return;
+    default: throw Error(detail::concat(unary_op_name(op), ": no CUDA kernel for ", dtype_name(dtype)));
+  }
+}
+
+void binary(BinaryOp op, DType dtype, const void* a, const StridedView& va, const void* b,
+            const StridedView& vb, void* out, int64_t n, const LaunchConfig& cfg) {
+  static const auto f32 = binary_f32_table(std::make_integer_sequence<int, kBinaryOpCount>());
+  static const auto i32 =
+      binary_int_table<int32_t, uint32_t>(std::make_integer_sequence<int, kBinaryOpCount>());
+  static const auto i64 =
+      binary_int_table<int64_t, uint64_t>(std::make_integer_sequence<int, kBinaryOpCount>());
+  int k = static_cast<int>(op);
+  switch (dtype) {
+    case DType::f32: f32[k](a, va, b, vb, out, n, cfg); return;
+    case DType::i32: i32[k](a, va, b, vb, out, n, cfg); return;
+    case DType::i64: i64[k](a, va, b, vb, out, n, cfg); return;
+    default: throw Error(detail::concat(binary_op_name(op), ": no CUDA kernel for ", dtype_name(dtype)));
+  }
+}
+
+void compare(CompareOp op, DType dtype, const void* a, const StridedView& va, const void* b,
+             const StridedView& vb, uint8_t* out, int64_t n, const LaunchConfig& cfg) {
+  static const auto f32 = compare_table<float>(std::make_integer_sequence<int, kCompareOpCount>());
+  static const auto i32 = compare_table<int32_t>(std::make_integer_sequence<int, kCompareOpCount>());
+  static const auto i64 = compare_table<int64_t>(std::make_integer_sequence<int, kCompareOpCount>());
+  static const auto u8 = compare_table<uint8_t>(std::make_integer_sequence<int, kCompareOpCount>());
+  int k = static_cast<int>(op);
+  switch (dtype) {
+    case DType::f32: f32[k](a, va, b, vb, out, n, cfg); return;
+    case DType::i32: i32[k](a, va, b, vb, out, n, cfg); return;
+    case DType::i64: i64[k](a, va, b, vb, out, n, cfg); return;
+    case DType::u8:
+    case DType::boolean: u8[k](a, va, b, vb, out, n, cfg); return;
+  }
+}
+
+void where(size_t element_size, const uint8_t* cond, const StridedView& vc, const void* a,
+           const StridedView& va, const void* b, const StridedView& vb, void* out, int64_t n,
+           const LaunchConfig& cfg) {
+  switch (element_size) {
+    case 1: where_typed<uint8_t>(cond, vc, a, va, b, vb, out, n, cfg); return;
+    case 4: where_typed<uint32_t>(cond, vc, a, va, b, vb, out, n, cfg); return;
+    case 8: where_typed<uint64_t>(cond, vc, a, va, b, vb, out, n, cfg); return;
+    default: throw Error("where: unsupported element size");
+  }
+}
+
+void cast(DType from, DType to, const void* in, const StridedView& v, void* out, int64_t n,
+          const LaunchConfig& cfg) {
+  switch (from) {
+    case DType::f32: cast_from<float>(to, in, v, out, n, cfg); return;
+    case DType::i32: cast_from<int32_t>(to, in, v, out, n, cfg); return;
+    case DType::i64: cast_from<int64_t>(to, in, v, out, n, cfg); return;
+    case DType::u8:
+    case DType::boolean: cast_from<uint8_t>(to, in, v, out, n, cfg); return;
+  }
+}
+
+void strided_copy(size_t element_size, const void* src, const StridedView& sv, void* dst,
+                  const StridedView& dv, int64_t n, const LaunchConfig& cfg) {
+  switch (element_size) {
+    case 1: strided_copy_typed<uint8_t>(src, sv, dst, dv, n, cfg); return;
+    case 4: strided_copy_typed<uint32_t>(src, sv, dst, dv, n, cfg); return;
+    case 8: strided_copy_typed<uint64_t>(src, sv, dst, dv, n, cfg); return;
+    default: throw Error("copy: unsupported element size");
+  }
+}
+
+}  // namespace bl::cuda
