@@ -15,18 +15,15 @@ namespace pow_detail {
 
 // log2(x) as a float-float for finite x > 0 (subnormals included).
 BL_HD ff log2_ff(float x) {
-  int k = 0;
-  if (bits_of(x) < 0x00800000u) {  // subnormal: scale into the normal range (exact)
-    x = mul(x, 8388608.0f);
-    k = -23;
-  }
+  // Selects instead of branches keep loops over arrays vectorizable.
+  bool subnormal = bits_of(x) < 0x00800000u;  // scale into the normal range (exact)
+  x = subnormal ? mul(x, 8388608.0f) : x;
   uint32_t u = bits_of(x);
-  k += static_cast<int>(u >> 23) - 127;
+  int k = static_cast<int>(u >> 23) - 127 - (subnormal ? 23 : 0);
   uint32_t mb = (u & 0x007FFFFFu) | 0x3F800000u;
-  if (mb > 0x3FB504F3u) {  // m > sqrt(2): use m/2 and k+1
-    mb -= 0x00800000u;
-    k += 1;
-  }
+  bool above = mb > 0x3FB504F3u;  // m > sqrt(2): use m/2 and k+1
+  mb = above ? mb - 0x00800000u : mb;
+  k += above ? 1 : 0;
   float m = float_of(mb);
   float num = sub(m, 1.0f);  // exact (Sterbenz)
   ff den = two_sum(m, 1.0f);
@@ -49,43 +46,52 @@ BL_HD ff log2_ff(float x) {
   return ff_add_f(l2, static_cast<float>(k));
 }
 
-// 2^(j/32) for j = 0..31 as float-floats (values rounded to nearest with MPFR).
+// 2^(j/32) for j = 0..31 as float-float pairs (hi, lo), values rounded to nearest with MPFR.
+#define BL_EXP2_TABLE_VALUES \
+    1.0f, 0.0f,\
+    1.0218971967697144f, -4.811559861650494e-08f,\
+    1.0442737340927124f, 4.8334701574503924e-08f,\
+    1.0671404600143433f, -5.9337519786595294e-08f,\
+    1.0905077457427979f, -1.3077539939843064e-08f,\
+    1.1143867969512939f, -5.4355400180838842e-08f,\
+    1.1387885808944702f, 5.3862223126088793e-08f,\
+    1.1637248992919922f, -4.051441493402308e-08f,\
+    1.1892070770263672f, 3.7976352729174323e-08f,\
+    1.2152473926544189f, -3.2673948879846648e-08f,\
+    1.2418577671051025f, 4.4968381018861692e-08f,\
+    1.2690509557723999f, 1.4193333175427369e-09f,\
+    1.2968395948410034f, -4.0189995331729733e-08f,\
+    1.3252366781234741f, -3.4963733241966111e-08f,\
+    1.3542555570602417f, -1.0123349269974824e-08f,\
+    1.3839099407196045f, -5.8755773579832749e-08f,\
+    1.4142135381698608f, 2.4203234971764687e-08f,\
+    1.4451807737350464f, 3.3241999375377418e-08f,\
+    1.4768261909484863f, -4.5008988536210381e-08f,\
+    1.5091644525527954f, -2.4959373234878512e-08f,\
+    1.5422108173370361f, 8.0709048333460487e-09f,\
+    1.5759809017181396f, -5.6610254262068338e-08f,\
+    1.6104903221130371f, 9.8362171740973281e-09f,\
+    1.6457555294036865f, -5.1249720911528129e-08f,\
+    1.6817928552627563f, -2.4755326677450284e-08f,\
+    1.7186193466186523f, -4.8496175963919086e-08f,\
+    1.7562521696090698f, -9.2357703707079963e-09f,\
+    1.7947090864181519f, -1.141504490931311e-08f,\
+    1.8340080976486206f, -1.1239277952768134e-08f,\
+    1.8741676807403564f, -4.6630056260710262e-08f,\
+    1.9152065515518188f, 9.845328108326612e-09f,\
+    1.9571441411972046f, -1.7021804410433106e-08f
+#if BL_GPU_COMPILER
+static __constant__ float kExp2TableDevice[64] = {BL_EXP2_TABLE_VALUES};
+#endif
+constexpr float kExp2TableHost[64] = {BL_EXP2_TABLE_VALUES};
+#undef BL_EXP2_TABLE_VALUES
+
 BL_HD ff exp2_table(uint32_t j) {
-  switch (j) {
-    case 0: return ff{1.0f, 0.0f};
-    case 1: return ff{1.0218971967697144f, -4.811559861650494e-08f};
-    case 2: return ff{1.0442737340927124f, 4.8334701574503924e-08f};
-    case 3: return ff{1.0671404600143433f, -5.9337519786595294e-08f};
-    case 4: return ff{1.0905077457427979f, -1.3077539939843064e-08f};
-    case 5: return ff{1.1143867969512939f, -5.4355400180838842e-08f};
-    case 6: return ff{1.1387885808944702f, 5.3862223126088793e-08f};
-    case 7: return ff{1.1637248992919922f, -4.051441493402308e-08f};
-    case 8: return ff{1.1892070770263672f, 3.7976352729174323e-08f};
-    case 9: return ff{1.2152473926544189f, -3.2673948879846648e-08f};
-    case 10: return ff{1.2418577671051025f, 4.4968381018861692e-08f};
-    case 11: return ff{1.2690509557723999f, 1.4193333175427369e-09f};
-    case 12: return ff{1.2968395948410034f, -4.0189995331729733e-08f};
-    case 13: return ff{1.3252366781234741f, -3.4963733241966111e-08f};
-    case 14: return ff{1.3542555570602417f, -1.0123349269974824e-08f};
-    case 15: return ff{1.3839099407196045f, -5.8755773579832749e-08f};
-    case 16: return ff{1.4142135381698608f, 2.4203234971764687e-08f};
-    case 17: return ff{1.4451807737350464f, 3.3241999375377418e-08f};
-    case 18: return ff{1.4768261909484863f, -4.5008988536210381e-08f};
-    case 19: return ff{1.5091644525527954f, -2.4959373234878512e-08f};
-    case 20: return ff{1.5422108173370361f, 8.0709048333460487e-09f};
-    case 21: return ff{1.5759809017181396f, -5.6610254262068338e-08f};
-    case 22: return ff{1.6104903221130371f, 9.8362171740973281e-09f};
-    case 23: return ff{1.6457555294036865f, -5.1249720911528129e-08f};
-    case 24: return ff{1.6817928552627563f, -2.4755326677450284e-08f};
-    case 25: return ff{1.7186193466186523f, -4.8496175963919086e-08f};
-    case 26: return ff{1.7562521696090698f, -9.2357703707079963e-09f};
-    case 27: return ff{1.7947090864181519f, -1.141504490931311e-08f};
-    case 28: return ff{1.8340080976486206f, -1.1239277952768134e-08f};
-    case 29: return ff{1.8741676807403564f, -4.6630056260710262e-08f};
-    case 30: return ff{1.9152065515518188f, 9.845328108326612e-09f};
-    case 31: return ff{1.9571441411972046f, -1.7021804410433106e-08f};
-    default: return ff{1.0f, 0.0f};
-  }
+#if BL_DEVICE_PASS
+  return ff{kExp2TableDevice[2 * j], kExp2TableDevice[2 * j + 1]};
+#else
+  return ff{kExp2TableHost[2 * j], kExp2TableHost[2 * j + 1]};
+#endif
 }
 
 struct scaled {
@@ -96,7 +102,8 @@ struct scaled {
 // 2^t for a float-float t; t.hi is clamped to [-400, 400], beyond which every binary32 result
 // has overflowed or underflowed.
 BL_HD scaled exp2_ff(ff t) {
-  float th = max(min(t.hi, 400.0f), -400.0f);
+  float th = t.hi < 400.0f ? t.hi : 400.0f;  // t.hi is not NaN here
+  th = th > -400.0f ? th : -400.0f;
   float tl = th == t.hi ? t.lo : 0.0f;
   // n = round(32*th) with the 1.5*2^23 trick (|32*th| < 2^22); th - n/32 is exact.
   float nf = sub(add(mul(th, 32.0f), 12582912.0f), 12582912.0f);
@@ -117,27 +124,34 @@ BL_HD scaled exp2_ff(ff t) {
 }
 
 // Rounds (m.hi + m.lo) * 2^k to binary32 once, including results in the subnormal range, for a
-// normalized float-float with 1/4 <= m.hi < 4. Overflow gives +inf, deep underflow +0.
+// normalized float-float with 1/4 <= m.hi < 4. Overflow gives +inf, deep underflow +0. Both the
+// normal and the subnormal rounding are computed and one is selected (no branches).
 BL_HD float scale_round(ff m, int k) {
-  if (k > 300) k = 300;
+  k = k < 300 ? k : 300;
+  k = k > -300 ? k : -300;
   float r = add(m.hi, m.lo);
   int e = static_cast<int>(bits_of(r) >> 23) - 127;
-  if (e + k >= -126) {  // normal result (or overflow): r * 2^k in exact steps
-    if (k > 127) return mul(mul(r, trig_detail::pow2i(127)), trig_detail::pow2i(k - 127 < 127 ? k - 127 : 127));
-    return mul(r, trig_detail::pow2i(k));
-  }
-  if (k < -160) return 0.0f;
+  // Normal result (or overflow): r * 2^k in exact steps, k split into two factors in range.
+  int k1 = k < 127 ? k : 127;
+  k1 = k1 > -126 ? k1 : -126;
+  int k2 = k - k1;
+  k2 = k2 < 127 ? k2 : 127;
+  k2 = k2 > -126 ? k2 : -126;
+  float normal = mul(mul(r, trig_detail::pow2i(k1)), trig_detail::pow2i(k2));
   // Subnormal result. x1 = m.hi * 2^(k+126) is exact and below 1; r1 = x1 * 2^-126 rounds once.
   // m.lo can only matter when x1 lies exactly halfway between two subnormals (d = +-2^-24 in
   // x1's units); then it decides the direction instead of ties-to-even.
-  float x1 = mul(m.hi, trig_detail::pow2i(k + 126));
+  int ks = k + 126;
+  ks = ks > -60 ? ks : -60;
+  ks = ks < 0 ? ks : 0;
+  float x1 = mul(m.hi, trig_detail::pow2i(ks));
   float r1 = mul(x1, trig_detail::pow2i(-126));
   float d = sub(x1, mul(r1, trig_detail::pow2i(126)));
-  if (abs(d) == 5.9604644775390625e-08f && m.lo != 0.0f && sign_bit(d) == sign_bit(m.lo)) {
-    float step = float_of(1u);  // 2^-149
-    r1 = sign_bit(d) ? sub(r1, step) : add(r1, step);
-  }
-  return r1;
+  bool fix = abs(d) == 5.9604644775390625e-08f && m.lo != 0.0f && sign_bit(d) == sign_bit(m.lo);
+  float step = fix ? (sign_bit(d) ? float_of(0x80000001u) : float_of(1u)) : 0.0f;  // +-2^-149
+  float subnormal = add(r1, step);
+  subnormal = k < -160 ? 0.0f : subnormal;
+  return e + k >= -126 ? normal : subnormal;
 }
 
 }  // namespace pow_detail

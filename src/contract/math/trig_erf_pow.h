@@ -103,42 +103,44 @@ BL_HD float gelu(float x) {
 // pow(x, +-0) = 1 and pow(+1, y) = 1 even for NaN; pow(-1, +-inf) = 1; a negative base needs an
 // integer y (odd y keeps the sign); +-0 and +-inf bases as the annex lists. Other NaNs: canonical.
 BL_HD float pow(float x, float y) {
+  // The main path runs on sanitized operands and the special cases are selected at the end, so
+  // the function has no branches and loops over arrays can vectorize.
   uint32_t ux = bits_of(x), uy = bits_of(y);
   uint32_t ax = ux & 0x7FFFFFFFu, ay = uy & 0x7FFFFFFFu;
-  if (ay == 0u || ux == 0x3F800000u) return 1.0f;
-  if (is_nan(x) || is_nan(y)) return canonical_nan();
-  // Classify y: 0 = not an integer, 1 = odd integer, 2 = even integer.
-  int y_class = 0;
-  if (ay >= 0x4B800000u) {  // |y| >= 2^24 (or inf): even
-    y_class = 2;
-  } else if (ay >= 0x3F800000u) {
-    int frac_bits = 150 - static_cast<int>(ay >> 23);  // bits of the significand below the unit
-    uint32_t sig = (ay & 0x007FFFFFu) | 0x00800000u;
-    if ((sig & ((1u << frac_bits) - 1u)) == 0u) y_class = ((sig >> frac_bits) & 1u) ? 1 : 2;
-  }
   bool x_negative = (ux >> 31) != 0;
   bool y_negative = (uy >> 31) != 0;
-  uint32_t result_sign = (x_negative && y_class == 1) ? 0x80000000u : 0u;
-  if (ay == 0x7F800000u) {  // y = +-inf
-    if (ax == 0x3F800000u) return 1.0f;  // pow(-1, +-inf)
-    bool big = ax > 0x3F800000u;
-    return (big != y_negative) ? float_of(0x7F800000u) : 0.0f;
-  }
-  if (ax == 0u || ax == 0x7F800000u) {  // x = +-0 or +-inf
-    bool to_inf = (ax == 0u) == y_negative;
-    return float_of((to_inf ? 0x7F800000u : 0u) | result_sign);
-  }
-  if (x_negative && y_class == 0) return canonical_nan();
-  ff l2 = pow_detail::log2_ff(float_of(ax));
-  ff t = ff_mul_f(l2, y);
-  float mag;
-  if (!(abs(t.hi) < 400.0f)) {  // far outside the range (possibly inf/NaN intermediates)
-    mag = ((l2.hi > 0.0f) != y_negative) ? float_of(0x7F800000u) : 0.0f;
-  } else {
-    pow_detail::scaled e = pow_detail::exp2_ff(t);
-    mag = pow_detail::scale_round(e.m, e.k);
-  }
-  return float_of(bits_of(mag) | result_sign);
+  // Classify y: 0 = not an integer, 1 = odd integer, 2 = even integer (|y| >= 2^24 is even).
+  int shift = 150 - static_cast<int>(ay >> 23);  // significand bits below the unit
+  shift = shift < 0 ? 0 : (shift > 24 ? 24 : shift);
+  uint32_t sig = (ay & 0x007FFFFFu) | 0x00800000u;
+  bool integral = ay >= 0x3F800000u && (sig & ((1u << shift) - 1u)) == 0u;
+  bool odd = integral && ((sig >> shift) & 1u) != 0u && ay < 0x4B800000u;
+  uint32_t result_sign = (x_negative && odd) ? 0x80000000u : 0u;
+  // Main path: 2^(y * log2|x|) for finite nonzero x and finite y.
+  bool x_regular = ax != 0u && ax < 0x7F800000u;
+  float xm = x_regular ? float_of(ax) : 1.0f;
+  float ym = ay < 0x7F800000u ? y : 0.0f;
+  ff l2 = pow_detail::log2_ff(xm);
+  ff t = ff_mul_f(l2, ym);
+  bool huge = !(abs(t.hi) < 400.0f);  // far outside the range (or inf/NaN intermediates)
+  t = huge ? ff{0.0f, 0.0f} : t;
+  pow_detail::scaled e = pow_detail::exp2_ff(t);
+  float mag = pow_detail::scale_round(e.m, e.k);
+  const float inf = float_of(0x7F800000u);
+  float huge_mag = ((l2.hi > 0.0f) != y_negative) ? inf : 0.0f;
+  mag = huge ? huge_mag : mag;
+  float r = float_of(bits_of(mag) | result_sign);
+  // Special cases, later lines take precedence.
+  r = (x_negative && !integral) ? canonical_nan() : r;
+  bool to_inf = (ax == 0u) == y_negative;  // x = +-0 or +-inf
+  float zero_or_inf = float_of((to_inf ? 0x7F800000u : 0u) | result_sign);
+  r = (ax == 0u || ax == 0x7F800000u) ? zero_or_inf : r;
+  float y_inf_result = ((ax > 0x3F800000u) != y_negative) ? inf : 0.0f;
+  y_inf_result = ax == 0x3F800000u ? 1.0f : y_inf_result;  // pow(-1, +-inf) = 1
+  r = ay == 0x7F800000u ? y_inf_result : r;
+  r = (ax > 0x7F800000u || ay > 0x7F800000u) ? canonical_nan() : r;
+  r = (ay == 0u || ux == 0x3F800000u) ? 1.0f : r;
+  return r;
 }
 
 // 1/sqrt(x) correctly rounded (one rounding of the exact value; div(1, sqrt(x)) would round twice

@@ -15,20 +15,21 @@ namespace trig_detail {
 
 // Bits of 2/pi after the binary point, 32 per word, with one leading zero word so that windows
 // starting before the binary point read zeros. Word j holds bits 32*j-31 .. 32*j.
+#define BL_TWO_OVER_PI_WORDS                                                                   \
+  0x00000000u, 0xA2F9836Eu, 0x4E441529u, 0xFC2757D1u, 0xF534DDC0u, 0xDB629599u, 0x3C439041u, \
+      0xFE5163ABu, 0xDEBBC561u, 0xB7246E3Au
+#if BL_GPU_COMPILER
+static __constant__ uint32_t kTwoOverPiDevice[10] = {BL_TWO_OVER_PI_WORDS};
+#endif
+constexpr uint32_t kTwoOverPiHost[10] = {BL_TWO_OVER_PI_WORDS};
+#undef BL_TWO_OVER_PI_WORDS
+
 BL_HD uint32_t two_over_pi_word(int j) {
-  // A switch keeps the table in code on every backend (no global arrays in device code).
-  switch (j) {
-    case 0: return 0x00000000u;
-    case 1: return 0xA2F9836Eu;
-    case 2: return 0x4E441529u;
-    case 3: return 0xFC2757D1u;
-    case 4: return 0xF534DDC0u;
-    case 5: return 0xDB629599u;
-    case 6: return 0x3C439041u;
-    case 7: return 0xFE5163ABu;
-    case 8: return 0xDEBBC561u;
-    default: return 0xB7246E3Au;
-  }
+#if BL_DEVICE_PASS
+  return kTwoOverPiDevice[j];
+#else
+  return kTwoOverPiHost[j];
+#endif
 }
 
 // Number of leading zero bits of a nonzero 64-bit value.
