@@ -8,6 +8,8 @@
 //   u32 label length, label bytes (ASCII), u8 element kind ('f' binary32, 'i' int64, 'u' uint32),
 //   u64 element count, then the elements, little-endian. Floats are written as their bit patterns,
 //   unchanged: a non-canonical NaN stored by an op is a contract violation and must change the hash.
+// Checks write their outputs, not their inputs: the negative control (a flipped input bit) must move
+// the hash through the workload, not merely because the input itself was hashed.
 #pragma once
 
 #include <cstdint>
@@ -88,6 +90,7 @@ void add_math_checks(std::vector<CheckDef>& checks);
 void add_rng_checks(std::vector<CheckDef>& checks);
 void add_op_checks(std::vector<CheckDef>& checks);
 void add_reduce_checks(std::vector<CheckDef>& checks);
+void add_row_checks(std::vector<CheckDef>& checks);
 void add_gemm_checks(std::vector<CheckDef>& checks);
 void add_model_checks(std::vector<CheckDef>& checks);
 

@@ -37,4 +37,20 @@ std::vector<float> to_host(const DeviceFloats& d) {
   return v;
 }
 
+DeviceI64 device_empty_i64(const CheckContext& ctx, int64_t n) {
+  DeviceI64 d;
+  d.size = n;
+  d.buffer = allocate_buffer(static_cast<size_t>(n > 0 ? n : 1) * sizeof(int64_t), core_device(ctx),
+                             "verify");
+  d.data = static_cast<int64_t*>(d.buffer->ptr);
+  return d;
+}
+
+std::vector<int64_t> to_host(const DeviceI64& d) {
+  std::vector<int64_t> v(static_cast<size_t>(d.size));
+  if (!v.empty())
+    copy_bytes(v.data(), Device::cpu(), d.data, d.buffer->device, v.size() * sizeof(int64_t));
+  return v;
+}
+
 }  // namespace bl::verify

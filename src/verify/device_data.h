@@ -20,6 +20,13 @@ struct DeviceFloats {
   int64_t size = 0;
 };
 
+// An int64 array on a device (indices written by arg-reductions, sort, top-k).
+struct DeviceI64 {
+  std::shared_ptr<Buffer> buffer;
+  int64_t* data = nullptr;
+  int64_t size = 0;
+};
+
 // The bl::Device a check's context names.
 Device core_device(const CheckContext& ctx);
 
@@ -32,5 +39,8 @@ DeviceFloats to_device(const CheckContext& ctx, const std::vector<float>& v);
 DeviceFloats device_empty(const CheckContext& ctx, int64_t n);
 // Copies a device array back to the host.
 std::vector<float> to_host(const DeviceFloats& d);
+// An uninitialized int64 array on the context's device, and its copy back to the host.
+DeviceI64 device_empty_i64(const CheckContext& ctx, int64_t n);
+std::vector<int64_t> to_host(const DeviceI64& d);
 
 }  // namespace bl::verify

@@ -22,6 +22,7 @@ const std::vector<CheckDef>& all_checks() {
     add_rng_checks(v);
     add_op_checks(v);
     add_reduce_checks(v);
+    add_row_checks(v);
     add_gemm_checks(v);
     add_model_checks(v);
     return v;

@@ -1,7 +1,7 @@
 // report_json.cpp: the JSON report of `bitlearn verify --json` and `bitlearn compare`.
 //
 // Format "bitlearn.verify.report.v1":
-//   { "format", "version", "contract_profile", "suite", "threads",
+//   { "format", "version", "contract_profile", "suite", "threads", "cpu_isa",
 //     "runs": [ { "device", "digest", "seconds",
 //                 "checks": [ { "name", "state", "hash", "expected", "reason", "seconds" } ] } ],
 //     "cross_device_divergences": [ "..." ], "digest": <digest of runs[0]> }
@@ -58,6 +58,7 @@ void write_report_json(const Report& report, const std::string& path) {
   j["contract_profile"] = report.contract_profile;
   j["suite"] = suite_name(report.suite);
   j["threads"] = report.threads;
+  j["cpu_isa"] = report.cpu_isa;
   j["runs"] = nlohmann::ordered_json::array();
   for (const DeviceRun& run : report.runs) {
     nlohmann::ordered_json r;
@@ -119,6 +120,7 @@ Report read_report_json(const std::string& path) {
            "'");
   r.suite = suite == "quick" ? Suite::quick : Suite::full;
   r.threads = member(j, "threads", vt::number_integer, path).get<int>();
+  if (j.contains("cpu_isa") && j["cpu_isa"].is_string()) r.cpu_isa = j["cpu_isa"];
   for (const auto& rj : member(j, "runs", vt::array, path)) {
     DeviceRun run;
     run.device = member(rj, "device", vt::string, path).get<std::string>();

@@ -11,6 +11,7 @@
 #include "bitlearn/verify.h"
 #include "command.h"
 #include "core/error.h"
+#include "core/isa.h"
 #include "core/thread_pool.h"
 #include "core/version.h"
 
@@ -22,6 +23,7 @@ struct VerifyOptions {
   std::string json;
   bool quick = false;
   std::string write_expected;
+  bool list = false;
 };
 
 void print_run(const bl::verify::DeviceRun& run, bool with_device) {
@@ -59,12 +61,18 @@ int run_verify(const VerifyOptions& o) {
   using namespace bl::verify;
   const int threads = o.threads > 0 ? o.threads : bl::num_threads();
   if (!o.write_expected.empty()) return write_expected(o, threads);
+  if (o.list) {
+    for (const std::string& name : list_checks(o.quick ? Suite::quick : Suite::full))
+      std::printf("%s\n", name.c_str());
+    return 0;
+  }
 
   Report report;
   report.version = bl::kVersion;
   report.contract_profile = bl::kContractProfile;
   report.suite = o.quick ? Suite::quick : Suite::full;
   report.threads = threads;
+  report.cpu_isa = bl::isa_name(bl::active_isa());
 
   std::vector<DeviceId> devices;
   std::vector<std::string> missing;  // devices asked for that cannot run here
@@ -107,8 +115,8 @@ int run_verify(const VerifyOptions& o) {
     }
   }
 
-  std::printf("bitlearn %s, contract %s, suite %s, threads %d\n", bl::kVersion, bl::kContractProfile,
-              suite_name(report.suite), threads);
+  std::printf("bitlearn %s, contract %s, suite %s, threads %d, cpu isa %s\n", bl::kVersion,
+              bl::kContractProfile, suite_name(report.suite), threads, report.cpu_isa.c_str());
   for (const DeviceId& d : devices) report.runs.push_back(run_suite(report.suite, d, threads));
   compare_devices(report);
 
@@ -153,6 +161,7 @@ void setup(CLI::App& root) {
   cmd->add_flag("--quick", opts->quick, "Run the quick suite (smaller workloads, a few seconds)");
   // Hidden: regenerates src/verify/expected_hashes.inc on the CPU (see src/verify/README.md).
   cmd->add_option("--write-expected", opts->write_expected, "")->group("");
+  cmd->add_flag("--list", opts->list, "Print the names of the suite's checks and exit");
   cmd->callback([opts] {
     int code = run_verify(*opts);
     std::fflush(stdout);

@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+"""Generates docs/support-matrix.md: which op runs on which backend, and which tests verify it.
+
+Sources (nothing is typed in by hand):
+  * ops and backends: src/kernels/<op>.h (the scalar reference), src/kernels/cpu/<op>*.cpp (the
+    optimized CPU version), src/kernels/cuda/<op>*.cu (the CUDA version);
+  * tests: the GoogleTest registry, `bitlearn_tests --gtest_list_tests` and
+    `bitlearn_cuda_tests --gtest_list_tests` when those binaries are given; otherwise the TEST(...)
+    declarations of tests/**/*.cpp and tests/cuda/*.cu (the same names, read from the sources);
+  * verifier checks: `bitlearn verify --list` when the binary is given.
+A test suite belongs to the op whose name (lower case, without '_') starts the suite name once
+"Conformance", "Cpu" and "Cuda" are removed (MathMapCuda -> math_map); a few contract areas that are
+not kernels (rng, digest, contraction) have fixed aliases below.
+
+Usage:
+  scripts/support_matrix.py [--build DIR] [--cuda-build DIR] [--gpu-log FILE] [--out FILE]
+--gpu-log takes the summary the GPU run wrote ($OUT/verify.log of scripts/gpu/verify.sh, or a log
+of bitlearn_cuda_tests); without it the GPU section says "not yet run on GPU".
+"""
+import argparse
+import datetime
+import glob
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# Kernel headers that are shared plumbing, not ops.
+NOT_OPS = {"launch", "backend", "strided", "elementwise_functors"}
+# Areas outside src/kernels that have their own tests: suite prefix -> row name.
+ALIASES = {
+    "philox": "rng (contract/rng.h)",
+    "rng": "rng (contract/rng.h)",
+    "sha256": "digest (core/digest.h)",
+    "tensordigest": "digest (core/digest.h)",
+    "contraction": "contract flags (no contraction)",
+    "fpstate": "contract flags (no contraction)",
+    "verify": "verifier (bitlearn verify)",
+}
+# Verifier check families -> op rows.
+CHECK_FAMILIES = {"math": "math_map", "rng": "rng (contract/rng.h)", "reduce": "reduce",
+                  "gemm": "matmul", "mlp": "model (mlp.forward)"}
+
+
+def norm(s):
+    return re.sub(r"[^a-z0-9]", "", s.lower())
+
+
+def kernel_ops():
+    ops = {}
+    for h in sorted(glob.glob(os.path.join(ROOT, "src/kernels/*.h"))):
+        name = os.path.splitext(os.path.basename(h))[0]
+        if name in NOT_OPS:
+            continue
+        cpu = sorted(os.path.basename(p) for p in glob.glob(os.path.join(ROOT, "src/kernels/cpu", name + "*.cpp")))
+        cuda = sorted(os.path.basename(p) for p in glob.glob(os.path.join(ROOT, "src/kernels/cuda", name + "*.cu")))
+        ops[name] = {"cpu": cpu, "cuda": cuda}
+    return ops
+
+
+def list_tests_from_binary(path):
+    out = subprocess.run([path, "--gtest_list_tests"], capture_output=True, text=True, check=True).stdout
+    tests, suite = [], None
+    for line in out.splitlines():
+        if not line.strip() or line.startswith("Running"):
+            continue
+        if not line.startswith(" "):
+            suite = line.strip().split()[0].rstrip(".")
+        else:
+            tests.append(suite + "." + line.strip().split()[0])
+    return tests
+
+
+def list_tests_from_sources(patterns):
+    tests = []
+    for pattern in patterns:
+        for path in sorted(glob.glob(os.path.join(ROOT, pattern), recursive=True)):
+            text = open(path, encoding="utf-8", errors="replace").read()
+            for m in re.finditer(r"^\s*TEST(?:_F|_P)?\(\s*(\w+)\s*,\s*(\w+)\s*\)", text, re.M):
+                tests.append(m.group(1) + "." + m.group(2))
+    return sorted(set(tests))
+
+
+def row_of_suite(suite, ops):
+    key = norm(suite)
+    for word in ("conformance", "cuda", "cpu"):
+        key = key.replace(word, "")
+    best = None
+    for op in ops:
+        k = norm(op)
+        if k and key.startswith(k) and (best is None or len(k) > len(norm(best))):
+            best = op
+    if best:
+        return best
+    for prefix, row in ALIASES.items():
+        if key.startswith(prefix):
+            return row
+    return None
+
+
+def verifier_checks(build):
+    exe = os.path.join(build, "bitlearn") if build else None
+    if not exe or not os.path.exists(exe):
+        return []
+    r = subprocess.run([exe, "verify", "--list"], capture_output=True, text=True)
+    return [l.strip() for l in r.stdout.splitlines() if l.strip()] if r.returncode == 0 else []
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"), help="CPU build dir (bitlearn_tests, bitlearn)")
+    ap.add_argument("--cuda-build", default=None, help="CUDA build dir (bitlearn_cuda_tests)")
+    ap.add_argument("--gpu-log", default=None, help="summary of a GPU run to include")
+    ap.add_argument("--out", default=os.path.join(ROOT, "docs/support-matrix.md"))
+    args = ap.parse_args()
+
+    ops = kernel_ops()
+    cpu_bin = os.path.join(args.build, "bitlearn_tests")
+    if os.path.exists(cpu_bin):
+        cpu_tests, cpu_source = list_tests_from_binary(cpu_bin), "`bitlearn_tests --gtest_list_tests`"
+    else:
+        cpu_tests, cpu_source = list_tests_from_sources(["tests/**/*.cpp"]), "TEST declarations in tests/**/*.cpp"
+    cuda_bin = os.path.join(args.cuda_build, "bitlearn_cuda_tests") if args.cuda_build else None
+    if cuda_bin and os.path.exists(cuda_bin):
+        cuda_tests, cuda_source = list_tests_from_binary(cuda_bin), "`bitlearn_cuda_tests --gtest_list_tests`"
+    else:
+        cuda_tests, cuda_source = list_tests_from_sources(["tests/cuda/*.cu"]), "TEST declarations in tests/cuda/*.cu"
+    checks = verifier_checks(args.build)
+
+    rows = {op: {"ref": True, "cpu": ops[op]["cpu"], "cuda": ops[op]["cuda"], "cpu_tests": [],
+                 "cuda_tests": [], "checks": []} for op in ops}
+
+    def row(name):
+        if name not in rows:
+            rows[name] = {"ref": False, "cpu": [], "cuda": [], "cpu_tests": [], "cuda_tests": [], "checks": []}
+        return rows[name]
+
+    unmapped = []
+    for t in cpu_tests:
+        r = row_of_suite(t.split(".")[0], ops)
+        (row(r)["cpu_tests"] if r else unmapped).append(t)
+    for t in cuda_tests:
+        r = row_of_suite(t.split(".")[0], ops)
+        (row(r)["cuda_tests"] if r else unmapped).append(t)
+    for c in checks:
+        fam = c.split(".")[0]
+        target = CHECK_FAMILIES.get(fam)
+        if fam == "op":
+            target = "elementwise / index (Tensor ops)"
+        row(target or fam)["checks"].append(c)
+
+    def cell_tests(tests):
+        if not tests:
+            return "-"
+        sab = sum(1 for t in tests if ".Sabotage" in t or ".NegativeControl" in t)
+        names = ", ".join("`%s`" % t for t in tests)
+        return "%d tests (%d sabotage): %s" % (len(tests), sab, names)
+
+    today = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
+    lines = [
+        "# Support matrix",
+        "",
+        "Generated by `scripts/support_matrix.py` on %s; do not edit by hand." % today,
+        "",
+        "Rows are ops (`src/kernels/<op>.h`, whose scalar reference is the specification) and other",
+        "tested areas. A backend column names the source files of that backend; the verification columns",
+        "list the tests that compare it with the reference bit for bit (sabotage arms and negative",
+        "controls counted as sabotage).",
+        "CPU tests from %s; CUDA tests from %s." % (cpu_source, cuda_source),
+        "",
+        "| op | cpu reference | cpu optimized | cuda | verified on cpu | verified on cuda | `bitlearn verify` checks |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name in sorted(rows):
+        r = rows[name]
+        lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+            name, "yes" if r["ref"] else "-",
+            ", ".join(r["cpu"]) or "-", ", ".join(r["cuda"]) or "-",
+            cell_tests(r["cpu_tests"]), cell_tests(r["cuda_tests"]),
+            ", ".join("`%s`" % c for c in r["checks"]) or "-"))
+    if unmapped:
+        lines += ["", "Tests not attributed to an op: " + ", ".join("`%s`" % t for t in unmapped)]
+    lines += ["", "## Results on a GPU", ""]
+    if args.gpu_log and os.path.exists(args.gpu_log):
+        lines += ["From `%s`:" % os.path.basename(args.gpu_log), "", "```"]
+        lines += [l.rstrip() for l in open(args.gpu_log, encoding="utf-8", errors="replace").read().splitlines()[:80]]
+        lines += ["```"]
+    else:
+        lines += ["**Not yet run on GPU.** The CUDA columns above list tests that exist and compile; their",
+                  "results on the H200 (scripts/gpu/verify.sh writes `$OUT/verify.log`) go here, via",
+                  "`scripts/support_matrix.py --gpu-log verify.log`."]
+    os.makedirs(os.path.dirname(args.out), exist_ok=True)
+    with open(args.out + ".tmp", "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    os.replace(args.out + ".tmp", args.out)
+    print("wrote %s (%d rows, %d cpu tests, %d cuda tests, %d checks)" % (
+        args.out, len(rows), len(cpu_tests), len(cuda_tests), len(checks)))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
