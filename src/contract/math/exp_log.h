@@ -31,85 +31,82 @@ constexpr int kErrBitsSilu = 44;
 constexpr int kErrBitsSoftplus = 44;
 constexpr int kErrBitsGelu = 44;
 
-BL_HD float clamp_float(float x, float lo, float hi) { return x < lo ? lo : (x > hi ? hi : x); }
-
 BL_HD float exp_fast(float x, bool* hard) {
   // Outside [-104.5, 89] the result is 0 or +inf; the clamped input still rounds to it.
-  float xc = is_nan(x) ? 0.0f : clamp_float(x, -104.5f, 89.0f);
+  float xc = select_f(is_nan(x), 0.0f, clamp_float(x, -104.5f, 89.0f));
   exp_parts e = exp_reduce(xc, 0.0f);
   float y = round_scaled(exp_mantissa(e), e.m, kErrBitsExp, hard);
-  return is_nan(x) ? canonical_nan() : y;
+  return select_f(is_nan(x), canonical_nan(), y);
 }
 
 BL_HD float expm1_fast(float x, bool* hard) {
-  float xc = is_nan(x) ? 0.0f : clamp_float(x, -30.0f, 89.0f);
+  float xc = select_f(is_nan(x), 0.0f, clamp_float(x, -30.0f, 89.0f));
   exp_parts e = exp_reduce(xc, 0.0f);
-  // Above 2^60 the "- 1" is far below the error bound.
-  bool big = e.m > 60;
-  ff v = big ? exp_mantissa(e) : expm1_from_parts(e);
-  float y = round_scaled(v, big ? e.m : 0, kErrBitsExpm1, hard);
+  // Large results are computed as (e^x - 1) * 2^-s with s = max(m - 60, 0), then scaled back.
+  int s = e.m > 60 ? e.m - 60 : 0;
+  float y = round_scaled(expm1_from_parts(e, s), s, kErrBitsExpm1, hard);
   // |x| < 2^-25: e^x - 1 = x + x^2/2 rounds to x (this also keeps -0).
   bool tiny = abs(x) < 2.98023224e-08f;
-  *hard = *hard && !tiny && !is_nan(x);
-  y = tiny ? x : y;
-  return is_nan(x) ? canonical_nan() : y;
+  *hard = *hard & !tiny & !is_nan(x);
+  y = select_f(tiny, x, y);
+  return select_f(is_nan(x), canonical_nan(), y);
 }
 
 BL_HD float log_fast(float x, bool* hard) {
-  bool regular = x > 0.0f && x < float_of(0x7F800000u);
-  ff v = log_ff(regular ? x : 1.0f);
+  bool regular = (x > 0.0f) & (x < float_of(0x7F800000u));
+  ff v = log_ff(select_f(regular, x, 1.0f));
   float y = round_scaled(v, 0, kErrBitsLog, hard);
-  *hard = *hard && regular;
-  y = x == 0.0f ? float_of(0xFF800000u) : y;  // log(+-0) = -inf
-  y = x == float_of(0x7F800000u) ? x : y;      // log(+inf) = +inf
-  return (is_nan(x) || x < 0.0f) ? canonical_nan() : y;
+  *hard = *hard & regular;
+  y = select_f(x == 0.0f, float_of(0xFF800000u), y);  // log(+-0) = -inf
+  y = select_f(x == float_of(0x7F800000u), x, y);      // log(+inf) = +inf
+  return select_f(is_nan(x) | (x < 0.0f), canonical_nan(), y);
 }
 
 BL_HD float log2_fast(float x, bool* hard) {
-  bool regular = x > 0.0f && x < float_of(0x7F800000u);
-  ff v = log2_ff(regular ? x : 1.0f);
+  bool regular = (x > 0.0f) & (x < float_of(0x7F800000u));
+  ff v = log2_ff(select_f(regular, x, 1.0f));
   float y = round_scaled(v, 0, kErrBitsLog2, hard);
-  *hard = *hard && regular;
-  y = x == 0.0f ? float_of(0xFF800000u) : y;
-  y = x == float_of(0x7F800000u) ? x : y;
-  return (is_nan(x) || x < 0.0f) ? canonical_nan() : y;
+  *hard = *hard & regular;
+  y = select_f(x == 0.0f, float_of(0xFF800000u), y);
+  y = select_f(x == float_of(0x7F800000u), x, y);
+  return select_f(is_nan(x) | (x < 0.0f), canonical_nan(), y);
 }
 
 BL_HD float log1p_fast(float x, bool* hard) {
-  bool regular = x > -1.0f && x < float_of(0x7F800000u);
-  ff v = log1p_ff(ff{regular ? x : 0.0f, 0.0f});
+  bool regular = (x > -1.0f) & (x < float_of(0x7F800000u));
+  ff v = log1p_ff(ff{select_f(regular, x, 0.0f), 0.0f});
   float y = round_scaled(v, 0, kErrBitsLog1p, hard);
   // |x| < 2^-25: log(1 + x) = x - x^2/2 rounds to x (this also keeps -0).
   bool tiny = abs(x) < 2.98023224e-08f;
-  *hard = *hard && regular && !tiny;
-  y = tiny ? x : y;
-  y = x == -1.0f ? float_of(0xFF800000u) : y;
-  y = x == float_of(0x7F800000u) ? x : y;
-  return (is_nan(x) || x < -1.0f) ? canonical_nan() : y;
+  *hard = *hard & regular & !tiny;
+  y = select_f(tiny, x, y);
+  y = select_f(x == -1.0f, float_of(0xFF800000u), y);
+  y = select_f(x == float_of(0x7F800000u), x, y);
+  return select_f(is_nan(x) | (x < -1.0f), canonical_nan(), y);
 }
 
 BL_HD float tanh_fast(float x, bool* hard) {
   // tanh|x| = expm1(2|x|) / (expm1(2|x|) + 2); above 10 it rounds to 1, below 2^-13 to |x|.
   float a = abs(x);
-  float ac = is_nan(x) ? 1.0f : clamp_float(a, 0.0f, 10.0f);
+  float ac = select_f(is_nan(x), 1.0f, clamp_float(a, 0.0f, 10.0f));
   exp_parts e = exp_reduce(mul(2.0f, ac), 0.0f);
-  ff em1 = expm1_from_parts(e);
+  ff em1 = expm1_from_parts(e, 0);
   ff q = ff_div(em1, ff_add_f(em1, 2.0f));
   float y = round_scaled(q, 0, kErrBitsTanh, hard);
   bool tiny = a < 1.22070312e-04f;
-  *hard = *hard && !tiny && !is_nan(x);
-  y = tiny ? a : y;
+  *hard = *hard & !tiny & !is_nan(x);
+  y = select_f(tiny, a, y);
   y = copysign(y, x);
-  return is_nan(x) ? canonical_nan() : y;
+  return select_f(is_nan(x), canonical_nan(), y);
 }
 
 BL_HD float sigmoid_fast(float x, bool* hard) {
   // Above 40 the result rounds to 1, below -120 to +0.
-  float xc = is_nan(x) ? 0.0f : clamp_float(x, -120.0f, 40.0f);
+  float xc = select_f(is_nan(x), 0.0f, clamp_float(x, -120.0f, 40.0f));
   ffm r = scaled_sigmoid(1.0f, ff{xc, 0.0f});
   float y = round_scaled(r.v, r.m, kErrBitsSigmoid, hard);
-  *hard = *hard && !is_nan(x);
-  return is_nan(x) ? canonical_nan() : y;
+  *hard = *hard & !is_nan(x);
+  return select_f(is_nan(x), canonical_nan(), y);
 }
 
 // x * sigmoid(x) for |x| < 2^-20, and the tiny part of gelu: x/2 + c*x^2/4 (the next term is
@@ -127,45 +124,46 @@ BL_HD ffm half_x_plus(float x, float c) {
 BL_HD float round_half_x_plus(float x, float c, int err_bits, bool* hard) {
   ffm t = half_x_plus(x, c);
   float y = round_scaled(t.v, t.m, err_bits, hard);
-  bool odd_subnormal = abs(x) < 2.35098870e-38f && (bits_of(x) & 1u) != 0;  // |x| < 2^-125
-  *hard = *hard && !odd_subnormal;
-  return odd_subnormal ? mul(add(x, float_of(1u)), 0.5f) : y;
+  bool odd = (bits_of(x) | 0xFFFFFFFEu) == 0xFFFFFFFFu;  // lowest bit set (vectorizes better than & 1)
+  bool odd_subnormal = (abs(x) < 2.35098870e-38f) & odd;  // |x| < 2^-125
+  *hard = *hard & !odd_subnormal;
+  return select_f(odd_subnormal, mul(add(x, float_of(1u)), 0.5f), y);
 }
 
 BL_HD float silu_fast(float x, bool* hard) {
   // Above 40 the result rounds to x, below -120 to -0.
-  float xc = is_nan(x) ? 0.0f : clamp_float(x, -120.0f, 40.0f);
+  float xc = select_f(is_nan(x), 0.0f, clamp_float(x, -120.0f, 40.0f));
   ffm r = scaled_sigmoid(xc, ff{xc, 0.0f});
   bool tiny = abs(x) < 9.53674316e-07f;  // 2^-20
   bool hard_tiny;
-  float y_tiny = round_half_x_plus(tiny ? x : 0.0f, 1.0f, kErrBitsSilu, &hard_tiny);
+  float y_tiny = round_half_x_plus(select_f(tiny, x, 0.0f), 1.0f, kErrBitsSilu, &hard_tiny);
   float y = round_scaled(r.v, r.m, kErrBitsSilu, hard);
-  y = tiny ? y_tiny : y;
-  *hard = tiny ? hard_tiny : *hard;
-  *hard = *hard && !is_nan(x) && x <= 40.0f && x != 0.0f;
-  y = x > 40.0f ? x : y;
-  y = x == 0.0f ? x : y;
-  return is_nan(x) ? canonical_nan() : y;
+  y = select_f(tiny, y_tiny, y);
+  *hard = (tiny & hard_tiny) | (!tiny & *hard);
+  *hard = *hard & !is_nan(x) & (x <= 40.0f) & (x != 0.0f);
+  y = select_f(x > 40.0f, x, y);
+  y = select_f(x == 0.0f, x, y);
+  return select_f(is_nan(x), canonical_nan(), y);
 }
 
 BL_HD float softplus_fast(float x, bool* hard) {
   // log(1 + e^x) = max(x, 0) + log1p(e^-|x|). Above 16 the result rounds to x.
-  float ac = is_nan(x) ? 0.0f : clamp_float(abs(x), 0.0f, 120.0f);
+  float ac = select_f(is_nan(x), 0.0f, clamp_float(abs(x), 0.0f, 120.0f));
   exp_parts e = exp_reduce(neg(ac), 0.0f);
   ff big_e = exp_mantissa(e);
   bool near = e.m >= -30;
-  ff l = log1p_ff(ff_scale(big_e, pow2i(near ? e.m : 0)));
-  ff v_near = x > 0.0f ? ff_add_f(l, x) : l;
+  ff l = log1p_ff(ff_scale(big_e, pow2i(clamp_int(e.m, -126, 0))));  // only used when near
+  ff v_near = select_ff(x > 0.0f, ff_add_f(l, x), l);
   // Far (x < -20): log1p(E) = E - E^2/2 with E = e^x < 2^-29; the E^3 term is below 2^-58 relative.
   int mc = clamp_int(e.m - 1, -126, 0);
-  float corr_scale = e.m - 1 < -126 ? 0.0f : pow2i(mc);
+  float corr_scale = select_f(e.m - 1 < -126, 0.0f, pow2i(mc));
   ff corr = ff_scale(ff_mul(big_e, big_e), corr_scale);
   ff v_far = ff_add(big_e, ff_negate(corr));
-  float y = near ? round_scaled(v_near, 0, kErrBitsSoftplus, hard)
-                 : round_scaled(v_far, e.m, kErrBitsSoftplus, hard);
-  *hard = *hard && !is_nan(x) && x < 16.0f;
-  y = x >= 16.0f ? x : y;
-  return is_nan(x) ? canonical_nan() : y;
+  int m_out = e.m & (0 - static_cast<int>(!near));  // near ? 0 : e.m
+  float y = round_scaled(select_ff(near, v_near, v_far), m_out, kErrBitsSoftplus, hard);
+  *hard = *hard & !is_nan(x) & (x < 16.0f);
+  y = select_f(x >= 16.0f, x, y);
+  return select_f(is_nan(x), canonical_nan(), y);
 }
 
 BL_HD ff k_gelu_c1() { return ff{float_of(0x3FCC422Au), float_of(0xB342BC9Bu)}; }  // 2*sqrt(2/pi)
@@ -174,21 +172,21 @@ BL_HD ff k_gelu_c2() { return ff{float_of(0x3D922279u), float_of(0x3124D8B5u)}; 
 BL_HD float gelu_tanh_fast(float x, bool* hard) {
   // 0.5*x*(1 + tanh(u)) = x * sigmoid(2u), 2u = x*(c1 + c2*x^2). Above 6 it rounds to x,
   // below -11 to -0.
-  float xc = is_nan(x) ? 0.0f : clamp_float(x, -11.0f, 6.0f);
+  float xc = select_f(is_nan(x), 0.0f, clamp_float(x, -11.0f, 6.0f));
   ff inner = ff_add(k_gelu_c1(), ff_mul(k_gelu_c2(), two_prod(xc, xc)));
   ff w = ff_mul_f(inner, xc);
   ffm r = scaled_sigmoid(xc, w);
   bool tiny = abs(x) < 9.53674316e-07f;
   bool hard_tiny;
-  float y_tiny = round_half_x_plus(tiny ? x : 0.0f, k_gelu_c1().hi, kErrBitsGelu, &hard_tiny);
+  float y_tiny = round_half_x_plus(select_f(tiny, x, 0.0f), k_gelu_c1().hi, kErrBitsGelu, &hard_tiny);
   float y = round_scaled(r.v, r.m, kErrBitsGelu, hard);
-  y = tiny ? y_tiny : y;
-  *hard = tiny ? hard_tiny : *hard;
-  *hard = *hard && !is_nan(x) && x <= 6.0f && x >= -11.0f && x != 0.0f;
-  y = x > 6.0f ? x : y;
-  y = x < -11.0f ? float_of(0x80000000u) : y;
-  y = x == 0.0f ? x : y;
-  return is_nan(x) ? canonical_nan() : y;
+  y = select_f(tiny, y_tiny, y);
+  *hard = (tiny & hard_tiny) | (!tiny & *hard);
+  *hard = *hard & !is_nan(x) & (x <= 6.0f) & (x >= -11.0f) & (x != 0.0f);
+  y = select_f(x > 6.0f, x, y);
+  y = select_f(x < -11.0f, float_of(0x80000000u), y);
+  y = select_f(x == 0.0f, x, y);
+  return select_f(is_nan(x), canonical_nan(), y);
 }
 
 }  // namespace exp_log_detail

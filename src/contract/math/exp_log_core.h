@@ -25,6 +25,21 @@ BL_HD float pow2i(int m) { return float_of(static_cast<uint32_t>(m + 127) << 23)
 
 BL_HD int clamp_int(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
+// c ? a : b on the bit patterns. Both operands are always evaluated and no floating-point operation
+// sits in a branch, so compilers can if-convert and vectorize even with -ftrapping-math.
+BL_HD float select_f(bool c, float a, float b) {
+  uint32_t mask = 0u - static_cast<uint32_t>(c);
+  return float_of((bits_of(a) & mask) | (bits_of(b) & ~mask));
+}
+
+BL_HD ff select_ff(bool c, ff a, ff b) { return ff{select_f(c, a.hi, b.hi), select_f(c, a.lo, b.lo)}; }
+
+BL_HD float clamp_float(float x, float lo, float hi) {
+  bool below = x < lo;
+  bool above = x > hi;
+  return select_f(below, lo, select_f(above, hi, x));
+}
+
 BL_HD ff ff_scale(ff a, float power_of_two) {
   return ff{mul(a.hi, power_of_two), mul(a.lo, power_of_two)};
 }
@@ -102,11 +117,12 @@ BL_HD ff exp_mantissa(exp_parts e) {
   return fast_two_sum(s.hi, s.lo);
 }
 
-// 2^m * t - 1 + 2^m * t * p, for m <= 60: e^x - 1 without cancellation in the error.
-BL_HD ff expm1_from_parts(exp_parts e) {
-  float scale = pow2i(clamp_int(e.m, -126, 60));
+// (e^x - 1) * 2^-s = 2^(m-s) * t - 2^-s + 2^(m-s) * t * p, for 0 <= s <= 100 and m - s <= 60:
+// e^x - 1 without cancellation in the error (s > 0 only keeps large results in range).
+BL_HD ff expm1_from_parts(exp_parts e, int s) {
+  float scale = pow2i(clamp_int(e.m - s, -126, 60));
   ff ts = ff_scale(e.t, scale);
-  ff a = ff_add_f(ts, -1.0f);
+  ff a = ff_add_f(ts, neg(pow2i(-s)));
   ff b = ff_mul(ts, e.p);
   return ff_add(a, b);
 }
@@ -134,14 +150,15 @@ struct log_parts {
 
 BL_HD log_parts log_reduce(float x) {
   bool subnormal = x < 1.17549435e-38f;
-  float xs = subnormal ? mul(x, 16777216.0f) : x;
+  float xs = select_f(subnormal, mul(x, 16777216.0f), x);
   const uint32_t off = 0x3F3F8000u;  // sub-interval 64 is centred on 1.0
   uint32_t tmp = bits_of(xs) - off;
   int i = static_cast<int>((tmp >> 16) & 127u);
   int k = static_cast<int>(tmp >> 23) - static_cast<int>((tmp & 0x80000000u) >> 22);  // signed tmp >> 23
   float z = float_of(bits_of(xs) - (tmp & 0xFF800000u));
   log_parts lp;
-  lp.k = static_cast<float>(subnormal ? k - 24 : k);
+  int k_adjust = subnormal ? 24 : 0;
+  lp.k = static_cast<float>(k - k_adjust);
   lp.i = i;
   lp.r = fma(z, float_of(log_table_bits(5 * i)), -1.0f);  // exact by the choice of c_i
   return lp;
@@ -182,17 +199,17 @@ BL_HD ff log1p_ff(ff a) {
 // dropped factor 1/(1+E) is within 2^-60 of 1.
 BL_HD ffm scaled_sigmoid(float s, ff w) {
   bool negative = w.hi < 0.0f;
-  ff a = negative ? w : ff_negate(w);  // -|w|
+  ff a = select_ff(negative, w, ff_negate(w));  // -|w|
   exp_parts e = exp_reduce(a.hi, a.lo);
   ff big_e = exp_mantissa(e);
   bool far = e.m < -60;
-  ff es = ff_scale(big_e, pow2i(far ? 0 : e.m));
+  ff es = ff_scale(big_e, pow2i(clamp_int(e.m, -126, 0)));  // only used when not far
   ff den = ff_add_f(es, 1.0f);
-  ff num = negative ? es : ff{1.0f, 0.0f};
+  ff num = select_ff(negative, es, ff{1.0f, 0.0f});
   ff near_v = ff_mul_f(ff_div(num, den), s);
   ffm out;
-  out.v = far ? ff_mul_f(big_e, s) : near_v;
-  out.m = far ? e.m : 0;
+  out.v = select_ff(far, ff_mul_f(big_e, s), near_v);
+  out.m = e.m & (0 - static_cast<int>(far));  // far ? e.m : 0
   return out;
 }
 
@@ -209,8 +226,8 @@ BL_HD float round_scaled(ff v, int m, int err_bits, bool* hard) {
   int m2 = clamp_int(m - m / 2, -100, 100);
   float y_normal = mul(mul(v.hi, pow2i(m1)), pow2i(m2));
   float half_ulp = mul(float_of(hb & 0x7F800000u), 5.96046448e-08f);  // 2^e * 2^-24
-  bool toward_smaller = (hb & 0x007FFFFFu) == 0 && sign_bit(v.lo) != sign_bit(v.hi);
-  float mid = toward_smaller ? mul(half_ulp, 0.5f) : half_ulp;  // below a power of two
+  bool toward_smaller = ((hb & 0x007FFFFFu) == 0) & (sign_bit(v.lo) != sign_bit(v.hi));
+  float mid = select_f(toward_smaller, mul(half_ulp, 0.5f), half_ulp);  // below a power of two
   float dist_normal = abs(sub(abs(v.lo), mid));
   float thr = mul(half_ulp, err_scale);
   // Subnormal result (below 2^-125): the grid step is 2^-149, which is g = 2^(-149-m) in the
@@ -223,11 +240,14 @@ BL_HD float round_scaled(ff v, int m, int err_bits, bool* hard) {
   float half_g = pow2i(clamp_int(-150 - m, -126, 127));
   float d = add(sub(v.hi, h_back), v.lo);
   float tiny = float_of(1u);  // 2^-149
-  float y_sub = d > half_g ? add(h_sub, tiny) : (d < neg(half_g) ? sub(h_sub, tiny) : h_sub);
+  bool step_up = d > half_g;
+  bool step_down = d < neg(half_g);
+  float y_sub = select_f(step_up, add(h_sub, tiny), select_f(step_down, sub(h_sub, tiny), h_sub));
   float dist_sub = abs(sub(abs(d), half_g));
   bool subnormal = exp_hi + m < -125;
-  *hard = subnormal ? dist_sub < thr : dist_normal < thr;
-  return subnormal ? y_sub : y_normal;
+  float dist = select_f(subnormal, dist_sub, dist_normal);
+  *hard = dist < thr;
+  return select_f(subnormal, y_sub, y_normal);
 }
 
 // Binary search of a sorted exception table of (input bits, result bits); returns y when absent.
