@@ -118,7 +118,9 @@ FpState read_fp_state() {
   FpState s;
   s.register_name = "MXCSR";
   s.known = true;
-  uint32_t csr = _mm_getcsr();
+  // Bits 0-5 are sticky exception flags that any computation may set; only the control bits
+  // (masks, DAZ, rounding, FTZ) describe the state, so the flags are left out of raw.
+  uint32_t csr = _mm_getcsr() & ~0x3Fu;
   s.raw = csr;
   s.flush_to_zero = (csr >> 15) & 1u;
   s.denormals_are_zero = (csr >> 6) & 1u;

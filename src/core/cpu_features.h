@@ -33,7 +33,7 @@ CpuFeatures detect_cpu_features();
 // The floating-point control state of the calling thread.
 struct FpState {
   std::string register_name;  // "MXCSR", "FPCR" or "none"
-  uint64_t raw = 0;           // the register's value
+  uint64_t raw = 0;           // the register's control bits (MXCSR without its exception flags)
   bool flush_to_zero = false;         // results that would be subnormal become zero (FTZ / FZ)
   bool denormals_are_zero = false;    // subnormal inputs read as zero (DAZ / FIZ)
   bool alternate_handling = false;    // AArch64 FPCR.AH (FEAT_AFP): changes NaN and flush rules
