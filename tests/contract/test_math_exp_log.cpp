@@ -462,6 +462,30 @@ TEST(MathExpLog, UnflaggedResultsAreFinal) {
   }
 }
 
+// Inputs whose float-float result rounds the wrong way (found by the exhaustive search, results
+// from MPFR): the fast path must flag them, and the exception table must give the right result.
+const bits_case kHardCases[] = {
+    {0, 0x33800000u, 0x3F800001u},  // exp
+    {0, 0x383A3EF1u, 0x3F800175u},  // exp
+    {0, 0x39C6BE5Bu, 0x3F800C6Du},  // exp
+    {0, 0x39E5BB1Du, 0x3F800E5Du},  // exp
+    {1, 0x33B504F3u, 0x33B504F3u},  // expm1
+    {1, 0x34000000u, 0x34000001u},  // expm1
+    {1, 0x34CA62C1u, 0x34CA62C3u},  // expm1
+    {1, 0x3566C158u, 0x3566C15Fu},  // expm1
+};
+
+TEST(MathExpLog, HardCasesAreFlaggedAndFixed) {
+  for (const bits_case& c : kHardCases) {
+    float x = bl::float_of(c.x);
+    bool hard = false;
+    float fast = kFunctions[c.f].fast(x, &hard);
+    EXPECT_TRUE(hard) << kFunctions[c.f].name << "(bits 0x" << std::hex << c.x << ") not flagged";
+    EXPECT_NE(bl::bits_of(fast), c.y) << kFunctions[c.f].name << ": not a hard case any more";
+    EXPECT_EQ(bl::bits_of(kFunctions[c.f].fn(x)), c.y) << kFunctions[c.f].name << "(bits 0x" << std::hex << c.x << ")";
+  }
+}
+
 // ---- sabotage arms: the same digests must catch a deliberately broken variant ----
 
 // exp without the low part of the 2^(j/64) table.

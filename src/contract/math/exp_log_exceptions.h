@@ -24,11 +24,19 @@ BL_HD float exp_exception(float x, float y) {
   return exception_lookup(kKeys, kValues, 12, x, y);
 }
 
-// expm1: no exceptions.
+// expm1: 22 exceptions.
 BL_HD float expm1_exception(float x, float y) {
-  static const uint32_t kKeys[1] = {0xFFFFFFFFu};
-  static const uint32_t kValues[1] = {0xFFFFFFFFu};
-  return exception_lookup(kKeys, kValues, 0, x, y);
+  static const uint32_t kKeys[22] = {
+      0x33B504F3u, 0x34000000u, 0x34CA62C1u, 0x3566C158u, 0x37B61385u, 0x3A254E7Au,
+      0x3AE8F114u, 0x3BE2927Eu, 0x3CAA980Fu, 0x3CD96769u, 0x3E35BEC5u, 0x3E530603u,
+      0x3F0923FEu, 0x3F5B257Cu, 0x40315B33u, 0x4288942Bu, 0xB675CBFCu, 0xBCDE0D30u,
+      0xBCE43EC3u, 0xBCE7BFD7u, 0xBCEDD545u, 0xBCF907FEu};
+  static const uint32_t kValues[22] = {
+      0x33B504F3u, 0x34000001u, 0x34CA62C3u, 0x3566C15Fu, 0x37B61407u, 0x3A255BD3u,
+      0x3AE92619u, 0x3BE35B7Cu, 0x3CAC61F5u, 0x3CDC507Fu, 0x3E46DF32u, 0x3E6A5749u,
+      0x3F356A4Bu, 0x3FAD4A11u, 0x416FA47Du, 0x70B7A4C5u, 0xB675CBDFu, 0xBCDB11AEu,
+      0xBCE11845u, 0xBCE48083u, 0xBCEA69F0u, 0xBCF548BAu};
+  return exception_lookup(kKeys, kValues, 22, x, y);
 }
 
 // log: no exceptions.
