@@ -473,6 +473,14 @@ const bits_case kHardCases[] = {
     {1, 0x34000000u, 0x34000001u},  // expm1
     {1, 0x34CA62C1u, 0x34CA62C3u},  // expm1
     {1, 0x3566C158u, 0x3566C15Fu},  // expm1
+    {5, 0x3AC37DE2u, 0x3AC37DD9u},  // tanh
+    {5, 0x3BAB6E65u, 0x3BAB6DFFu},  // tanh
+    {5, 0x3BB5ECFFu, 0x3BB5EC85u},  // tanh
+    {5, 0x3BC8B605u, 0x3BC8B561u},  // tanh
+    {6, 0x34C00000u, 0x3F000001u},  // sigmoid
+    {6, 0x35600000u, 0x3F000003u},  // sigmoid
+    {6, 0x35B00000u, 0x3F000005u},  // sigmoid
+    {6, 0x35F00000u, 0x3F000007u},  // sigmoid
 };
 
 TEST(MathExpLog, HardCasesAreFlaggedAndFixed) {
