@@ -54,7 +54,8 @@ FpState read_fp_state();
 bool fp_state_ok(std::string* message = nullptr);
 
 // Raw access to the control register (MXCSR or FPCR) of the calling thread, for tests that set a
-// bad state on purpose and restore it; no-ops returning 0 on other architectures.
+// bad state on purpose and restore it; no-ops returning 0 on other architectures. Pass only a value
+// read from fp_control_word() with documented bits changed: reserved MXCSR bits fault.
 uint64_t fp_control_word();
 void set_fp_control_word(uint64_t value);
 
