@@ -68,50 +68,57 @@ void pack_a(const MatmulArgs& args, const float* a, int64_t m0, int64_t mc, int6
 // columns past N are zero.
 void pack_b(const MatmulArgs& args, const float* b, int64_t n0, int64_t nc, int64_t k0, int64_t kc,
             float* dst) {
-  for (int64_t p = 0; p < ceil_div(nc, kMatmulTileCols); ++p) {
-    float* panel = dst + p * kc * kMatmulTileCols;
-    int64_t col0 = n0 + p * kMatmulTileCols;
-    int cols = static_cast<int>(std::min<int64_t>(kMatmulTileCols, n0 + nc - col0));
-    if (!args.trans_b) {
-      for (int64_t k = 0; k < kc; ++k) {
-        const float* src = b + (k0 + k) * args.ldb + col0;
-        float* out = panel + k * kMatmulTileCols;
+  const int64_t panels = ceil_div(nc, kMatmulTileCols);
+  if (!args.trans_b) {
+    // Row by row of B, so reads stream through memory.
+    for (int64_t k = 0; k < kc; ++k) {
+      const float* src = b + (k0 + k) * args.ldb + n0;
+      for (int64_t p = 0; p < panels; ++p) {
+        float* out = dst + p * kc * kMatmulTileCols + k * kMatmulTileCols;
+        const int cols = static_cast<int>(std::min<int64_t>(kMatmulTileCols, nc - p * kMatmulTileCols));
         int j = 0;
-        for (; j < cols; ++j) out[j] = src[j];
+        for (; j < cols; ++j) out[j] = src[p * kMatmulTileCols + j];
         for (; j < kMatmulTileCols; ++j) out[j] = 0.0f;
       }
-    } else {
-      for (int j = 0; j < kMatmulTileCols; ++j) {
-        if (j >= cols) {
-          for (int64_t k = 0; k < kc; ++k) panel[k * kMatmulTileCols + j] = 0.0f;
-          continue;
-        }
-        const float* src = b + (col0 + j) * args.ldb + k0;
-        for (int64_t k = 0; k < kc; ++k) panel[k * kMatmulTileCols + j] = src[k];
+    }
+    return;
+  }
+  for (int64_t p = 0; p < panels; ++p) {
+    float* panel = dst + p * kc * kMatmulTileCols;
+    const int cols = static_cast<int>(std::min<int64_t>(kMatmulTileCols, nc - p * kMatmulTileCols));
+    for (int j = 0; j < kMatmulTileCols; ++j) {
+      if (j >= cols) {
+        for (int64_t k = 0; k < kc; ++k) panel[k * kMatmulTileCols + j] = 0.0f;
+        continue;
       }
+      const float* src = b + (n0 + p * kMatmulTileCols + j) * args.ldb + k0;
+      for (int64_t k = 0; k < kc; ++k) panel[k * kMatmulTileCols + j] = src[k];
     }
   }
 }
 
+// Packed op(B) of one batch entry: leaf l, column panel p starts at
+// l * kGemmKLeaf * padded_n + p * kc(l) * kMatmulTileCols, where padded_n is N rounded up to whole
+// panels. It is packed once per call and shared by every task, so each element of B is copied once.
+
 // One task: all leaves of one (batch entry, row block, column block).
-void run_task(const MatmulArgs& args, const float* a, const float* b, float* c, int64_t m0,
-              int64_t mc, int64_t n0, int64_t nc, TileKernel tile) {
+void run_task(const MatmulArgs& args, const float* a, const float* packed_b, int64_t padded_n,
+              float* c, int64_t m0, int64_t mc, int64_t n0, int64_t nc, TileKernel tile) {
   thread_local PackBuffer buf_a;
-  thread_local PackBuffer buf_b;
   const int64_t panels_m = ceil_div(mc, kMatmulTileRows);
   const int64_t panels_n = ceil_div(nc, kMatmulTileCols);
+  const int64_t panel0 = n0 / kMatmulTileCols;
   float* packed_a = buf_a.get(static_cast<size_t>(panels_m * kMatmulTileRows * kGemmKLeaf));
-  float* packed_b = buf_b.get(static_cast<size_t>(panels_n * kMatmulTileCols * kGemmKLeaf));
   for (int64_t k0 = 0; k0 < args.k; k0 += kGemmKLeaf) {
     const int64_t kc = std::min<int64_t>(kGemmKLeaf, args.k - k0);
     const bool first_leaf = (k0 == 0);
     const bool last_leaf = (k0 + kc == args.k);
-    pack_b(args, b, n0, nc, k0, kc, packed_b);
+    const float* leaf_b = packed_b + k0 * padded_n;
     pack_a(args, a, m0, mc, k0, kc, packed_a);
     for (int64_t jp = 0; jp < panels_n; ++jp) {
       const int64_t col0 = n0 + jp * kMatmulTileCols;
       const int cols = static_cast<int>(std::min<int64_t>(kMatmulTileCols, n0 + nc - col0));
-      const float* pb = packed_b + jp * kc * kMatmulTileCols;
+      const float* pb = leaf_b + (panel0 + jp) * kc * kMatmulTileCols;
       for (int64_t ip = 0; ip < panels_m; ++ip) {
         const int64_t row0 = m0 + ip * kMatmulTileRows;
         const int rows = static_cast<int>(std::min<int64_t>(kMatmulTileRows, m0 + mc - row0));
@@ -133,18 +140,44 @@ void matmul_cpu_with(const char* op, const MatmulArgs& args, const float* a, con
                   c + bi * args.stride_c + m * args.ldc + args.n, 0.0f);
     return;
   }
+  ThreadPool& workers = pool ? *pool : default_pool();
+
+  // Phase 1: pack op(B) (no arithmetic, any partition gives the same bytes).
+  const int64_t panels_total = ceil_div(args.n, kMatmulTileCols);
+  const int64_t padded_n = panels_total * kMatmulTileCols;
+  const int64_t b_entries = args.stride_b == 0 ? 1 : args.batch;
+  const int64_t entry_floats = args.k * padded_n;
+  thread_local PackBuffer buf_b;  // the calling thread's; reused across calls
+  float* packed_b = buf_b.get(static_cast<size_t>(b_entries * entry_floats));
+  const int64_t leaves = gemm_k_leaf_count(args.k);
+  constexpr int64_t kPackPanels = 16;  // panels per packing task
+  const int64_t pack_chunks = ceil_div(panels_total, kPackPanels);
+  workers.parallel_for(b_entries * leaves * pack_chunks, [&](int64_t t) {
+    const int64_t chunk = t % pack_chunks;
+    const int64_t leaf = (t / pack_chunks) % leaves;
+    const int64_t bi = t / (pack_chunks * leaves);
+    const int64_t k0 = leaf * kGemmKLeaf;
+    const int64_t kc = std::min<int64_t>(kGemmKLeaf, args.k - k0);
+    const int64_t n0 = chunk * kPackPanels * kMatmulTileCols;
+    const int64_t nc = std::min<int64_t>(kPackPanels * kMatmulTileCols, args.n - n0);
+    pack_b(args, b + bi * args.stride_b, n0, nc, k0, kc,
+           packed_b + bi * entry_floats + k0 * padded_n + chunk * kPackPanels * kc * kMatmulTileCols);
+  });
+
+  // Phase 2: tasks over (batch entry, row block, column block).
   const int64_t blocks_m = ceil_div(args.m, kTaskRows);
   const int64_t blocks_n = ceil_div(args.n, kTaskCols);
   const int64_t n_tasks = args.batch * blocks_m * blocks_n;
-  ThreadPool& workers = pool ? *pool : default_pool();
+  const int64_t b_entry_stride = args.stride_b == 0 ? 0 : entry_floats;
   workers.parallel_for(n_tasks, [&](int64_t t) {
     const int64_t bn = t % blocks_n;
     const int64_t bm = (t / blocks_n) % blocks_m;
     const int64_t bi = t / (blocks_n * blocks_m);
     const int64_t m0 = bm * kTaskRows;
     const int64_t n0 = bn * kTaskCols;
-    run_task(args, a + bi * args.stride_a, b + bi * args.stride_b, c + bi * args.stride_c, m0,
-             std::min(kTaskRows, args.m - m0), n0, std::min(kTaskCols, args.n - n0), tile);
+    run_task(args, a + bi * args.stride_a, packed_b + bi * b_entry_stride, padded_n,
+             c + bi * args.stride_c, m0, std::min(kTaskRows, args.m - m0), n0,
+             std::min(kTaskCols, args.n - n0), tile);
   });
 }
 

@@ -1,0 +1,108 @@
+// bench_gemm_cuda: the contract GEMM on the GPU (bl::matmul_cuda, each tile variant) side by side
+// with cuBLAS cublasSgemm in strict fp32 (CUBLAS_DEFAULT_MATH with TF32 not allowed, i.e. no
+// tensor cores), same shapes, same device, in one process.
+//
+// Shapes are M x N x K: square 2048, 4096, 8192 and the LM shapes 8192x768x3072, 8192x3072x768,
+// 8192x768x768. Times come from CUDA events (manual time); GFLOP/s = 2*M*N*K / time.
+#include <benchmark/benchmark.h>
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <vector>
+
+#include "kernels/launch.h"
+#include "kernels/matmul.h"
+
+namespace {
+
+struct DeviceGemm {
+  float *a = nullptr, *b = nullptr, *c = nullptr;
+  DeviceGemm(int64_t m, int64_t n, int64_t k) {
+    cudaMalloc(&a, m * k * sizeof(float));
+    cudaMalloc(&b, k * n * sizeof(float));
+    cudaMalloc(&c, m * n * sizeof(float));
+    std::vector<float> ha(static_cast<size_t>(m * k)), hb(static_cast<size_t>(k * n));
+    for (size_t i = 0; i < ha.size(); ++i) ha[i] = static_cast<float>(static_cast<int>(i % 17) - 8) * 0.125f;
+    for (size_t i = 0; i < hb.size(); ++i) hb[i] = static_cast<float>(static_cast<int>(i % 13) - 6) * 0.25f;
+    cudaMemcpy(a, ha.data(), ha.size() * sizeof(float), cudaMemcpyHostToDevice);
+    cudaMemcpy(b, hb.data(), hb.size() * sizeof(float), cudaMemcpyHostToDevice);
+  }
+  ~DeviceGemm() {
+    cudaFree(a);
+    cudaFree(b);
+    cudaFree(c);
+  }
+};
+
+// Runs `body` per iteration between CUDA events and reports the GPU time.
+template <typename Body>
+void time_gpu(benchmark::State& state, int64_t m, int64_t n, int64_t k, Body body) {
+  cudaEvent_t start, stop;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  body();  // warm-up
+  cudaDeviceSynchronize();
+  for (auto _ : state) {
+    cudaEventRecord(start);
+    body();
+    cudaEventRecord(stop);
+    cudaEventSynchronize(stop);
+    float ms = 0.0f;
+    cudaEventElapsedTime(&ms, start, stop);
+    state.SetIterationTime(ms * 1e-3);
+  }
+  cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess) state.SkipWithError(cudaGetErrorString(err));
+  state.counters["GFLOP/s"] = benchmark::Counter(2.0 * m * n * k * 1e-9 * state.iterations(),
+                                                 benchmark::Counter::kIsRate);
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+}
+
+void BM_bitlearn_matmul_cuda(benchmark::State& state) {
+  const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
+  bl::LaunchConfig config;
+  config.variant = static_cast<int>(state.range(3));
+  DeviceGemm d(m, n, k);
+  bl::MatmulArgs args = bl::matmul_dense_args(1, m, n, k);
+  time_gpu(state, m, n, k, [&] { bl::matmul_cuda(args, d.a, d.b, d.c, config); });
+}
+
+void BM_cublas_sgemm_strict(benchmark::State& state) {
+  const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
+  DeviceGemm d(m, n, k);
+  cublasHandle_t handle;
+  cublasCreate(&handle);
+  // Strict fp32: default math, TF32 tensor-core conversion not allowed.
+  cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH);
+  const float one = 1.0f, zero = 0.0f;
+  // Row-major C = A B is column-major C^T = B^T A^T.
+  time_gpu(state, m, n, k, [&] {
+    cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(m),
+                static_cast<int>(k), &one, d.b, static_cast<int>(n), d.a, static_cast<int>(k),
+                &zero, d.c, static_cast<int>(n));
+  });
+  cublasDestroy(handle);
+}
+
+const int64_t kShapes[][3] = {{2048, 2048, 2048}, {4096, 4096, 4096}, {8192, 8192, 8192},
+                              {8192, 768, 3072},  {8192, 3072, 768},  {8192, 768, 768}};
+
+void bitlearn_shapes(benchmark::internal::Benchmark* b) {
+  for (const auto& s : kShapes)
+    for (int64_t variant : {0, 1, 2, 3}) b->Args({s[0], s[1], s[2], variant});
+  b->ArgNames({"M", "N", "K", "variant"})->UseManualTime()->Unit(benchmark::kMillisecond);
+}
+
+void cublas_shapes(benchmark::internal::Benchmark* b) {
+  for (const auto& s : kShapes) b->Args({s[0], s[1], s[2]});
+  b->ArgNames({"M", "N", "K"})->UseManualTime()->Unit(benchmark::kMillisecond);
+}
+
+BENCHMARK(BM_cublas_sgemm_strict)->Apply(cublas_shapes);
+BENCHMARK(BM_bitlearn_matmul_cuda)->Apply(bitlearn_shapes);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,163 @@
+// Conformance of the CUDA contract GEMM (src/kernels/cuda/matmul.cu) with the scalar reference, by
+// memcmp, under every LaunchConfig of kConformanceLaunchConfigs (which pick tile shapes through
+// `variant`) and every tile variant: shapes, transposes, batches, special values, batch
+// invariance, and the leaf-size sabotage arms through the same comparison.
+#include <gtest/gtest.h>
+
+#include <cuda_runtime.h>
+
+#include <string>
+#include <vector>
+
+#include "conformance/harness.h"
+#include "conformance/matmul_cases.h"
+#include "core/error.h"
+#include "kernels/launch.h"
+#include "kernels/matmul.h"
+
+namespace {
+
+using bl::MatmulArgs;
+using bl::conformance::bits_equal;
+using bl::conformance::MatmulCase;
+using bl::conformance::MatmulProblem;
+
+bool have_gpu() {
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+}
+
+struct DeviceBuffer {
+  float* ptr = nullptr;
+  explicit DeviceBuffer(const std::vector<float>& host) {
+    EXPECT_EQ(cudaMalloc(&ptr, host.size() * sizeof(float) + 4), cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(ptr, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice),
+              cudaSuccess);
+  }
+  ~DeviceBuffer() { cudaFree(ptr); }
+  std::vector<float> download(size_t n) const {
+    std::vector<float> host(n);
+    EXPECT_EQ(cudaMemcpy(host.data(), ptr, n * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+    return host;
+  }
+};
+
+std::vector<bl::LaunchConfig> all_configs() {
+  std::vector<bl::LaunchConfig> v(std::begin(bl::kConformanceLaunchConfigs),
+                                  std::end(bl::kConformanceLaunchConfigs));
+  v.push_back({256, 5, 3});  // the fourth tile variant, with a capped grid
+  return v;
+}
+
+std::string config_name(const bl::LaunchConfig& c) {
+  return "block=" + std::to_string(c.block) + " grid_cap=" + std::to_string(c.grid_cap) +
+         " variant=" + std::to_string(c.variant);
+}
+
+std::vector<float> run_cuda(const MatmulProblem& p, const bl::LaunchConfig& config) {
+  DeviceBuffer a(p.a), b(p.b), c(p.c_init);
+  bl::matmul_cuda(p.args, a.ptr, b.ptr, c.ptr, config);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  return c.download(p.c_init.size());
+}
+
+std::vector<float> run_reference(const MatmulProblem& p) {
+  std::vector<float> c = p.c_init;
+  bl::matmul_reference(p.args, p.a.data(), p.b.data(), c.data());
+  return c;
+}
+
+void check_cases(const std::vector<MatmulCase>& cases, uint64_t seed) {
+  for (const MatmulCase& mc : cases) {
+    MatmulProblem p = bl::conformance::make_matmul_problem(mc, seed++);
+    std::vector<float> expected = run_reference(p);
+    for (const bl::LaunchConfig& config : all_configs())
+      EXPECT_TRUE(bits_equal(expected, run_cuda(p, config),
+                             "matmul_cuda " + config_name(config) + " " + p.name));
+  }
+}
+
+TEST(MatmulCudaConformance, MatchesReferenceOnShapes) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  check_cases(bl::conformance::matmul_conformance_cases(), 100);
+}
+
+TEST(MatmulCudaConformance, MatchesReferenceOnSpecialValues) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  check_cases(bl::conformance::matmul_special_cases(), 500);
+}
+
+TEST(MatmulCudaConformance, MatchesReferenceOnLargerShapes) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  // Several full 128 x 128 tiles with partial edges, K with several leaves and a short last one.
+  std::vector<MatmulCase> cases;
+  for (int t = 0; t < 4; ++t) {
+    cases.push_back({1, 300, 260, 1100, (t & 1) != 0, (t & 2) != 0, 0, 0, 1.0f});
+    cases.push_back({2, 129, 257, 520, (t & 1) != 0, (t & 2) != 0, 1, 301, 1.0f});
+  }
+  check_cases(cases, 700);
+}
+
+TEST(MatmulCudaConformance, RowAloneEqualsRowInsideLargeM) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  MatmulCase mc{1, 301, 37, 777, false, true, 2, 0, 1.0f};
+  MatmulProblem p = bl::conformance::make_matmul_problem(mc, 1234);
+  std::vector<float> big = run_cuda(p, bl::LaunchConfig{});
+  for (int64_t row : {int64_t{0}, int64_t{127}, int64_t{128}, int64_t{300}}) {
+    MatmulProblem one = p;
+    one.args.m = 1;
+    one.args.ldc = one.args.n;
+    one.a.assign(p.a.begin() + row * p.args.lda, p.a.end());
+    one.c_init.assign(static_cast<size_t>(one.args.n), 0.0f);
+    for (const bl::LaunchConfig& config : all_configs()) {
+      std::vector<float> c = run_cuda(one, config);
+      EXPECT_TRUE(bits_equal(big.data() + row * p.args.ldc, c.data(), c.size(), sizeof(float),
+                             "row " + std::to_string(row) + " alone, " + config_name(config)));
+    }
+  }
+}
+
+TEST(MatmulCudaConformance, BatchEntryAloneEqualsEntryInsideBatch) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  MatmulCase mc{5, 23, 29, 300, true, false, 1, 0, 1.0f};
+  MatmulProblem p = bl::conformance::make_matmul_problem(mc, 4321);
+  std::vector<float> all = run_cuda(p, bl::LaunchConfig{});
+  MatmulProblem one = p;
+  one.args.batch = 1;
+  one.a.assign(p.a.begin() + 3 * p.args.stride_a, p.a.end());
+  one.b.assign(p.b.begin() + 3 * p.args.stride_b, p.b.end());
+  one.c_init.assign(static_cast<size_t>(p.args.stride_c), 0.0f);
+  std::vector<float> c = run_cuda(one, bl::LaunchConfig{64, 7, 1});
+  for (int64_t m = 0; m < mc.m; ++m)
+    EXPECT_TRUE(bits_equal(all.data() + 3 * p.args.stride_c + m * p.args.ldc,
+                           c.data() + m * p.args.ldc, static_cast<size_t>(mc.n), sizeof(float),
+                           "batch entry 3 row " + std::to_string(m)));
+}
+
+TEST(MatmulCudaConformance, SabotageLeafSizesAreCaught) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  // The CUDA result is compared with the leaf-128 and leaf-less variants by the same memcmp: both
+  // must differ, while the reference must agree.
+  MatmulCase mc{1, 40, 50, 700, false, false, 0, 0, 1.0f};
+  MatmulProblem p = bl::conformance::make_matmul_problem(mc, 55);
+  std::vector<float> got = run_cuda(p, bl::LaunchConfig{});
+  for (int64_t leaf : {int64_t{128}, int64_t{0}}) {
+    std::vector<float> sabotaged = p.c_init;
+    bl::conformance::matmul_reference_with_leaf(p.args, p.a.data(), p.b.data(), sabotaged.data(),
+                                                leaf);
+    EXPECT_FALSE(bits_equal(sabotaged, got, "leaf=" + std::to_string(leaf)));
+  }
+  EXPECT_TRUE(bits_equal(run_reference(p), got, "contract leaf"));
+}
+
+TEST(MatmulCudaConformance, BadInputThrows) {
+  MatmulArgs args = bl::matmul_dense_args(1, 4, 4, 4);
+  args.ldb = 2;
+  EXPECT_THROW(bl::matmul_cuda(args, nullptr, nullptr, nullptr, bl::LaunchConfig{}), bl::Error);
+  args = bl::matmul_dense_args(1, 4, 4, 4);
+  bl::LaunchConfig bad_variant{256, 0, 9};
+  float* dummy = reinterpret_cast<float*>(16);
+  EXPECT_THROW(bl::matmul_cuda(args, dummy, dummy, dummy, bad_variant), bl::Error);
+}
+
+}  // namespace
