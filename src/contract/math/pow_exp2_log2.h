@@ -10,14 +10,30 @@
 #include "contract/ff.h"
 #include "contract/math/trig_reduce.h"
 
+// The kernels are large; on host compilers they are forced inline so that a loop over an array
+// that calls pow has no calls left and can vectorize (nvcc's BL_HD already forces inlining).
+#if !BL_GPU_COMPILER && (defined(__GNUC__) || defined(__clang__))
+#define BL_POW_INLINE inline __attribute__((always_inline))
+#else
+#define BL_POW_INLINE BL_HD
+#endif
+
 namespace bl {
 namespace pow_detail {
 
+// c ? a : b on the bits with a mask: both operands are always computed, so compilers keep the
+// code straight-line (a float ?: lets them move an operand's computation under a branch, which
+// -ftrapping-math then forbids them to undo, and the loop no longer vectorizes).
+BL_HD float select(bool c, float a, float b) {
+  uint32_t mask = 0u - static_cast<uint32_t>(c);
+  return float_of((bits_of(a) & mask) | (bits_of(b) & ~mask));
+}
+
 // log2(x) as a float-float for finite x > 0 (subnormals included).
-BL_HD ff log2_ff(float x) {
+BL_POW_INLINE ff log2_ff(float x) {
   // Selects instead of branches keep loops over arrays vectorizable.
   bool subnormal = bits_of(x) < 0x00800000u;  // scale into the normal range (exact)
-  x = subnormal ? mul(x, 8388608.0f) : x;
+  x = select(subnormal, mul(x, 8388608.0f), x);
   uint32_t u = bits_of(x);
   int k = static_cast<int>(u >> 23) - 127 - (subnormal ? 23 : 0);
   uint32_t mb = (u & 0x007FFFFFu) | 0x3F800000u;
@@ -101,10 +117,12 @@ struct scaled {
 
 // 2^t for a float-float t; t.hi is clamped to [-400, 400], beyond which every binary32 result
 // has overflowed or underflowed.
-BL_HD scaled exp2_ff(ff t) {
-  float th = t.hi < 400.0f ? t.hi : 400.0f;  // t.hi is not NaN here
-  th = th > -400.0f ? th : -400.0f;
-  float tl = th == t.hi ? t.lo : 0.0f;
+BL_POW_INLINE scaled exp2_ff(ff t) {
+  // Clamp with integer comparisons on the bits (no floating-point compares, which keeps the
+  // selects branch-free for the vectorizer under -ftrapping-math).
+  bool big = (bits_of(t.hi) & 0x7FFFFFFFu) > 0x43C80000u;  // |t.hi| > 400
+  float th = select(big, copysign(400.0f, t.hi), t.hi);
+  float tl = select(big, 0.0f, t.lo);
   // n = round(32*th) with the 1.5*2^23 trick (|32*th| < 2^22); th - n/32 is exact.
   float nf = sub(add(mul(th, 32.0f), 12582912.0f), 12582912.0f);
   int n = static_cast<int>(nf);
@@ -126,7 +144,7 @@ BL_HD scaled exp2_ff(ff t) {
 // Rounds (m.hi + m.lo) * 2^k to binary32 once, including results in the subnormal range, for a
 // normalized float-float with 1/4 <= m.hi < 4. Overflow gives +inf, deep underflow +0. Both the
 // normal and the subnormal rounding are computed and one is selected (no branches).
-BL_HD float scale_round(ff m, int k) {
+BL_POW_INLINE float scale_round(ff m, int k) {
   k = k < 300 ? k : 300;
   k = k > -300 ? k : -300;
   float r = add(m.hi, m.lo);
@@ -147,11 +165,12 @@ BL_HD float scale_round(ff m, int k) {
   float x1 = mul(m.hi, trig_detail::pow2i(ks));
   float r1 = mul(x1, trig_detail::pow2i(-126));
   float d = sub(x1, mul(r1, trig_detail::pow2i(126)));
-  bool fix = abs(d) == 5.9604644775390625e-08f && m.lo != 0.0f && sign_bit(d) == sign_bit(m.lo);
-  float step = fix ? (sign_bit(d) ? float_of(0x80000001u) : float_of(1u)) : 0.0f;  // +-2^-149
-  float subnormal = add(r1, step);
-  subnormal = k < -160 ? 0.0f : subnormal;
-  return e + k >= -126 ? normal : subnormal;
+  bool fix = ((bits_of(d) & 0x7FFFFFFFu) == 0x33800000u) & ((bits_of(m.lo) & 0x7FFFFFFFu) != 0u) &
+             (sign_bit(d) == sign_bit(m.lo));  // |d| == 2^-24 and m.lo != 0 on d's side
+  uint32_t step_bits = fix ? ((bits_of(d) & 0x80000000u) | 1u) : 0u;  // +-2^-149 or +0
+  float subnormal = add(r1, float_of(step_bits));
+  subnormal = select(k < -160, 0.0f, subnormal);
+  return select(e + k >= -126, normal, subnormal);
 }
 
 }  // namespace pow_detail

@@ -102,7 +102,7 @@ BL_HD float gelu(float x) {
 // always correctly rounded, subnormal results rounded once. Special cases follow C99 Annex F:
 // pow(x, +-0) = 1 and pow(+1, y) = 1 even for NaN; pow(-1, +-inf) = 1; a negative base needs an
 // integer y (odd y keeps the sign); +-0 and +-inf bases as the annex lists. Other NaNs: canonical.
-BL_HD float pow(float x, float y) {
+BL_POW_INLINE float pow(float x, float y) {
   // The main path runs on sanitized operands and the special cases are selected at the end, so
   // the function has no branches and loops over arrays can vectorize.
   uint32_t ux = bits_of(x), uy = bits_of(y);
@@ -118,28 +118,29 @@ BL_HD float pow(float x, float y) {
   uint32_t result_sign = (x_negative && odd) ? 0x80000000u : 0u;
   // Main path: 2^(y * log2|x|) for finite nonzero x and finite y.
   bool x_regular = ax != 0u && ax < 0x7F800000u;
-  float xm = x_regular ? float_of(ax) : 1.0f;
-  float ym = ay < 0x7F800000u ? y : 0.0f;
+  float xm = pow_detail::select(x_regular, float_of(ax), 1.0f);
+  float ym = pow_detail::select(ay < 0x7F800000u, y, 0.0f);
   ff l2 = pow_detail::log2_ff(xm);
   ff t = ff_mul_f(l2, ym);
-  bool huge = !(abs(t.hi) < 400.0f);  // far outside the range (or inf/NaN intermediates)
-  t = huge ? ff{0.0f, 0.0f} : t;
+  bool huge = (bits_of(t.hi) & 0x7FFFFFFFu) >= 0x43C80000u;  // |t| >= 400 (or inf/NaN)
+  t.hi = pow_detail::select(huge, 0.0f, t.hi);
+  t.lo = pow_detail::select(huge, 0.0f, t.lo);
   pow_detail::scaled e = pow_detail::exp2_ff(t);
   float mag = pow_detail::scale_round(e.m, e.k);
   const float inf = float_of(0x7F800000u);
-  float huge_mag = ((l2.hi > 0.0f) != y_negative) ? inf : 0.0f;
-  mag = huge ? huge_mag : mag;
+  float huge_mag = (!sign_bit(l2.hi) != y_negative) ? inf : 0.0f;  // l2 != 0 when huge
+  mag = pow_detail::select(huge, huge_mag, mag);
   float r = float_of(bits_of(mag) | result_sign);
   // Special cases, later lines take precedence.
-  r = (x_negative && !integral) ? canonical_nan() : r;
+  r = pow_detail::select(x_negative && !integral, canonical_nan(), r);
   bool to_inf = (ax == 0u) == y_negative;  // x = +-0 or +-inf
   float zero_or_inf = float_of((to_inf ? 0x7F800000u : 0u) | result_sign);
-  r = (ax == 0u || ax == 0x7F800000u) ? zero_or_inf : r;
+  r = pow_detail::select(ax == 0u || ax == 0x7F800000u, zero_or_inf, r);
   float y_inf_result = ((ax > 0x3F800000u) != y_negative) ? inf : 0.0f;
   y_inf_result = ax == 0x3F800000u ? 1.0f : y_inf_result;  // pow(-1, +-inf) = 1
-  r = ay == 0x7F800000u ? y_inf_result : r;
-  r = (ax > 0x7F800000u || ay > 0x7F800000u) ? canonical_nan() : r;
-  r = (ay == 0u || ux == 0x3F800000u) ? 1.0f : r;
+  r = pow_detail::select(ay == 0x7F800000u, y_inf_result, r);
+  r = pow_detail::select(ax > 0x7F800000u || ay > 0x7F800000u, canonical_nan(), r);
+  r = pow_detail::select(ay == 0u || ux == 0x3F800000u, 1.0f, r);
   return r;
 }
 
