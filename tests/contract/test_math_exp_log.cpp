@@ -473,6 +473,10 @@ const bits_case kHardCases[] = {
     {1, 0x34000000u, 0x34000001u},  // expm1
     {1, 0x34CA62C1u, 0x34CA62C3u},  // expm1
     {1, 0x3566C158u, 0x3566C15Fu},  // expm1
+    {2, 0x03B0FFA6u, 0xC2A5B505u},  // log
+    {2, 0x03D2F29Fu, 0xC2A55B2Du},  // log
+    {2, 0x0B265D7Bu, 0xC291095Fu},  // log
+    {2, 0x0F61FF63u, 0xC2855565u},  // log
     {5, 0x3AC37DE2u, 0x3AC37DD9u},  // tanh
     {5, 0x3BAB6E65u, 0x3BAB6DFFu},  // tanh
     {5, 0x3BB5ECFFu, 0x3BB5EC85u},  // tanh
