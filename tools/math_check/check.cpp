@@ -102,6 +102,14 @@ FnReport check_function(bl::MathFn fn, const CheckOptions& opts) {
       for (uint64_t k = 0; k < len; ++k) bulk_input(fn, opts, begin + k, &xs[k], &ys[k]);
       bl::math_map_reference(fn, xs.data(), binary ? ys.data() : nullptr, out.data(),
                              static_cast<int64_t>(len));
+      if (opts.sabotage) {
+        for (uint64_t k = 0; k < len; ++k) {
+          const uint32_t b = bl::bits_of(out[k]);
+          if (std::isnan(out[k])) out[k] = bl::float_of(0xFFC00000u);
+          else if ((begin + k) % 4096 == 0 && (b & 0x7F800000u) != 0x7F800000u && (b & 0x7FFFFFFFu) > 2)
+            out[k] = bl::float_of(b + 2u);
+        }
+      }
       for (uint64_t k = 0; k < len; ++k) {
         // Unary NaN inputs: the exact result is NaN; skip the oracle.
         Exact e;

@@ -25,6 +25,9 @@ struct CheckOptions {
   int threads = 1;
   bool force_mpfr = false;     // oracle from MPFR for every input (slow; validates the fast path)
   uint64_t pow_seed = 1;
+  // Sabotage arm: moves every 4096th sampled result by 2 ulps and gives NaN results the x86
+  // default NaN 0xFFC00000, so that a correct checker must report failure.
+  bool sabotage = false;
 };
 
 struct FnReport {

@@ -29,13 +29,19 @@ int main(int argc, char** argv) {
   app.add_option("--threads", threads, "worker threads")->check(CLI::Range(1, 1024));
   app.add_flag("--verbose", verbose, "print every special value");
   app.add_flag("--mpfr-all", force_mpfr, "use MPFR for every input (slow; validates the oracle)");
-  bool self_check = false;
+  bool self_check = false, sabotage = false;
+  app.add_flag("--sabotage", sabotage,
+               "test the checker: perturb sampled results by 2 ulps and make NaNs non-canonical");
   app.add_flag("--oracle-self-check", self_check,
                "compare the oracle's float64 path with MPFR alone on --sample inputs, then exit");
   app.add_option("--sweep-hashes", sweep_path, "sweep mode: write per-chunk SHA-256 hashes to FILE");
   app.add_option("--device", device, "sweep device: cpu or cuda");
   app.add_option("--compare", compare_path, "sweep mode: compare with this reference hash file");
   app.add_option("--note", note, "sweep mode: comment line for the hash file");
+  int sweep_chunks = 0, chunk_step = 1;
+  app.add_option("--sweep-chunk-step", chunk_step,
+                 "sweep mode: only every S-th chunk of the unary functions (0, S, 2S, ...)");
+  app.add_option("--sweep-chunks", sweep_chunks, "sweep mode: only the first K chunks per function");
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -47,6 +53,8 @@ int main(int argc, char** argv) {
       so.fn = fn;
       so.note = note;
       so.threads = threads;
+      so.max_chunks = sweep_chunks;
+      so.chunk_step = chunk_step;
       return mathcheck::run_sweep(so);
     }
     std::vector<bl::MathFn> fns;
@@ -59,6 +67,7 @@ int main(int argc, char** argv) {
     opts.sample = sample;
     opts.threads = threads;
     opts.force_mpfr = force_mpfr;
+    opts.sabotage = sabotage;
     if (self_check) {
       uint64_t total_bad = 0;
       for (bl::MathFn f : fns) {

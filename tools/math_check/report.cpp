@@ -29,7 +29,7 @@ std::string value(uint32_t b) {
 
 void print_report(const FnReport& r, bool verbose) {
   const bool binary = bl::math_arity(r.fn) == 2;
-  std::printf("%-10s %s  inputs %" PRIu64 "  max error %.4f ulp  not correctly rounded %" PRIu64
+  std::printf("%-10s %s  inputs %" PRIu64 "  max error %.6f ulp  not correctly rounded %" PRIu64
               "  not faithful %" PRIu64 "  wrong zero sign %" PRIu64 "  NaN mismatch %" PRIu64
               "  non-canonical NaN %" PRIu64 "  mpfr %" PRIu64 "  %.1f s\n",
               bl::math_fn_name(r.fn), r.passed() ? "OK  " : "FAIL", r.inputs, r.max_err_ulps,

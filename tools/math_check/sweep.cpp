@@ -50,8 +50,11 @@ std::string sha256_hex(const float* data, int64_t n) {
   return s;
 }
 
+int g_max_chunks = 0;  // SweepOptions::max_chunks of the current run
+
 int chunk_count(bl::MathFn fn) {
-  return fn == bl::MathFn::pow ? kPowSweepChunks : (1 << (32 - kSweepChunkLog2));
+  const int full = fn == bl::MathFn::pow ? kPowSweepChunks : (1 << (32 - kSweepChunkLog2));
+  return g_max_chunks > 0 && g_max_chunks < full ? g_max_chunks : full;
 }
 
 // Inputs of one chunk: consecutive bit patterns (unary) or the pow pair sample.
@@ -64,7 +67,11 @@ void fill_chunk(bl::MathFn fn, int chunk, float* x, float* y) {
   }
 }
 
-using HashTable = std::map<std::string, std::vector<std::string>>;  // name -> per-chunk hex
+using HashTable = std::map<std::string, std::map<int, std::string>>;  // name -> chunk -> hex
+int g_chunk_step = 1;  // SweepOptions::chunk_step of the current run
+
+// The chunks of fn this run evaluates.
+std::vector<int> chunks_of(bl::MathFn fn);
 
 std::vector<bl::MathFn> selected(const std::string& fn) {
   if (fn == "all") return bl::all_math_fns();
@@ -81,10 +88,9 @@ void sweep_cpu(const std::vector<bl::MathFn>& fns, int threads, HashTable& table
   bool any_unary = false, any_pow = false;
   for (bl::MathFn f : fns) (f == bl::MathFn::pow ? any_pow : any_unary) = true;
   if (any_unary)
-    for (int c = 0; c < (1 << (32 - kSweepChunkLog2)); ++c) items.push_back({false, c});
+    for (int c : chunks_of(bl::MathFn::exp)) items.push_back({false, c});
   if (any_pow)
-    for (int c = 0; c < kPowSweepChunks; ++c) items.push_back({true, c});
-  for (bl::MathFn f : fns) table[bl::math_fn_name(f)].assign(chunk_count(f), "");
+    for (int c : chunks_of(bl::MathFn::pow)) items.push_back({true, c});
 
   std::atomic<size_t> next{0};
   std::atomic<size_t> done{0};
@@ -127,15 +133,17 @@ void sweep_cuda(const std::vector<bl::MathFn>& fns, int threads, HashTable& tabl
   CudaSweepDevice dev(kChunk);
   std::vector<float> x(kChunk), y(kChunk);
   std::vector<std::vector<float>> outs(fns.size(), std::vector<float>(kChunk));
-  for (bl::MathFn f : fns) table[bl::math_fn_name(f)].assign(chunk_count(f), "");
   const auto t0 = std::chrono::steady_clock::now();
   const int max_chunks = 1 << (32 - kSweepChunkLog2);
   for (int c = 0; c < max_chunks; ++c) {
     // Unary functions share the chunk's inputs; pow has its own pair sample for c < 4.
     std::vector<size_t> active;
-    for (size_t k = 0; k < fns.size(); ++k)
-      if (c < chunk_count(fns[k])) active.push_back(k);
-    if (active.empty()) break;
+    for (size_t k = 0; k < fns.size(); ++k) {
+      const std::vector<int> cs = chunks_of(fns[k]);
+      for (int cc : cs)
+        if (cc == c) active.push_back(k);
+    }
+    if (active.empty()) continue;
     bool uploaded_unary = false;
     for (size_t k : active) {
       if (fns[k] == bl::MathFn::pow) {
@@ -174,6 +182,19 @@ void sweep_cuda(const std::vector<bl::MathFn>& fns, int threads, HashTable& tabl
 }
 #endif
 
+// SHA-256 of the reference map's outputs on 2^16 spread inputs (pairs for pow): a cheap
+// identification of the math sources a hash file was made with.
+std::string fingerprint(bl::MathFn f) {
+  const int64_t n = 1 << 16;
+  std::vector<float> x(n), y(n), out(n);
+  for (int64_t i = 0; i < n; ++i) {
+    if (f == bl::MathFn::pow) pow_pair(static_cast<uint64_t>(i), 7, &x[i], &y[i]);
+    else x[i] = bl::float_of(spread_bits(static_cast<uint64_t>(i)));
+  }
+  bl::math_map_reference(f, x.data(), f == bl::MathFn::pow ? y.data() : nullptr, out.data(), n);
+  return sha256_hex(out.data(), n);
+}
+
 void write_table(const SweepOptions& opts, const std::vector<bl::MathFn>& fns,
                  const HashTable& table, const std::string& device_desc) {
   std::ofstream out(opts.out_path);
@@ -185,14 +206,15 @@ void write_table(const SweepOptions& opts, const std::vector<bl::MathFn>& fns,
       << kPowSweepSeed << ". Line format: <function> <chunk> <sha256>\n"
       << "# device: " << device_desc << "\n";
   if (!opts.note.empty()) out << "# note: " << opts.note << "\n";
-  for (bl::MathFn f : fns) {
-    const auto& v = table.at(bl::math_fn_name(f));
-    for (size_t c = 0; c < v.size(); ++c) out << bl::math_fn_name(f) << " " << c << " " << v[c] << "\n";
-  }
+  for (bl::MathFn f : fns)
+    out << "fingerprint " << bl::math_fn_name(f) << " " << fingerprint(f) << "\n";
+  for (bl::MathFn f : fns)
+    for (const auto& kv : table.at(bl::math_fn_name(f)))
+      out << bl::math_fn_name(f) << " " << kv.first << " " << kv.second << "\n";
   BL_CHECK(out.good(), "sweep: failed writing '", opts.out_path, "'");
 }
 
-HashTable read_table(const std::string& path) {
+HashTable read_table(const std::string& path, std::map<std::string, std::string>* prints) {
   std::ifstream in(path);
   BL_CHECK(in.good(), "sweep: cannot open reference hash file '", path, "'");
   HashTable t;
@@ -204,12 +226,16 @@ HashTable read_table(const std::string& path) {
     std::istringstream s(line);
     std::string name, hash;
     int chunk = -1;
+    if (line.rfind("fingerprint ", 0) == 0) {
+      std::string word;
+      s >> word >> name >> hash;
+      (*prints)[name] = hash;
+      continue;
+    }
     s >> name >> chunk >> hash;
     BL_CHECK(!name.empty() && chunk >= 0 && hash.size() == 64, "sweep: '", path, "' line ",
              line_no, ": expected '<function> <chunk> <sha256>'");
-    auto& v = t[name];
-    if (static_cast<int>(v.size()) <= chunk) v.resize(chunk + 1);
-    v[chunk] = hash;
+    t[name][chunk] = hash;
   }
   return t;
 }
@@ -251,7 +277,8 @@ void explain_chunk(const SweepOptions& opts, bl::MathFn f, int chunk) {
 
 int compare_tables(const SweepOptions& opts, const std::vector<bl::MathFn>& fns,
                    const HashTable& mine) {
-  const HashTable ref = read_table(opts.compare_path);
+  std::map<std::string, std::string> prints;
+  const HashTable ref = read_table(opts.compare_path, &prints);
   int bad = 0;
   for (bl::MathFn f : fns) {
     const std::string name = bl::math_fn_name(f);
@@ -261,24 +288,45 @@ int compare_tables(const SweepOptions& opts, const std::vector<bl::MathFn>& fns,
       ++bad;
       continue;
     }
-    const auto& a = mine.at(name);
-    const auto& b = it->second;
-    int first = -1;
-    for (size_t c = 0; c < a.size(); ++c)
-      if (c >= b.size() || a[c] != b[c]) {
-        first = static_cast<int>(c);
+    auto fp = prints.find(name);
+    const bool stale = fp != prints.end() && fp->second != fingerprint(f);
+    // Chunks present in both files are compared; the first difference is reported.
+    int first = -1, compared = 0;
+    for (const auto& kv : mine.at(name)) {
+      auto r = it->second.find(kv.first);
+      if (r == it->second.end()) continue;
+      ++compared;
+      if (r->second != kv.second) {
+        first = kv.first;
         break;
       }
-    if (first < 0 && b.size() == a.size()) {
-      std::printf("%-10s IDENTICAL (%zu chunks)\n", name.c_str(), a.size());
+    }
+    if (stale) {
+      ++bad;
+      std::printf("%-10s STALE: %s was made from other math sources (fingerprint differs)%s\n",
+                  name.c_str(), opts.compare_path.c_str(),
+                  first < 0 ? "" : "; chunks differ as expected");
+    } else if (compared == 0) {
+      ++bad;
+      std::printf("%-10s NOT COMPARED: no common chunks\n", name.c_str());
+    } else if (first < 0) {
+      std::printf("%-10s IDENTICAL (%d chunks compared of %zu in the reference)\n", name.c_str(),
+                  compared, it->second.size());
     } else {
       ++bad;
-      std::printf("%-10s DIFFERENT: first differing chunk %d (inputs 0x%08X..)\n", name.c_str(),
+      std::printf("%-10s DIFFERENT: first differing chunk %d (inputs from 0x%08X)\n", name.c_str(),
                   first, static_cast<unsigned>(static_cast<uint64_t>(first) * kChunk));
       explain_chunk(opts, f, first);
     }
   }
   return bad == 0 ? 0 : 1;
+}
+
+std::vector<int> chunks_of(bl::MathFn fn) {
+  std::vector<int> v;
+  const int step = fn == bl::MathFn::pow ? 1 : g_chunk_step;
+  for (int c = 0; c < chunk_count(fn); c += step) v.push_back(c);
+  return v;
 }
 
 }  // namespace
@@ -287,7 +335,11 @@ int run_sweep(const SweepOptions& opts) {
   const std::vector<bl::MathFn> fns = selected(opts.fn);
   HashTable table;
   std::string desc;
+  g_max_chunks = opts.max_chunks;
+  BL_CHECK(opts.chunk_step >= 1, "sweep: --sweep-chunk-step must be >= 1");
+  g_chunk_step = opts.chunk_step;
   const auto t0 = std::chrono::steady_clock::now();
+  BL_CHECK(opts.threads >= 1, "sweep: --threads must be >= 1");
   if (opts.device == "cpu") {
     desc = std::string("cpu, math_map_cpu, ") +
            (bl::cpu_has_avx2_fma() ? "AVX2+FMA chunk loop" : "baseline chunk loop");

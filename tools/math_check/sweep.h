@@ -14,6 +14,8 @@ struct SweepOptions {
   std::string fn = "all";     // one function name, or all
   std::string note;           // free text written as a comment line
   int threads = 1;            // CPU worker threads (cpu device) / hashing threads (cuda)
+  int max_chunks = 0;         // > 0: only the first max_chunks chunks per function (quick runs)
+  int chunk_step = 1;         // > 1: only every chunk_step-th unary chunk (0, step, 2*step, ...)
 };
 
 // Chunks of the sweep: 2^24 inputs each; 256 chunks per unary function, 4 for pow.
