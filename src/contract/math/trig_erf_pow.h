@@ -147,11 +147,14 @@ BL_POW_INLINE float pow(float x, float y) {
 // 1/sqrt(x) correctly rounded (one rounding of the exact value; div(1, sqrt(x)) would round twice
 // and be off by up to 1.49 ulp). rsqrt(+0) = +inf, rsqrt(-0) = -inf, rsqrt(+inf) = +0; negative x
 // and NaN give the canonical NaN.
-BL_HD float rsqrt(float x) {
-  if (x == 0.0f) return div(1.0f, x);
-  if (!(x > 0.0f)) return canonical_nan();
-  if (is_inf(x)) return 0.0f;
-  return rsqrt_detail::rsqrt_positive(x);
+BL_POW_INLINE float rsqrt(float x) {
+  uint32_t u = bits_of(x);
+  bool regular = u - 1u < 0x7F7FFFFFu;  // 0 < x < inf
+  float r = rsqrt_detail::rsqrt_positive(pow_detail::select(regular, x, 1.0f));
+  r = pow_detail::select((u & 0x7FFFFFFFu) == 0u, float_of(0x7F800000u | u), r);  // +-0 -> +-inf
+  r = pow_detail::select(u == 0x7F800000u, 0.0f, r);                           // +inf -> +0
+  r = pow_detail::select(u > 0x7F800000u && u != 0x80000000u, canonical_nan(), r);  // x < 0, NaN
+  return r;
 }
 
 }  // namespace bl
