@@ -34,6 +34,9 @@ struct MatmulDeviceArgs {
 template <int BM, int BN, int BK, int TM, int TN>
 struct MatmulTile {
   static constexpr int kThreadsN = BN / TN;
+  // A thread's TN columns are TN/4 groups of 4 adjacent columns, kGroupStrideN apart, so the
+  // float4 reads of one quarter-warp cover 128 contiguous bytes (no bank conflicts).
+  static constexpr int kGroupStrideN = BN / (TN / 4);
   static constexpr int kThreads = (BM / TM) * (BN / TN);
   static constexpr int kPitchA = BM + 4;
   static constexpr int kPitchB = BN + 4;
@@ -49,60 +52,48 @@ struct MatmulTile {
 // x[o * ld + k] when k is contiguous (plain A, B^T) and at x[k * ld + o] otherwise (A^T, plain B);
 // consecutive threads always read consecutive addresses. Out-of-range elements load as 0; they
 // only ever meet outputs that are not stored or k steps that are not run.
-template <int BO, int BK, int kThreads>
+template <int BO, int BK, int kThreads, bool K_CONTIGUOUS>
 struct SlabLoader {
   static constexpr int kLoads = BO * BK / kThreads;
   static_assert(kThreads % BO == 0 && kThreads % BK == 0, "every load of a thread has the same "
                 "in-row position, so one pointer and one step describe all of them");
+  // Between consecutive loads of one thread: outer += kOuterStep, k += kKStep.
+  static constexpr int kOuterStep = K_CONTIGUOUS ? kThreads / BK : 0;
+  static constexpr int kKStep = K_CONTIGUOUS ? 0 : kThreads / BO;
   const float* ptr;  // this thread's first element of slab 0
-  int64_t step;      // elements between this thread's consecutive loads of one slab
-  int64_t advance;   // elements between consecutive slabs
-  int64_t outer;     // outer index of load 0, minus the number of valid outer indices
-  int outer_step;    // outer index increment between loads (0 when the loads go along k)
+  int oo;            // outer offset of load 0 within the tile
   int kk;            // k offset of load 0 within the slab
-  int kk_step;       // k increment between loads (0 when the loads go along outer)
+  unsigned outer_ok; // bit i: load i is inside the matrix along outer
 
-  __device__ __forceinline__ void init(const float* x, int64_t ld, bool k_contiguous, int64_t o0,
-                                       int64_t outer_total) {
+  __device__ __forceinline__ void init(const float* x, int64_t ld, int64_t o0, int64_t outer_total) {
     const int t = threadIdx.x;
-    int oo;
-    if (k_contiguous) {  // a warp reads whole runs of k of a few rows
-      oo = t / BK;
-      kk = t % BK;
-      outer_step = kThreads / BK;
-      kk_step = 0;
-    } else {  // a warp reads a run along the outer dimension
-      oo = t % BO;
-      kk = t / BO;
-      outer_step = 0;
-      kk_step = kThreads / BO;
-    }
-    outer = o0 + oo - outer_total;
+    oo = K_CONTIGUOUS ? t / BK : t % BO;
+    kk = K_CONTIGUOUS ? t % BK : t / BO;
+    outer_ok = 0;
+#pragma unroll
+    for (int i = 0; i < kLoads; ++i)
+      if (o0 + oo + i * kOuterStep < outer_total) outer_ok |= 1u << i;
     // Out-of-range rows point at row o0 (never dereferenced: the load is masked).
     const int64_t o = o0 + oo < outer_total ? o0 + oo : o0;
-    ptr = k_contiguous ? x + o * ld + kk : x + static_cast<int64_t>(kk) * ld + o;
-    step = k_contiguous ? static_cast<int64_t>(outer_step) * ld : static_cast<int64_t>(kk_step) * ld;
-    advance = k_contiguous ? BK : BK * ld;
+    ptr = K_CONTIGUOUS ? x + o * ld + kk : x + static_cast<int64_t>(kk) * ld + o;
   }
 
   // Reads slab s (k from s * BK) into reg; elements outside the matrix read as 0.
-  __device__ __forceinline__ void load(int64_t s, int64_t k_total, float (&reg)[kLoads]) const {
-    const float* base = ptr + s * advance;
-    const int64_t k_left = k_total - s * BK - kk;  // load i is inside K when i*kk_step < k_left
+  __device__ __forceinline__ void load(int64_t s, int64_t k_total, int64_t ld,
+                                       float (&reg)[kLoads]) const {
+    const float* base = K_CONTIGUOUS ? ptr + s * BK : ptr + s * BK * ld;
+    const int64_t k_left = k_total - s * BK - kk;  // load i is inside K when i*kKStep < k_left
 #pragma unroll
     for (int i = 0; i < kLoads; ++i) {
-      const bool ok = (outer + i * outer_step < 0) && (i * kk_step < k_left);
-      reg[i] = ok ? base[i * step] : 0.0f;
+      const bool ok = ((outer_ok >> i) & 1u) && (i * kKStep < k_left);
+      const int64_t offset = K_CONTIGUOUS ? i * kOuterStep * ld : i * kKStep * ld;
+      reg[i] = ok ? base[offset] : 0.0f;
     }
   }
 
   __device__ __forceinline__ void store(const float (&reg)[kLoads], float* smem, int pitch) const {
-    const int t = threadIdx.x;
-    // Same (outer, k) positions as in init, written as [k][outer].
-    const int oo = outer_step != 0 ? t / BK : t % BO;
 #pragma unroll
-    for (int i = 0; i < kLoads; ++i)
-      smem[(kk + i * kk_step) * pitch + oo + i * outer_step] = reg[i];
+    for (int i = 0; i < kLoads; ++i) smem[(kk + i * kKStep) * pitch + oo + i * kOuterStep] = reg[i];
   }
 };
 
@@ -119,7 +110,8 @@ __device__ __forceinline__ void tile_step(const float* sa, const float* sb, int 
   }
 #pragma unroll
   for (int j = 0; j < TN; j += 4) {
-    const float4 v = *reinterpret_cast<const float4*>(sb + kk * T::kPitchB + col0 + j);
+    const float4 v =
+        *reinterpret_cast<const float4*>(sb + kk * T::kPitchB + (j / 4) * T::kGroupStrideN + col0);
     fb[j] = v.x; fb[j + 1] = v.y; fb[j + 2] = v.z; fb[j + 3] = v.w;
   }
 #pragma unroll
@@ -128,15 +120,15 @@ __device__ __forceinline__ void tile_step(const float* sa, const float* sb, int 
     for (int j = 0; j < TN; ++j) acc[i][j] = fma(fa[i], fb[j], acc[i][j]);
 }
 
-template <int BM, int BN, int BK, int TM, int TN>
-__global__ void __launch_bounds__(MatmulTile<BM, BN, BK, TM, TN>::kThreads)
+template <int BM, int BN, int BK, int TM, int TN, int MIN_BLOCKS, bool A_KC, bool B_KC>
+__global__ void __launch_bounds__(MatmulTile<BM, BN, BK, TM, TN>::kThreads, MIN_BLOCKS)
     matmul_kernel(MatmulDeviceArgs p, const float* __restrict__ a, const float* __restrict__ b,
                   float* c) {
   using T = MatmulTile<BM, BN, BK, TM, TN>;
   __shared__ __align__(16) float smem_a[2][BK * T::kPitchA];
   __shared__ __align__(16) float smem_b[2][BK * T::kPitchB];
   const int row0 = (threadIdx.x / T::kThreadsN) * TM;  // within the tile
-  const int col0 = (threadIdx.x % T::kThreadsN) * TN;
+  const int col0 = (threadIdx.x % T::kThreadsN) * 4;  // first column of the first group
   const int64_t slabs = (p.k + BK - 1) / BK;
 
   for (int64_t tile = blockIdx.x; tile < p.tiles_total; tile += gridDim.x) {
@@ -159,21 +151,21 @@ __global__ void __launch_bounds__(MatmulTile<BM, BN, BK, TM, TN>::kThreads)
       for (int i = 0; i < TM; ++i)
 #pragma unroll
         for (int j = 0; j < TN; ++j) {
-          const int64_t m = m0 + row0 + i, n = n0 + col0 + j;
+          const int64_t m = m0 + row0 + i;
+          const int64_t n = n0 + (j / 4) * T::kGroupStrideN + col0 + j % 4;
           if (m < p.m && n < p.n) cb[m * p.ldc + n] = 0.0f;
         }
       continue;
     }
 
-    const bool a_k_contiguous = p.trans_a == 0;
-    const bool b_k_contiguous = p.trans_b != 0;
-    SlabLoader<BM, BK, T::kThreads> load_a;
-    SlabLoader<BN, BK, T::kThreads> load_b;
-    load_a.init(ab, p.lda, a_k_contiguous, m0, p.m);
-    load_b.init(bb, p.ldb, b_k_contiguous, n0, p.n);
+    // A is k-contiguous when plain (M x K), B when transposed (N x K).
+    SlabLoader<BM, BK, T::kThreads, A_KC> load_a;
+    SlabLoader<BN, BK, T::kThreads, B_KC> load_b;
+    load_a.init(ab, p.lda, m0, p.m);
+    load_b.init(bb, p.ldb, n0, p.n);
     float reg_a[T::kLoadsA], reg_b[T::kLoadsB];
-    load_a.load(0, p.k, reg_a);
-    load_b.load(0, p.k, reg_b);
+    load_a.load(0, p.k, p.lda, reg_a);
+    load_b.load(0, p.k, p.ldb, reg_b);
     load_a.store(reg_a, smem_a[0], T::kPitchA);
     load_b.store(reg_b, smem_b[0], T::kPitchB);
     __syncthreads();
@@ -182,8 +174,8 @@ __global__ void __launch_bounds__(MatmulTile<BM, BN, BK, TM, TN>::kThreads)
       const int buf = static_cast<int>(s & 1);
       const int64_t k0 = s * BK;
       if (s + 1 < slabs) {  // prefetch the next slab into registers while this one computes
-        load_a.load(s + 1, p.k, reg_a);
-        load_b.load(s + 1, p.k, reg_b);
+        load_a.load(s + 1, p.k, p.lda, reg_a);
+        load_b.load(s + 1, p.k, p.ldb, reg_b);
       }
       const float* sa = smem_a[buf];
       const float* sb = smem_b[buf];
@@ -205,13 +197,14 @@ __global__ void __launch_bounds__(MatmulTile<BM, BN, BK, TM, TN>::kThreads)
 #pragma unroll
         for (int i = 0; i < TM; ++i) {
           const int64_t m = m0 + row0 + i;
+          float* out_row = cb + m * p.ldc + n0 + col0;
+          const int64_t n_left = p.n - n0 - col0;  // column j of the thread is inside N when < n_left
 #pragma unroll
           for (int j = 0; j < TN; ++j) {
-            const int64_t n = n0 + col0 + j;
-            if (m < p.m && n < p.n) {
-              float* out = cb + m * p.ldc + n;
-              float v = first_leaf ? acc[i][j] : add(*out, acc[i][j]);
-              *out = last_leaf ? canonicalize(v) : v;
+            const int cj = (j / 4) * T::kGroupStrideN + j % 4;
+            if (m < p.m && cj < n_left) {
+              float v = first_leaf ? acc[i][j] : add(out_row[cj], acc[i][j]);
+              out_row[cj] = last_leaf ? canonicalize(v) : v;
             }
             acc[i][j] = 0.0f;
           }
@@ -226,7 +219,7 @@ __global__ void __launch_bounds__(MatmulTile<BM, BN, BK, TM, TN>::kThreads)
   }
 }
 
-template <int BM, int BN, int BK, int TM, int TN>
+template <int BM, int BN, int BK, int TM, int TN, int MIN_BLOCKS>
 void launch_matmul(MatmulDeviceArgs p, const float* a, const float* b, float* c,
                    const LaunchConfig& config, cudaStream_t stream) {
   using T = MatmulTile<BM, BN, BK, TM, TN>;
@@ -236,7 +229,15 @@ void launch_matmul(MatmulDeviceArgs p, const float* a, const float* b, float* c,
   int64_t grid = p.tiles_total;
   if (config.grid_cap > 0) grid = std::min<int64_t>(grid, config.grid_cap);
   grid = std::min<int64_t>(grid, int64_t{1} << 30);
-  matmul_kernel<BM, BN, BK, TM, TN><<<static_cast<unsigned>(grid), T::kThreads, 0, stream>>>(p, a, b, c);
+  const unsigned blocks = static_cast<unsigned>(grid);
+  if (!p.trans_a && !p.trans_b)
+    matmul_kernel<BM, BN, BK, TM, TN, MIN_BLOCKS, true, false><<<blocks, T::kThreads, 0, stream>>>(p, a, b, c);
+  else if (!p.trans_a && p.trans_b)
+    matmul_kernel<BM, BN, BK, TM, TN, MIN_BLOCKS, true, true><<<blocks, T::kThreads, 0, stream>>>(p, a, b, c);
+  else if (p.trans_a && !p.trans_b)
+    matmul_kernel<BM, BN, BK, TM, TN, MIN_BLOCKS, false, false><<<blocks, T::kThreads, 0, stream>>>(p, a, b, c);
+  else
+    matmul_kernel<BM, BN, BK, TM, TN, MIN_BLOCKS, false, true><<<blocks, T::kThreads, 0, stream>>>(p, a, b, c);
   BL_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -263,17 +264,17 @@ void matmul_cuda(const MatmulArgs& args, const float* a, const float* b, float* 
   cudaStream_t s = static_cast<cudaStream_t>(stream);
   // variant picks the tile shape; the block size follows from it (config.block is not used).
   switch (config.variant) {
+    case 0:  // 128 x 128 tiles, 8 x 8 per thread, two blocks per multiprocessor
+      launch_matmul<128, 128, 8, 8, 8, 2>(p, a, b, c, config, s);
+      break;
     case 1:  // small tiles, for small or skinny problems
-      launch_matmul<64, 64, 8, 4, 4>(p, a, b, c, config, s);
+      launch_matmul<64, 64, 8, 4, 4, 1>(p, a, b, c, config, s);
       break;
     case 2:  // deeper k slabs
-      launch_matmul<128, 128, 16, 8, 8>(p, a, b, c, config, s);
+      launch_matmul<128, 128, 16, 8, 8, 2>(p, a, b, c, config, s);
       break;
-    case 3:  // 128 x 64 tiles, 8 x 4 per thread
-      launch_matmul<128, 64, 8, 8, 4>(p, a, b, c, config, s);
-      break;
-    case 0:
-      launch_matmul<128, 128, 8, 8, 8>(p, a, b, c, config, s);
+    case 3:  // 128 x 128 tiles, one block per multiprocessor, no register cap
+      launch_matmul<128, 128, 8, 8, 8, 1>(p, a, b, c, config, s);
       break;
     default:
       BL_CHECK(false, "matmul_cuda: LaunchConfig.variant must be 0..3, got ", config.variant);
