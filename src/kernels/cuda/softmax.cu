@@ -9,8 +9,21 @@ struct FinishLog {
   BL_HD float operator()(float v) const { return log(v); }
 };
 
-__global__ void softmax_apply_kernel(const float* x, int64_t rows, int64_t n, const float* m, const float* s,
-                                     bool log_form, float* y) {
+// Long rows: blocks stride over rows, threads over the row (no per-element index division).
+__global__ void softmax_apply_rows_kernel(const float* x, int64_t rows, int64_t n, const float* m, const float* s,
+                                          bool log_form, float* y) {
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const float mr = m[r], sr = s[r];
+    const float* xr = x + r * n;
+    float* yr = y + r * n;
+    for (int64_t i = threadIdx.x; i < n; i += blockDim.x)
+      yr[i] = log_form ? log_softmax_element(xr[i], mr, sr) : softmax_element(xr[i], mr, sr);
+  }
+}
+
+// Short rows: a flat grid-stride loop over all elements.
+__global__ void softmax_apply_flat_kernel(const float* x, int64_t rows, int64_t n, const float* m, const float* s,
+                                          bool log_form, float* y) {
   const int64_t total = rows * n;
   for (int64_t g = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; g < total;
        g += static_cast<int64_t>(gridDim.x) * blockDim.x) {
@@ -32,8 +45,11 @@ void softmax_cuda(const float* x, int64_t rows, int64_t n, float* y, bool log_fo
   cuda::reduce_totals<StepExpShift>(x, shape, m.ptr, s.ptr, config);
   if (log_form) cuda::map_totals(s.ptr, rows, FinishLog(), config);
   const int block = cuda::block_size(config);
-  softmax_apply_kernel<<<cuda::grid_size((rows * n + block - 1) / block, config), block>>>(x, rows, n, m.ptr,
-                                                                                           s.ptr, log_form, y);
+  if (n >= 256 && n <= 65536)  // shape-only choice; both kernels give the same bits
+    softmax_apply_rows_kernel<<<cuda::grid_size(rows, config), block>>>(x, rows, n, m.ptr, s.ptr, log_form, y);
+  else
+    softmax_apply_flat_kernel<<<cuda::grid_size((rows * n + block - 1) / block, config), block>>>(x, rows, n, m.ptr,
+                                                                                                s.ptr, log_form, y);
   BL_CUDA_CHECK(cudaGetLastError());
   cuda::finish_sync();
 }
