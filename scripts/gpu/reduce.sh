@@ -8,7 +8,7 @@ LOG="$OUT/reduce.log"
 if [ -x build-gpu/tests/bitlearn_cuda_tests ]; then
   build-gpu/tests/bitlearn_cuda_tests --gtest_filter='ReduceCuda*' > "$OUT/reduce_cuda_tests.txt" 2>&1
   rc=$?
-  grep -E "^\[  (PASSED|FAILED|  OK|SKIPPED) |Failure|first difference" "$OUT/reduce_cuda_tests.txt" | head -40 >> "$LOG"
+  grep -E "^\[ +(OK|PASSED|FAILED|SKIPPED) +\]|Failure|first difference" "$OUT/reduce_cuda_tests.txt" | head -40 >> "$LOG"
   [ $rc -eq 0 ] && echo "PASS cuda tests" >> "$LOG" || echo "FAIL cuda tests (rc=$rc)" >> "$LOG"
 else
   echo "FAIL build-gpu/tests/bitlearn_cuda_tests missing" >> "$LOG"
