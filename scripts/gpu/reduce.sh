@@ -14,7 +14,7 @@ else
   echo "FAIL build-gpu/tests/bitlearn_cuda_tests missing" >> "$LOG"
 fi
 if [ -x build-gpu/tests/bitlearn_tests ]; then
-  build-gpu/tests/bitlearn_tests --gtest_filter='ReduceConformance*:SoftmaxConformance*:NormConformance*:CumsumConformance*:SortConformance*' > "$OUT/reduce_cpu_tests.txt" 2>&1
+  build-gpu/tests/bitlearn_tests --gtest_filter='ReduceOps*:ReduceConformance*:SoftmaxConformance*:NormConformance*:CumsumConformance*:SortConformance*' > "$OUT/reduce_cpu_tests.txt" 2>&1
   rc=$?
   [ $rc -eq 0 ] && echo "PASS cpu conformance tests (16 cores)" >> "$LOG" || { echo "FAIL cpu conformance tests (rc=$rc)" >> "$LOG"; grep -E "FAILED|first difference" "$OUT/reduce_cpu_tests.txt" | head -10 >> "$LOG"; }
 fi
