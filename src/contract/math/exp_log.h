@@ -31,7 +31,7 @@ constexpr int kErrBitsSilu = 44;
 constexpr int kErrBitsSoftplus = 44;
 constexpr int kErrBitsGelu = 44;
 
-BL_HD float exp_fast(float x, bool* hard) {
+BL_EXP_LOG_INLINE float exp_fast(float x, bool* hard) {
   // Outside [-104.5, 89] the result is 0 or +inf; the clamped input still rounds to it.
   float xc = select_f(is_nan(x), 0.0f, clamp_float(x, -104.5f, 89.0f));
   exp_parts e = exp_reduce(xc, 0.0f);
@@ -39,7 +39,7 @@ BL_HD float exp_fast(float x, bool* hard) {
   return select_f(is_nan(x), canonical_nan(), y);
 }
 
-BL_HD float expm1_fast(float x, bool* hard) {
+BL_EXP_LOG_INLINE float expm1_fast(float x, bool* hard) {
   float xc = select_f(is_nan(x), 0.0f, clamp_float(x, -30.0f, 89.0f));
   exp_parts e = exp_reduce(xc, 0.0f);
   // Large results are computed as (e^x - 1) * 2^-s with s = max(m - 60, 0), then scaled back.
@@ -52,7 +52,7 @@ BL_HD float expm1_fast(float x, bool* hard) {
   return select_f(is_nan(x), canonical_nan(), y);
 }
 
-BL_HD float log_fast(float x, bool* hard) {
+BL_EXP_LOG_INLINE float log_fast(float x, bool* hard) {
   bool regular = (x > 0.0f) & (x < float_of(0x7F800000u));
   ff v = log_ff(select_f(regular, x, 1.0f));
   float y = round_scaled(v, 0, kErrBitsLog, hard);
@@ -62,7 +62,7 @@ BL_HD float log_fast(float x, bool* hard) {
   return select_f(is_nan(x) | (x < 0.0f), canonical_nan(), y);
 }
 
-BL_HD float log2_fast(float x, bool* hard) {
+BL_EXP_LOG_INLINE float log2_fast(float x, bool* hard) {
   bool regular = (x > 0.0f) & (x < float_of(0x7F800000u));
   ff v = log2_ff(select_f(regular, x, 1.0f));
   float y = round_scaled(v, 0, kErrBitsLog2, hard);
@@ -72,7 +72,7 @@ BL_HD float log2_fast(float x, bool* hard) {
   return select_f(is_nan(x) | (x < 0.0f), canonical_nan(), y);
 }
 
-BL_HD float log1p_fast(float x, bool* hard) {
+BL_EXP_LOG_INLINE float log1p_fast(float x, bool* hard) {
   bool regular = (x > -1.0f) & (x < float_of(0x7F800000u));
   ff v = log1p_ff(ff{select_f(regular, x, 0.0f), 0.0f});
   float y = round_scaled(v, 0, kErrBitsLog1p, hard);
@@ -85,7 +85,7 @@ BL_HD float log1p_fast(float x, bool* hard) {
   return select_f(is_nan(x) | (x < -1.0f), canonical_nan(), y);
 }
 
-BL_HD float tanh_fast(float x, bool* hard) {
+BL_EXP_LOG_INLINE float tanh_fast(float x, bool* hard) {
   // tanh|x| = expm1(2|x|) / (expm1(2|x|) + 2); above 10 it rounds to 1, below 2^-13 to |x|.
   float a = abs(x);
   float ac = select_f(is_nan(x), 1.0f, clamp_float(a, 0.0f, 10.0f));
@@ -100,7 +100,7 @@ BL_HD float tanh_fast(float x, bool* hard) {
   return select_f(is_nan(x), canonical_nan(), y);
 }
 
-BL_HD float sigmoid_fast(float x, bool* hard) {
+BL_EXP_LOG_INLINE float sigmoid_fast(float x, bool* hard) {
   // Above 40 the result rounds to 1, below -120 to +0.
   float xc = select_f(is_nan(x), 0.0f, clamp_float(x, -120.0f, 40.0f));
   ffm r = scaled_sigmoid(1.0f, ff{xc, 0.0f});
@@ -111,7 +111,7 @@ BL_HD float sigmoid_fast(float x, bool* hard) {
 
 // x * sigmoid(x) for |x| < 2^-20, and the tiny part of gelu: x/2 + c*x^2/4 (the next term is
 // below 2^-60 relative), computed on x * 2^64 so that subnormal results round once.
-BL_HD ffm half_x_plus(float x, float c) {
+BL_EXP_LOG_INLINE ffm half_x_plus(float x, float c) {
   float xs = mul(x, 1.84467441e+19f);  // 2^64
   ffm r;
   r.v = fast_two_sum(mul(xs, 0.5f), mul(mul(mul(xs, xs), c), 1.35525272e-20f));  // * 2^-66
@@ -121,7 +121,7 @@ BL_HD ffm half_x_plus(float x, float c) {
 
 // Rounds half_x_plus(x, c) once. The c*x^2/4 term underflows for very small x, but it is positive,
 // so where x/2 falls exactly between two subnormals (|x| < 2^-125 and odd) it rounds toward +inf.
-BL_HD float round_half_x_plus(float x, float c, int err_bits, bool* hard) {
+BL_EXP_LOG_INLINE float round_half_x_plus(float x, float c, int err_bits, bool* hard) {
   ffm t = half_x_plus(x, c);
   float y = round_scaled(t.v, t.m, err_bits, hard);
   bool odd = (bits_of(x) | 0xFFFFFFFEu) == 0xFFFFFFFFu;  // lowest bit set (vectorizes better than & 1)
@@ -130,7 +130,7 @@ BL_HD float round_half_x_plus(float x, float c, int err_bits, bool* hard) {
   return select_f(odd_subnormal, mul(add(x, float_of(1u)), 0.5f), y);
 }
 
-BL_HD float silu_fast(float x, bool* hard) {
+BL_EXP_LOG_INLINE float silu_fast(float x, bool* hard) {
   // Above 40 the result rounds to x, below -120 to -0.
   float xc = select_f(is_nan(x), 0.0f, clamp_float(x, -120.0f, 40.0f));
   ffm r = scaled_sigmoid(xc, ff{xc, 0.0f});
@@ -146,7 +146,7 @@ BL_HD float silu_fast(float x, bool* hard) {
   return select_f(is_nan(x), canonical_nan(), y);
 }
 
-BL_HD float softplus_fast(float x, bool* hard) {
+BL_EXP_LOG_INLINE float softplus_fast(float x, bool* hard) {
   // log(1 + e^x) = max(x, 0) + log1p(e^-|x|). Above 16 the result rounds to x.
   float ac = select_f(is_nan(x), 0.0f, clamp_float(abs(x), 0.0f, 120.0f));
   exp_parts e = exp_reduce(neg(ac), 0.0f);
@@ -169,7 +169,7 @@ BL_HD float softplus_fast(float x, bool* hard) {
 BL_HD ff k_gelu_c1() { return ff{float_of(0x3FCC422Au), float_of(0xB342BC9Bu)}; }  // 2*sqrt(2/pi)
 BL_HD ff k_gelu_c2() { return ff{float_of(0x3D922279u), float_of(0x3124D8B5u)}; }  // c1*0.044715
 
-BL_HD float gelu_tanh_fast(float x, bool* hard) {
+BL_EXP_LOG_INLINE float gelu_tanh_fast(float x, bool* hard) {
   // 0.5*x*(1 + tanh(u)) = x * sigmoid(2u), 2u = x*(c1 + c2*x^2). Above 6 it rounds to x,
   // below -11 to -0.
   float xc = select_f(is_nan(x), 0.0f, clamp_float(x, -11.0f, 6.0f));
@@ -192,74 +192,74 @@ BL_HD float gelu_tanh_fast(float x, bool* hard) {
 }  // namespace exp_log_detail
 
 // e^x, correctly rounded. exp(-inf) = +0, exp(+inf) = +inf, exp(+-0) = 1.
-BL_HD float exp(float x) {
+BL_EXP_LOG_INLINE float exp(float x) {
   bool hard;
   float y = exp_log_detail::exp_fast(x, &hard);
-  return hard ? exp_log_detail::exp_exception(x, y) : y;
+  return exp_log_detail::select_f(hard, exp_log_detail::exp_exception(x, y), y);
 }
 
 // e^x - 1, correctly rounded, accurate near 0. expm1(+-0) = +-0, expm1(-inf) = -1.
-BL_HD float expm1(float x) {
+BL_EXP_LOG_INLINE float expm1(float x) {
   bool hard;
   float y = exp_log_detail::expm1_fast(x, &hard);
-  return hard ? exp_log_detail::expm1_exception(x, y) : y;
+  return exp_log_detail::select_f(hard, exp_log_detail::expm1_exception(x, y), y);
 }
 
 // Natural logarithm, correctly rounded. log(+-0) = -inf, log(x < 0) = NaN, log(1) = +0.
-BL_HD float log(float x) {
+BL_EXP_LOG_INLINE float log(float x) {
   bool hard;
   float y = exp_log_detail::log_fast(x, &hard);
-  return hard ? exp_log_detail::log_exception(x, y) : y;
+  return exp_log_detail::select_f(hard, exp_log_detail::log_exception(x, y), y);
 }
 
 // log(1 + x), correctly rounded. log1p(-1) = -inf, log1p(x < -1) = NaN, log1p(+-0) = +-0.
-BL_HD float log1p(float x) {
+BL_EXP_LOG_INLINE float log1p(float x) {
   bool hard;
   float y = exp_log_detail::log1p_fast(x, &hard);
-  return hard ? exp_log_detail::log1p_exception(x, y) : y;
+  return exp_log_detail::select_f(hard, exp_log_detail::log1p_exception(x, y), y);
 }
 
 // Base-2 logarithm, correctly rounded; log2(2^k) = k exactly. log2(+-0) = -inf, log2(x < 0) = NaN.
-BL_HD float log2(float x) {
+BL_EXP_LOG_INLINE float log2(float x) {
   bool hard;
   float y = exp_log_detail::log2_fast(x, &hard);
-  return hard ? exp_log_detail::log2_exception(x, y) : y;
+  return exp_log_detail::select_f(hard, exp_log_detail::log2_exception(x, y), y);
 }
 
 // Hyperbolic tangent, correctly rounded. tanh(+-0) = +-0, tanh(+-inf) = +-1.
-BL_HD float tanh(float x) {
+BL_EXP_LOG_INLINE float tanh(float x) {
   bool hard;
   float y = exp_log_detail::tanh_fast(x, &hard);
-  return hard ? exp_log_detail::tanh_exception(x, y) : y;
+  return exp_log_detail::select_f(hard, exp_log_detail::tanh_exception(x, y), y);
 }
 
 // Logistic function 1 / (1 + e^-x), correctly rounded. sigmoid(-inf) = +0, sigmoid(+inf) = 1.
-BL_HD float sigmoid(float x) {
+BL_EXP_LOG_INLINE float sigmoid(float x) {
   bool hard;
   float y = exp_log_detail::sigmoid_fast(x, &hard);
-  return hard ? exp_log_detail::sigmoid_exception(x, y) : y;
+  return exp_log_detail::select_f(hard, exp_log_detail::sigmoid_exception(x, y), y);
 }
 
 // x * sigmoid(x) with the exact product rounded once. silu(-inf) = -0, silu(+inf) = +inf.
-BL_HD float silu(float x) {
+BL_EXP_LOG_INLINE float silu(float x) {
   bool hard;
   float y = exp_log_detail::silu_fast(x, &hard);
-  return hard ? exp_log_detail::silu_exception(x, y) : y;
+  return exp_log_detail::select_f(hard, exp_log_detail::silu_exception(x, y), y);
 }
 
 // log(1 + e^x) rounded once. softplus(-inf) = +0, softplus(+inf) = +inf.
-BL_HD float softplus(float x) {
+BL_EXP_LOG_INLINE float softplus(float x) {
   bool hard;
   float y = exp_log_detail::softplus_fast(x, &hard);
-  return hard ? exp_log_detail::softplus_exception(x, y) : y;
+  return exp_log_detail::select_f(hard, exp_log_detail::softplus_exception(x, y), y);
 }
 
 // 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))) with exact constants, rounded once.
 // gelu_tanh(-inf) = -0, gelu_tanh(+inf) = +inf.
-BL_HD float gelu_tanh(float x) {
+BL_EXP_LOG_INLINE float gelu_tanh(float x) {
   bool hard;
   float y = exp_log_detail::gelu_tanh_fast(x, &hard);
-  return hard ? exp_log_detail::gelu_tanh_exception(x, y) : y;
+  return exp_log_detail::select_f(hard, exp_log_detail::gelu_tanh_exception(x, y), y);
 }
 
 }  // namespace bl

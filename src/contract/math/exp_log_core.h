@@ -11,6 +11,14 @@
 #include "contract/ff.h"
 #include "contract/math/exp_log_tables.h"
 
+// The fast paths are large; vectorizing compilers need them inlined into the caller's loop, so
+// on host GCC/Clang they are forced inline (device compilers already force BL_HD inline).
+#if !BL_GPU_COMPILER && (defined(__GNUC__) || defined(__clang__))
+#define BL_EXP_LOG_INLINE inline __attribute__((always_inline))
+#else
+#define BL_EXP_LOG_INLINE BL_HD
+#endif
+
 namespace bl {
 namespace exp_log_detail {
 
@@ -21,33 +29,33 @@ struct ffm {
 };
 
 // 2^m for m in [-126, 127] (no check: callers clamp).
-BL_HD float pow2i(int m) { return float_of(static_cast<uint32_t>(m + 127) << 23); }
+BL_EXP_LOG_INLINE float pow2i(int m) { return float_of(static_cast<uint32_t>(m + 127) << 23); }
 
-BL_HD int clamp_int(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
+BL_EXP_LOG_INLINE int clamp_int(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
 // c ? a : b on the bit patterns. Both operands are always evaluated and no floating-point operation
 // sits in a branch, so compilers can if-convert and vectorize even with -ftrapping-math.
-BL_HD float select_f(bool c, float a, float b) {
+BL_EXP_LOG_INLINE float select_f(bool c, float a, float b) {
   uint32_t mask = 0u - static_cast<uint32_t>(c);
   return float_of((bits_of(a) & mask) | (bits_of(b) & ~mask));
 }
 
-BL_HD ff select_ff(bool c, ff a, ff b) { return ff{select_f(c, a.hi, b.hi), select_f(c, a.lo, b.lo)}; }
+BL_EXP_LOG_INLINE ff select_ff(bool c, ff a, ff b) { return ff{select_f(c, a.hi, b.hi), select_f(c, a.lo, b.lo)}; }
 
-BL_HD float clamp_float(float x, float lo, float hi) {
+BL_EXP_LOG_INLINE float clamp_float(float x, float lo, float hi) {
   bool below = x < lo;
   bool above = x > hi;
   return select_f(below, lo, select_f(above, hi, x));
 }
 
-BL_HD ff ff_scale(ff a, float power_of_two) {
+BL_EXP_LOG_INLINE ff ff_scale(ff a, float power_of_two) {
   return ff{mul(a.hi, power_of_two), mul(a.lo, power_of_two)};
 }
 
-BL_HD ff ff_negate(ff a) { return ff{neg(a.hi), neg(a.lo)}; }
+BL_EXP_LOG_INLINE ff ff_negate(ff a) { return ff{neg(a.hi), neg(a.lo)}; }
 
 // a / b in float-float: one binary32 quotient, then the exact remainder (fma) gives the low part.
-BL_HD ff ff_div(ff a, ff b) {
+BL_EXP_LOG_INLINE ff ff_div(ff a, ff b) {
   float qh = div(a.hi, b.hi);
   float rem = fma(neg(qh), b.hi, a.hi);  // exact
   rem = add(rem, a.lo);
@@ -56,19 +64,19 @@ BL_HD ff ff_div(ff a, ff b) {
 }
 
 // ---- constants (binary32 bit patterns of MPFR-rounded values) ----
-BL_HD float k_inv_ln2_x64() { return float_of(0x42B8AA3Bu); }  // 64/ln2
-BL_HD float k_ln2_div64_1() { return float_of(0x3C317218u); }  // ln2/64 = c1 + c2 + c3
-BL_HD float k_ln2_div64_2() { return float_of(0xAE02E308u); }
-BL_HD float k_ln2_div64_3() { return float_of(0xA1CA86C4u); }
-BL_HD ff k_ln2() { return ff{float_of(0x3F317218u), float_of(0xB102E308u)}; }
-BL_HD ff k_inv_ln2() { return ff{float_of(0x3FB8AA3Bu), float_of(0x32A57060u)}; }
-BL_HD ff k_one_sixth() { return ff{float_of(0x3E2AAAABu), float_of(0xB1AAAAABu)}; }
-BL_HD ff k_one_third() { return ff{float_of(0x3EAAAAABu), float_of(0xB22AAAABu)}; }
+BL_EXP_LOG_INLINE float k_inv_ln2_x64() { return float_of(0x42B8AA3Bu); }  // 64/ln2
+BL_EXP_LOG_INLINE float k_ln2_div64_1() { return float_of(0x3C317218u); }  // ln2/64 = c1 + c2 + c3
+BL_EXP_LOG_INLINE float k_ln2_div64_2() { return float_of(0xAE02E308u); }
+BL_EXP_LOG_INLINE float k_ln2_div64_3() { return float_of(0xA1CA86C4u); }
+BL_EXP_LOG_INLINE ff k_ln2() { return ff{float_of(0x3F317218u), float_of(0xB102E308u)}; }
+BL_EXP_LOG_INLINE ff k_inv_ln2() { return ff{float_of(0x3FB8AA3Bu), float_of(0x32A57060u)}; }
+BL_EXP_LOG_INLINE ff k_one_sixth() { return ff{float_of(0x3E2AAAABu), float_of(0xB1AAAAABu)}; }
+BL_EXP_LOG_INLINE ff k_one_third() { return ff{float_of(0x3EAAAAABu), float_of(0xB22AAAABu)}; }
 
 // e^r - 1 for a binary32 r with |r| <= 0.0055, relative error below 2^-49.
 // Taylor series to r^6 (the r^7 term is below 2^-57 relative); the r/6 term and the product with
 // r^2 are kept in float-float so that the error stays relative to r, not to 1.
-BL_HD ff expm1_poly(float r) {
+BL_EXP_LOG_INLINE ff expm1_poly(float r) {
   float tail = mul(mul(r, r), fma(fma(r, 1.0f / 720.0f, 1.0f / 120.0f), r, 1.0f / 24.0f));
   ff q = ff_add_f(ff_mul_f(k_one_sixth(), r), tail);  // r/6 + r^2/24 + r^3/120 + r^4/720
   ff q2 = fast_two_sum(0.5f, q.hi);
@@ -87,7 +95,7 @@ struct exp_parts {
   int m;
 };
 
-BL_HD exp_parts exp_reduce(float xh, float xl) {
+BL_EXP_LOG_INLINE exp_parts exp_reduce(float xh, float xl) {
   const float shifter = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
   float kf = sub(fma(xh, k_inv_ln2_x64(), shifter), shifter);
   int k = static_cast<int>(kf);
@@ -110,7 +118,7 @@ BL_HD exp_parts exp_reduce(float xh, float xl) {
 }
 
 // t * (1 + p) as a normalized float-float value in [0.69, 1.43].
-BL_HD ff exp_mantissa(exp_parts e) {
+BL_EXP_LOG_INLINE ff exp_mantissa(exp_parts e) {
   ff tp = ff_mul(e.t, e.p);
   ff s = fast_two_sum(e.t.hi, tp.hi);
   s.lo = add(s.lo, add(e.t.lo, tp.lo));
@@ -119,7 +127,7 @@ BL_HD ff exp_mantissa(exp_parts e) {
 
 // (e^x - 1) * 2^-s = 2^(m-s) * t - 2^-s + 2^(m-s) * t * p, for 0 <= s <= 100 and m - s <= 60:
 // e^x - 1 without cancellation in the error (s > 0 only keeps large results in range).
-BL_HD ff expm1_from_parts(exp_parts e, int s) {
+BL_EXP_LOG_INLINE ff expm1_from_parts(exp_parts e, int s) {
   float scale = pow2i(clamp_int(e.m - s, -126, 60));
   ff ts = ff_scale(e.t, scale);
   ff a = ff_add_f(ts, neg(pow2i(-s)));
@@ -129,7 +137,7 @@ BL_HD ff expm1_from_parts(exp_parts e, int s) {
 
 // ln(1 + r) for a binary32 r with |r| <= 0.0055, relative error below 2^-48.
 // Series to r^7 (the r^8 term is below 2^-56 relative); r/3 and the product with r^2 in float-float.
-BL_HD ff log1p_poly(float r) {
+BL_EXP_LOG_INLINE ff log1p_poly(float r) {
   float tail = mul(mul(r, r), fma(fma(fma(r, 1.0f / 7.0f, -1.0f / 6.0f), r, 1.0f / 5.0f), r, -0.25f));
   ff q = ff_add_f(ff_mul_f(k_one_third(), r), tail);  // r/3 - r^2/4 + r^3/5 - r^4/6 + r^5/7
   ff q2 = fast_two_sum(-0.5f, q.hi);
@@ -148,7 +156,7 @@ struct log_parts {
   float r;
 };
 
-BL_HD log_parts log_reduce(float x) {
+BL_EXP_LOG_INLINE log_parts log_reduce(float x) {
   bool subnormal = x < 1.17549435e-38f;
   float xs = select_f(subnormal, mul(x, 16777216.0f), x);
   const uint32_t off = 0x3F3F8000u;  // sub-interval 64 is centred on 1.0
@@ -165,7 +173,7 @@ BL_HD log_parts log_reduce(float x) {
 }
 
 // ln(x) for positive finite x as a normalized float-float value.
-BL_HD ff log_ff(float x) {
+BL_EXP_LOG_INLINE ff log_ff(float x) {
   log_parts lp = log_reduce(x);
   ff p = log1p_poly(lp.r);
   ff l = ff{float_of(log_table_bits(5 * lp.i + 1)), float_of(log_table_bits(5 * lp.i + 2))};
@@ -175,7 +183,7 @@ BL_HD ff log_ff(float x) {
 }
 
 // log2(x) for positive finite x as a normalized float-float value (exact k for x = 2^k).
-BL_HD ff log2_ff(float x) {
+BL_EXP_LOG_INLINE ff log2_ff(float x) {
   log_parts lp = log_reduce(x);
   ff p = ff_mul(log1p_poly(lp.r), k_inv_ln2());
   ff l = ff{float_of(log_table_bits(5 * lp.i + 3)), float_of(log_table_bits(5 * lp.i + 4))};
@@ -184,7 +192,7 @@ BL_HD ff log2_ff(float x) {
 
 // ln(1 + a) for a float-float a with a.hi > -1 (finite): 1 + a = s + t with s binary32 and t a
 // float-float remainder, then ln(s) + ln(1 + t/s), where |t/s| <= 2^-24 needs three terms.
-BL_HD ff log1p_ff(ff a) {
+BL_EXP_LOG_INLINE ff log1p_ff(ff a) {
   ff s = two_sum(1.0f, a.hi);
   ff t = two_sum(s.lo, a.lo);
   float qh = div(t.hi, s.hi);
@@ -197,7 +205,7 @@ BL_HD ff log1p_ff(ff a) {
 // s * sigmoid(w) = s / (1 + e^-w) for |w.hi| <= 120 (callers clamp w >= 0 to at most 40).
 // Near: q = (w < 0 ? E : 1) / (1 + E) with E = e^-|w| >= 2^-61. Far (w < -41): s * E, the
 // dropped factor 1/(1+E) is within 2^-60 of 1.
-BL_HD ffm scaled_sigmoid(float s, ff w) {
+BL_EXP_LOG_INLINE ffm scaled_sigmoid(float s, ff w) {
   bool negative = w.hi < 0.0f;
   ff a = select_ff(negative, w, ff_negate(w));  // -|w|
   exp_parts e = exp_reduce(a.hi, a.lo);
@@ -216,7 +224,7 @@ BL_HD ffm scaled_sigmoid(float s, ff w) {
 // Round (v.hi + v.lo) * 2^m to binary32 once (round to nearest even, gradual underflow, overflow
 // to infinity), for normalized v with |v.hi| in [2^-60, 2^60] and m in [-200, 126]. Sets *hard
 // when a relative error of 2^-err_bits in v could change the result.
-BL_HD float round_scaled(ff v, int m, int err_bits, bool* hard) {
+BL_EXP_LOG_INLINE float round_scaled(ff v, int m, int err_bits, bool* hard) {
   uint32_t hb = bits_of(v.hi) & 0x7FFFFFFFu;
   int exp_hi = static_cast<int>(hb >> 23) - 127;
   float err_scale = pow2i(clamp_int(25 - err_bits, -126, 0));
@@ -250,20 +258,37 @@ BL_HD float round_scaled(ff v, int m, int err_bits, bool* hard) {
   return select_f(subnormal, y_sub, y_normal);
 }
 
-// Binary search of a sorted exception table of (input bits, result bits); returns y when absent.
-BL_HD float exception_lookup(const uint32_t* keys, const uint32_t* values, int n, float x, float y) {
+// One step of the branch-free search below: advance base by step while the key is larger.
+BL_EXP_LOG_INLINE int lower_bound_step(const uint32_t* keys, int n, uint32_t key, int base, int step) {
+  int probe = base + step;
+  int excess = probe - n;
+  int over = excess & ~(excess >> 31);  // max(probe - n, 0) without a branch
+  int index = probe - 1 - over;          // always inside the table
+  bool advance = (over == 0) & (keys[index] < key);
+  return advance ? probe : base;
+}
+
+// Search of a sorted exception table (at most 1023 entries plus a sentinel) of (input bits, result bits); returns
+// y when absent. Ten fixed steps and no loop, so a loop over many x still vectorizes (the table
+// reads become gathers).
+BL_EXP_LOG_INLINE float exception_lookup(const uint32_t* keys, const uint32_t* values, int n, float x,
+                                         float y) {
+  if (n == 0) return y;
   uint32_t key = bits_of(x);
-  int lo = 0;
-  int hi = n;
-  while (lo < hi) {
-    int mid = (lo + hi) / 2;
-    if (keys[mid] < key) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return (lo < n && keys[lo] == key) ? float_of(values[lo]) : y;
+  int base = 0;
+  base = lower_bound_step(keys, n, key, base, 512);
+  base = lower_bound_step(keys, n, key, base, 256);
+  base = lower_bound_step(keys, n, key, base, 128);
+  base = lower_bound_step(keys, n, key, base, 64);
+  base = lower_bound_step(keys, n, key, base, 32);
+  base = lower_bound_step(keys, n, key, base, 16);
+  base = lower_bound_step(keys, n, key, base, 8);
+  base = lower_bound_step(keys, n, key, base, 4);
+  base = lower_bound_step(keys, n, key, base, 2);
+  base = lower_bound_step(keys, n, key, base, 1);
+  // base = number of keys below key; entry n is a sentinel (0xFFFFFFFF, a NaN, never hard).
+  bool found = keys[base] == key;
+  return select_f(found, float_of(values[base]), y);
 }
 
 }  // namespace exp_log_detail
