@@ -262,3 +262,94 @@ TEST(MatmulConformance, BadInputThrowsNamedErrors) {
 }
 
 }  // namespace
+
+// ---- Tensor-level matmul / bmm (include/bitlearn/ops_matmul.h) ----
+
+#include "bitlearn/ops_matmul.h"
+#include "bitlearn/tensor.h"
+
+namespace {
+
+std::vector<float> reference_product(const std::vector<float>& a, const std::vector<float>& b,
+                                     int64_t batch, int64_t m, int64_t n, int64_t k, bool ta,
+                                     bool tb, bool broadcast_b = false) {
+  bl::MatmulArgs args = bl::matmul_dense_args(batch, m, n, k, ta, tb);
+  if (broadcast_b) args.stride_b = 0;
+  std::vector<float> c(static_cast<size_t>(batch * m * n));
+  bl::matmul_reference(args, a.data(), b.data(), c.data());
+  return c;
+}
+
+TEST(MatmulOps, MatmulMatchesReferenceForEveryTransposeFlag) {
+  const int64_t m = 37, n = 29, k = 300;
+  for (int t = 0; t < 4; ++t) {
+    const bool ta = (t & 1) != 0, tb = (t & 2) != 0;
+    std::vector<float> a = bl::conformance::generate_floats(m * k, 10 + t, 1.0f, 97);
+    std::vector<float> b = bl::conformance::generate_floats(k * n, 20 + t, 1.0f, 89);
+    bl::Tensor ta_t = bl::Tensor::from_vector(a, ta ? bl::Shape{k, m} : bl::Shape{m, k});
+    bl::Tensor tb_t = bl::Tensor::from_vector(b, tb ? bl::Shape{n, k} : bl::Shape{k, n});
+    bl::Tensor c = bl::matmul(ta_t, tb_t, ta, tb);
+    ASSERT_EQ(c.shape(), (bl::Shape{m, n}));
+    EXPECT_TRUE(bits_equal(reference_product(a, b, 1, m, n, k, ta, tb), c.to_vector<float>(),
+                           "matmul flags " + std::to_string(t)));
+  }
+}
+
+TEST(MatmulOps, TransposedAndSlicedViewsGiveTheSameBits) {
+  const int64_t m = 20, n = 18, k = 260;
+  std::vector<float> a = bl::conformance::generate_floats(m * k, 1, 1.0f, 0);
+  std::vector<float> b = bl::conformance::generate_floats(k * n, 2, 1.0f, 0);
+  bl::Tensor a_t = bl::Tensor::from_vector(a, {m, k});
+  bl::Tensor b_t = bl::Tensor::from_vector(b, {k, n});
+  std::vector<float> expected = bl::matmul(a_t, b_t).to_vector<float>();
+  // a stored transposed, viewed back: used in place with the flag flipped.
+  bl::Tensor a_tt = a_t.transpose(0, 1).contiguous().transpose(0, 1);
+  EXPECT_TRUE(bits_equal(expected, bl::matmul(a_tt, b_t).to_vector<float>(), "transposed view of a"));
+  // b^T given with trans_b: the same product.
+  bl::Tensor b_T = b_t.transpose(0, 1).contiguous();
+  EXPECT_TRUE(bits_equal(expected, bl::matmul(a_t, b_T, false, true).to_vector<float>(), "trans_b"));
+  // A strided slice of the columns of b (neither axis unit-stride after a step) is copied first.
+  bl::Tensor wide = bl::Tensor::from_vector(bl::conformance::generate_floats(k * 2 * n, 3), {k, 2 * n});
+  bl::Tensor every_other = wide.slice(1, 0, 2 * n, 2);
+  std::vector<float> every_other_host = every_other.contiguous().to_vector<float>();
+  EXPECT_TRUE(bits_equal(reference_product(a, every_other_host, 1, m, n, k, false, false),
+                         bl::matmul(a_t, every_other).to_vector<float>(), "strided slice of b"));
+  // A row slice of a (row pitch larger than the width) is used in place.
+  bl::Tensor a_rows = bl::Tensor::from_vector(a, {m, k}).slice(1, 0, 100);
+  std::vector<float> a_rows_host = a_rows.contiguous().to_vector<float>();
+  bl::Tensor b_short = bl::Tensor::from_vector(std::vector<float>(b.begin(), b.begin() + 100 * n), {100, n});
+  EXPECT_TRUE(bits_equal(reference_product(a_rows_host, std::vector<float>(b.begin(), b.begin() + 100 * n),
+                                           1, m, n, 100, false, false),
+                         bl::matmul(a_rows, b_short).to_vector<float>(), "column slice of a"));
+}
+
+TEST(MatmulOps, BmmMatchesReferenceAndBroadcastsBatchOne) {
+  const int64_t batch = 3, m = 11, n = 13, k = 270;
+  std::vector<float> a = bl::conformance::generate_floats(batch * m * k, 5, 1.0f, 53);
+  std::vector<float> b = bl::conformance::generate_floats(batch * k * n, 6, 1.0f, 0);
+  bl::Tensor c = bl::bmm(bl::Tensor::from_vector(a, {batch, m, k}),
+                         bl::Tensor::from_vector(b, {batch, k, n}));
+  ASSERT_EQ(c.shape(), (bl::Shape{batch, m, n}));
+  EXPECT_TRUE(bits_equal(reference_product(a, b, batch, m, n, k, false, false), c.to_vector<float>(), "bmm"));
+  std::vector<float> b1(b.begin(), b.begin() + k * n);
+  bl::Tensor cb = bl::bmm(bl::Tensor::from_vector(a, {batch, m, k}), bl::Tensor::from_vector(b1, {1, k, n}));
+  EXPECT_TRUE(bits_equal(reference_product(a, b1, batch, m, n, k, false, false, true),
+                         cb.to_vector<float>(), "bmm with b broadcast"));
+}
+
+TEST(MatmulOps, BadOperandsThrowNamedErrors) {
+  bl::Tensor a = bl::Tensor::zeros({4, 5});
+  bl::Tensor b = bl::Tensor::zeros({6, 3});
+  expect_error_mentions([&] { bl::matmul(a, b); }, "inner sizes differ");
+  expect_error_mentions([&] { bl::matmul(a, bl::Tensor::zeros({5, 3}, bl::DType::i32)); }, "operand b has dtype i32");
+  expect_error_mentions([&] { bl::matmul(bl::Tensor::zeros({2, 4, 5}), b); }, "operand a must be 2-d");
+  expect_error_mentions([&] { bl::bmm(bl::Tensor::zeros({2, 4, 5}), bl::Tensor::zeros({3, 5, 2})); },
+                        "batch sizes differ");
+  expect_error_mentions([&] { bl::matmul(bl::Tensor(), b); }, "matmul");
+  EXPECT_EQ(bl::matmul(bl::Tensor::zeros({0, 5}), bl::Tensor::zeros({5, 3})).shape(), (bl::Shape{0, 3}));
+  std::vector<float> zeros = bl::matmul(bl::Tensor::zeros({2, 0}), bl::Tensor::zeros({0, 3})).to_vector<float>();
+  ASSERT_EQ(zeros.size(), 6u);
+  for (float v : zeros) EXPECT_EQ(bl::bits_of(v), 0u);  // the empty sum is +0.0
+}
+
+}  // namespace
