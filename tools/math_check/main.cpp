@@ -35,7 +35,8 @@ int main(int argc, char** argv) {
   app.add_flag("--oracle-self-check", self_check,
                "compare the oracle's float64 path with MPFR alone on --sample inputs, then exit");
   app.add_option("--sweep-hashes", sweep_path, "sweep mode: write per-chunk SHA-256 hashes to FILE");
-  app.add_option("--device", device, "sweep device: cpu or cuda");
+  app.add_option("--device", device,
+                 "sweep device: cpu, cuda, or file (compare the existing FILE with --compare)");
   app.add_option("--compare", compare_path, "sweep mode: compare with this reference hash file");
   app.add_option("--note", note, "sweep mode: comment line for the hash file");
   int sweep_chunks = 0, chunk_step = 1;

@@ -340,6 +340,16 @@ int run_sweep(const SweepOptions& opts) {
   g_chunk_step = opts.chunk_step;
   const auto t0 = std::chrono::steady_clock::now();
   BL_CHECK(opts.threads >= 1, "sweep: --threads must be >= 1");
+  if (opts.device == "file") {
+    // Compare an existing hash file (out_path) with the reference; nothing is computed or written.
+    BL_CHECK(!opts.compare_path.empty(), "sweep: --device file needs --compare REF");
+    std::map<std::string, std::string> prints;
+    table = read_table(opts.out_path, &prints);
+    std::vector<bl::MathFn> present;
+    for (bl::MathFn f : fns)
+      if (table.count(bl::math_fn_name(f))) present.push_back(f);
+    return compare_tables(opts, present, table);
+  }
   if (opts.device == "cpu") {
     desc = std::string("cpu, math_map_cpu, ") +
            (bl::cpu_has_avx2_fma() ? "AVX2+FMA chunk loop" : "baseline chunk loop");
@@ -352,7 +362,7 @@ int run_sweep(const SweepOptions& opts) {
     throw bl::Error("sweep: --device cuda needs a build with -DBITLEARN_CUDA=ON");
 #endif
   } else {
-    throw bl::Error("sweep: --device must be cpu or cuda, got '" + opts.device + "'");
+    throw bl::Error("sweep: --device must be cpu, cuda or file, got '" + opts.device + "'");
   }
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   write_table(opts, fns, table, desc);

@@ -9,7 +9,7 @@ namespace mathcheck {
 
 struct SweepOptions {
   std::string out_path;       // hash file to write
-  std::string device = "cpu"; // "cpu" or "cuda"
+  std::string device = "cpu"; // "cpu", "cuda", or "file" (out_path is read, not written)
   std::string compare_path;   // reference hash file to compare with (optional)
   std::string fn = "all";     // one function name, or all
   std::string note;           // free text written as a comment line
