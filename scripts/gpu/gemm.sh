@@ -11,7 +11,7 @@ say() { echo "$*" | tee -a "$LOG"; }
 
 say "== gemm: $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
 if [ -x "$B/tests/bitlearn_cuda_tests" ]; then
-  "$B/tests/bitlearn_cuda_tests" --gtest_filter='MatmulCudaConformance.*' > "$OUT/gemm_tests.txt" 2>&1
+  "$B/tests/bitlearn_cuda_tests" --gtest_filter='MatmulCuda*' > "$OUT/gemm_tests.txt" 2>&1
   rc=$?
   grep -E "^\[  (PASSED|FAILED|SKIPPED) " "$OUT/gemm_tests.txt" | tee -a "$LOG"
   grep -E "Failure|first difference" "$OUT/gemm_tests.txt" | head -20 | tee -a "$LOG"

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "bitlearn/ops_matmul.h"
+#include "bitlearn/tensor.h"
 #include "conformance/harness.h"
 #include "conformance/matmul_cases.h"
 #include "core/error.h"
@@ -158,6 +160,27 @@ TEST(MatmulCudaConformance, BadInputThrows) {
   bl::LaunchConfig bad_variant{256, 0, 9};
   float* dummy = reinterpret_cast<float*>(16);
   EXPECT_THROW(bl::matmul_cuda(args, dummy, dummy, dummy, bad_variant), bl::Error);
+}
+
+TEST(MatmulCudaOps, TensorMatmulAndBmmOnCudaEqualCpu) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  const bl::Device gpu = bl::Device::cuda(0);
+  for (int t = 0; t < 4; ++t) {
+    const bool ta = (t & 1) != 0, tb = (t & 2) != 0;
+    const int64_t m = 131, n = 77, k = 515;
+    bl::Tensor a = bl::Tensor::from_vector(bl::conformance::generate_floats(m * k, 40 + t, 1.0f, 101),
+                                           ta ? bl::Shape{k, m} : bl::Shape{m, k});
+    bl::Tensor b = bl::Tensor::from_vector(bl::conformance::generate_floats(k * n, 50 + t, 1.0f, 0),
+                                           tb ? bl::Shape{n, k} : bl::Shape{k, n});
+    std::vector<float> cpu = bl::matmul(a, b, ta, tb).to_vector<float>();
+    std::vector<float> cuda = bl::matmul(a.to(gpu), b.to(gpu), ta, tb).to(bl::Device::cpu()).to_vector<float>();
+    EXPECT_TRUE(bits_equal(cpu, cuda, "Tensor matmul cpu vs cuda, flags " + std::to_string(t)));
+  }
+  bl::Tensor a3 = bl::Tensor::from_vector(bl::conformance::generate_floats(4 * 33 * 300, 60), {4, 33, 300});
+  bl::Tensor b3 = bl::Tensor::from_vector(bl::conformance::generate_floats(300 * 21, 61), {1, 300, 21});
+  EXPECT_TRUE(bits_equal(bl::bmm(a3, b3).to_vector<float>(),
+                         bl::bmm(a3.to(gpu), b3.to(gpu)).to(bl::Device::cpu()).to_vector<float>(),
+                         "Tensor bmm cpu vs cuda"));
 }
 
 }  // namespace
