@@ -6,7 +6,8 @@
 // All matrices are row-major with leading dimensions (lda, ldb, ldc, in elements) and batch strides
 // (stride_a, stride_b, stride_c, in elements; 0 broadcasts one matrix over the batch).
 // op(A) is A (stored M x K) or, with trans_a, A^T (A stored K x M); likewise op(B) is B (stored
-// K x N) or, with trans_b, B^T (B stored N x K).
+// K x N) or, with trans_b, B^T (B stored N x K). C must not overlap A or B (the fast kernels keep
+// running leaf sums in C).
 //
 // The summation order is the GEMM schedule of src/contract/schedule.h: the k range is cut into
 // leaves of kGemmKLeaf = 256 (the last may be short); inside a leaf acc starts at +0.0 and runs
