@@ -7,6 +7,7 @@
 #include "core/allocator.h"
 #include "core/error.h"
 #include "kernels/backend.h"
+#include "kernels/math_map.h"
 #include "ops/op_util.h"
 
 namespace bl {
@@ -26,6 +27,30 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
 
 namespace {
 
+// The contract math functions run through the shared math map (src/kernels/math_map.h), which
+// has the vectorized CPU loops; its bits equal unary_f32's (both canonicalize the contract
+// function's result). Returns false for the ops that are not contract math functions.
+bool math_fn_of(UnaryOp op, MathFn& fn) {
+  switch (op) {
+    case UnaryOp::exp: fn = MathFn::exp; return true;
+    case UnaryOp::expm1: fn = MathFn::expm1; return true;
+    case UnaryOp::log: fn = MathFn::log; return true;
+    case UnaryOp::log1p: fn = MathFn::log1p; return true;
+    case UnaryOp::log2: fn = MathFn::log2; return true;
+    case UnaryOp::tanh: fn = MathFn::tanh; return true;
+    case UnaryOp::sigmoid: fn = MathFn::sigmoid; return true;
+    case UnaryOp::erf: fn = MathFn::erf; return true;
+    case UnaryOp::gelu: fn = MathFn::gelu; return true;
+    case UnaryOp::gelu_tanh: fn = MathFn::gelu_tanh; return true;
+    case UnaryOp::silu: fn = MathFn::silu; return true;
+    case UnaryOp::softplus: fn = MathFn::softplus; return true;
+    case UnaryOp::sin: fn = MathFn::sin; return true;
+    case UnaryOp::cos: fn = MathFn::cos; return true;
+    case UnaryOp::rsqrt: fn = MathFn::rsqrt; return true;
+    default: return false;
+  }
+}
+
 Tensor run_unary(UnaryOp op, const Tensor& x) {
   const char* name = unary_op_name(op);
   check_defined(x, name, "x");
@@ -37,6 +62,21 @@ Tensor run_unary(UnaryOp op, const Tensor& x) {
   Tensor out = Tensor::empty(x.shape(), x.dtype(), x.device());
   int64_t n = out.numel();
   if (n == 0) return out;
+  MathFn fn;
+  if (x.dtype() == DType::f32 && math_fn_of(op, fn)) {
+    Tensor xc = x.contiguous();
+    const float* in = static_cast<const float*>(xc.raw_data());
+    float* o = static_cast<float*>(out.raw_data());
+    if (x.device().is_cpu()) {
+      math_map_cpu(fn, in, o, n, op_pool());
+    } else {
+#if defined(BITLEARN_HAS_CUDA)
+      cuda_set_device(x.device().index);
+      math_map_cuda(fn, in, o, n, op_launch_config());
+#endif
+    }
+    return out;
+  }
   auto views = make_views(x.shape(), {x.strides()}, name);
   if (x.device().is_cpu()) {
     cpu::unary(op, x.dtype(), x.raw_data(), views[0], out.raw_data(), n, op_pool());
@@ -81,6 +121,21 @@ Tensor run_binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   Tensor out = Tensor::empty(bc.shape, a.dtype(), a.device());
   int64_t n = out.numel();
   if (n == 0) return out;
+  if (op == BinaryOp::pow && a.shape() == b.shape() && a.is_contiguous() && b.is_contiguous()) {
+    // pow of equal shapes through the shared math map (same bits as binary_f32).
+    const float* x = static_cast<const float*>(a.raw_data());
+    const float* y = static_cast<const float*>(b.raw_data());
+    float* o = static_cast<float*>(out.raw_data());
+    if (a.device().is_cpu()) {
+      math_map_cpu(MathFn::pow, x, y, o, n, op_pool());
+    } else {
+#if defined(BITLEARN_HAS_CUDA)
+      cuda_set_device(a.device().index);
+      math_map_cuda(MathFn::pow, x, y, o, n, op_launch_config());
+#endif
+    }
+    return out;
+  }
   if (a.device().is_cpu()) {
     cpu::binary(op, a.dtype(), a.raw_data(), bc.views[0], b.raw_data(), bc.views[1], out.raw_data(),
                 n, op_pool());
