@@ -4,6 +4,8 @@
 // order exactly as in leaf_reduce. The fold by halving then runs on the 32 stored lanes.
 #include "kernels/cpu/reduce_rows.h"
 
+#include <cstdint>
+
 #if defined(__x86_64__) || defined(_M_X64)
 #include <immintrin.h>
 #endif
@@ -55,7 +57,43 @@ float leaf_avx2(const float* x, int64_t len, float c) {
   return lanes[0];
 }
 
+// max / min of a leaf. bl::max and bl::min are associative and commutative (NaN absorbs; the
+// rest is a total order with -0 < +0), so any order gives the reference's value. Non-NaN floats
+// are compared as signed integers s = bits ^ ((bits >> 31) & 0x7FFFFFFF), which orders them as
+// the total order does; NaN is tracked apart and gives the canonical NaN.
+template <bool kMax>
+float leaf_extremum_avx2(const float* x, int64_t len) {
+  const __m256i flip = _mm256_set1_epi32(0x7FFFFFFF);
+  __m256i best = _mm256_set1_epi32(kMax ? INT32_MIN : INT32_MAX);
+  __m256 any_nan = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 8 <= len; i += 8) {
+    __m256 v = _mm256_loadu_ps(x + i);
+    any_nan = _mm256_or_ps(any_nan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    __m256i u = _mm256_castps_si256(v);
+    __m256i s = _mm256_xor_si256(u, _mm256_and_si256(_mm256_srai_epi32(u, 31), flip));
+    best = kMax ? _mm256_max_epi32(best, s) : _mm256_min_epi32(best, s);
+  }
+  alignas(32) int32_t lanes[8];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), best);
+  bool nan_seen = _mm256_movemask_ps(any_nan) != 0;
+  int32_t b = lanes[0];
+  for (int k = 1; k < 8; ++k) b = kMax ? (lanes[k] > b ? lanes[k] : b) : (lanes[k] < b ? lanes[k] : b);
+  for (; i < len; ++i) {
+    if (is_nan(x[i])) nan_seen = true;
+    uint32_t u = bits_of(x[i]);
+    int32_t s = static_cast<int32_t>(u ^ ((u >> 31) ? 0x7FFFFFFFu : 0u));
+    b = kMax ? (s > b ? s : b) : (s < b ? s : b);
+  }
+  if (nan_seen) return canonical_nan();
+  uint32_t ub = static_cast<uint32_t>(b);
+  return float_of(ub ^ ((ub >> 31) ? 0x7FFFFFFFu : 0u));
+}
+
 }  // namespace
+
+float leaf_max_avx2(const float* x, int64_t len, float) { return leaf_extremum_avx2<true>(x, len); }
+float leaf_min_avx2(const float* x, int64_t len, float) { return leaf_extremum_avx2<false>(x, len); }
 
 float leaf_sum_avx2(const float* x, int64_t len, float c) { return leaf_avx2<VecAdd, StepAdd>(x, len, c); }
 float leaf_abs_sum_avx2(const float* x, int64_t len, float c) {
@@ -69,6 +107,9 @@ float leaf_centered_square_sum_avx2(const float* x, int64_t len, float c) {
 }
 
 #else  // not x86-64: never called (cpu_has_avx2_fma() is false); defined so the library links.
+
+float leaf_max_avx2(const float* x, int64_t len, float c) { return scalar_contiguous_leaf<StepMax>(x, len, c); }
+float leaf_min_avx2(const float* x, int64_t len, float c) { return scalar_contiguous_leaf<StepMin>(x, len, c); }
 
 float leaf_sum_avx2(const float* x, int64_t len, float c) { return scalar_contiguous_leaf<StepAdd>(x, len, c); }
 float leaf_abs_sum_avx2(const float* x, int64_t len, float c) {

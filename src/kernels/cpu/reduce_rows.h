@@ -33,6 +33,8 @@ float leaf_sum_avx2(const float* x, int64_t len, float c);
 float leaf_abs_sum_avx2(const float* x, int64_t len, float c);
 float leaf_square_sum_avx2(const float* x, int64_t len, float c);
 float leaf_centered_square_sum_avx2(const float* x, int64_t len, float c);
+float leaf_max_avx2(const float* x, int64_t len, float c);  // c unused; len >= 1
+float leaf_min_avx2(const float* x, int64_t len, float c);
 
 // Whether CPU kernels may use their SIMD versions (default true; tests turn it off to check the
 // scalar versions too). Results are the same either way.
@@ -55,6 +57,14 @@ inline ContiguousLeafFn best_contiguous_leaf<StepAddAbs>() {
 template <>
 inline ContiguousLeafFn best_contiguous_leaf<StepSquare>() {
   return use_avx2() ? &leaf_square_sum_avx2 : &scalar_contiguous_leaf<StepSquare>;
+}
+template <>
+inline ContiguousLeafFn best_contiguous_leaf<StepMax>() {
+  return use_avx2() ? &leaf_max_avx2 : &scalar_contiguous_leaf<StepMax>;
+}
+template <>
+inline ContiguousLeafFn best_contiguous_leaf<StepMin>() {
+  return use_avx2() ? &leaf_min_avx2 : &scalar_contiguous_leaf<StepMin>;
 }
 template <>
 inline ContiguousLeafFn best_contiguous_leaf<StepCenteredSquare>() {
