@@ -238,6 +238,18 @@ TEST(RngNormal, ElementLayoutUsesWordPairs) {
   }
 }
 
+TEST(RngNormal, BlockHelpersEqualElements) {
+  for (uint64_t blk : {0ull, 3ull, 77777ull, 0x3FFFFFFFFFFFFFFFull}) {
+    float z[4], u[4];
+    bl::normal_block(5, 6, blk, z);
+    bl::uniform_block(5, 6, blk, u);
+    for (uint64_t j = 0; j < 4; ++j) {
+      EXPECT_EQ(bl::bits_of(z[j]), bl::bits_of(bl::normal_element(5, 6, blk * 4 + j)));
+      EXPECT_EQ(bl::bits_of(u[j]), bl::bits_of(bl::uniform_element(5, 6, blk * 4 + j)));
+    }
+  }
+}
+
 TEST(RngNormal, BoxMullerFormula) {
   // u1 = 1 (x1 all ones) gives r = 0, so both normals are zero.
   float z0 = 1.0f, z1 = 1.0f;

@@ -181,7 +181,10 @@ void print_text(const bl::CpuFeatures& cpu, const bl::FpState& fp, const bl::Cud
   } else {
     row("runtime", cuda_version_text(cuda.runtime_version));
     row("driver", cuda_version_text(cuda.driver_version));
-    if (cuda.devices.empty()) row("status", "no device (" + cuda.error + ")");
+    if (cuda.devices.empty())
+      row("status", cuda.error.empty() || cuda.error == "no CUDA device"
+                        ? std::string("no device")
+                        : "no device (" + cuda.error + ")");
     for (const bl::CudaDeviceInfo& d : cuda.devices) {
       std::string key = "device " + std::to_string(d.index);
       row(key.c_str(), d.name + ", compute " + std::to_string(d.cc_major) + "." +
