@@ -477,10 +477,10 @@ const bits_case kHardCases[] = {
     {2, 0x03D2F29Fu, 0xC2A55B2Du},  // log
     {2, 0x0B265D7Bu, 0xC291095Fu},  // log
     {2, 0x0F61FF63u, 0xC2855565u},  // log
-    {3, 0xB52953FBu, 0xB52953FFu},  // log1p
-    {3, 0xB53FFFFDu, 0xB5400001u},  // log1p
-    {3, 0xB619776Cu, 0xB6197777u},  // log1p
-    {3, 0xB6A4BAD5u, 0xB6A4BAEFu},  // log1p
+    {3, 0x35400003u, 0x353FFFFFu},  // log1p
+    {3, 0x36AAD563u, 0x36AAD547u},  // log1p
+    {3, 0x36DEDACEu, 0x36DEDA9Du},  // log1p
+    {3, 0x3710001Bu, 0x370FFFF3u},  // log1p
     {5, 0x3AC37DE2u, 0x3AC37DD9u},  // tanh
     {5, 0x3BAB6E65u, 0x3BAB6DFFu},  // tanh
     {5, 0x3BB5ECFFu, 0x3BB5EC85u},  // tanh

@@ -70,15 +70,27 @@ BL_EXP_LOG_INLINE float log_exception(float x, float y) {
   return exception_lookup(kKeys, kValues, 64, x, y);
 }
 
-// log1p: 9 exceptions.
+// log1p: 45 exceptions.
 BL_EXP_LOG_INLINE float log1p_exception(float x, float y) {
-  static const uint32_t kKeys[10] = {
+  static const uint32_t kKeys[46] = {
+      0x35400003u, 0x36AAD563u, 0x36DEDACEu, 0x3710001Bu, 0x3770004Bu, 0x3DDBFEC3u,
+      0x3EFD81ADu, 0x3F26C9AEu, 0x4016EE45u, 0x41078FEBu, 0x41DBB2AFu, 0x46067143u,
+      0x4612234Fu, 0x464D572Bu, 0x4665A5A6u, 0x46CA6A75u, 0x4B72EA53u, 0x4E115187u,
+      0x4E599333u, 0x50DA4BF6u, 0x50E0323Fu, 0x52FA32C0u, 0x5CAFFB5Eu, 0x5D8B2D5Bu,
+      0x5EE8984Eu, 0x64E27FA3u, 0x65D890D3u, 0x6BE8CF96u, 0x6D1F23EBu, 0x6F31A8ECu,
+      0x710D528Du, 0x736CC271u, 0x74896A73u, 0x793D0B73u, 0x79E7EC37u, 0x7A708B30u,
       0xB52953FBu, 0xB53FFFFDu, 0xB619776Cu, 0xB6A4BAD5u, 0xB70FFFE5u, 0xB76FFFB5u,
       0xB827FF6Du, 0xBA800B50u, 0xBC4D092Cu, 0xFFFFFFFFu};
-  static const uint32_t kValues[10] = {
+  static const uint32_t kValues[46] = {
+      0x353FFFFFu, 0x36AAD547u, 0x36DEDA9Du, 0x370FFFF3u, 0x376FFFDBu, 0x3DD0F671u,
+      0x3ECDEEE1u, 0x3F006EF3u, 0x3F9B103Bu, 0x400FE5E7u, 0x40564F1Du, 0x4110F651u,
+      0x41124BF1u, 0x4117BCF1u, 0x41198725u, 0x41229929u, 0x4184AA1Fu, 0x41A1D349u,
+      0x41A50DE3u, 0x41C0CE7Fu, 0x41C1051Du, 0x41D8141Bu, 0x42221563u, 0x4226B0B1u,
+      0x422E4A21u, 0x424F7453u, 0x4254D1F9u, 0x4276616Fu, 0x427D2D35u, 0x42845A89u,
+      0x428970F1u, 0x429004B2u, 0x429316D3u, 0x42A03429u, 0x42A1FFB7u, 0x42A3754Bu,
       0xB52953FFu, 0xB5400001u, 0xB6197777u, 0xB6A4BAEFu, 0xB710000Du, 0xB7700025u,
       0xB8280049u, 0xBA801B55u, 0xBC4E545Fu, 0xFFFFFFFFu};
-  return exception_lookup(kKeys, kValues, 9, x, y);
+  return exception_lookup(kKeys, kValues, 45, x, y);
 }
 
 // log2: no exceptions.
