@@ -105,6 +105,19 @@ TEST(ReduceConformance, SpecialValueRules) {
   EXPECT_EQ(arg(ArgReduceOp::argmin, {1.0f, -inf, nan_neg, nan_neg}), 2);
   EXPECT_EQ(arg(ArgReduceOp::argmax, {-0.0f, 0.0f}), 1);
   EXPECT_EQ(arg(ArgReduceOp::argmin, {0.0f, -0.0f}), 1);
+  // Signed zeros and NaN inside the 8-wide SIMD body (not only in the scalar tail).
+  std::vector<float> zeros(40, -0.0f);
+  zeros[13] = 0.0f;
+  EXPECT_EQ(run(ReduceOp::max, zeros), 0u);
+  std::vector<float> pos(40, 0.0f);
+  pos[21] = -0.0f;
+  EXPECT_EQ(run(ReduceOp::min, pos), 0x80000000u);
+  std::vector<float> with_nan(40, -inf);
+  with_nan[9] = nan_neg;
+  EXPECT_EQ(run(ReduceOp::max, with_nan), kCanonicalNanBits);
+  EXPECT_EQ(run(ReduceOp::min, with_nan), kCanonicalNanBits);
+  with_nan[9] = -inf;
+  EXPECT_EQ(run(ReduceOp::max, with_nan), bits_of(-inf));
   // var with n - ddof <= 0 is NaN
   float out = 0.0f;
   float one = 1.0f;
