@@ -5,6 +5,7 @@
 //   operand, on data with special values.
 // op.index: index_select, gather, scatter, embedding and embedding_backward (the latter with rows
 //   that collect more contributions than one reduction leaf).
+// op.reduce_api: the Tensor reductions and row ops (bitlearn/ops_reduce.h) on strided views.
 #include "bitlearn/ops.h"
 #include "verify/check.h"
 #include "verify/inputs.h"
@@ -86,11 +87,46 @@ void check_index(CheckContext& ctx, OutputWriter& out) {
   add_tensor(out, "embedding_backward_long", embedding_backward(many_grad, many_ids, 3));
 }
 
+// The public reduction API on strided views: dims other than the last, several dims at once,
+// keepdim, a permuted (non-contiguous) operand, and the row ops along a middle dimension.
+void check_reduce_api(CheckContext& ctx, OutputWriter& out) {
+  const int64_t a = ctx.size(3, 6), b = ctx.size(37, 257), c = ctx.size(5, 11);
+  Tensor x = make_tensor(ctx, uniform_floats(ctx, 8001, a * b * c, -5.0f, 5.0f, 211), {a, b, c});
+  Tensor xp = x.permute({2, 0, 1});  // [c, a, b], strided
+  add_tensor(out, "sum_all", sum(x));
+  add_tensor(out, "sum_dim1", sum(x, {1}));
+  add_tensor(out, "sum_dims02_keep", sum(x, {0, 2}, true));
+  add_tensor(out, "mean_permuted", mean(xp, {2}));
+  add_tensor(out, "var_ddof1", var(x, {1}, 1));
+  add_tensor(out, "stddev", stddev(xp, {1, 2}));
+  add_tensor(out, "amax", amax(x, {1}));
+  add_tensor(out, "amin", amin(xp, {0}));
+  add_tensor(out, "l1", l1_norm(x, {2}));
+  add_tensor(out, "l2", l2_norm(x, {1}));
+  add_tensor(out, "argmax", argmax(x, 1));
+  add_tensor(out, "argmin_permuted", argmin(xp, 2, true));
+  add_tensor(out, "softmax_dim1", softmax(x, 1));
+  add_tensor(out, "log_softmax_permuted", log_softmax(xp, -1));
+  add_tensor(out, "cumsum_dim1", cumsum(x, 1));
+  SortResult s = sort(xp, 2, true);
+  add_tensor(out, "sort.values", s.values);
+  add_tensor(out, "sort.indices", s.indices);
+  SortResult t = topk(x, 3, 1);
+  add_tensor(out, "topk.values", t.values);
+  add_tensor(out, "topk.indices", t.indices);
+  Tensor rows = x.reshape({a * b, c});
+  Tensor gamma = make_tensor(ctx, uniform_floats(ctx, 8002, c, 0.5f, 1.5f), {c});
+  Tensor beta = make_tensor(ctx, uniform_floats(ctx, 8003, c, -0.5f, 0.5f), {c});
+  add_tensor(out, "layer_norm", layer_norm(rows, gamma, beta));
+  add_tensor(out, "rms_norm", rms_norm(rows, gamma));
+}
+
 }  // namespace
 
 void add_op_checks(std::vector<CheckDef>& checks) {
   checks.push_back({"op.elementwise", true, check_elementwise});
   checks.push_back({"op.index", true, check_index});
+  checks.push_back({"op.reduce_api", true, check_reduce_api});
 }
 
 }  // namespace bl::verify
