@@ -38,8 +38,20 @@ ALIASES = {
     "contraction": "contract flags (no contraction)",
     "fpstate": "contract flags (no contraction)",
     "verify": "verifier (bitlearn verify)",
+    "shapeop": "shape (copy, concat)",
+    "math": "contract math (contract/math.h)",
+    "cpufeatures": "core (cpu features, devices, isa)",
+    "deviceinfo": "core (cpu features, devices, isa)",
+    "isa": "core (cpu features, devices, isa)",
+    "tensor": "tensor (core/tensor.h) and Tensor ops",
+    "shape": "shape (copy, concat)",
 }
-# Verifier check families -> op rows.
+# Kernel headers that one implementation file serves together: header -> (row, file prefix).
+GROUPS = {"unary": ("elementwise", "elementwise"), "binary": ("elementwise", "elementwise"),
+          "cast": ("elementwise", "elementwise"), "copy": ("shape (copy, concat)", "shape")}
+# Verifier checks -> op rows (by full name first, then by family).
+CHECK_ROWS = {"op.elementwise": "elementwise", "op.index": "index", "op.reduce_api": "reduce",
+              "op.softmax": "softmax", "op.norm": "norm", "op.cumsum": "cumsum", "op.sort_topk": "sort"}
 CHECK_FAMILIES = {"math": "math_map", "rng": "rng (contract/rng.h)", "reduce": "reduce",
                   "gemm": "matmul", "mlp": "model (mlp.forward)"}
 
@@ -54,9 +66,13 @@ def kernel_ops():
         name = os.path.splitext(os.path.basename(h))[0]
         if name in NOT_OPS:
             continue
-        cpu = sorted(os.path.basename(p) for p in glob.glob(os.path.join(ROOT, "src/kernels/cpu", name + "*.cpp")))
-        cuda = sorted(os.path.basename(p) for p in glob.glob(os.path.join(ROOT, "src/kernels/cuda", name + "*.cu")))
-        ops[name] = {"cpu": cpu, "cuda": cuda}
+        row, prefix = GROUPS.get(name, (name, name))
+        cpu = sorted(os.path.basename(p) for p in glob.glob(os.path.join(ROOT, "src/kernels/cpu", prefix + "*.cpp")))
+        cuda = sorted(os.path.basename(p) for p in glob.glob(os.path.join(ROOT, "src/kernels/cuda", prefix + "*.cu")))
+        entry = ops.setdefault(row, {"cpu": [], "cuda": [], "headers": []})
+        entry["cpu"] = sorted(set(entry["cpu"] + cpu))
+        entry["cuda"] = sorted(set(entry["cuda"] + cuda))
+        entry["headers"].append(name + ".h")
     return ops
 
 
@@ -85,8 +101,8 @@ def list_tests_from_sources(patterns):
 
 def row_of_suite(suite, ops):
     key = norm(suite)
-    for word in ("conformance", "cuda", "cpu"):
-        key = key.replace(word, "")
+    # Backend and kind words at the end of a suite name do not name the op.
+    key = re.sub(r"(conformance|cuda|cpu)+$", "", key)
     best = None
     for op in ops:
         k = norm(op)
@@ -146,15 +162,12 @@ def main():
         (row(r)["cuda_tests"] if r else unmapped).append(t)
     for c in checks:
         fam = c.split(".")[0]
-        target = CHECK_FAMILIES.get(fam)
-        if fam == "op":
-            target = "elementwise / index (Tensor ops)"
-        row(target or fam)["checks"].append(c)
+        row(CHECK_ROWS.get(c) or CHECK_FAMILIES.get(fam) or fam)["checks"].append(c)
 
     def cell_tests(tests):
         if not tests:
             return "-"
-        sab = sum(1 for t in tests if ".Sabotage" in t or ".NegativeControl" in t)
+        sab = sum(1 for t in tests if "Sabotage" in t or "NegativeControl" in t)
         names = ", ".join("`%s`" % t for t in tests)
         return "%d tests (%d sabotage): %s" % (len(tests), sab, names)
 
@@ -176,7 +189,7 @@ def main():
     for name in sorted(rows):
         r = rows[name]
         lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
-            name, "yes" if r["ref"] else "-",
+            name, ("yes (" + ", ".join(ops[name]["headers"]) + ")") if r["ref"] else "-",
             ", ".join(r["cpu"]) or "-", ", ".join(r["cuda"]) or "-",
             cell_tests(r["cpu_tests"]), cell_tests(r["cuda_tests"]),
             ", ".join("`%s`" % c for c in r["checks"]) or "-"))
