@@ -23,7 +23,7 @@ else
 fi
 
 if [ -x "$B/tests/bitlearn_tests" ]; then
-  "$B/tests/bitlearn_tests" --gtest_filter='Philox*:Rng*:Sha256*:TensorDigest*:CpuFeatures*:FpState*' \
+  "$B/tests/bitlearn_tests" --gtest_filter='Philox*:Rng*:Sha256*:TensorDigest*:CpuFeatures*:FpState*:DeviceInfo*' \
     > "$OUT/rngdigest_cpu_tests.txt" 2>&1
   rc=$?
   grep -E "^\[  (PASSED|FAILED) " "$OUT/rngdigest_cpu_tests.txt" | tee -a "$LOG"

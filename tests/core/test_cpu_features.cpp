@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/cpu_features.h"
+#include "core/device_info.h"
 #include "core/fp_probe.h"
 
 namespace {
@@ -101,6 +102,24 @@ TEST(FpState, SabotageRoundingModeIsReported) {
   EXPECT_TRUE(bl::read_fp_state().ok());
 #else
   GTEST_SKIP() << "no readable FP control register on this architecture";
+#endif
+}
+
+// The CUDA listing reports how the library was built, and never throws.
+TEST(DeviceInfo, CudaStatusMatchesTheBuild) {
+  bl::CudaStatus s = bl::cuda_status();
+#if defined(BITLEARN_HAS_CUDA)
+  EXPECT_TRUE(s.built);
+  EXPECT_GT(s.runtime_version, 0);
+  if (s.devices.empty()) EXPECT_FALSE(s.error.empty());
+  for (const bl::CudaDeviceInfo& d : s.devices) {
+    EXPECT_FALSE(d.name.empty());
+    EXPECT_GT(d.cc_major, 0);
+    EXPECT_GT(d.total_memory_bytes, 0u);
+  }
+#else
+  EXPECT_FALSE(s.built);
+  EXPECT_TRUE(s.devices.empty());
 #endif
 }
 
