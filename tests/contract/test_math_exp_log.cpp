@@ -481,6 +481,10 @@ const bits_case kHardCases[] = {
     {3, 0x36AAD563u, 0x36AAD547u},  // log1p
     {3, 0x36DEDACEu, 0x36DEDA9Du},  // log1p
     {3, 0x3710001Bu, 0x370FFFF3u},  // log1p
+    {4, 0x2FD54996u, 0xC1FA1B55u},  // log2
+    {4, 0x30554996u, 0xC1F21B55u},  // log2
+    {4, 0x30D54996u, 0xC1EA1B55u},  // log2
+    {4, 0x31554996u, 0xC1E21B55u},  // log2
     {5, 0x3AC37DE2u, 0x3AC37DD9u},  // tanh
     {5, 0x3BAB6E65u, 0x3BAB6DFFu},  // tanh
     {5, 0x3BB5ECFFu, 0x3BB5EC85u},  // tanh
