@@ -116,6 +116,16 @@ def row_of_suite(suite, ops):
     return None
 
 
+def find_binary(build, name):
+    """The test binary in a build dir (tests/<name> or <name>), or None."""
+    if not build:
+        return None
+    for p in (os.path.join(build, "tests", name), os.path.join(build, name)):
+        if os.path.exists(p):
+            return p
+    return None
+
+
 def verifier_checks(build):
     exe = os.path.join(build, "bitlearn") if build else None
     if not exe or not os.path.exists(exe):
@@ -133,13 +143,13 @@ def main():
     args = ap.parse_args()
 
     ops = kernel_ops()
-    cpu_bin = os.path.join(args.build, "bitlearn_tests")
-    if os.path.exists(cpu_bin):
+    cpu_bin = find_binary(args.build, "bitlearn_tests")
+    if cpu_bin:
         cpu_tests, cpu_source = list_tests_from_binary(cpu_bin), "`bitlearn_tests --gtest_list_tests`"
     else:
         cpu_tests, cpu_source = list_tests_from_sources(["tests/**/*.cpp"]), "TEST declarations in tests/**/*.cpp"
-    cuda_bin = os.path.join(args.cuda_build, "bitlearn_cuda_tests") if args.cuda_build else None
-    if cuda_bin and os.path.exists(cuda_bin):
+    cuda_bin = find_binary(args.cuda_build, "bitlearn_cuda_tests")
+    if cuda_bin:
         cuda_tests, cuda_source = list_tests_from_binary(cuda_bin), "`bitlearn_cuda_tests --gtest_list_tests`"
     else:
         cuda_tests, cuda_source = list_tests_from_sources(["tests/cuda/*.cu"]), "TEST declarations in tests/cuda/*.cu"

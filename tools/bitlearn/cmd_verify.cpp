@@ -20,6 +20,7 @@ namespace {
 struct VerifyOptions {
   std::string device = "cpu";
   int threads = 0;
+  bool threads_given = false;
   std::string json;
   bool quick = false;
   std::string write_expected;
@@ -59,6 +60,10 @@ int write_expected(const VerifyOptions& o, int threads) {
 
 int run_verify(const VerifyOptions& o) {
   using namespace bl::verify;
+  if (o.threads_given && o.threads < 1) {
+    std::fprintf(stderr, "bitlearn verify: --threads must be >= 1, got %d\n", o.threads);
+    return 2;
+  }
   const int threads = o.threads > 0 ? o.threads : bl::num_threads();
   if (!o.write_expected.empty()) return write_expected(o, threads);
   if (o.list) {
@@ -155,14 +160,15 @@ void setup(CLI::App& root) {
   cmd->add_option("--device", opts->device, "cpu, cuda, cuda:N or all (all: every device, compared "
                                             "with each other)")
       ->capture_default_str();
-  cmd->add_option("--threads", opts->threads, "CPU threads (default: BITLEARN_THREADS or all cores)")
-      ->check(CLI::PositiveNumber);
+  auto* threads_opt =
+      cmd->add_option("--threads", opts->threads, "CPU threads (default: BITLEARN_THREADS or all cores)");
   cmd->add_option("--json", opts->json, "Write a JSON report to FILE (atomically)");
   cmd->add_flag("--quick", opts->quick, "Run the quick suite (smaller workloads, a few seconds)");
   // Hidden: regenerates src/verify/expected_hashes.inc on the CPU (see src/verify/README.md).
   cmd->add_option("--write-expected", opts->write_expected, "")->group("");
   cmd->add_flag("--list", opts->list, "Print the names of the suite's checks and exit");
-  cmd->callback([opts] {
+  cmd->callback([opts, threads_opt] {
+    opts->threads_given = threads_opt->count() > 0;
     int code = run_verify(*opts);
     std::fflush(stdout);
     if (code != 0) throw bl::cli::CommandExit{code};
