@@ -3,6 +3,9 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
+#include <utility>
 
 #include "core/error.h"
 
@@ -10,10 +13,55 @@ namespace bl {
 
 namespace {
 constexpr size_t kHostAlignment = 64;
+
+// A cache of freed blocks, keyed by (device, rounded size). Fresh pages cost a page fault each
+// (host) or a synchronizing cudaFree/cudaMalloc (CUDA); ops that allocate their outputs would
+// spend more time there than computing. Blocks are reused only at their exact rounded size, and
+// the cache holds at most kCacheLimit bytes per device kind.
+constexpr size_t kCacheLimit = size_t(1) << 31;
+
+struct BlockCache {
+  std::mutex mutex;
+  std::multimap<std::pair<int, size_t>, void*> blocks;  // (device code, bytes) -> block
+  size_t cached_bytes = 0;
+};
+
+BlockCache& block_cache() {
+  static BlockCache* cache = new BlockCache();  // never destroyed: buffers may die at exit
+  return *cache;
 }
+
+int device_code(Device d) { return d.is_cpu() ? -1 : d.index; }
+
+size_t rounded_size(size_t bytes) {
+  size_t request = bytes == 0 ? kHostAlignment : bytes;
+  return (request + kHostAlignment - 1) / kHostAlignment * kHostAlignment;
+}
+
+void* take_cached(Device d, size_t rounded) {
+  BlockCache& c = block_cache();
+  std::lock_guard<std::mutex> lock(c.mutex);
+  auto it = c.blocks.find({device_code(d), rounded});
+  if (it == c.blocks.end()) return nullptr;
+  void* p = it->second;
+  c.blocks.erase(it);
+  c.cached_bytes -= rounded;
+  return p;
+}
+
+bool give_cached(Device d, size_t rounded, void* p) {
+  BlockCache& c = block_cache();
+  std::lock_guard<std::mutex> lock(c.mutex);
+  if (c.cached_bytes + rounded > kCacheLimit) return false;
+  c.blocks.emplace(std::make_pair(device_code(d), rounded), p);
+  c.cached_bytes += rounded;
+  return true;
+}
+}  // namespace
 
 Buffer::~Buffer() {
   if (ptr == nullptr) return;
+  if (give_cached(device, rounded_size(bytes), ptr)) return;
   if (device.is_cpu()) {
     std::free(ptr);
   } else {
@@ -46,14 +94,15 @@ std::shared_ptr<Buffer> allocate_buffer(size_t bytes, Device device, const char*
   buffer->device = device;
   buffer->bytes = bytes;
   // Zero-byte tensors still get a distinct, valid block so pointers are never null.
-  size_t request = bytes == 0 ? kHostAlignment : bytes;
+  size_t rounded = rounded_size(bytes);
+  buffer->ptr = take_cached(device, rounded);
+  if (buffer->ptr != nullptr) return buffer;
   if (device.is_cpu()) {
-    size_t rounded = (request + kHostAlignment - 1) / kHostAlignment * kHostAlignment;
     buffer->ptr = std::aligned_alloc(kHostAlignment, rounded);
     BL_CHECK(buffer->ptr != nullptr, op, ": host allocation of ", bytes, " bytes failed");
   } else {
 #if defined(BITLEARN_HAS_CUDA)
-    buffer->ptr = cuda_allocate(request, device.index);
+    buffer->ptr = cuda_allocate(rounded, device.index);
 #endif
   }
   return buffer;
