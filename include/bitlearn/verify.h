@@ -83,6 +83,8 @@ struct Report {
   int threads = 1;
   std::string cpu_isa;           // the CPU kernel variant that ran (scalar, avx2, ...)
   std::vector<DeviceRun> runs;
+  // Devices that were asked for but could not run, each with the reason ("cuda: built without CUDA").
+  std::vector<std::string> skipped_devices;
   // Device-versus-device mismatches found by --device all (each names both devices).
   std::vector<std::string> cross_device_divergences;
 };

@@ -4,7 +4,8 @@
 //   { "format", "version", "contract_profile", "suite", "threads", "cpu_isa",
 //     "runs": [ { "device", "digest", "seconds",
 //                 "checks": [ { "name", "state", "hash", "expected", "reason", "seconds" } ] } ],
-//     "cross_device_divergences": [ "..." ], "digest": <digest of runs[0]> }
+//     "skipped_devices": [ "..." ], "cross_device_divergences": [ "..." ],
+//     "digest": <digest of runs[0]> }
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -78,6 +79,7 @@ void write_report_json(const Report& report, const std::string& path) {
     }
     j["runs"].push_back(r);
   }
+  j["skipped_devices"] = report.skipped_devices;
   j["cross_device_divergences"] = report.cross_device_divergences;
   j["digest"] = report.runs.empty() ? std::string() : report.runs[0].digest;
 
@@ -142,6 +144,9 @@ Report read_report_json(const std::string& path) {
     r.runs.push_back(run);
   }
   BL_CHECK(!r.runs.empty(), "verify report ", path, ": no device runs");
+  if (j.contains("skipped_devices") && j["skipped_devices"].is_array())
+    for (const auto& s : j["skipped_devices"])
+      if (s.is_string()) r.skipped_devices.push_back(s.get<std::string>());
   if (j.contains("cross_device_divergences") && j["cross_device_divergences"].is_array())
     for (const auto& s : j["cross_device_divergences"])
       if (s.is_string()) r.cross_device_divergences.push_back(s.get<std::string>());

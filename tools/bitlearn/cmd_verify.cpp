@@ -143,6 +143,7 @@ int run_verify(const VerifyOptions& o) {
     for (const DeviceRun& run : report.runs)
       std::printf("digest %-7s %s\n", run.device.c_str(), run.digest.c_str());
 
+  report.skipped_devices = missing;
   if (!o.json.empty()) write_report_json(report, o.json);
   std::printf("time: %.2f s\n", seconds);
   std::printf("digest: %s\n", report.runs.empty() ? suite_digest({}).c_str()
