@@ -6,7 +6,7 @@ set -u
 cd "$(dirname "$0")/../.."
 OUT="${OUT:-/tmp}"
 LOG="$OUT/verify.log"
-BIN=build-gpu/bitlearn
+BIN="${BITLEARN_BIN:-build-gpu/bitlearn}"  # override only to try the script elsewhere
 : > "$LOG"
 say() { echo "$*" | tee -a "$LOG"; }
 
@@ -36,9 +36,13 @@ run_verify cpu-threads3 --device cpu --threads 3
 # The CPU report alone, so `bitlearn compare` can be run against a report from another machine.
 "$BIN" verify --device cpu --threads 16 --json "$OUT/verify-cpu.json" > /dev/null 2>&1
 "$BIN" compare "$OUT/verify-gpu.json" "$OUT/verify-cpu.json" > "$OUT/verify-compare.out" 2>&1
-say "compare gpu-report vs cpu-report: rc $? ($(head -c 300 "$OUT/verify-compare.out" | tail -n 2 | tr '\n' ' '))"
-if [ -x build-gpu/bitlearn_tests ]; then
-  build-gpu/bitlearn_tests --gtest_filter='Verify*' > "$OUT/verify-tests.out" 2>&1
-  say "verify unit tests on the GPU host: rc $? ($(grep -E '^\[  (PASSED|FAILED)' "$OUT/verify-tests.out" | head -3 | tr '\n' ' '))"
+rc=$?
+say "compare gpu-report vs cpu-report: rc $rc: $(grep -E '^(IDENTICAL|first difference)' "$OUT/verify-compare.out" | head -1)"
+TESTS="$(dirname "$BIN")/tests/bitlearn_tests"
+if [ -x "$TESTS" ]; then
+  "$TESTS" --gtest_filter='Verify*' > "$OUT/verify-tests.out" 2>&1
+  rc=$?
+  [ $rc -eq 0 ] || say "FAIL verify unit tests on the GPU host (rc $rc)"
+  say "verify unit tests on the GPU host: rc $rc $(grep -E '^\[  (PASSED|FAILED)' "$OUT/verify-tests.out" | head -3 | tr '\n' ' ')"
 fi
 exit 0
