@@ -108,6 +108,19 @@ BL_HD float leaf_tree(float* p, int64_t m) {
   return p[0];
 }
 
+// Node `i` of level 5 of the leaf tree over p[0..m): the tree over the 32-aligned segment
+// p[32 i .. min(32 i + 32, m)). Every node of level k covers exactly the 2^k-aligned segment of
+// its leaves (an odd last element only moves up), so folding all segments of 32 and then the tree
+// over the m / 32 (rounded up) results gives leaf_tree's bits: five levels per pass.
+template <class Step>
+BL_HD float leaf_tree_segment(const float* p, int64_t m, int64_t i) {
+  float buf[32];
+  const int64_t start = 32 * i;
+  const int64_t len = m - start < 32 ? m - start : 32;
+  for (int64_t k = 0; k < len; ++k) buf[k] = p[start + k];
+  return leaf_tree<Step>(buf, len);
+}
+
 // float(m), rounded to nearest even (exact for m <= 2^24).
 BL_HD float count_to_float(int64_t m) { return static_cast<float>(m); }
 

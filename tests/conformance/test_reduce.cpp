@@ -1,5 +1,7 @@
 // Conformance of the reductions (kernels/reduce.h): CPU == reference, bit for bit.
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -195,6 +197,51 @@ TEST(ReduceConformance, SumAccuracyAgainstFloat64) {
     EXPECT_LE(std::fabs(s - exact), depth * 0x1p-24 * abs_sum) << "n=" << n;
     EXPECT_LE(std::fabs(l2 - std::sqrt(sq)), (depth + 2) * 0x1p-24 * std::sqrt(sq)) << "n=" << n;
   }
+}
+
+}  // namespace
+}  // namespace bl::conformance
+
+namespace bl::conformance {
+namespace {
+
+// Folds p[0..m) by passes of leaf_tree_segment (segments of `seg` values) until one is left, as
+// the CUDA tree does; seg must be 32 for leaf_tree's bits.
+float segment_tree_passes(std::vector<float> p, int64_t seg) {
+  int64_t m = static_cast<int64_t>(p.size());
+  if (m == 0) return 0.0f;
+  while (m > 1) {
+    const int64_t next = (m + seg - 1) / seg;
+    std::vector<float> q(static_cast<size_t>(next));
+    for (int64_t i = 0; i < next; ++i) {
+      if (seg == 32) {
+        q[static_cast<size_t>(i)] = leaf_tree_segment<StepAdd>(p.data(), m, i);
+      } else {
+        const int64_t len = std::min<int64_t>(seg, m - i * seg);
+        std::vector<float> buf(p.begin() + i * seg, p.begin() + i * seg + len);
+        q[static_cast<size_t>(i)] = leaf_tree<StepAdd>(buf.data(), len);
+      }
+    }
+    p.swap(q);
+    m = next;
+  }
+  return p[0];
+}
+
+// The 32-segment passes of the CUDA leaf tree equal the pairwise tree of schedule.h for every
+// length; segments of 24 (not a power of two) are caught by the same comparison.
+TEST(ReduceConformance, SegmentedLeafTreeIsTheTree) {
+  bool sabotage_caught = false;
+  for (int64_t m : {1, 2, 3, 31, 32, 33, 63, 64, 65, 100, 1023, 1024, 1025, 4097, 65536, 70001}) {
+    auto p = generate_floats(m, 900 + m, 1000.0f, 0);
+    std::vector<float> copy = p;
+    const float expected = leaf_tree<StepAdd>(copy.data(), m);
+    const float got = segment_tree_passes(p, 32);
+    ASSERT_TRUE(bits_equal(&expected, &got, 1, sizeof(float), "segment tree m=" + std::to_string(m)));
+    const float sabotaged = segment_tree_passes(p, 24);
+    if (std::memcmp(&expected, &sabotaged, sizeof(float)) != 0) sabotage_caught = true;
+  }
+  EXPECT_TRUE(sabotage_caught) << "segments of 24 were not caught";
 }
 
 }  // namespace

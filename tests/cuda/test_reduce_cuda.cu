@@ -204,6 +204,50 @@ TEST(ReduceCuda, SortAndTopk) {
   }
 }
 
+// Long sums take several five-level tree passes (8.4 M values: 2050 leaves -> 65 -> 3 -> 1); every
+// launch shape must still give the reference bits.
+TEST(ReduceCuda, LongSumsAndMultiPassTree) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  const int64_t n = 2049 * kReduceLeaf + 7;
+  auto x = generate_floats(n, 515, 1.0f, 41);
+  DeviceBuffer<float> dx(x), dout(2);
+  for (ReduceOp op : {ReduceOp::sum, ReduceOp::var, ReduceOp::max, ReduceOp::l2}) {
+    float expected = 0.0f;
+    reduce_reference(op, x.data(), ReduceShape{1, n, 1}, &expected, 1);
+    for (const LaunchConfig& c : kConformanceLaunchConfigs) {
+      reduce_cuda(op, dx.ptr, ReduceShape{1, n, 1}, dout.ptr, 1, c);
+      auto got = dout.to_host();
+      ASSERT_TRUE(bits_equal(&expected, got.data(), 1, sizeof(float), std::string(reduce_op_name(op)) + " long" + cfg_label(c)));
+    }
+  }
+  // Two rows of odd length: leaf starts are not 16-byte aligned, so the scalar-load path runs.
+  const int64_t m = (n - 1) / 2;
+  std::vector<float> expected(2);
+  reduce_reference(ReduceOp::sum, x.data() + 1, ReduceShape{2, m, 1}, expected.data());
+  for (const LaunchConfig& c : kConformanceLaunchConfigs) {
+    reduce_cuda(ReduceOp::sum, dx.ptr + 1, ReduceShape{2, m, 1}, dout.ptr, 0, c);
+    ASSERT_TRUE(bits_equal(expected, dout.to_host(), "sum unaligned rows" + cfg_label(c)));
+  }
+}
+
+// Softmax in place (y == x) and on unaligned rows gives the reference bits.
+TEST(ReduceCuda, SoftmaxInPlaceAndUnaligned) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  const int64_t rows = 6, n = 4100;
+  auto x = generate_floats(rows * n + 1, 808, 30.0f, 29);
+  for (int64_t offset : {0, 1}) {
+    std::vector<float> expected(rows * n);
+    softmax_reference(x.data() + offset, rows, n, expected.data(), false);
+    for (const LaunchConfig& c : kConformanceLaunchConfigs) {
+      DeviceBuffer<float> dx(x);
+      softmax_cuda(dx.ptr + offset, rows, n, dx.ptr + offset, false, c);
+      auto got = dx.to_host();
+      ASSERT_TRUE(bits_equal(expected.data(), got.data() + offset, rows * n, sizeof(float),
+                             "softmax in place offset=" + std::to_string(offset) + cfg_label(c)));
+    }
+  }
+}
+
 // Sabotage arm: a GPU leaf that folds its 32 lanes in the other order (s = 1, 2, 4, 8, 16) must be
 // caught by the same comparison with the reference.
 __global__ void sabotage_leaf_sum_kernel(const float* x, int64_t n, float* p) {

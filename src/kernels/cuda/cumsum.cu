@@ -65,13 +65,15 @@ void cumsum_cuda(const float* x, ReduceShape shape, float* y, const LaunchConfig
   const int64_t blocks = cumsum_block_count(n);
   const int64_t jobs = outer * blocks * inner;
   cuda::DeviceScratch<float> totals(jobs);
-  const int block = cuda::block_size(config);
+  int block = cuda::fitted_block(cumsum_local_kernel, config);
   cumsum_local_kernel<<<cuda::grid_size((jobs + block - 1) / block, config), block>>>(x, n, inner, blocks, jobs, y,
                                                                                       totals.ptr);
   BL_CUDA_CHECK(cudaGetLastError());
+  block = cuda::fitted_block(cumsum_offsets_kernel, config);
   cumsum_offsets_kernel<<<cuda::grid_size((outer * inner + block - 1) / block, config), block>>>(outer, inner,
                                                                                                  blocks, totals.ptr);
   BL_CUDA_CHECK(cudaGetLastError());
+  block = cuda::fitted_block(cumsum_add_offsets_kernel, config);
   cumsum_add_offsets_kernel<<<cuda::grid_size((outer * n * inner + block - 1) / block, config), block>>>(
       outer, n, inner, blocks, totals.ptr, y);
   BL_CUDA_CHECK(cudaGetLastError());

@@ -86,17 +86,19 @@ void layer_norm_cuda(const float* x, int64_t rows, int64_t n, const float* gamma
   cuda::map_totals(mean.ptr, rows, FinishMean{n}, config);
   cuda::reduce_totals<StepCenteredSquare>(x, shape, mean.ptr, den.ptr, config);
   cuda::map_totals(den.ptr, rows, FinishDenominator{n, eps, true}, config);
-  const int block = cuda::block_size(config);
   if (n >= 256 && n <= 65536) {  // shape-only choice; both kernels give the same bits
+    const int block = cuda::fitted_block(layer_norm_apply_rows_kernel, config);
     layer_norm_apply_rows_kernel<<<cuda::grid_size(rows, config), block>>>(x, rows, n, mean.ptr, den.ptr, gamma,
                                                                           beta, y);
     BL_CUDA_CHECK(cudaGetLastError());
   } else if (n > 0) {
+    const int block = cuda::fitted_block(layer_norm_apply_kernel, config);
     layer_norm_apply_kernel<<<cuda::grid_size((rows * n + block - 1) / block, config), block>>>(
         x, rows, n, mean.ptr, den.ptr, gamma, beta, y);
     BL_CUDA_CHECK(cudaGetLastError());
   }
   if (mean_out || rstd_out) {
+    const int block = cuda::fitted_block(row_stats_out_kernel, config);
     row_stats_out_kernel<<<cuda::grid_size((rows + block - 1) / block, config), block>>>(mean.ptr, den.ptr, rows,
                                                                                          mean_out, rstd_out);
     BL_CUDA_CHECK(cudaGetLastError());
@@ -112,16 +114,18 @@ void rms_norm_cuda(const float* x, int64_t rows, int64_t n, const float* gamma, 
   cuda::DeviceScratch<float> den(rows);
   cuda::reduce_totals<StepSquare>(x, shape, nullptr, den.ptr, config);
   cuda::map_totals(den.ptr, rows, FinishDenominator{n, eps, false}, config);
-  const int block = cuda::block_size(config);
   if (n >= 256 && n <= 65536) {  // shape-only choice; both kernels give the same bits
+    const int block = cuda::fitted_block(rms_norm_apply_rows_kernel, config);
     rms_norm_apply_rows_kernel<<<cuda::grid_size(rows, config), block>>>(x, rows, n, den.ptr, gamma, y);
     BL_CUDA_CHECK(cudaGetLastError());
   } else if (n > 0) {
+    const int block = cuda::fitted_block(rms_norm_apply_kernel, config);
     rms_norm_apply_kernel<<<cuda::grid_size((rows * n + block - 1) / block, config), block>>>(x, rows, n, den.ptr,
                                                                                               gamma, y);
     BL_CUDA_CHECK(cudaGetLastError());
   }
   if (rstd_out) {
+    const int block = cuda::fitted_block(row_stats_out_kernel, config);
     row_stats_out_kernel<<<cuda::grid_size((rows + block - 1) / block, config), block>>>(den.ptr, den.ptr, rows,
                                                                                          nullptr, rstd_out);
     BL_CUDA_CHECK(cudaGetLastError());

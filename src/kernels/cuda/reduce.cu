@@ -118,11 +118,12 @@ void arg_reduce_cuda(ArgReduceOp op, const float* x, ReduceShape shape, int64_t*
   const int64_t jobs = reductions * leaves;
   cuda::DeviceScratch<uint32_t> best_key(jobs);
   cuda::DeviceScratch<int64_t> best_index(jobs);
-  const int block = cuda::block_size(config);
+  const int block = cuda::fitted_block(arg_leaf_kernel, config);
   arg_leaf_kernel<<<cuda::grid_size((jobs + block - 1) / block, config), block>>>(
       op, x, shape.n, shape.inner, leaves, jobs, best_key.ptr, best_index.ptr);
   BL_CUDA_CHECK(cudaGetLastError());
-  arg_combine_kernel<<<cuda::grid_size((reductions + block - 1) / block, config), block>>>(
+  const int combine_block = cuda::fitted_block(arg_combine_kernel, config);
+  arg_combine_kernel<<<cuda::grid_size((reductions + combine_block - 1) / combine_block, config), combine_block>>>(
       best_key.ptr, best_index.ptr, leaves, reductions, out);
   BL_CUDA_CHECK(cudaGetLastError());
   cuda::finish_sync();

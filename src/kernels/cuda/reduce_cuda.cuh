@@ -1,14 +1,16 @@
 // reduce_cuda.cuh: the CUDA engine behind every sum-schedule reduction (reduce, softmax, norms).
 //
-// Contiguous reductions (inner == 1): one group of 32 threads per leaf. Thread t of the group is
-// lane t of schedule.h: it adds elements t, t + 32, t + 64, ... of the leaf in ascending order,
-// and the lanes are folded by halving with 32-wide shuffles (lane j takes lane j + s for s = 16, 8,
-// 4, 2, 1), exactly as fold_lanes. The shuffles are given width 32, so a 64-wide hardware warp
-// (AMD) runs two independent groups. Strided reductions (inner > 1): one thread per (column, leaf),
-// holding the 32 lanes in registers (adjacent threads read adjacent columns). The leaf values are
-// then combined by the pairwise tree, one launch per tree level (or one thread per reduction for
-// short trees): the same tree as leaf_tree, level by level. Nothing depends on the block size or
-// grid cap: grid-stride loops cover any grid.
+// Contiguous reductions (inner == 1): one group of 8 threads per leaf. Thread t of the group holds
+// lanes 4t .. 4t+3 of schedule.h, so one float4 load at leaf offset 4t + 32 m gives each of its
+// lanes its m-th element; each lane still adds its elements t, t + 32, ... in ascending order.
+// The lanes are folded by halving exactly as fold_lanes: s = 16, 8, 4 by 8-wide shuffles between
+// threads (lane 4t+k meets lane 4(t+s/4)+k), s = 2, 1 inside thread 0. The shuffles are given width 8,
+// so nothing depends on the hardware warp width. Strided reductions (inner > 1): one thread per
+// (column, leaf), holding the 32 lanes in registers (adjacent threads read adjacent columns). The
+// leaf values are then combined by the pairwise tree, five levels per launch (leaf_tree_segment),
+// and the last <= 64 values by one thread per reduction (leaf_tree). Nothing depends on the block
+// size or grid cap: grid-stride loops cover any grid, and every block size is clamped to what the
+// kernel can launch with (fitted_block).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -26,6 +28,17 @@ namespace bl::cuda {
 inline int block_size(const LaunchConfig& config) {
   int b = (config.block / 32) * 32;
   return std::min(1024, std::max(32, b));
+}
+
+// block_size(config) clamped to the most threads `kernel` can launch with (its register use may
+// allow fewer than 1024), rounded down to a multiple of 32. Results never depend on the block size,
+// so clamping only changes which thread does what.
+template <class Kernel>
+int fitted_block(Kernel* kernel, const LaunchConfig& config) {
+  cudaFuncAttributes attributes;
+  BL_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+  const int cap = std::max(32, (attributes.maxThreadsPerBlock / 32) * 32);
+  return std::min(block_size(config), cap);
 }
 inline int grid_size(int64_t work_blocks, const LaunchConfig& config) {
   int64_t g = std::max<int64_t>(1, std::min<int64_t>(work_blocks, int64_t{1} << 30));
@@ -47,36 +60,102 @@ struct DeviceScratch {
   DeviceScratch& operator=(const DeviceScratch&) = delete;
 };
 
-template <class Step>
+// The value stored and reduced for element x (with the reduction's c): x itself for plain
+// reductions; softmax maps x to exp(x - c) and keeps it.
+struct MapIdentity {
+  BL_HD static float map(float x, float) { return x; }
+};
+
+constexpr int kLeafGroup = 8;  // threads per leaf in the contiguous kernel, 4 lanes each
+
+// One 8-thread group per leaf (see the top of this file). `vec` says that every leaf start of x
+// (and of stored) is 16-byte aligned, so full float4 chunks may be loaded in one instruction; the
+// lanes and their order are the same either way. When stored is not null, Map's value of every
+// element is written there (same index as x; stored may alias x).
+template <class Step, class Map>
 __global__ void leaf_contiguous_kernel(const float* x, int64_t n, int64_t leaves, int64_t jobs,
-                                       const float* centers, float* p) {
-  const int lane = threadIdx.x & 31;
-  const int64_t groups_per_block = blockDim.x >> 5;
-  const int64_t first = blockIdx.x * groups_per_block + (threadIdx.x >> 5);
+                                       const float* centers, float* p, float* stored, bool vec) {
+  const int t = threadIdx.x & (kLeafGroup - 1);
+  const int64_t groups_per_block = blockDim.x / kLeafGroup;
   const int64_t stride = gridDim.x * groups_per_block;
-  for (int64_t g = first; g < jobs; g += stride) {  // uniform across the 32-thread group
-    const int64_t o = g / leaves, l = g % leaves;
-    const int64_t start = l * kReduceLeaf;
-    const int64_t len = n - start < kReduceLeaf ? n - start : kReduceLeaf;
-    const float c = centers ? centers[o] : 0.0f;
-    const float* xs = x + o * n + start;
-    float acc = Step::init();
-    int64_t i = lane;
-    for (; i + 7 * 32 < len; i += 8 * 32) {
-      float v[8];
+  // All threads of a 32-thread warp run the same number of iterations (jobs past the end are idle
+  // but still join the shuffles), because the shuffles name the whole warp in their mask.
+  const int64_t warp_first = blockIdx.x * groups_per_block + (threadIdx.x >> 5) * (32 / kLeafGroup);
+  const int64_t sub = (threadIdx.x >> 3) & 3;
+  for (int64_t base = warp_first; base < jobs; base += stride) {
+    const int64_t g = base + sub;
+    const bool active = g < jobs;
+    float a0 = Step::init(), a1 = Step::init(), a2 = Step::init(), a3 = Step::init();
+    if (active) {
+      const int64_t o = g / leaves, l = g % leaves;
+      const int64_t start = l * kReduceLeaf;
+      const int64_t len = n - start < kReduceLeaf ? n - start : kReduceLeaf;
+      const float c = centers ? centers[o] : 0.0f;
+      const float* xs = x + o * n + start;
+      float* ys = stored ? stored + o * n + start : nullptr;
+      int64_t i = 4 * t;
+      if (vec) {
+        for (; i + 3 * 32 + 3 < len; i += 4 * 32) {
+          float4 v[4];
 #pragma unroll
-      for (int q = 0; q < 8; ++q) v[q] = xs[i + 32 * q];
+          for (int q = 0; q < 4; ++q) v[q] = *reinterpret_cast<const float4*>(xs + i + 32 * q);
 #pragma unroll
-      for (int q = 0; q < 8; ++q) acc = Step::apply(acc, v[q], c);
+          for (int q = 0; q < 4; ++q) {
+            v[q].x = Map::map(v[q].x, c);
+            v[q].y = Map::map(v[q].y, c);
+            v[q].z = Map::map(v[q].z, c);
+            v[q].w = Map::map(v[q].w, c);
+            if (ys) *reinterpret_cast<float4*>(ys + i + 32 * q) = v[q];
+            a0 = Step::apply(a0, v[q].x, c);
+            a1 = Step::apply(a1, v[q].y, c);
+            a2 = Step::apply(a2, v[q].z, c);
+            a3 = Step::apply(a3, v[q].w, c);
+          }
+        }
+        for (; i + 3 < len; i += 32) {
+          float4 v = *reinterpret_cast<const float4*>(xs + i);
+          v.x = Map::map(v.x, c);
+          v.y = Map::map(v.y, c);
+          v.z = Map::map(v.z, c);
+          v.w = Map::map(v.w, c);
+          if (ys) *reinterpret_cast<float4*>(ys + i) = v;
+          a0 = Step::apply(a0, v.x, c);
+          a1 = Step::apply(a1, v.y, c);
+          a2 = Step::apply(a2, v.z, c);
+          a3 = Step::apply(a3, v.w, c);
+        }
+      }
+      for (; i < len; i += 32) {
+        float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+          if (i + k < len) {
+            v[k] = Map::map(xs[i + k], c);
+            if (ys) ys[i + k] = v[k];
+          }
+        }
+        if (i + 0 < len) a0 = Step::apply(a0, v[0], c);
+        if (i + 1 < len) a1 = Step::apply(a1, v[1], c);
+        if (i + 2 < len) a2 = Step::apply(a2, v[2], c);
+        if (i + 3 < len) a3 = Step::apply(a3, v[3], c);
+      }
     }
-    for (; i < len; i += 32) acc = Step::apply(acc, xs[i], c);
+    // fold_lanes: s = 16, 8, 4 across threads (lane 4t+k takes lane 4(t + s/4)+k), then s = 2, 1.
 #pragma unroll
-    for (int s = 16; s >= 1; s >>= 1) acc = Step::combine(acc, __shfl_down_sync(0xFFFFFFFFu, acc, s, 32));
-    if (lane == 0) p[g] = acc;
+    for (int s = 4; s >= 1; s >>= 1) {
+      a0 = Step::combine(a0, __shfl_down_sync(0xFFFFFFFFu, a0, s, kLeafGroup));
+      a1 = Step::combine(a1, __shfl_down_sync(0xFFFFFFFFu, a1, s, kLeafGroup));
+      a2 = Step::combine(a2, __shfl_down_sync(0xFFFFFFFFu, a2, s, kLeafGroup));
+      a3 = Step::combine(a3, __shfl_down_sync(0xFFFFFFFFu, a3, s, kLeafGroup));
+    }
+    a0 = Step::combine(a0, a2);
+    a1 = Step::combine(a1, a3);
+    a0 = Step::combine(a0, a1);
+    if (active && t == 0) p[g] = a0;
   }
 }
 
-template <class Step>
+template <class Step, class Map>
 __global__ void leaf_strided_kernel(const float* x, int64_t n, int64_t inner, int64_t leaves, int64_t jobs,
                                     const float* centers, float* p) {
   for (int64_t g = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; g < jobs;
@@ -93,11 +172,11 @@ __global__ void leaf_strided_kernel(const float* x, int64_t n, int64_t inner, in
     int64_t i = 0;
     for (; i + kReduceLanes <= len; i += kReduceLanes) {
 #pragma unroll
-      for (int k = 0; k < kReduceLanes; ++k) lanes[k] = Step::apply(lanes[k], xs[(i + k) * inner], c);
+      for (int k = 0; k < kReduceLanes; ++k) lanes[k] = Step::apply(lanes[k], Map::map(xs[(i + k) * inner], c), c);
     }
 #pragma unroll
     for (int k = 0; k < kReduceLanes; ++k)
-      if (i + k < len) lanes[k] = Step::apply(lanes[k], xs[(i + k) * inner], c);
+      if (i + k < len) lanes[k] = Step::apply(lanes[k], Map::map(xs[(i + k) * inner], c), c);
 #pragma unroll
     for (int s = kReduceLanes / 2; s >= 1; s >>= 1)
 #pragma unroll
@@ -106,17 +185,16 @@ __global__ void leaf_strided_kernel(const float* x, int64_t n, int64_t inner, in
   }
 }
 
-// One level of the pairwise tree for every reduction: q[r][i] = p[r][2i] + p[r][2i+1] for i < m/2,
-// q[r][m/2] = p[r][m-1] when m is odd.
+// Five levels of the pairwise tree for every reduction: q[r][i] = the tree over the 32-aligned
+// segment i of p[r][0..m) (leaf_tree_segment), i < ceil(m / 32).
 template <class Step>
-__global__ void tree_level_kernel(const float* p, int64_t m, float* q, int64_t reductions) {
-  const int64_t next = m / 2 + (m % 2);
+__global__ void tree_segment_kernel(const float* p, int64_t m, float* q, int64_t reductions) {
+  const int64_t next = (m + 31) / 32;
   const int64_t total = reductions * next;
   for (int64_t g = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; g < total;
        g += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     const int64_t r = g / next, i = g % next;
-    const float* pr = p + r * m;
-    q[g] = (2 * i + 1 < m) ? Step::combine(pr[2 * i], pr[2 * i + 1]) : pr[m - 1];
+    q[g] = leaf_tree_segment<Step>(p + r * m, m, i);
   }
 }
 
@@ -136,51 +214,59 @@ __global__ void fill_kernel(float* totals, int64_t count) {
 }
 
 // Tree totals of Step for every reduction r = o * inner + j into totals[r] (device pointers);
-// centers[r] is the step's c (null means 0). n == 0 gives Step::init().
-template <class Step>
+// centers[r] is the step's c (null means 0); every element enters as Map::map(x, c). When stored
+// is not null (contiguous reductions only), Map's values are written there. n == 0 gives
+// Step::init().
+template <class Step, class Map = MapIdentity>
 void reduce_totals(const float* x, ReduceShape shape, const float* centers, float* totals,
-                   const LaunchConfig& config) {
+                   const LaunchConfig& config, float* stored = nullptr) {
   const int64_t outer = shape.outer, n = shape.n, inner = shape.inner;
   const int64_t reductions = outer * inner;
   if (reductions == 0) return;
-  const int block = block_size(config);
+  BL_CHECK(stored == nullptr || inner == 1, "reduce_totals: stored values need inner == 1, got inner = ", inner);
   if (n == 0) {
+    const int block = fitted_block(fill_kernel<Step>, config);
     fill_kernel<Step><<<grid_size((reductions + block - 1) / block, config), block>>>(totals, reductions);
     BL_CUDA_CHECK(cudaGetLastError());
     return;
   }
   const int64_t leaves = reduce_leaf_count(n);
-  DeviceScratch<float> p(reductions * leaves);
+  // One leaf per reduction: the leaf value is the total, written in place.
+  DeviceScratch<float> p(leaves == 1 ? 0 : reductions * leaves);
+  float* leaf_out = leaves == 1 ? totals : p.ptr;
   if (inner == 1) {
     const int64_t jobs = outer * leaves;
-    const int64_t groups = block / 32;
-    leaf_contiguous_kernel<Step><<<grid_size((jobs + groups - 1) / groups, config), block>>>(
-        x, n, leaves, jobs, centers, p.ptr);
+    const bool vec = n % 4 == 0 && reinterpret_cast<uintptr_t>(x) % 16 == 0 &&
+                     reinterpret_cast<uintptr_t>(stored) % 16 == 0;
+    const int block = fitted_block(leaf_contiguous_kernel<Step, Map>, config);
+    const int64_t groups = block / kLeafGroup;
+    leaf_contiguous_kernel<Step, Map><<<grid_size((jobs + groups - 1) / groups, config), block>>>(
+        x, n, leaves, jobs, centers, leaf_out, stored, vec);
   } else {
     const int64_t jobs = outer * leaves * inner;
-    leaf_strided_kernel<Step><<<grid_size((jobs + block - 1) / block, config), block>>>(
-        x, n, inner, leaves, jobs, centers, p.ptr);
+    const int block = fitted_block(leaf_strided_kernel<Step, Map>, config);
+    leaf_strided_kernel<Step, Map><<<grid_size((jobs + block - 1) / block, config), block>>>(
+        x, n, inner, leaves, jobs, centers, leaf_out);
   }
   BL_CUDA_CHECK(cudaGetLastError());
-  if (leaves <= 64) {
-    tree_thread_kernel<Step><<<grid_size((reductions + block - 1) / block, config), block>>>(
-        p.ptr, leaves, reductions, totals);
-    BL_CUDA_CHECK(cudaGetLastError());
-    return;
-  }
-  DeviceScratch<float> q(reductions * (leaves / 2 + 1));
+  if (leaves == 1) return;
   float* src = p.ptr;
-  float* dst = q.ptr;
   int64_t m = leaves;
-  while (m > 1) {
-    const int64_t next = m / 2 + (m % 2);
-    float* out = next == 1 ? totals : dst;
-    tree_level_kernel<Step><<<grid_size((reductions * next + block - 1) / block, config), block>>>(
-        src, m, out, reductions);
+  DeviceScratch<float> q(m > 64 ? reductions * ((m + 31) / 32) : 0);
+  float* dst = q.ptr;
+  while (m > 64) {
+    const int64_t next = (m + 31) / 32;
+    const int block = fitted_block(tree_segment_kernel<Step>, config);
+    tree_segment_kernel<Step><<<grid_size((reductions * next + block - 1) / block, config), block>>>(
+        src, m, dst, reductions);
     BL_CUDA_CHECK(cudaGetLastError());
     std::swap(src, dst);
     m = next;
   }
+  const int block = fitted_block(tree_thread_kernel<Step>, config);
+  tree_thread_kernel<Step><<<grid_size((reductions + block - 1) / block, config), block>>>(
+      src, m, reductions, totals);
+  BL_CUDA_CHECK(cudaGetLastError());
 }
 
 // Applies a per-element function f(total, index) to every total in place: used for finishing.
@@ -194,7 +280,7 @@ __global__ void map_totals_kernel(float* v, int64_t count, F f) {
 template <class F>
 void map_totals(float* v, int64_t count, F f, const LaunchConfig& config) {
   if (count == 0) return;
-  const int block = block_size(config);
+  const int block = fitted_block(map_totals_kernel<F>, config);
   map_totals_kernel<<<grid_size((count + block - 1) / block, config), block>>>(v, count, f);
   BL_CUDA_CHECK(cudaGetLastError());
 }

@@ -66,16 +66,19 @@ void sort_rows(const float* x, int64_t rows, int64_t n, bool descending, int64_t
   int64_t padded = 1;
   while (padded < n) padded *= 2;
   cuda::DeviceScratch<uint64_t> words(rows * padded);
-  const int block = cuda::block_size(config);
-  const int grid = cuda::grid_size((rows * padded + block - 1) / block, config);
-  make_words_kernel<<<grid, block>>>(x, rows, n, padded, descending, words.ptr);
+  int block = cuda::fitted_block(make_words_kernel, config);
+  make_words_kernel<<<cuda::grid_size((rows * padded + block - 1) / block, config), block>>>(x, rows, n, padded,
+                                                                                            descending, words.ptr);
   BL_CUDA_CHECK(cudaGetLastError());
+  block = cuda::fitted_block(bitonic_step_kernel, config);
+  const int grid = cuda::grid_size((rows * padded + block - 1) / block, config);
   for (int64_t k = 2; k <= padded; k *= 2) {
     for (int64_t j = k / 2; j >= 1; j /= 2) {
       bitonic_step_kernel<<<grid, block>>>(words.ptr, rows, padded, k, j);
       BL_CUDA_CHECK(cudaGetLastError());
     }
   }
+  block = cuda::fitted_block(decode_kernel, config);
   decode_kernel<<<cuda::grid_size((rows * count + block - 1) / block, config), block>>>(x, words.ptr, rows, n, padded,
                                                                                         count, values, indices);
   BL_CUDA_CHECK(cudaGetLastError());
