@@ -91,7 +91,7 @@ const int64_t kShapes[][3] = {{2048, 2048, 2048}, {4096, 4096, 4096}, {8192, 819
 
 void bitlearn_shapes(benchmark::internal::Benchmark* b) {
   for (const auto& s : kShapes)
-    for (int64_t variant : {0, 1, 2, 3}) b->Args({s[0], s[1], s[2], variant});
+    for (int64_t variant : {0, 1, 2, 3, 4, 5}) b->Args({s[0], s[1], s[2], variant});
   b->ArgNames({"M", "N", "K", "variant"})->UseManualTime()->Unit(benchmark::kMillisecond);
 }
 

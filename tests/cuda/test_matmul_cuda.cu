@@ -47,7 +47,10 @@ struct DeviceBuffer {
 std::vector<bl::LaunchConfig> all_configs() {
   std::vector<bl::LaunchConfig> v(std::begin(bl::kConformanceLaunchConfigs),
                                   std::end(bl::kConformanceLaunchConfigs));
-  v.push_back({256, 5, 3});  // the fourth tile variant, with a capped grid
+  v.push_back({256, 5, 3});  // the register-staged 128 x 128 variant, with a capped grid
+  v.push_back({256, 0, 4});  // the pipelined 128 x 64 variant
+  v.push_back({128, 2, 4});  // ... with a grid of two blocks walking all tiles
+  v.push_back({256, 0, 5});  // the pipelined variant with leaf sums in registers
   return v;
 }
 
@@ -96,6 +99,8 @@ TEST(MatmulCudaConformance, MatchesReferenceOnLargerShapes) {
   for (int t = 0; t < 4; ++t) {
     cases.push_back({1, 300, 260, 1100, (t & 1) != 0, (t & 2) != 0, 0, 0, 1.0f});
     cases.push_back({2, 129, 257, 520, (t & 1) != 0, (t & 2) != 0, 1, 301, 1.0f});
+    // Pitches that are multiples of 4 with K that is not: 16-byte copies up to a partial chunk.
+    cases.push_back({1, 260, 300, 1030, (t & 1) != 0, (t & 2) != 0, 2, 0, 1.0f});
   }
   check_cases(cases, 700);
 }

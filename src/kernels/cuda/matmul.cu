@@ -4,21 +4,29 @@
 // Each block computes a BM x BN tile of C for one batch entry; each thread a TM x TN sub-tile. The
 // k range is walked in slabs of BK (BK divides kGemmKLeaf, so a slab never straddles a leaf). Per
 // leaf a thread runs its TM x TN accumulators from +0.0 with one __fmaf_rn per k in ascending k
-// (bl::fma), then folds them into its outputs in C: c = leaf0, c = c + leaf_j. Slabs past K
+// (bl::fma), then folds them into the running sum: c = leaf0, c = c + leaf_j. Slabs past K
 // are not padded with zeros inside a leaf (fma(0, 0, -0) would turn a -0 partial into +0): the last
 // slab runs only its valid k. Tiles are walked by a grid-stride loop, so the grid size (grid_cap)
-// changes nothing but speed. Results equal bl::matmul_reference bit for bit.
+// changes nothing but speed. Results equal bl::matmul_reference bit for bit, for every variant.
 //
-// Speed (H200, bench/bench_gemm_cuda): variant 0 reaches about 25-27 TFLOP/s at 2048..8192 and the
-// LM shapes, 0.5-0.6 of cuBLAS strict fp32 (43-51 TFLOP/s). The way to 1.0, none of which touches
-// the order of operations: (1) cp.async (or the bulk tensor copy) into 3-4 shared-memory stages
-// instead of the register round trip, so a block needs fewer registers and two blocks fit without
-// the spills that the 128-register cap causes now; (2) a warp-tiled layout (each warp 64 x 32, each
-// thread 2 x 2 sub-tiles of 4 x 4) so fragment loads are conflict-free broadcasts for A and B;
-// (3) BK = 16 with 32-bit index arithmetic once the stages are in shared memory; (4) the leaf fold
-// kept in shared memory or registers instead of C (one read-modify-write of C per 256 k now);
-// (5) for skinny shapes (N = 768) split-K across blocks with the partials folded in ascending leaf
-// order by a second tiny kernel.
+// Two kernel families: matmul_kernel stages slabs through registers (double-buffered shared
+// memory); matmul_pipe_kernel copies them with cp.async into 3-4 shared-memory stages and keeps the
+// running leaf sum either in C or in registers.
+//
+// Speed (H200, bench/bench_gemm_cuda, GFLOP/s, cuBLAS strict fp32 in brackets): variant 0 reaches
+// 29.5k [49.1k] at 2048^3, 30.8k [51.2k] at 4096^3 and 8192^3, 30.1k [43.8k] at 8192x768x3072,
+// 31.0k [46.1k] at 8192x3072x768, 29.4k [43.1k] at 8192x768x768: 0.60 of cuBLAS on squares, 0.67-0.69
+// on the LM shapes (the register-staged kernel, variant 3: 23-27k). Profile of variant 0 at 4096^3:
+// 3.1 cycles per issued instruction with 8 warps per multiprocessor (2 per scheduler), compute
+// throughput 62% of peak: the scheduler idles a third of the time, so latency, not bandwidth, is
+// the limit. What remains for 1.0, none of which touches the order of operations: (1) two blocks
+// (16 warps) per multiprocessor without spills: every 128 x 128 variant needs 150-250 registers
+// and spills under the 128-register cap, so the index math (int64 now) and the slab copies must
+// shrink (one pointer per operand advanced by a constant per slab, 32-bit offsets); (2) a
+// warp-tiled thread layout (warp 64 x 32, each thread 2 x 2 sub-tiles of 4 x 4) so A fragments of
+// a warp are 8 distinct rows instead of 2 rows one bank apart; (3) for the N = 768 shapes, split-K
+// across blocks with the partials folded in ascending leaf order by a second kernel; (4) the
+// running leaf sum in shared memory instead of C or spilled registers.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -230,6 +238,349 @@ __global__ void __launch_bounds__(MatmulTile<BM, BN, BK, TM, TN>::kThreads, MIN_
   }
 }
 
+// ---- Pipelined kernel: cp.async global -> shared copies in STAGES stages ----------------------
+//
+// Same per-output order as matmul_kernel (leaf partials from +0 with one fma per k in ascending k,
+// folded into C once per leaf), only the data movement differs: each operand slab is copied into
+// shared memory as it is stored in global memory (k-contiguous operands as [outer][BK + 4],
+// outer-contiguous ones as [BK][outer + 4]) by asynchronous 16-byte copies, STAGES - 1 slabs ahead
+// of the compute, so no registers hold in-flight slabs and one __syncthreads guards each slab.
+// Chunks at the matrix edge, or of operands whose rows are not 16-byte aligned, are copied one
+// element at a time; elements outside the matrix are zero-filled and never reach a stored output
+// or a k step that is run.
+
+__device__ __forceinline__ void cp_async_16(float* smem, const float* gmem, int src_bytes) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem), "r"(src_bytes));
+}
+__device__ __forceinline__ void cp_async_4(float* smem, const float* gmem, int src_bytes) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(s), "l"(gmem), "r"(src_bytes));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
+
+// Shared-memory geometry of one operand slab (BO outer x BK deep).
+template <int BO, int BK, bool K_CONTIGUOUS>
+struct PipeSlab {
+  static constexpr int kPitch = K_CONTIGUOUS ? BK + 4 : BO + 4;  // floats; rows stay 16-byte aligned
+  static constexpr int kFloats = K_CONTIGUOUS ? BO * kPitch : BK * kPitch;
+  static constexpr int kChunksPerRow = (K_CONTIGUOUS ? BK : BO) / 4;  // 4-float chunks
+  static constexpr int kChunks = BO * BK / 4;
+};
+
+// Issues the copies of slab s of one operand into smem. x is the batch entry's matrix, o0 the
+// tile's first outer index, vec whether 16-byte copies are allowed (aligned rows).
+template <int BO, int BK, int kThreads, bool K_CONTIGUOUS>
+__device__ __forceinline__ void pipe_load_slab(float* smem, const float* x, int64_t ld, int64_t o0,
+                                               int64_t outer_total, int64_t k_total, int64_t s,
+                                               bool vec) {
+  using S = PipeSlab<BO, BK, K_CONTIGUOUS>;
+  static_assert(S::kChunks % kThreads == 0, "whole chunks per thread");
+  const int64_t k0 = s * BK;
+#pragma unroll
+  for (int i = 0; i < S::kChunks / kThreads; ++i) {
+    const int c = static_cast<int>(threadIdx.x) + i * kThreads;
+    const int row = c / S::kChunksPerRow;        // smem row: outer (k-contiguous) or k
+    const int col = (c % S::kChunksPerRow) * 4;  // first of 4 contiguous elements in that row
+    float* dst = smem + row * S::kPitch + col;
+    // Global (outer, k) of the chunk's first element and how many of its 4 elements are inside.
+    const int64_t o = K_CONTIGUOUS ? o0 + row : o0 + col;
+    const int64_t k = K_CONTIGUOUS ? k0 + col : k0 + row;
+    const int64_t in_k = K_CONTIGUOUS ? k_total - k : (k < k_total ? 4 : 0);
+    const int64_t in_o = K_CONTIGUOUS ? (o < outer_total ? 4 : 0) : outer_total - o;
+    int64_t inside = in_k < in_o ? in_k : in_o;
+    if (inside < 0) inside = 0;
+    const float* src = K_CONTIGUOUS ? x + o * ld + k : x + k * ld + o;
+    if (vec && inside >= 4) {
+      cp_async_16(dst, src, 16);
+    } else {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const bool ok = e < inside;
+        cp_async_4(dst + e, ok ? src + e : x, ok ? 4 : 0);
+      }
+    }
+  }
+}
+
+template <int BM, int BN, int BK, int STAGES, bool A_KC, bool B_KC>
+struct PipeTile {
+  static constexpr int TM = 8, TN = 8;
+  static constexpr int kThreadsN = BN / TN;
+  static constexpr int kGroupStrideN = BN / 2;  // a thread's columns: two groups of 4
+  static constexpr int kThreads = (BM / TM) * (BN / TN);
+  using SA = PipeSlab<BM, BK, A_KC>;
+  using SB = PipeSlab<BN, BK, B_KC>;
+  static constexpr int kStageFloats = SA::kFloats + SB::kFloats;
+  static constexpr size_t kSmemBytes = sizeof(float) * kStageFloats * STAGES;
+  // k steps whose fragments of a k-contiguous operand are read as one vector per row.
+  static constexpr int kGroup = 2;
+  static_assert(kGemmKLeaf % BK == 0 && BK % 4 == 0, "a slab never straddles a leaf");
+};
+
+// Fragment of A (rows row0..row0+7) for k step kk of a slab, one float per row.
+template <int BM, int BK, bool A_KC>
+__device__ __forceinline__ float pipe_frag_a(const float* sa, int row0, int i, int kk) {
+  using S = PipeSlab<BM, BK, A_KC>;
+  return A_KC ? sa[(row0 + i) * S::kPitch + kk] : sa[kk * S::kPitch + row0 + i];
+}
+
+// One k step, operands read element-wise (used for the short last slab only).
+template <int BM, int BN, int BK, bool A_KC, bool B_KC>
+__device__ __forceinline__ void pipe_step_scalar(const float* sa, const float* sb, int kk, int row0,
+                                                 int col0, float (&acc)[8][8]) {
+  using SB = PipeSlab<BN, BK, B_KC>;
+  float fa[8], fb[8];
+#pragma unroll
+  for (int i = 0; i < 8; ++i) fa[i] = pipe_frag_a<BM, BK, A_KC>(sa, row0, i, kk);
+#pragma unroll
+  for (int j = 0; j < 8; ++j) {
+    const int col = (j / 4) * (BN / 2) + col0 + j % 4;
+    fb[j] = B_KC ? sb[col * SB::kPitch + kk] : sb[kk * SB::kPitch + col];
+  }
+#pragma unroll
+  for (int i = 0; i < 8; ++i)
+#pragma unroll
+    for (int j = 0; j < 8; ++j) acc[i][j] = fma(fa[i], fb[j], acc[i][j]);
+}
+
+// G consecutive k steps (k0g .. k0g+G-1, ascending) with vector fragment reads: a k-contiguous
+// operand gives one G-wide vector per row, an outer-contiguous one two float4 per k.
+template <int BM, int BN, int BK, int G, bool A_KC, bool B_KC>
+__device__ __forceinline__ void pipe_step_group(const float* sa, const float* sb, int k0g, int row0,
+                                                int col0, float (&acc)[8][8]) {
+  using SA = PipeSlab<BM, BK, A_KC>;
+  using SB = PipeSlab<BN, BK, B_KC>;
+  float ga[A_KC ? 8 : 1][G], gb[B_KC ? 8 : 1][G];
+  if (A_KC) {
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      const float* p = sa + (row0 + i) * SA::kPitch + k0g;
+      if (G == 4) {
+        const float4 v = *reinterpret_cast<const float4*>(p);
+        ga[i][0] = v.x; ga[i][G > 1 ? 1 : 0] = v.y; ga[i][G > 2 ? 2 : 0] = v.z; ga[i][G > 3 ? 3 : 0] = v.w;
+      } else {
+        const float2 v = *reinterpret_cast<const float2*>(p);
+        ga[i][0] = v.x; ga[i][G > 1 ? 1 : 0] = v.y;
+      }
+    }
+  }
+  if (B_KC) {
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      const float* p = sb + ((j / 4) * (BN / 2) + col0 + j % 4) * SB::kPitch + k0g;
+      if (G == 4) {
+        const float4 v = *reinterpret_cast<const float4*>(p);
+        gb[j][0] = v.x; gb[j][G > 1 ? 1 : 0] = v.y; gb[j][G > 2 ? 2 : 0] = v.z; gb[j][G > 3 ? 3 : 0] = v.w;
+      } else {
+        const float2 v = *reinterpret_cast<const float2*>(p);
+        gb[j][0] = v.x; gb[j][G > 1 ? 1 : 0] = v.y;
+      }
+    }
+  }
+#pragma unroll
+  for (int g = 0; g < G; ++g) {
+    const int kk = k0g + g;
+    float fa[8], fb[8];
+    if (A_KC) {
+#pragma unroll
+      for (int i = 0; i < 8; ++i) fa[i] = ga[A_KC ? i : 0][g];
+    } else {
+#pragma unroll
+      for (int i = 0; i < 8; i += 4) {
+        const float4 v = *reinterpret_cast<const float4*>(sa + kk * SA::kPitch + row0 + i);
+        fa[i] = v.x; fa[i + 1] = v.y; fa[i + 2] = v.z; fa[i + 3] = v.w;
+      }
+    }
+    if (B_KC) {
+#pragma unroll
+      for (int j = 0; j < 8; ++j) fb[j] = gb[B_KC ? j : 0][g];
+    } else {
+#pragma unroll
+      for (int j = 0; j < 8; j += 4) {
+        const float4 v =
+            *reinterpret_cast<const float4*>(sb + kk * SB::kPitch + (j / 4) * (BN / 2) + col0);
+        fb[j] = v.x; fb[j + 1] = v.y; fb[j + 2] = v.z; fb[j + 3] = v.w;
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < 8; ++i)
+#pragma unroll
+      for (int j = 0; j < 8; ++j) acc[i][j] = fma(fa[i], fb[j], acc[i][j]);
+  }
+}
+
+template <int BM, int BN, int BK, int STAGES, int MIN_BLOCKS, bool SUM_REGS, bool A_KC, bool B_KC>
+__global__ void __launch_bounds__(PipeTile<BM, BN, BK, STAGES, A_KC, B_KC>::kThreads, MIN_BLOCKS)
+    matmul_pipe_kernel(MatmulDeviceArgs p, const float* __restrict__ a,
+                       const float* __restrict__ b, float* c, int vec_a, int vec_b) {
+  using T = PipeTile<BM, BN, BK, STAGES, A_KC, B_KC>;
+  extern __shared__ __align__(16) float smem[];
+  const int row0 = (threadIdx.x / T::kThreadsN) * 8;  // within the tile
+  const int col0 = (threadIdx.x % T::kThreadsN) * 4;  // first column of the first group
+  const int64_t slabs = (p.k + BK - 1) / BK;
+
+  for (int64_t tile = blockIdx.x; tile < p.tiles_total; tile += gridDim.x) {
+    const int64_t tn = tile % p.tiles_n;
+    const int64_t tm = (tile / p.tiles_n) % p.tiles_m;
+    const int64_t bi = tile / (p.tiles_n * p.tiles_m);
+    const int64_t m0 = tm * BM, n0 = tn * BN;
+    const float* ab = a + bi * p.stride_a;
+    const float* bb = b + bi * p.stride_b;
+    float* cb = c + bi * p.stride_c;
+
+    float acc[8][8];
+#pragma unroll
+    for (int i = 0; i < 8; ++i)
+#pragma unroll
+      for (int j = 0; j < 8; ++j) acc[i][j] = 0.0f;
+    // With SUM_REGS the running leaf sum stays in registers (one block per multiprocessor leaves
+    // room for it) and C is written once; otherwise it lives in C.
+    constexpr int kS = SUM_REGS ? 8 : 1;
+    float sum[kS][kS];
+#pragma unroll
+    for (int i = 0; i < kS; ++i)
+#pragma unroll
+      for (int j = 0; j < kS; ++j) sum[i][j] = 0.0f;
+
+    if (slabs == 0) {  // K == 0: the empty sum is +0.0
+#pragma unroll
+      for (int i = 0; i < 8; ++i)
+#pragma unroll
+        for (int j = 0; j < 8; ++j) {
+          const int64_t m = m0 + row0 + i;
+          const int64_t n = n0 + (j / 4) * T::kGroupStrideN + col0 + j % 4;
+          if (m < p.m && n < p.n) cb[m * p.ldc + n] = 0.0f;
+        }
+      continue;
+    }
+
+    // Prologue: slabs 0 .. STAGES-2 in flight (one commit group each, empty past the end).
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+      if (s < slabs) {
+        float* st = smem + s * T::kStageFloats;
+        pipe_load_slab<BM, BK, T::kThreads, A_KC>(st, ab, p.lda, m0, p.m, p.k, s, vec_a != 0);
+        pipe_load_slab<BN, BK, T::kThreads, B_KC>(st + T::SA::kFloats, bb, p.ldb, n0, p.n, p.k, s,
+                                                  vec_b != 0);
+      }
+      cp_async_commit();
+    }
+
+    for (int64_t s = 0; s < slabs; ++s) {
+      cp_async_wait<STAGES - 2>();  // slab s has landed (for this thread's copies)
+      __syncthreads();              // ... for every thread's, and slab s-1 is no longer read
+      const int64_t s_next = s + STAGES - 1;
+      if (s_next < slabs) {
+        float* st = smem + static_cast<int>(s_next % STAGES) * T::kStageFloats;
+        pipe_load_slab<BM, BK, T::kThreads, A_KC>(st, ab, p.lda, m0, p.m, p.k, s_next, vec_a != 0);
+        pipe_load_slab<BN, BK, T::kThreads, B_KC>(st + T::SA::kFloats, bb, p.ldb, n0, p.n, p.k,
+                                                  s_next, vec_b != 0);
+      }
+      cp_async_commit();
+
+      const float* sa = smem + static_cast<int>(s % STAGES) * T::kStageFloats;
+      const float* sb = sa + T::SA::kFloats;
+      const int64_t k0 = s * BK;
+      if (k0 + BK <= p.k) {
+#pragma unroll
+        for (int kg = 0; kg < BK; kg += T::kGroup)
+          pipe_step_group<BM, BN, BK, T::kGroup, A_KC, B_KC>(sa, sb, kg, row0, col0, acc);
+      } else {
+        const int valid = static_cast<int>(p.k - k0);
+        for (int kk = 0; kk < valid; ++kk)
+          pipe_step_scalar<BM, BN, BK, A_KC, B_KC>(sa, sb, kk, row0, col0, acc);
+      }
+      // End of a leaf: fold into C exactly as matmul_kernel does (C = leaf0, C = C + leaf_j,
+      // canonicalize after the last leaf, restart the partial at +0.0).
+      const int64_t k_next = k0 + BK;
+      if ((k_next % kGemmKLeaf == 0 || k_next >= p.k) && SUM_REGS) {
+        const bool first_leaf = k0 < kGemmKLeaf;
+#pragma unroll
+        for (int i = 0; i < 8; ++i)
+#pragma unroll
+          for (int j = 0; j < 8; ++j) {
+            sum[i % kS][j % kS] = first_leaf ? acc[i][j] : add(sum[i % kS][j % kS], acc[i][j]);
+            acc[i][j] = 0.0f;
+          }
+      } else if (k_next % kGemmKLeaf == 0 || k_next >= p.k) {
+        const bool first_leaf = k0 < kGemmKLeaf;
+        const bool last_leaf = k_next >= p.k;
+#pragma unroll
+        for (int i = 0; i < 8; ++i) {
+          const int64_t m = m0 + row0 + i;
+          float* out_row = cb + m * p.ldc + n0 + col0;
+          const int64_t n_left = p.n - n0 - col0;
+#pragma unroll
+          for (int j = 0; j < 8; ++j) {
+            const int cj = (j / 4) * T::kGroupStrideN + j % 4;
+            if (m < p.m && cj < n_left) {
+              float v = first_leaf ? acc[i][j] : add(out_row[cj], acc[i][j]);
+              out_row[cj] = last_leaf ? canonicalize(v) : v;
+            }
+            acc[i][j] = 0.0f;
+          }
+        }
+      }
+    }
+    if (SUM_REGS) {  // the finished sums, canonicalized, stored once
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        const int64_t m = m0 + row0 + i;
+        float* out_row = cb + m * p.ldc + n0 + col0;
+        const int64_t n_left = p.n - n0 - col0;
+#pragma unroll
+        for (int j = 0; j < 8; ++j) {
+          const int cj = (j / 4) * T::kGroupStrideN + j % 4;
+          if (m < p.m && cj < n_left) out_row[cj] = canonicalize(sum[i % kS][j % kS]);
+        }
+      }
+    }
+    cp_async_wait<0>();
+    __syncthreads();  // the next tile's prologue overwrites the stages
+  }
+}
+
+// True when every 4-aligned chunk of rows of x starts 16-byte aligned in every batch entry.
+bool rows_16b_aligned(const float* x, int64_t ld, int64_t stride, int64_t batch) {
+  return reinterpret_cast<uintptr_t>(x) % 16 == 0 && ld % 4 == 0 && (batch <= 1 || stride % 4 == 0);
+}
+
+template <int BM, int BN, int BK, int STAGES, int MIN_BLOCKS, bool SUM_REGS, bool A_KC, bool B_KC>
+void launch_pipe_typed(const MatmulDeviceArgs& p, const float* a, const float* b, float* c,
+                       unsigned blocks, int vec_a, int vec_b, cudaStream_t stream) {
+  using T = PipeTile<BM, BN, BK, STAGES, A_KC, B_KC>;
+  auto kernel = matmul_pipe_kernel<BM, BN, BK, STAGES, MIN_BLOCKS, SUM_REGS, A_KC, B_KC>;
+  BL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     static_cast<int>(T::kSmemBytes)));
+  kernel<<<blocks, T::kThreads, T::kSmemBytes, stream>>>(p, a, b, c, vec_a, vec_b);
+}
+
+template <int BM, int BN, int BK, int STAGES, int MIN_BLOCKS, bool SUM_REGS>
+void launch_matmul_pipe(MatmulDeviceArgs p, int64_t batch, const float* a, const float* b, float* c,
+                        const LaunchConfig& config, cudaStream_t stream) {
+  p.tiles_m = (p.m + BM - 1) / BM;
+  p.tiles_n = (p.n + BN - 1) / BN;
+  p.tiles_total = p.tiles_m * p.tiles_n * p.tiles_total;  // tiles_total held the batch
+  int64_t grid = p.tiles_total;
+  if (config.grid_cap > 0) grid = std::min<int64_t>(grid, config.grid_cap);
+  grid = std::min<int64_t>(grid, int64_t{1} << 30);
+  const unsigned blocks = static_cast<unsigned>(grid);
+  const int vec_a = rows_16b_aligned(a, p.lda, p.stride_a, batch) ? 1 : 0;
+  const int vec_b = rows_16b_aligned(b, p.ldb, p.stride_b, batch) ? 1 : 0;
+  if (!p.trans_a && !p.trans_b)
+    launch_pipe_typed<BM, BN, BK, STAGES, MIN_BLOCKS, SUM_REGS, true, false>(p, a, b, c, blocks, vec_a, vec_b, stream);
+  else if (!p.trans_a && p.trans_b)
+    launch_pipe_typed<BM, BN, BK, STAGES, MIN_BLOCKS, SUM_REGS, true, true>(p, a, b, c, blocks, vec_a, vec_b, stream);
+  else if (p.trans_a && !p.trans_b)
+    launch_pipe_typed<BM, BN, BK, STAGES, MIN_BLOCKS, SUM_REGS, false, false>(p, a, b, c, blocks, vec_a, vec_b, stream);
+  else
+    launch_pipe_typed<BM, BN, BK, STAGES, MIN_BLOCKS, SUM_REGS, false, true>(p, a, b, c, blocks, vec_a, vec_b, stream);
+  BL_CUDA_CHECK(cudaGetLastError());
+}
+
 template <int BM, int BN, int BK, int TM, int TN, int MIN_BLOCKS>
 void launch_matmul(MatmulDeviceArgs p, const float* a, const float* b, float* c,
                    const LaunchConfig& config, cudaStream_t stream) {
@@ -275,20 +626,27 @@ void matmul_cuda(const MatmulArgs& args, const float* a, const float* b, float* 
   cudaStream_t s = static_cast<cudaStream_t>(stream);
   // variant picks the tile shape; the block size follows from it (config.block is not used).
   switch (config.variant) {
-    case 0:  // 128 x 128 tiles, 8 x 8 per thread, two blocks per multiprocessor
-      launch_matmul<128, 128, 8, 8, 8, 2>(p, a, b, c, config, s);
+    case 0:  // pipelined: 128 x 128 tiles, BK = 32, 3 cp.async stages, one block per multiprocessor
+             // (the fastest on the H200 at every benchmarked shape but 8192^3, 0.6% behind there)
+      launch_matmul_pipe<128, 128, 32, 3, 1, false>(p, args.batch, a, b, c, config, s);
       break;
     case 1:  // small tiles, for small or skinny problems
       launch_matmul<64, 64, 8, 4, 4, 1>(p, a, b, c, config, s);
       break;
-    case 2:  // deeper k slabs
-      launch_matmul<128, 128, 16, 8, 8, 2>(p, a, b, c, config, s);
+    case 2:  // pipelined: 128 x 128 tiles, BK = 16, 4 stages, one block, leaf sums in registers
+      launch_matmul_pipe<128, 128, 16, 4, 1, true>(p, args.batch, a, b, c, config, s);
       break;
-    case 3:  // 128 x 128 tiles, one block per multiprocessor, no register cap
-      launch_matmul<128, 128, 8, 8, 8, 1>(p, a, b, c, config, s);
+    case 3:  // register-staged 128 x 128 tiles, BK = 8, two blocks per multiprocessor
+      launch_matmul<128, 128, 8, 8, 8, 2>(p, a, b, c, config, s);
+      break;
+    case 4:  // pipelined: 128 x 64 tiles (128 threads), BK = 16, 4 stages, three blocks
+      launch_matmul_pipe<128, 64, 16, 4, 3, false>(p, args.batch, a, b, c, config, s);
+      break;
+    case 5:  // pipelined: 128 x 128 tiles, BK = 32, 3 stages, one block, leaf sums in registers
+      launch_matmul_pipe<128, 128, 32, 3, 1, true>(p, args.batch, a, b, c, config, s);
       break;
     default:
-      BL_CHECK(false, "matmul_cuda: LaunchConfig.variant must be 0..3, got ", config.variant);
+      BL_CHECK(false, "matmul_cuda: LaunchConfig.variant must be 0..5, got ", config.variant);
   }
 }
 
