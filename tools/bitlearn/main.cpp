@@ -21,8 +21,16 @@ int main(int argc, char** argv) {
   for (auto setup : bl::cli::command_registry()) setup(app);
   try {
     app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
+  } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    // Usage errors (unknown option, missing value, no subcommand) exit with 2, like bad input.
+    app.exit(e);
+    return 2;
   } catch (const bl::cli::CommandExit& e) {
     return e.code;
   } catch (const bl::Error& e) {
