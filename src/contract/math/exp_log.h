@@ -143,6 +143,7 @@ BL_EXP_LOG_INLINE float silu_fast(float x, bool* hard) {
   *hard = *hard & !is_nan(x) & (x <= 40.0f) & (x != 0.0f);
   y = select_f(x > 40.0f, x, y);
   y = select_f(x == 0.0f, x, y);
+  y = copysign(y, x);  // x * sigmoid(x) has the sign of x, also when it rounds to zero
   return select_f(is_nan(x), canonical_nan(), y);
 }
 
@@ -186,6 +187,7 @@ BL_EXP_LOG_INLINE float gelu_tanh_fast(float x, bool* hard) {
   y = select_f(x > 6.0f, x, y);
   y = select_f(x < -11.0f, float_of(0x80000000u), y);
   y = select_f(x == 0.0f, x, y);
+  y = copysign(y, x);  // x * sigmoid(2u) has the sign of x, also when it rounds to zero
   return select_f(is_nan(x), canonical_nan(), y);
 }
 
