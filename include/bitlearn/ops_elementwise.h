@@ -30,7 +30,7 @@ Tensor silu(const Tensor& x);
 Tensor softplus(const Tensor& x);
 Tensor sin(const Tensor& x);
 Tensor cos(const Tensor& x);
-Tensor rsqrt(const Tensor& x);  // 1 / sqrt(x), two roundings
+Tensor rsqrt(const Tensor& x);  // correctly rounded 1 / sqrt(x) (contract bl::rsqrt)
 
 // ---- simple unary ops ----
 Tensor abs(const Tensor& x);         // f32: clears the sign bit (NaN -> canonical); ints: wraps
