@@ -7,8 +7,8 @@
 // threads (lane 4t+k meets lane 4(t+s/4)+k), s = 2, 1 inside thread 0. The shuffles are given width 8,
 // so nothing depends on the hardware warp width. Strided reductions (inner > 1): one thread per
 // (column, leaf), holding the 32 lanes in registers (adjacent threads read adjacent columns). The
-// leaf values are then combined by the pairwise tree, five levels per launch (leaf_tree_segment),
-// and the last <= 64 values by one thread per reduction (leaf_tree). Nothing depends on the block
+// leaf values are then combined by the pairwise tree, five levels per launch (leaf_tree_segment,
+// one 32-thread group per segment of 32 values). Nothing depends on the block
 // size or grid cap: grid-stride loops cover any grid, and every block size is clamped to what the
 // kernel can launch with (fitted_block).
 #pragma once
@@ -186,24 +186,29 @@ __global__ void leaf_strided_kernel(const float* x, int64_t n, int64_t inner, in
 }
 
 // Five levels of the pairwise tree for every reduction: q[r][i] = the tree over the 32-aligned
-// segment i of p[r][0..m) (leaf_tree_segment), i < ceil(m / 32).
+// segment i of p[r][0..m) (the value of leaf_tree_segment), i < ceil(m / 32). One 32-thread group
+// per segment: at step d = 1, 2, 4, 8, 16, lane i (a multiple of 2d) holds the node over
+// [i, min(i + 2d, len)) as combine(its node, lane i + d's node), or keeps its node when i + d >= len
+// (the odd last element moving up). Width-32 shuffles, so the hardware warp width does not matter.
 template <class Step>
 __global__ void tree_segment_kernel(const float* p, int64_t m, float* q, int64_t reductions) {
+  const int lane = threadIdx.x & 31;
+  const int64_t groups_per_block = blockDim.x >> 5;
   const int64_t next = (m + 31) / 32;
-  const int64_t total = reductions * next;
-  for (int64_t g = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; g < total;
-       g += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+  const int64_t jobs = reductions * next;
+  for (int64_t g = blockIdx.x * groups_per_block + (threadIdx.x >> 5); g < jobs;
+       g += static_cast<int64_t>(gridDim.x) * groups_per_block) {  // uniform across the group
     const int64_t r = g / next, i = g % next;
-    q[g] = leaf_tree_segment<Step>(p + r * m, m, i);
+    const int64_t start = 32 * i;
+    const int len = static_cast<int>(m - start < 32 ? m - start : 32);
+    float v = lane < len ? p[r * m + start + lane] : Step::init();
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+      const float w = __shfl_down_sync(0xFFFFFFFFu, v, d, 32);
+      if (lane + d < len) v = Step::combine(v, w);
+    }
+    if (lane == 0) q[g] = v;
   }
-}
-
-// Short trees: one thread per reduction runs leaf_tree (destroys p).
-template <class Step>
-__global__ void tree_thread_kernel(float* p, int64_t leaves, int64_t reductions, float* totals) {
-  for (int64_t r = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; r < reductions;
-       r += static_cast<int64_t>(gridDim.x) * blockDim.x)
-    totals[r] = leaf_tree<Step>(p + r * leaves, leaves);
 }
 
 template <class Step>
@@ -250,23 +255,22 @@ void reduce_totals(const float* x, ReduceShape shape, const float* centers, floa
   }
   BL_CUDA_CHECK(cudaGetLastError());
   if (leaves == 1) return;
+  // Five tree levels per pass until one value per reduction is left (the last pass writes totals).
   float* src = p.ptr;
   int64_t m = leaves;
-  DeviceScratch<float> q(m > 64 ? reductions * ((m + 31) / 32) : 0);
+  DeviceScratch<float> q(reductions * ((m + 31) / 32));
   float* dst = q.ptr;
-  while (m > 64) {
+  while (m > 1) {
     const int64_t next = (m + 31) / 32;
+    float* out = next == 1 ? totals : dst;
     const int block = fitted_block(tree_segment_kernel<Step>, config);
-    tree_segment_kernel<Step><<<grid_size((reductions * next + block - 1) / block, config), block>>>(
-        src, m, dst, reductions);
+    const int64_t groups = block / 32;
+    tree_segment_kernel<Step><<<grid_size((reductions * next + groups - 1) / groups, config), block>>>(
+        src, m, out, reductions);
     BL_CUDA_CHECK(cudaGetLastError());
     std::swap(src, dst);
     m = next;
   }
-  const int block = fitted_block(tree_thread_kernel<Step>, config);
-  tree_thread_kernel<Step><<<grid_size((reductions + block - 1) / block, config), block>>>(
-      src, m, reductions, totals);
-  BL_CUDA_CHECK(cudaGetLastError());
 }
 
 // Applies a per-element function f(total, index) to every total in place: used for finishing.
