@@ -3,6 +3,7 @@
 // little-endian bytes), written as a text file that another device's run is compared with.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace mathcheck {
