@@ -6,3 +6,4 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 bash scripts/build.sh
 ctest --test-dir build --output-on-failure -LE exhaustive -j"$(nproc)"
+bash scripts/portability.sh
