@@ -117,7 +117,7 @@ class RatioReporter : public benchmark::ConsoleReporter {
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const Run& r : runs) {
       auto it = r.counters.find("bytes_per_second");
-      if (it != r.counters.end()) g_gbps[r.benchmark_name()] = it->second.value / 1e9;
+      if (it != r.counters.end()) g_gbps[r.run_name.function_name] = it->second.value / 1e9;  // name without "/manual_time"
     }
     ConsoleReporter::ReportRuns(runs);
   }
