@@ -1,0 +1,31 @@
+// io.h: whole-file reading and atomic writing, used by every file format of bitlearn.
+//
+// Files are written atomically: the bytes go to a temporary file in the target's folder, are
+// flushed, and the temporary is renamed over the target, so a reader (or a crash) never sees half a
+// file. Errors name the path and the operation.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace bl {
+
+// Reads a whole file; throws bl::Error naming `what` and the path if it cannot be opened or read.
+std::vector<uint8_t> read_file_bytes(const std::string& path, const std::string& what = "file");
+std::string read_file_text(const std::string& path, const std::string& what = "file");
+
+// Writes bytes to path atomically (temp file beside it + fsync + rename). Throws bl::Error naming
+// `what` and the path on failure; the target is then untouched.
+void write_file_atomic(const std::string& path, const void* data, size_t size,
+                       const std::string& what = "file");
+inline void write_file_atomic(const std::string& path, const std::string& text,
+                              const std::string& what = "file") {
+  write_file_atomic(path, text.data(), text.size(), what);
+}
+inline void write_file_atomic(const std::string& path, const std::vector<uint8_t>& bytes,
+                              const std::string& what = "file") {
+  write_file_atomic(path, bytes.data(), bytes.size(), what);
+}
+
+}  // namespace bl

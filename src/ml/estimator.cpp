@@ -1,0 +1,224 @@
+// estimator.cpp: the shared part of every estimator: model files, registry lookup, parameter
+// parsing, input validation (see bitlearn/ml/estimator.h).
+#include "bitlearn/ml/estimator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "bitlearn/io.h"
+#include "core/error.h"
+#include "ml/registry.h"
+
+namespace bl::ml {
+
+namespace {
+constexpr const char* kFormat = "bitlearn.model";
+constexpr int kVersion = 1;
+
+template <typename T>
+std::string to_hex(const std::vector<T>& v) {
+  static const char digits[] = "0123456789abcdef";
+  std::string s;
+  s.reserve(v.size() * sizeof(T) * 2);
+  for (const T& x : v) {
+    unsigned char b[sizeof(T)];
+    std::memcpy(b, &x, sizeof(T));  // little-endian hosts only (checked by the build)
+    for (unsigned char c : b) {
+      s.push_back(digits[c >> 4]);
+      s.push_back(digits[c & 15]);
+    }
+  }
+  return s;
+}
+
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return -1;
+}
+
+template <typename T>
+std::vector<T> from_hex(const std::string& hex, const std::string& field) {
+  BL_CHECK(hex.size() % (2 * sizeof(T)) == 0, "model file: field ", field, ": hex length ",
+           hex.size(), " is not a multiple of ", 2 * sizeof(T));
+  std::vector<T> v(hex.size() / (2 * sizeof(T)));
+  for (size_t i = 0; i < v.size(); ++i) {
+    unsigned char b[sizeof(T)];
+    for (size_t k = 0; k < sizeof(T); ++k) {
+      int hi = hex_digit(hex[(i * sizeof(T) + k) * 2]);
+      int lo = hex_digit(hex[(i * sizeof(T) + k) * 2 + 1]);
+      BL_CHECK(hi >= 0 && lo >= 0, "model file: field ", field, ": not lower-case hex");
+      b[k] = static_cast<unsigned char>(hi * 16 + lo);
+    }
+    std::memcpy(&v[i], b, sizeof(T));
+  }
+  return v;
+}
+}  // namespace
+
+std::string f32_to_hex(const std::vector<float>& v) { return to_hex(v); }
+std::vector<float> f32_from_hex(const std::string& hex, const std::string& field) {
+  return from_hex<float>(hex, field);
+}
+std::string i64_to_hex(const std::vector<int64_t>& v) { return to_hex(v); }
+std::vector<int64_t> i64_from_hex(const std::string& hex, const std::string& field) {
+  return from_hex<int64_t>(hex, field);
+}
+
+Tensor Estimator::predict(const Tensor&) const {
+  throw Error(name() + ": predict is not supported");
+}
+Tensor Estimator::predict_proba(const Tensor&) const {
+  throw Error(name() + ": predict_proba is not supported");
+}
+Tensor Estimator::transform(const Tensor&) const {
+  throw Error(name() + ": transform is not supported");
+}
+double Estimator::score(const Tensor&, const Tensor&) const {
+  throw Error(name() + ": score is not supported");
+}
+
+std::string Estimator::to_json_text() const {
+  BL_CHECK(fitted(), name(), ": save: the estimator is not fitted");
+  nlohmann::json j;
+  j["format"] = kFormat;
+  j["version"] = kVersion;
+  j["estimator"] = name();
+  nlohmann::json params = nlohmann::json::object();
+  for (const auto& [k, v] : get_params()) params[k] = v;
+  j["params"] = params;
+  nlohmann::json state = nlohmann::json::object();
+  save_state(state);
+  j["state"] = state;
+  return j.dump(1) + "\n";  // nlohmann objects are std::map: keys sorted, bytes deterministic
+}
+
+void Estimator::save(const std::string& path) const {
+  write_file_atomic(path, to_json_text(), "model file");
+}
+
+
+std::vector<std::string> estimator_names() {
+  std::vector<std::string> names;
+  for (const auto& e : estimator_registry()) names.emplace_back(e.name);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::unique_ptr<Estimator> make_estimator(const std::string& name, const Params& params) {
+  for (const auto& e : estimator_registry()) {
+    if (name == e.name) {
+      auto est = e.make();
+      est->set_params(params);
+      return est;
+    }
+  }
+  std::string known;
+  for (const auto& n : estimator_names()) known += (known.empty() ? "" : ", ") + n;
+  throw Error("unknown estimator '" + name + "' (known: " + known + ")");
+}
+
+std::unique_ptr<Estimator> estimator_from_json_text(const std::string& text,
+                                                    const std::string& source) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const std::exception& e) {
+    throw Error(source + ": not a valid model file (JSON parse error: " + e.what() + ")");
+  }
+  BL_CHECK(j.is_object() && j.contains("format") && j["format"] == kFormat, source,
+           ": not a bitlearn model file (missing \"format\": \"", kFormat, "\")");
+  BL_CHECK(j.contains("version") && j["version"].is_number_integer(), source,
+           ": model file has no integer \"version\"");
+  BL_CHECK(j["version"].get<int>() == kVersion, source, ": model file version ",
+           j["version"].get<int>(), " is not supported (this build reads version ", kVersion, ")");
+  BL_CHECK(j.contains("estimator") && j["estimator"].is_string(), source,
+           ": model file has no \"estimator\" name");
+  BL_CHECK(j.contains("params") && j["params"].is_object(), source, ": model file has no \"params\"");
+  BL_CHECK(j.contains("state") && j["state"].is_object(), source, ": model file has no \"state\"");
+  Params params;
+  for (auto it = j["params"].begin(); it != j["params"].end(); ++it) {
+    BL_CHECK(it.value().is_string(), source, ": parameter ", it.key(), " is not a string");
+    params[it.key()] = it.value().get<std::string>();
+  }
+  auto est = make_estimator(j["estimator"].get<std::string>(), params);
+  try {
+    est->load_state(j["state"]);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(source + ": corrupt state for " + est->name() + ": " + e.what());
+  }
+  return est;
+}
+
+std::unique_ptr<Estimator> load_estimator(const std::string& path) {
+  return estimator_from_json_text(read_file_text(path, "model file"), path);
+}
+
+double param_double(const std::string& est, const std::string& key, const std::string& text) {
+  char* end = nullptr;
+  double v = std::strtod(text.c_str(), &end);
+  BL_CHECK(!text.empty() && end == text.c_str() + text.size(), est, ": parameter ", key, "=", text,
+           ": expected a number");
+  return v;
+}
+
+int64_t param_int(const std::string& est, const std::string& key, const std::string& text) {
+  char* end = nullptr;
+  long long v = std::strtoll(text.c_str(), &end, 10);
+  BL_CHECK(!text.empty() && end == text.c_str() + text.size(), est, ": parameter ", key, "=", text,
+           ": expected an integer");
+  return static_cast<int64_t>(v);
+}
+
+bool param_bool(const std::string& est, const std::string& key, const std::string& text) {
+  if (text == "true" || text == "1") return true;
+  if (text == "false" || text == "0") return false;
+  throw Error(est + ": parameter " + key + "=" + text + ": expected true or false");
+}
+
+std::string param_text(double value) {
+  char buf[64];
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, value);
+    if (std::strtod(buf, nullptr) == value) break;
+  }
+  return buf;
+}
+
+void check_X(const std::string& est, const Tensor& X, bool allow_nan) {
+  BL_CHECK(X.defined(), est, ": X is undefined");
+  BL_CHECK(X.dtype() == DType::f32, est, ": X must be f32, got ", X.str());
+  BL_CHECK(X.ndim() == 2, est, ": X must be 2-d [n_samples, n_features], got ", X.str());
+  BL_CHECK(X.dim(0) >= 1, est, ": X has no rows (empty data)");
+  BL_CHECK(X.dim(1) >= 1, est, ": X has no feature columns");
+  if (!allow_nan) {
+    Tensor h = X.to(Device::cpu()).contiguous();
+    const float* p = h.data<float>();
+    for (int64_t i = 0; i < h.numel(); ++i) {
+      BL_CHECK(std::isfinite(p[i]), est, ": X holds a non-finite value at row ", i / h.dim(1),
+               ", column ", i % h.dim(1));
+    }
+  }
+}
+
+void check_Xy(const std::string& est, const Tensor& X, const Tensor& y, bool allow_nan_X) {
+  check_X(est, X, allow_nan_X);
+  BL_CHECK(y.defined(), est, ": y is undefined (this estimator is supervised)");
+  BL_CHECK(y.ndim() == 1, est, ": y must be 1-d, got ", y.str());
+  BL_CHECK(y.dim(0) == X.dim(0), est, ": y has ", y.dim(0), " entries but X has ", X.dim(0), " rows");
+  if (y.dtype() == DType::f32) {
+    Tensor h = y.to(Device::cpu()).contiguous();
+    const float* p = h.data<float>();
+    for (int64_t i = 0; i < h.numel(); ++i) {
+      BL_CHECK(std::isfinite(p[i]), est, ": y (labels/targets) holds NaN or inf at row ", i);
+    }
+  } else {
+    BL_CHECK(y.dtype() == DType::i32 || y.dtype() == DType::i64, est,
+             ": y must be f32, i32 or i64, got ", y.str());
+  }
+}
+
+}  // namespace bl::ml

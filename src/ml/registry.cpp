@@ -1,0 +1,20 @@
+// registry.cpp: collects every family's estimators (see registry.h).
+#include "ml/registry.h"
+
+namespace bl::ml {
+
+const std::vector<EstimatorEntry>& estimator_registry() {
+  static const std::vector<EstimatorEntry> entries = [] {
+    std::vector<EstimatorEntry> e;
+    add_linear_estimators(e);
+    add_cluster_estimators(e);
+    add_neighbors_estimators(e);
+    add_decomposition_estimators(e);
+    add_tree_estimators(e);
+    add_boosting_estimators(e);
+    return e;
+  }();
+  return entries;
+}
+
+}  // namespace bl::ml

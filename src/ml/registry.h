@@ -1,0 +1,20 @@
+// registry.h: the estimator families; each appends its estimators in src/ml/<family>/registry.cpp.
+#pragma once
+
+#include <vector>
+
+#include "bitlearn/ml/estimator.h"
+
+namespace bl::ml {
+
+void add_linear_estimators(std::vector<EstimatorEntry>& out);         // src/ml/linear/
+void add_cluster_estimators(std::vector<EstimatorEntry>& out);        // src/ml/cluster/
+void add_neighbors_estimators(std::vector<EstimatorEntry>& out);      // src/ml/neighbors/
+void add_decomposition_estimators(std::vector<EstimatorEntry>& out);  // src/ml/decomposition/
+void add_tree_estimators(std::vector<EstimatorEntry>& out);           // src/ml/tree/ (trees, forests, bagging, ...)
+void add_boosting_estimators(std::vector<EstimatorEntry>& out);       // src/ml/boosting/
+
+// Every registered estimator, in family order.
+const std::vector<EstimatorEntry>& estimator_registry();
+
+}  // namespace bl::ml
