@@ -7,3 +7,5 @@ bash scripts/install-deps.sh
 bash scripts/build.sh
 ctest --test-dir build --output-on-failure -LE exhaustive -j"$(nproc)"
 bash scripts/portability.sh
+# AMD GPUs: every CUDA source of the library must compile with Debian's hipcc (compile only).
+bash scripts/hip-compile.sh --offload-arch=gfx90a

@@ -8,6 +8,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#if defined(__HIPCC__)
+#include <hip/hip_runtime.h>  // __host__, __device__, __forceinline__ come from the HIP runtime
+#endif
+
 #if defined(__CUDACC__) || defined(__HIPCC__)
 #define BL_GPU_COMPILER 1
 #define BL_HD __host__ __device__ __forceinline__

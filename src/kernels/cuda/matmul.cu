@@ -140,7 +140,7 @@ __device__ __forceinline__ void tile_step(const float* sa, const float* sb, int 
 }
 
 template <int BM, int BN, int BK, int TM, int TN, int MIN_BLOCKS, bool A_KC, bool B_KC>
-__global__ void __launch_bounds__(MatmulTile<BM, BN, BK, TM, TN>::kThreads, MIN_BLOCKS)
+__global__ void __launch_bounds__((MatmulTile<BM, BN, BK, TM, TN>::kThreads), MIN_BLOCKS)
     matmul_kernel(MatmulDeviceArgs p, const float* __restrict__ a, const float* __restrict__ b,
                   float* c) {
   using T = MatmulTile<BM, BN, BK, TM, TN>;
@@ -249,6 +249,19 @@ __global__ void __launch_bounds__(MatmulTile<BM, BN, BK, TM, TN>::kThreads, MIN_
 // element at a time; elements outside the matrix are zero-filled and never reach a stored output
 // or a k step that is run.
 
+#if defined(__HIP_PLATFORM_AMD__)
+// AMD GPUs have no cp.async: the same copies done synchronously (src_bytes of the chunk are read,
+// the rest zero-filled, as cp.async does). Only data movement differs; every fma stays in place.
+__device__ __forceinline__ void cp_async_16(float* smem, const float* gmem, int src_bytes) {
+  for (int i = 0; i < 4; ++i) smem[i] = 4 * i < src_bytes ? gmem[i] : 0.0f;
+}
+__device__ __forceinline__ void cp_async_4(float* smem, const float* gmem, int src_bytes) {
+  smem[0] = src_bytes >= 4 ? gmem[0] : 0.0f;
+}
+__device__ __forceinline__ void cp_async_commit() {}
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {}
+#else
 __device__ __forceinline__ void cp_async_16(float* smem, const float* gmem, int src_bytes) {
   const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem), "r"(src_bytes));
@@ -260,6 +273,7 @@ __device__ __forceinline__ void cp_async_4(float* smem, const float* gmem, int s
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int N>
 __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
+#endif
 
 // Shared-memory geometry of one operand slab (BO outer x BK deep).
 template <int BO, int BK, bool K_CONTIGUOUS>
@@ -413,7 +427,7 @@ __device__ __forceinline__ void pipe_step_group(const float* sa, const float* sb
 }
 
 template <int BM, int BN, int BK, int STAGES, int MIN_BLOCKS, bool SUM_REGS, bool A_KC, bool B_KC>
-__global__ void __launch_bounds__(PipeTile<BM, BN, BK, STAGES, A_KC, B_KC>::kThreads, MIN_BLOCKS)
+__global__ void __launch_bounds__((PipeTile<BM, BN, BK, STAGES, A_KC, B_KC>::kThreads), MIN_BLOCKS)
     matmul_pipe_kernel(MatmulDeviceArgs p, const float* __restrict__ a,
                        const float* __restrict__ b, float* c, int vec_a, int vec_b) {
   using T = PipeTile<BM, BN, BK, STAGES, A_KC, B_KC>;
