@@ -93,6 +93,7 @@ void add_reduce_checks(std::vector<CheckDef>& checks);
 void add_row_checks(std::vector<CheckDef>& checks);
 void add_gemm_checks(std::vector<CheckDef>& checks);
 void add_model_checks(std::vector<CheckDef>& checks);
+void add_llm_checks(std::vector<CheckDef>& checks);
 
 // Throws SkipCheck naming the check when it runs on CUDA and has no CUDA path in this build.
 void require_cpu(const CheckContext& ctx, const char* what);

@@ -25,6 +25,7 @@ const std::vector<CheckDef>& all_checks() {
     add_row_checks(v);
     add_gemm_checks(v);
     add_model_checks(v);
+    add_llm_checks(v);
     return v;
   }();
   return checks;

@@ -1,0 +1,23 @@
+// ops_attention.h: causal scaled dot-product attention as one Tensor op (src/kernels/attention.h
+// defines the numerics exactly).
+//
+// Every output row is a function of its own query, the keys and values it may see and their count,
+// so a sequence gives the same bits alone or inside a padded batch of mixed lengths, and a
+// KV-cache decode step gives the same bits as the same row of a full prefill, on every device.
+#pragma once
+
+#include <cstdint>
+
+#include "bitlearn/tensor.h"
+
+namespace bl {
+
+// q [B, Tq, H, D], k and v [B, Tk, G, D] (f32, H a multiple of G, last axis contiguous; other
+// strides free, so slices of a KV cache are used in place), q_pos i64 [B, Tq] (the position of each
+// query; < 0 marks padding, whose output is +0), kv_len i64 [B] (keys 0..kv_len-1 of each sequence
+// are valid, key j at position j). Query at position p sees keys max(0, p - window + 1) (window > 0;
+// else 0) through min(p, kv_len - 1). Returns a contiguous [B, Tq, H, D] on the operands' device.
+Tensor causal_attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& q_pos,
+                        const Tensor& kv_len, float scale, int64_t window = 0);
+
+}  // namespace bl

@@ -1,0 +1,215 @@
+// config.cpp: Hugging Face config.json -> ModelConfig for gpt2, llama, mistral, qwen2, phi3, gemma.
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "bitlearn/io.h"
+#include "bitlearn/models.h"
+#include "core/error.h"
+
+namespace bl::models {
+namespace {
+
+using nlohmann::json;
+
+// Reads config fields with errors that name the source and the field.
+class Fields {
+ public:
+  Fields(const json& j, const std::string& source) : j_(j), source_(source) {}
+
+  bool present(const std::string& key) const { return j_.contains(key) && !j_[key].is_null(); }
+
+  int64_t integer(const std::string& key) const {
+    BL_CHECK(present(key), source_, ": field '", key, "' is missing");
+    const json& v = j_[key];
+    BL_CHECK(v.is_number_integer(), source_, ": field '", key, "' must be an integer, got ", v.dump());
+    return v.get<int64_t>();
+  }
+  int64_t positive(const std::string& key) const {
+    const int64_t v = integer(key);
+    BL_CHECK(v > 0, source_, ": field '", key, "' must be positive, got ", v);
+    return v;
+  }
+  int64_t integer_or(const std::string& key, int64_t fallback) const {
+    return present(key) ? integer(key) : fallback;
+  }
+  double number_or(const std::string& key, double fallback) const {
+    if (!present(key)) return fallback;
+    const json& v = j_[key];
+    BL_CHECK(v.is_number(), source_, ": field '", key, "' must be a number, got ", v.dump());
+    return v.get<double>();
+  }
+  bool boolean_or(const std::string& key, bool fallback) const {
+    if (!present(key)) return fallback;
+    const json& v = j_[key];
+    BL_CHECK(v.is_boolean(), source_, ": field '", key, "' must be true or false, got ", v.dump());
+    return v.get<bool>();
+  }
+  std::string string_or(const std::string& key, const std::string& fallback) const {
+    if (!present(key)) return fallback;
+    const json& v = j_[key];
+    BL_CHECK(v.is_string(), source_, ": field '", key, "' must be a string, got ", v.dump());
+    return v.get<std::string>();
+  }
+  [[noreturn]] void unsupported(const std::string& key, const std::string& why) const {
+    throw Error(detail::concat(source_, ": field '", key, "' = ", present(key) ? j_[key].dump() : "null",
+                               " is not supported (", why, ")"));
+  }
+  const json& raw(const std::string& key) const { return j_[key]; }
+
+ private:
+  const json& j_;
+  std::string source_;
+};
+
+Activation parse_activation(const Fields& f, const std::string& key) {
+  const std::string act = f.string_or(key, "");
+  if (act == "gelu_new" || act == "gelu_pytorch_tanh") return Activation::gelu_tanh;
+  if (act == "gelu") return Activation::gelu_erf;
+  if (act == "silu" || act == "swish") return Activation::silu;
+  if (act == "relu") return Activation::relu;
+  f.unsupported(key, "supported: gelu_new, gelu_pytorch_tanh, gelu, silu, swish, relu");
+}
+
+// rope_parameters (transformers 5) or rope_theta + rope_scaling (transformers 4).
+void parse_rope(const Fields& f, ModelConfig& c) {
+  double theta = f.number_or("rope_theta", 10000.0);
+  if (f.present("rope_parameters")) {
+    const json& rp = f.raw("rope_parameters");
+    BL_CHECK(rp.is_object(), "config: field 'rope_parameters' must be an object");
+    Fields r(rp, "config field 'rope_parameters'");
+    const std::string type = r.string_or("rope_type", r.string_or("type", "default"));
+    if (type != "default") r.unsupported("rope_type", "only the default rotary embedding is supported");
+    theta = r.number_or("rope_theta", theta);
+    const double partial = r.number_or("partial_rotary_factor", 1.0);
+    if (partial != 1.0) r.unsupported("partial_rotary_factor", "only 1.0 is supported");
+  }
+  if (f.present("rope_scaling")) {
+    const json& rs = f.raw("rope_scaling");
+    Fields r(rs, "config field 'rope_scaling'");
+    const std::string type = rs.is_object() ? r.string_or("rope_type", r.string_or("type", "")) : "";
+    if (type != "default") f.unsupported("rope_scaling", "rope scaling variants are not supported");
+  }
+  if (f.number_or("partial_rotary_factor", 1.0) != 1.0)
+    f.unsupported("partial_rotary_factor", "only 1.0 is supported");
+  BL_CHECK(theta > 0 && std::isfinite(theta), "config: rope_theta ", theta, " must be positive");
+  c.rope_theta = static_cast<float>(theta);
+}
+
+void parse_gpt2(const Fields& f, ModelConfig& c) {
+  c.vocab_size = f.positive("vocab_size");
+  c.hidden_size = f.positive("n_embd");
+  c.num_layers = f.positive("n_layer");
+  c.num_heads = f.positive("n_head");
+  c.num_kv_heads = c.num_heads;
+  BL_CHECK(c.hidden_size % c.num_heads == 0, "config: n_embd ", c.hidden_size, " is not a multiple of n_head ",
+           c.num_heads);
+  c.head_dim = c.hidden_size / c.num_heads;
+  c.intermediate_size = f.present("n_inner") ? f.positive("n_inner") : 4 * c.hidden_size;
+  c.max_positions = f.positive("n_positions");
+  c.norm = NormKind::layer_norm;
+  c.norm_eps = static_cast<float>(f.number_or("layer_norm_epsilon", 1e-5));
+  c.activation = parse_activation(f, "activation_function");
+  c.gated_mlp = false;
+  c.learned_positions = true;
+  c.rope = false;
+  c.qkv_bias = true;
+  c.output_bias = true;
+  c.fused_qkv = true;
+  c.tie_word_embeddings = f.boolean_or("tie_word_embeddings", true);
+  if (f.boolean_or("scale_attn_by_inverse_layer_idx", false))
+    f.unsupported("scale_attn_by_inverse_layer_idx", "only false is supported");
+  if (!f.boolean_or("scale_attn_weights", true)) f.unsupported("scale_attn_weights", "only true is supported");
+  if (f.boolean_or("add_cross_attention", false)) f.unsupported("add_cross_attention", "decoder-only models only");
+}
+
+void parse_llama_family(const Fields& f, ModelConfig& c) {
+  c.vocab_size = f.positive("vocab_size");
+  c.hidden_size = f.positive("hidden_size");
+  c.num_layers = f.positive("num_hidden_layers");
+  c.num_heads = f.positive("num_attention_heads");
+  c.num_kv_heads = f.present("num_key_value_heads") ? f.positive("num_key_value_heads") : c.num_heads;
+  BL_CHECK(c.num_heads % c.num_kv_heads == 0, "config: num_attention_heads ", c.num_heads,
+           " is not a multiple of num_key_value_heads ", c.num_kv_heads);
+  if (f.present("head_dim")) {
+    c.head_dim = f.positive("head_dim");
+  } else {
+    BL_CHECK(c.hidden_size % c.num_heads == 0, "config: hidden_size ", c.hidden_size,
+             " is not a multiple of num_attention_heads ", c.num_heads, " and head_dim is absent");
+    c.head_dim = c.hidden_size / c.num_heads;
+  }
+  BL_CHECK(c.head_dim % 2 == 0, "config: head_dim ", c.head_dim, " must be even for rotary embeddings");
+  c.intermediate_size = f.positive("intermediate_size");
+  c.max_positions = f.positive("max_position_embeddings");
+  c.norm = NormKind::rms_norm;
+  c.norm_eps = static_cast<float>(f.number_or("rms_norm_eps", 1e-6));
+  c.gated_mlp = true;
+  c.rope = true;
+  parse_rope(f, c);
+  c.tie_word_embeddings = f.boolean_or("tie_word_embeddings", c.model_type == "gemma");
+  const std::string& t = c.model_type;
+  if (t == "gemma" && f.present("hidden_activation")) {
+    c.activation = parse_activation(f, "hidden_activation");
+  } else {
+    c.activation = parse_activation(f, "hidden_act");
+  }
+  if (f.boolean_or("mlp_bias", false)) f.unsupported("mlp_bias", "only false is supported");
+  if (f.integer_or("pretraining_tp", 1) != 1) f.unsupported("pretraining_tp", "only 1 is supported");
+  if (t == "llama" || t == "mistral" || t == "gemma") {
+    if (f.boolean_or("attention_bias", false)) f.unsupported("attention_bias", "only false is supported");
+  }
+  if (t == "qwen2") {
+    c.qkv_bias = true;
+    if (f.boolean_or("use_sliding_window", false))
+      f.unsupported("use_sliding_window", "Qwen2's per-layer sliding window is not supported");
+  }
+  if (t == "mistral" || t == "phi3") {
+    c.sliding_window = f.present("sliding_window") ? f.positive("sliding_window") : 0;
+  }
+  if (t == "phi3") {
+    c.fused_qkv = true;
+    c.fused_gate_up = true;
+  }
+  if (t == "gemma") {
+    c.norm_weight_plus_one = true;
+    c.scale_embeddings = true;
+    if (f.boolean_or("use_bidirectional_attention", false))
+      f.unsupported("use_bidirectional_attention", "only causal attention is supported");
+  }
+}
+
+}  // namespace
+
+ModelConfig parse_config(const std::string& json_text, const std::string& source) {
+  json j;
+  try {
+    j = json::parse(json_text);
+  } catch (const json::exception& e) {
+    throw Error(detail::concat(source, ": not valid JSON (", e.what(), ")"));
+  }
+  BL_CHECK(j.is_object(), source, ": must be a JSON object");
+  Fields f(j, source);
+  ModelConfig c;
+  c.model_type = f.string_or("model_type", "");
+  if (c.model_type == "gpt2") {
+    parse_gpt2(f, c);
+  } else if (c.model_type == "llama" || c.model_type == "mistral" || c.model_type == "qwen2" ||
+             c.model_type == "phi3" || c.model_type == "gemma") {
+    parse_llama_family(f, c);
+  } else {
+    f.unsupported("model_type", "supported: gpt2, llama, mistral, qwen2, phi3, gemma");
+  }
+  if (f.present("eos_token_id") && j["eos_token_id"].is_number_integer()) {
+    c.eos_token_id = j["eos_token_id"].get<int64_t>();
+  } else if (f.present("eos_token_id") && j["eos_token_id"].is_array() && !j["eos_token_id"].empty() &&
+             j["eos_token_id"][0].is_number_integer()) {
+    c.eos_token_id = j["eos_token_id"][0].get<int64_t>();
+  }
+  BL_CHECK(c.norm_eps > 0, source, ": the norm epsilon must be positive");
+  return c;
+}
+
+ModelConfig load_config(const std::string& path) {
+  return parse_config(read_file_text(path, "config.json"), path);
+}
+
+}  // namespace bl::models

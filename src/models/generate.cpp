@@ -1,0 +1,94 @@
+// generate.cpp: greedy and sampled generation with a KV cache (bitlearn/models.h).
+//
+// Sampling is done on the host from the logits row, whose bits are the same on every device; the
+// uniform for sequence position p is element 0 of Philox stream p under the seed, so a sampled
+// continuation is reproducible anywhere. Every floating-point step uses the contract's arithmetic
+// in a fixed order (ascending token id, after the top-k / top-p cut).
+#include <algorithm>
+#include <numeric>
+
+#include "bitlearn/models.h"
+#include "bitlearn/ops.h"
+#include "contract/math.h"
+#include "contract/rng.h"
+#include "core/error.h"
+
+namespace bl::models {
+
+int32_t pick_token(const std::vector<float>& logits, int64_t position, const GenerateOptions& o) {
+  const int64_t V = static_cast<int64_t>(logits.size());
+  BL_CHECK(V >= 1, "generate: empty logits row");
+  BL_CHECK(o.temperature >= 0.0f, "generate: temperature ", o.temperature, " must be >= 0");
+  BL_CHECK(o.top_p > 0.0f && o.top_p <= 1.0f, "generate: top_p ", o.top_p, " must lie in (0, 1]");
+  BL_CHECK(o.top_k >= 0, "generate: top_k ", o.top_k, " must be >= 0");
+  // Greedy: the lowest index among the largest (as argmax).
+  int64_t best = 0;
+  for (int64_t i = 1; i < V; ++i)
+    if (logits[i] > logits[best]) best = i;
+  if (o.temperature == 0.0f) return static_cast<int32_t>(best);
+
+  // Candidates in descending logit order, ties by ascending id (a stable, total order).
+  std::vector<int64_t> order(static_cast<size_t>(V));
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return logits[a] > logits[b]; });
+  const int64_t k = o.top_k > 0 ? std::min(o.top_k, V) : V;
+  order.resize(static_cast<size_t>(k));
+  // Softmax of logits / T over the candidates, sum in candidate order.
+  const float m = div(logits[order[0]], o.temperature);
+  std::vector<float> e(static_cast<size_t>(k));
+  float total = 0.0f;
+  for (int64_t i = 0; i < k; ++i) {
+    e[i] = exp(sub(div(logits[order[i]], o.temperature), m));
+    total = add(total, e[i]);
+  }
+  // Top-p: the shortest prefix whose probability reaches top_p.
+  int64_t keep = k;
+  if (o.top_p < 1.0f) {
+    float acc = 0.0f;
+    for (int64_t i = 0; i < k; ++i) {
+      acc = add(acc, div(e[i], total));
+      if (acc >= o.top_p) {
+        keep = i + 1;
+        break;
+      }
+    }
+    total = 0.0f;
+    for (int64_t i = 0; i < keep; ++i) total = add(total, e[i]);
+  }
+  // Inverse CDF with u in [0, 1): first candidate whose running mass exceeds u * total.
+  const float u = uniform_co(random_u32_element(o.seed, static_cast<uint64_t>(position), 0));
+  const float target = mul(u, total);
+  float acc = 0.0f;
+  for (int64_t i = 0; i < keep; ++i) {
+    acc = add(acc, e[i]);
+    if (acc > target) return static_cast<int32_t>(order[i]);
+  }
+  return static_cast<int32_t>(order[keep - 1]);
+}
+
+std::vector<int32_t> generate(const CausalLM& model, const std::vector<int32_t>& prompt,
+                              const GenerateOptions& o) {
+  BL_CHECK(!prompt.empty(), "generate: the prompt is empty");
+  BL_CHECK(o.max_new_tokens >= 0, "generate: max_new_tokens ", o.max_new_tokens, " must be >= 0");
+  const int64_t total = static_cast<int64_t>(prompt.size()) + o.max_new_tokens;
+  BL_CHECK(total <= model.config().max_positions, "generate: prompt (", prompt.size(), ") + max_new_tokens (",
+           o.max_new_tokens, ") exceeds max_position_embeddings ", model.config().max_positions);
+  std::vector<int32_t> out = prompt;
+  if (o.max_new_tokens == 0) return out;
+  KvCache cache = model.new_cache(1, total);
+  Tensor logits = model.forward({prompt}, &cache);  // [1, T, V]
+  const int64_t V = model.config().vocab_size;
+  for (int64_t step = 0; step < o.max_new_tokens; ++step) {
+    const int64_t last = logits.dim(1) - 1;
+    const std::vector<float> row = logits.slice(1, last, last + 1).to(Device::cpu()).to_vector<float>();
+    BL_CHECK(static_cast<int64_t>(row.size()) == V, "generate: unexpected logits row size");
+    const int64_t position = static_cast<int64_t>(out.size());
+    const int32_t next = pick_token(row, position, o);
+    out.push_back(next);
+    if (o.stop_at_eos && model.config().eos_token_id && next == *model.config().eos_token_id) break;
+    if (step + 1 < o.max_new_tokens) logits = model.forward({{next}}, &cache);
+  }
+  return out;
+}
+
+}  // namespace bl::models

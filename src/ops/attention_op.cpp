@@ -1,0 +1,99 @@
+// attention_op.cpp: the Tensor-level causal_attention (see bitlearn/ops_attention.h).
+#include "bitlearn/ops_attention.h"
+
+#include "bitlearn/ops_shape.h"
+#include "core/allocator.h"
+#include "core/error.h"
+#include "kernels/attention.h"
+#include "ops/op_util.h"
+
+namespace bl {
+namespace {
+
+constexpr const char* kOp = "causal_attention";
+
+void check_operand(const Tensor& t, const char* name, DType dtype, int64_t ndim) {
+  check_defined(t, kOp, name);
+  BL_CHECK(t.dtype() == dtype, kOp, ": operand ", name, " has dtype ", dtype_name(t.dtype()),
+           "; expected ", dtype_name(dtype));
+  BL_CHECK(t.ndim() == ndim, kOp, ": operand ", name, " has shape ", shape_str(t.shape()), "; expected ",
+           ndim, " dimensions");
+}
+
+// t itself when its last axis is contiguous (or of extent <= 1), else a contiguous copy.
+Tensor last_axis_unit(const Tensor& t) {
+  if (t.dim(-1) <= 1 || t.strides().back() == 1) return t;
+  return t.contiguous();
+}
+
+}  // namespace
+
+Tensor causal_attention(const Tensor& q_in, const Tensor& k_in, const Tensor& v_in, const Tensor& q_pos_in,
+                        const Tensor& kv_len_in, float scale, int64_t window) {
+  check_operand(q_in, "q", DType::f32, 4);
+  check_operand(k_in, "k", DType::f32, 4);
+  check_operand(v_in, "v", DType::f32, 4);
+  check_operand(q_pos_in, "q_pos", DType::i64, 2);
+  check_operand(kv_len_in, "kv_len", DType::i64, 1);
+  check_same_device(q_in, k_in, kOp, "q", "k");
+  check_same_device(q_in, v_in, kOp, "q", "v");
+  check_same_device(q_in, q_pos_in, kOp, "q", "q_pos");
+  check_same_device(q_in, kv_len_in, kOp, "q", "kv_len");
+  check_device_usable(q_in.device(), kOp);
+  const int64_t B = q_in.dim(0), T = q_in.dim(1), H = q_in.dim(2), D = q_in.dim(3);
+  const int64_t Tk = k_in.dim(1), G = k_in.dim(2);
+  BL_CHECK(k_in.dim(0) == B && k_in.dim(3) == D, kOp, ": operand k has shape ", shape_str(k_in.shape()),
+           "; expected [", B, ", Tk, G, ", D, "] for q of shape ", shape_str(q_in.shape()));
+  BL_CHECK(v_in.shape() == k_in.shape(), kOp, ": operand v has shape ", shape_str(v_in.shape()),
+           "; expected k's shape ", shape_str(k_in.shape()));
+  BL_CHECK(G >= 1 && H % G == 0, kOp, ": q has ", H, " heads, not a multiple of the ", G,
+           " key/value heads of k");
+  BL_CHECK(q_pos_in.dim(0) == B && q_pos_in.dim(1) == T, kOp, ": operand q_pos has shape ",
+           shape_str(q_pos_in.shape()), "; expected [", B, ", ", T, "]");
+  BL_CHECK(kv_len_in.dim(0) == B, kOp, ": operand kv_len has shape ", shape_str(kv_len_in.shape()),
+           "; expected [", B, "]");
+  BL_CHECK(window >= 0, kOp, ": window ", window, " must be >= 0");
+  const Tensor q = last_axis_unit(q_in), k = last_axis_unit(k_in), v = last_axis_unit(v_in);
+  const Tensor q_pos = q_pos_in.contiguous(), kv_len = kv_len_in.contiguous();
+  // Every kv_len must fit the key slots: checked on the host (a small copy for CUDA operands).
+  const std::vector<int64_t> lens = kv_len.to_vector<int64_t>();
+  for (int64_t b = 0; b < B; ++b) {
+    BL_CHECK(lens[b] >= 0 && lens[b] <= Tk, kOp, ": kv_len[", b, "] = ", lens[b], " lies outside [0, ",
+             Tk, "] (the key slots of k)");
+  }
+
+  Tensor out = Tensor::empty({B, T, H, D}, DType::f32, q.device());
+  AttentionArgs a;
+  a.batch = B;
+  a.q_len = T;
+  a.n_heads = H;
+  a.n_kv_heads = G;
+  a.head_dim = D;
+  a.kv_capacity = Tk;
+  a.scale = scale;
+  a.window = window;
+  a.q_sb = q.strides()[0], a.q_st = q.strides()[1], a.q_sh = q.strides()[2];
+  a.k_sb = k.strides()[0], a.k_st = k.strides()[1], a.k_sh = k.strides()[2];
+  a.v_sb = v.strides()[0], a.v_st = v.strides()[1], a.v_sh = v.strides()[2];
+  a.o_sb = T * H * D, a.o_st = H * D, a.o_sh = D;
+  if (out.numel() == 0) return out;
+  const auto* qp = static_cast<const float*>(q.raw_data());
+  const auto* kp = static_cast<const float*>(k.raw_data());
+  const auto* vp = static_cast<const float*>(v.raw_data());
+  const auto* pp = static_cast<const int64_t*>(q_pos.raw_data());
+  const auto* lp = static_cast<const int64_t*>(kv_len.raw_data());
+  auto* op = static_cast<float*>(out.raw_data());
+  if (q.device().is_cpu()) {
+    attention_cpu(a, qp, kp, vp, pp, lp, op, op_pool());
+  } else {
+#if defined(BITLEARN_HAS_CUDA)
+    cuda_set_device(q.device().index);
+    attention_cuda(a, qp, kp, vp, pp, lp, op, op_launch_config());
+#else
+    throw Error(detail::concat(kOp, ": this build has no CUDA backend"));
+#endif
+  }
+  return out;
+}
+
+}  // namespace bl
