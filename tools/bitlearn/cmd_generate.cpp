@@ -16,13 +16,9 @@
 
 #include "bitlearn/models.h"
 #include "bitlearn/safetensors.h"
+#include "bitlearn/tokenizer.h"
 #include "command.h"
 #include "core/error.h"
-
-#if __has_include("bitlearn/tokenizer.h")
-#include "bitlearn/tokenizer.h"
-#define BL_GENERATE_HAS_TOKENIZER 1
-#endif
 
 namespace {
 
@@ -78,16 +74,12 @@ void run_generate(const GenerateArgs& a) {
     std::printf("\n");
     return;
   }
-#if defined(BL_GENERATE_HAS_TOKENIZER)
   const std::string path = find_tokenizer(a.model, a.tokenizer);
   BL_CHECK(!path.empty(), "generate: no tokenizer.json in ", a.model, " or its parent; pass --tokenizer FILE");
   const bl::text::Tokenizer tok = bl::text::Tokenizer::from_file(path);
   const std::vector<int32_t> prompt = tok.encode(a.prompt);
   const std::vector<int32_t> out = generate(model, prompt, o);
   std::printf("%s\n", tok.decode(out).c_str());
-#else
-  throw bl::Error("generate: this build has no tokenizer; pass --ids instead of --prompt");
-#endif
 }
 
 struct LogitsArgs {
