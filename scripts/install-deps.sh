@@ -2,11 +2,25 @@
 # Installs what bitlearn's build, tests and benchmarks need (Debian/Ubuntu, run as root).
 set -euo pipefail
 pkgs=(cmake ninja-build g++ libgtest-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev libssl-dev
-      libmpfr-dev libgmp-dev libopenblas-dev qemu-user libpcre2-dev pkg-config)
+      libmpfr-dev libgmp-dev libopenblas-dev qemu-user libpcre2-dev pkg-config hipcc)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq "${missing[@]}"
+fi
+
+# AArch64 cross build, run under qemu-aarch64 (scripts/aarch64.sh): the cross compiler and the
+# arm64 multiarch -dev packages of the libraries the library and its tests link.
+if [ "${BITLEARN_AARCH64:-1}" = 1 ]; then
+  arm_pkgs=(g++-aarch64-linux-gnu libssl-dev:arm64 libgtest-dev:arm64 libpcre2-dev:arm64 zlib1g-dev:arm64)
+  arm_missing=()
+  for p in "${arm_pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || arm_missing+=("$p"); done
+  if [ ${#arm_missing[@]} -gt 0 ]; then
+    export DEBIAN_FRONTEND=noninteractive
+    dpkg --print-foreign-architectures | grep -qx arm64 || dpkg --add-architecture arm64
+    apt-get update -qq
+    apt-get install -y -qq "${arm_missing[@]}"
+  fi
 fi

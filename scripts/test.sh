@@ -9,3 +9,5 @@ ctest --test-dir build --output-on-failure -LE exhaustive -j"$(nproc)"
 bash scripts/portability.sh
 # AMD GPUs: every CUDA source of the library must compile with Debian's hipcc (compile only).
 bash scripts/hip-compile.sh --offload-arch=gfx90a
+# AArch64: cross-compiled, run under qemu-aarch64; its quick digest must equal the x86-64 one.
+bash scripts/aarch64.sh build/bitlearn
