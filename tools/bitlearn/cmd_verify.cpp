@@ -10,6 +10,7 @@
 
 #include "bitlearn/verify.h"
 #include "command.h"
+#include "neural_training.h"
 #include "core/error.h"
 #include "core/isa.h"
 #include "core/thread_pool.h"
@@ -25,6 +26,8 @@ struct VerifyOptions {
   bool quick = false;
   std::string write_expected;
   bool list = false;
+  bool neural_training = false;
+  std::string data_dir = "/usr/share/datasets/fashion-mnist";
 };
 
 void print_run(const bl::verify::DeviceRun& run, bool with_device) {
@@ -65,6 +68,8 @@ int run_verify(const VerifyOptions& o) {
     return 2;
   }
   const int threads = o.threads > 0 ? o.threads : bl::num_threads();
+  if (o.neural_training)
+    return bl::cli::run_neural_training(o.device, threads, o.data_dir, o.write_expected);
   if (!o.write_expected.empty()) return write_expected(o, threads);
   if (o.list) {
     for (const std::string& name : list_checks(o.quick ? Suite::quick : Suite::full))
@@ -168,6 +173,10 @@ void setup(CLI::App& root) {
   // Hidden: regenerates src/verify/expected_hashes.inc on the CPU (see src/verify/README.md).
   cmd->add_option("--write-expected", opts->write_expected, "")->group("");
   cmd->add_flag("--list", opts->list, "Print the names of the suite's checks and exit");
+  cmd->add_flag("--neural-training", opts->neural_training,
+                "Run the opt-in neural-training workloads (MLP, CNN, LSTM on Fashion-MNIST; minutes)");
+  cmd->add_option("--data", opts->data_dir, "Fashion-MNIST folder for --neural-training")
+      ->capture_default_str();
   cmd->callback([opts, threads_opt] {
     opts->threads_given = threads_opt->count() > 0;
     int code = run_verify(*opts);

@@ -1,0 +1,204 @@
+// conv.cpp: patch gather (im2col by index), Conv2d, Conv1d, pooling and the residual block.
+#include <limits>
+#include <map>
+#include <mutex>
+#include <tuple>
+
+#include "bitlearn/nn/functional.h"
+#include "bitlearn/nn/init.h"
+#include "bitlearn/nn/layers.h"
+#include "contract/arith.h"
+#include "core/error.h"
+
+namespace bl::nn {
+
+int64_t Window2d::out_h(int64_t h) const {
+  return (h + 2 * pad_h - dilation_h * (kernel_h - 1) - 1) / stride_h + 1;
+}
+int64_t Window2d::out_w(int64_t w) const {
+  return (w + 2 * pad_w - dilation_w * (kernel_w - 1) - 1) / stride_w + 1;
+}
+
+namespace {
+
+void check_window(const Window2d& w, const char* op) {
+  BL_CHECK(w.kernel_h >= 1 && w.kernel_w >= 1 && w.stride_h >= 1 && w.stride_w >= 1 &&
+               w.dilation_h >= 1 && w.dilation_w >= 1 && w.pad_h >= 0 && w.pad_w >= 0,
+           op, ": kernel, stride and dilation must be >= 1 and padding >= 0");
+}
+
+// The source row of every patch element: (n * H + ih) * W + iw, or N * H * W (the pad row).
+Tensor patch_index(int64_t n, int64_t h, int64_t w, const Window2d& win, Device device) {
+  using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                         int64_t, int64_t, int64_t, int, int>;
+  static std::mutex mutex;
+  static std::map<Key, Tensor> cache;
+  Key key{n, h, w, win.kernel_h, win.kernel_w, win.stride_h, win.stride_w, win.pad_h, win.pad_w,
+          win.dilation_h, win.dilation_w, static_cast<int>(device.kind), device.index};
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = cache.find(key);
+    if (it != cache.end()) return it->second;
+  }
+  int64_t oh = win.out_h(h), ow = win.out_w(w);
+  int64_t kk = win.kernel_h * win.kernel_w;
+  Tensor ids = Tensor::empty({n * oh * ow * kk}, DType::i64);
+  int64_t* p = ids.data<int64_t>();
+  const int64_t pad_row = n * h * w;
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t y = 0; y < oh; ++y)
+      for (int64_t x = 0; x < ow; ++x)
+        for (int64_t ky = 0; ky < win.kernel_h; ++ky)
+          for (int64_t kx = 0; kx < win.kernel_w; ++kx) {
+            int64_t iy = y * win.stride_h - win.pad_h + ky * win.dilation_h;
+            int64_t ix = x * win.stride_w - win.pad_w + kx * win.dilation_w;
+            bool inside = iy >= 0 && iy < h && ix >= 0 && ix < w;
+            *p++ = inside ? (b * h + iy) * w + ix : pad_row;
+          }
+  ids = ids.to(device);
+  std::lock_guard<std::mutex> lock(mutex);
+  if (cache.size() > 64) cache.clear();
+  cache[key] = ids;
+  return ids;
+}
+
+}  // namespace
+
+ag::Var extract_patches(const ag::Var& x, const Window2d& win, float pad_value) {
+  check_window(win, "extract_patches");
+  const Tensor& xv = x.value();
+  BL_CHECK(xv.ndim() == 4, "conv/pool: input must be [N, H, W, C], got ", xv.str());
+  int64_t n = xv.dim(0), h = xv.dim(1), w = xv.dim(2), c = xv.dim(3);
+  int64_t oh = win.out_h(h), ow = win.out_w(w);
+  BL_CHECK(oh >= 1 && ow >= 1, "conv/pool: input ", xv.str(), " is smaller than the window ",
+           win.kernel_h, "x", win.kernel_w, " (dilation ", win.dilation_h, ", padding ", win.pad_h, ")");
+  ag::Var rows = ag::reshape(x, {n * h * w, c});
+  ag::Var pad(Tensor::full({1, c}, pad_value, DType::f32, xv.device()), false);
+  ag::Var source = ag::concat({rows, pad}, 0);
+  Tensor ids = patch_index(n, h, w, win, xv.device());
+  ag::Var cols = ag::embedding(source, ids);
+  return ag::reshape(cols, {n * oh * ow, win.kernel_h * win.kernel_w, c});
+}
+
+ag::Var conv2d(const ag::Var& x, const ag::Var& weight, const ag::Var& bias, const Window2d& win,
+               int64_t groups) {
+  const Tensor& xv = x.value();
+  const Tensor& wv = weight.value();
+  BL_CHECK(xv.ndim() == 4, "Conv2d: input must be [N, H, W, C], got ", xv.str());
+  BL_CHECK(wv.ndim() == 4 && wv.dim(1) == win.kernel_h && wv.dim(2) == win.kernel_w,
+           "Conv2d: weight ", wv.str(), " must be [C_out, ", win.kernel_h, ", ", win.kernel_w, ", C_in/groups]");
+  BL_CHECK(groups >= 1 && xv.dim(3) == wv.dim(3) * groups && wv.dim(0) % groups == 0,
+           "Conv2d: input ", xv.str(), " has ", xv.dim(3), " channels; weight ", wv.str(),
+           " with groups=", groups, " expects ", wv.dim(3) * groups);
+  int64_t n = xv.dim(0), oh = win.out_h(xv.dim(1)), ow = win.out_w(xv.dim(2));
+  int64_t oc = wv.dim(0), kk = win.kernel_h * win.kernel_w, cg = wv.dim(3);
+  ag::Var cols = extract_patches(x, win, 0.0f);  // [M, KK, C]
+  int64_t m = n * oh * ow;
+  ag::Var y;
+  if (groups == 1) {
+    y = ag::matmul(ag::reshape(cols, {m, kk * cg}), ag::reshape(weight, {oc, kk * cg}), false, true);
+  } else {
+    ag::Var cg4 = ag::reshape(cols, {m, kk, groups, cg});
+    ag::Var cgb = ag::reshape(ag::permute(cg4, {2, 0, 1, 3}), {groups, m, kk * cg});
+    ag::Var wg = ag::reshape(weight, {groups, oc / groups, kk * cg});
+    ag::Var yg = ag::bmm(cgb, wg, false, true);  // [G, M, OC/G]
+    y = ag::reshape(ag::permute(yg, {1, 0, 2}), {m, oc});
+  }
+  if (bias.defined()) y = ag::add(y, bias);
+  return ag::reshape(y, {n, oh, ow, oc});
+}
+
+// ---- Conv2d / Conv1d ----
+
+Conv2d::Conv2d(int64_t in, int64_t out, Conv2dOptions opt, InitStream& init)
+    : in_channels(in), out_channels(out), options(opt) {
+  BL_CHECK(in > 0 && out > 0 && opt.kernel > 0, "Conv2d: channels and kernel must be > 0");
+  BL_CHECK(opt.groups >= 1 && in % opt.groups == 0 && out % opt.groups == 0, "Conv2d: groups=",
+           opt.groups, " must divide in_channels=", in, " and out_channels=", out);
+  int64_t cg = in / opt.groups;
+  int64_t fan_in = cg * opt.kernel * opt.kernel;
+  float bound = bl::div(1.0f, bl::sqrt(static_cast<float>(fan_in)));
+  weight = register_parameter("weight", init::uniform({out, opt.kernel, opt.kernel, cg},
+                                                      bl::neg(bound), bound, init.seed, init.take()));
+  if (opt.bias)
+    bias = register_parameter("bias", init::uniform({out}, bl::neg(bound), bound, init.seed, init.take()));
+}
+
+ag::Var Conv2d::forward(const ag::Var& x) {
+  Window2d win{options.kernel, options.kernel, options.stride, options.stride,
+               options.padding, options.padding, options.dilation, options.dilation};
+  return conv2d(x, weight, bias, win, options.groups);
+}
+
+Conv1d::Conv1d(int64_t in, int64_t out, Conv2dOptions opt, InitStream& init)
+    : in_channels(in), out_channels(out), options(opt) {
+  BL_CHECK(in > 0 && out > 0 && opt.kernel > 0, "Conv1d: channels and kernel must be > 0");
+  BL_CHECK(opt.groups >= 1 && in % opt.groups == 0 && out % opt.groups == 0, "Conv1d: groups=",
+           opt.groups, " must divide in_channels=", in, " and out_channels=", out);
+  int64_t cg = in / opt.groups;
+  float bound = bl::div(1.0f, bl::sqrt(static_cast<float>(cg * opt.kernel)));
+  weight = register_parameter("weight", init::uniform({out, 1, opt.kernel, cg}, bl::neg(bound), bound,
+                                                      init.seed, init.take()));
+  if (opt.bias)
+    bias = register_parameter("bias", init::uniform({out}, bl::neg(bound), bound, init.seed, init.take()));
+}
+
+ag::Var Conv1d::forward(const ag::Var& x) {
+  BL_CHECK(x.value().ndim() == 3, "Conv1d: input must be [N, L, C], got ", x.value().str());
+  const Conv2dOptions& o = options;
+  Window2d win{1, o.kernel, 1, o.stride, 0, o.padding, 1, o.dilation};
+  ag::Var y = conv2d(ag::reshape(x, {x.dim(0), 1, x.dim(1), x.dim(2)}), weight, bias, win, o.groups);
+  return ag::reshape(y, {y.dim(0), y.dim(2), y.dim(3)});
+}
+
+// ---- pooling ----
+
+MaxPool2d::MaxPool2d(int64_t k, int64_t s, int64_t p) : kernel(k), stride(s == 0 ? k : s), padding(p) {
+  BL_CHECK(k >= 1 && stride >= 1 && p >= 0 && 2 * p <= k, "MaxPool2d: bad kernel ", k, " / stride ",
+           s, " / padding ", p);
+}
+
+ag::Var MaxPool2d::forward(const ag::Var& x) {
+  Window2d win{kernel, kernel, stride, stride, padding, padding, 1, 1};
+  ag::Var cols = extract_patches(x, win, -std::numeric_limits<float>::infinity());
+  ag::Var y = ag::amax(cols, 1);
+  return ag::reshape(y, {x.dim(0), win.out_h(x.dim(1)), win.out_w(x.dim(2)), x.dim(3)});
+}
+
+AvgPool2d::AvgPool2d(int64_t k, int64_t s, int64_t p) : kernel(k), stride(s == 0 ? k : s), padding(p) {
+  BL_CHECK(k >= 1 && stride >= 1 && p >= 0 && 2 * p <= k, "AvgPool2d: bad kernel ", k, " / stride ",
+           s, " / padding ", p);
+}
+
+ag::Var AvgPool2d::forward(const ag::Var& x) {
+  Window2d win{kernel, kernel, stride, stride, padding, padding, 1, 1};
+  ag::Var cols = extract_patches(x, win, 0.0f);
+  ag::Var y = ag::mean(cols, {1});
+  return ag::reshape(y, {x.dim(0), win.out_h(x.dim(1)), win.out_w(x.dim(2)), x.dim(3)});
+}
+
+ag::Var GlobalAvgPool2d::forward(const ag::Var& x) {
+  BL_CHECK(x.value().ndim() == 4, "GlobalAvgPool2d: input must be [N, H, W, C], got ", x.value().str());
+  return ag::mean(x, {1, 2});
+}
+
+// ---- residual block ----
+
+ResidualBlock::ResidualBlock(int64_t channels, InitStream& init) {
+  Conv2dOptions o;
+  o.kernel = 3;
+  o.padding = 1;
+  o.bias = false;
+  conv1 = register_module("conv1", std::make_shared<Conv2d>(channels, channels, o, init));
+  bn1 = register_module("bn1", std::make_shared<BatchNorm>(channels));
+  conv2 = register_module("conv2", std::make_shared<Conv2d>(channels, channels, o, init));
+  bn2 = register_module("bn2", std::make_shared<BatchNorm>(channels));
+}
+
+ag::Var ResidualBlock::forward(const ag::Var& x) {
+  ag::Var h = ag::relu(bn1->forward(conv1->forward(x)));
+  h = bn2->forward(conv2->forward(h));
+  return ag::relu(ag::add(x, h));
+}
+
+}  // namespace bl::nn
