@@ -83,9 +83,16 @@ inline void expect_gradients(const std::string& name, std::vector<GradInput> inp
       numeric[k] = (objective(p) - objective(m)) / (2 * h);
       biggest = std::max(biggest, std::fabs(numeric[k]));
     }
-    for (size_t k = 0; k < numeric.size(); ++k)
-      EXPECT_NEAR(g[k], numeric[k], tol * (std::fabs(numeric[k]) + biggest + 1e-6))
-          << "input " << i << " element " << k;
+    size_t bad = 0, worst = 0;
+    double worst_excess = 0;
+    for (size_t k = 0; k < numeric.size(); ++k) {
+      double excess = std::fabs(g[k] - numeric[k]) / (tol * (std::fabs(numeric[k]) + biggest + 1e-6));
+      if (excess > 1.0) ++bad;
+      if (excess > worst_excess) worst_excess = excess, worst = k;
+    }
+    EXPECT_EQ(bad, 0u) << "input " << i << " element " << worst << ": autograd " << g[worst]
+                       << " vs finite difference " << numeric[worst] << " (" << bad << " of "
+                       << numeric.size() << " elements off)";
   }
 }
 

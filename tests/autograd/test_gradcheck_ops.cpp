@@ -2,6 +2,8 @@
 // finite differences.
 #include <cmath>
 
+#include <gtest/gtest-spi.h>
+
 #include "autograd/gradcheck.h"
 
 namespace bl::gradcheck {
@@ -187,6 +189,33 @@ TEST(AutogradGradcheck, SharedInputAccumulatesInFixedOrder) {
                      for (double a : x[0]) o.push_back(a * a + std::tanh(a) - a);
                      return o;
                    });
+}
+
+}  // namespace
+}  // namespace bl::gradcheck
+
+namespace bl::gradcheck {
+namespace {
+
+// A tanh whose backward rule is wrong (1 - y instead of 1 - y^2): the check must catch it.
+void check_broken_tanh_rule() {
+  expect_gradients("broken tanh", {{{6}}},
+                   [](const std::vector<ag::Var>& x) {
+                     Tensor y = bl::tanh(x[0].value());
+                     return ag::record("broken_tanh", y, {x[0]}, [y](const Tensor& g) {
+                       Tensor one = Tensor::scalar(1.0);
+                       return std::vector<Tensor>{bl::mul(g, bl::sub(one, y))};
+                     });
+                   },
+                   [](const std::vector<Values>& x) {
+                     Values o;
+                     for (double a : x[0]) o.push_back(std::tanh(a));
+                     return o;
+                   });
+}
+
+TEST(AutogradGradcheck, SabotageArmCatchesAWrongBackwardRule) {
+  EXPECT_NONFATAL_FAILURE(check_broken_tanh_rule(), "vs finite difference");
 }
 
 }  // namespace

@@ -55,8 +55,9 @@ TEST(NnGradcheck, Conv1dLayer) {
   o.padding = 1;
   o.stride = 2;
   auto conv = std::make_shared<nn::Conv1d>(2, 3, o, init);
-  Values w(conv->weight.value().to_vector<float>().begin(), conv->weight.value().to_vector<float>().end());
-  Values b(conv->bias.value().to_vector<float>().begin(), conv->bias.value().to_vector<float>().end());
+  std::vector<float> wf = conv->weight.value().to_vector<float>();
+  std::vector<float> bf = conv->bias.value().to_vector<float>();
+  Values w(wf.begin(), wf.end()), b(bf.begin(), bf.end());
   nn::Window2d win{1, 3, 1, 2, 0, 1, 1, 1};
   expect_gradients("conv1d", {{{2, 7, 2}}}, [conv](const std::vector<ag::Var>& x) { return conv->forward(x[0]); },
                    [=](const std::vector<Values>& x) { return conv_ref(x[0], w, &b, 2, 1, 7, 2, 3, win, 1); });
