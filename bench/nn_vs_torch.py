@@ -45,6 +45,13 @@ class Residual(tnn.Module):
         return torch.relu(x + self.b2(self.c2(h)))
 
 
+class Nhwc(tnn.Module):
+    """Flattens in bitlearn's channels-last order, so both Linear heads see the same layout."""
+
+    def forward(self, x):
+        return x.permute(0, 2, 3, 1)
+
+
 class LstmClassifier(tnn.Module):
     def __init__(self, hidden):
         super().__init__()
@@ -65,7 +72,7 @@ def torch_model(name, width):
         c = width or 16
         m = tnn.Sequential(tnn.Conv2d(1, c, 3, padding=1, bias=False), tnn.BatchNorm2d(c), tnn.ReLU(), tnn.MaxPool2d(2),
                            Residual(c), tnn.Conv2d(c, 2 * c, 3, padding=1, bias=False), tnn.BatchNorm2d(2 * c),
-                           tnn.ReLU(), tnn.MaxPool2d(2), tnn.AdaptiveAvgPool2d(1), tnn.Flatten(), tnn.Linear(2 * c, 10))
+                           tnn.ReLU(), tnn.MaxPool2d(2), Nhwc(), tnn.Flatten(), tnn.Linear(7 * 7 * 2 * c, 10))
         opt = lambda p: torch.optim.SGD(p, 0.05, momentum=0.9, nesterov=True, weight_decay=5e-4)
         return m, opt, 64, (-1, 1, 28, 28)
     m = LstmClassifier(width or 64)

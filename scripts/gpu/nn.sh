@@ -19,7 +19,7 @@ else
   echo "FAIL build-gpu/tests/bitlearn_cuda_tests missing" >> "$LOG"
 fi
 if [ -x build-gpu/tests/bitlearn_tests ]; then
-  build-gpu/tests/bitlearn_tests --gtest_filter='AutogradGradcheck*:NnGradcheck*:Models/TrainingIdentity*:TrainingLoop*:NnOptim*:NnSchedule*:NnInit*:NnData*:NnCheckpoint*:Models/CheckpointResume*' > "$OUT/nn_cpu_tests.txt" 2>&1
+  build-gpu/tests/bitlearn_tests --gtest_filter='AutogradGradcheck*:NnLayers*:NnGradcheck*:Models/TrainingIdentity*:TrainingLoop*:NnOptim*:NnSchedule*:NnInit*:NnData*:NnCheckpoint*:Models/CheckpointResume*' > "$OUT/nn_cpu_tests.txt" 2>&1
   rc=$?
   [ $rc -eq 0 ] && echo "PASS nn cpu tests (16 cores)" >> "$LOG" || { echo "FAIL nn cpu tests (rc=$rc)" >> "$LOG"; grep -E "FAILED|Failure" "$OUT/nn_cpu_tests.txt" | head -10 >> "$LOG"; }
 fi

@@ -19,8 +19,9 @@ std::shared_ptr<Sequential> make_mlp(int64_t in, const std::vector<int64_t>& hid
   return net;
 }
 
-std::shared_ptr<Sequential> make_cnn(int64_t c, int64_t classes, uint64_t seed) {
+std::shared_ptr<Sequential> make_cnn(int64_t c, int64_t classes, uint64_t seed, int64_t side) {
   BL_CHECK(c >= 1, "make_cnn: channels must be >= 1, got ", c);
+  BL_CHECK(side >= 4 && side % 4 == 0, "make_cnn: side must be a positive multiple of 4, got ", side);
   InitStream init(seed);
   Conv2dOptions o;
   o.kernel = 3;
@@ -36,8 +37,8 @@ std::shared_ptr<Sequential> make_cnn(int64_t c, int64_t classes, uint64_t seed) 
   net->add(std::make_shared<BatchNorm2d>(2 * c));
   net->add(std::make_shared<ReLU>());
   net->add(std::make_shared<MaxPool2d>(2));
-  net->add(std::make_shared<GlobalAvgPool2d>());
-  net->add(std::make_shared<Linear>(2 * c, classes, init));
+  net->add(std::make_shared<Flatten>());
+  net->add(std::make_shared<Linear>((side / 4) * (side / 4) * 2 * c, classes, init));
   return net;
 }
 

@@ -51,7 +51,7 @@ inline Built build_model(ModelKind kind, int64_t side, int64_t classes, uint64_t
     case ModelKind::mlp:
       return {make_mlp(side * side, {32, 16}, classes, seed), {-1, side * side}};
     case ModelKind::cnn:
-      return {make_cnn(4, classes, seed), {-1, side, side, 1}};
+      return {make_cnn(4, classes, seed, side), {-1, side, side, 1}};
     default:
       return {std::make_shared<LstmClassifier>(side, 12, classes, seed), {-1, side, side}};
   }
