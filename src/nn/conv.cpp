@@ -80,6 +80,54 @@ ag::Var extract_patches(const ag::Var& x, const Window2d& win, float pad_value) 
   return ag::reshape(cols, {n * oh * ow, win.kernel_h * win.kernel_w, c});
 }
 
+namespace {
+
+// The rows of weight [OC, kH, kW, C] for the input gradient of a stride-1 convolution: the kernel
+// rotated by 180 degrees with input and output channels swapped, [C, kH * kW * OC].
+Tensor rotated_weight(const Tensor& w) {
+  int64_t oc = w.dim(0), kh = w.dim(1), kw = w.dim(2), c = w.dim(3);
+  std::vector<int64_t> rh(kh), rw(kw);
+  for (int64_t i = 0; i < kh; ++i) rh[i] = kh - 1 - i;
+  for (int64_t i = 0; i < kw; ++i) rw[i] = kw - 1 - i;
+  Tensor r = bl::index_select(w, 1, Tensor::from_vector(rh, {kh}).to(w.device()));
+  r = bl::index_select(r, 2, Tensor::from_vector(rw, {kw}).to(w.device()));
+  return r.permute({3, 1, 2, 0}).contiguous().reshape({c, kh * kw * oc});
+}
+
+// Stride 1, dilation 1, one group: y = patches(x) W^T as one tape node. The weight gradient is
+// patches(x)^T g; the input gradient is the "full" convolution of g with the rotated kernel
+// (patches of g with padding k - 1 - p times the rotated weight), a gather and a GEMM instead of a
+// scatter-add: every sum has the GEMM contract's fixed order.
+ag::Var conv2d_stride1(const ag::Var& x, const ag::Var& weight, const Window2d& win) {
+  const Tensor& wv = weight.value();
+  int64_t n = x.dim(0), h = x.dim(1), w = x.dim(2), c = x.dim(3), oc = wv.dim(0);
+  int64_t kk = win.kernel_h * win.kernel_w;
+  int64_t oh = win.out_h(h), ow = win.out_w(w);
+  Tensor cols;
+  {
+    ag::NoGradGuard no_grad;
+    cols = extract_patches(ag::Var(x.value()), win, 0.0f).value().reshape({n * oh * ow, kk * c});
+  }
+  Tensor y = bl::matmul(cols, wv.reshape({oc, kk * c}), false, true);
+  bool gx = x.requires_grad(), gw = weight.requires_grad();
+  Shape wshape = wv.shape();
+  Window2d back{win.kernel_h, win.kernel_w, 1, 1, win.kernel_h - 1 - win.pad_h,
+                win.kernel_w - 1 - win.pad_w, 1, 1};
+  return ag::record("conv2d", y, {x, weight}, [=](const Tensor& g) {
+    std::vector<Tensor> r(2);
+    if (gw) r[1] = bl::matmul(g, cols, true, false).reshape(wshape);
+    if (gx) {
+      ag::NoGradGuard no_grad;
+      Tensor g4 = g.reshape({n, oh, ow, oc});
+      Tensor gcols = extract_patches(ag::Var(g4), back, 0.0f).value().reshape({n * h * w, kk * oc});
+      r[0] = bl::matmul(gcols, rotated_weight(wv), false, true).reshape({n, h, w, c});
+    }
+    return r;
+  });
+}
+
+}  // namespace
+
 ag::Var conv2d(const ag::Var& x, const ag::Var& weight, const ag::Var& bias, const Window2d& win,
                int64_t groups) {
   const Tensor& xv = x.value();
@@ -90,19 +138,27 @@ ag::Var conv2d(const ag::Var& x, const ag::Var& weight, const ag::Var& bias, con
   BL_CHECK(groups >= 1 && xv.dim(3) == wv.dim(3) * groups && wv.dim(0) % groups == 0,
            "Conv2d: input ", xv.str(), " has ", xv.dim(3), " channels; weight ", wv.str(),
            " with groups=", groups, " expects ", wv.dim(3) * groups);
+  check_window(win, "Conv2d");
   int64_t n = xv.dim(0), oh = win.out_h(xv.dim(1)), ow = win.out_w(xv.dim(2));
+  BL_CHECK(oh >= 1 && ow >= 1, "Conv2d: input ", xv.str(), " is smaller than the window");
   int64_t oc = wv.dim(0), kk = win.kernel_h * win.kernel_w, cg = wv.dim(3);
-  ag::Var cols = extract_patches(x, win, 0.0f);  // [M, KK, C]
   int64_t m = n * oh * ow;
   ag::Var y;
-  if (groups == 1) {
-    y = ag::matmul(ag::reshape(cols, {m, kk * cg}), ag::reshape(weight, {oc, kk * cg}), false, true);
+  bool stride1 = groups == 1 && win.stride_h == 1 && win.stride_w == 1 && win.dilation_h == 1 &&
+                 win.dilation_w == 1 && win.pad_h < win.kernel_h && win.pad_w < win.kernel_w;
+  if (stride1) {
+    y = conv2d_stride1(x, weight, win);
   } else {
-    ag::Var cg4 = ag::reshape(cols, {m, kk, groups, cg});
-    ag::Var cgb = ag::reshape(ag::permute(cg4, {2, 0, 1, 3}), {groups, m, kk * cg});
-    ag::Var wg = ag::reshape(weight, {groups, oc / groups, kk * cg});
-    ag::Var yg = ag::bmm(cgb, wg, false, true);  // [G, M, OC/G]
-    y = ag::reshape(ag::permute(yg, {1, 0, 2}), {m, oc});
+    ag::Var cols = extract_patches(x, win, 0.0f);  // [M, KK, C]
+    if (groups == 1) {
+      y = ag::matmul(ag::reshape(cols, {m, kk * cg}), ag::reshape(weight, {oc, kk * cg}), false, true);
+    } else {
+      ag::Var cg4 = ag::reshape(cols, {m, kk, groups, cg});
+      ag::Var cgb = ag::reshape(ag::permute(cg4, {2, 0, 1, 3}), {groups, m, kk * cg});
+      ag::Var wg = ag::reshape(weight, {groups, oc / groups, kk * cg});
+      ag::Var yg = ag::bmm(cgb, wg, false, true);  // [G, M, OC/G]
+      y = ag::reshape(ag::permute(yg, {1, 0, 2}), {m, oc});
+    }
   }
   if (bias.defined()) y = ag::add(y, bias);
   return ag::reshape(y, {n, oh, ow, oc});
@@ -153,6 +209,25 @@ ag::Var Conv1d::forward(const ag::Var& x) {
 
 // ---- pooling ----
 
+namespace {
+
+// Non-overlapping windows (stride = kernel, no padding, sizes divisible): the windows are a
+// reshape + permute of the input, [N * H/k * W/k, k * k, C] in (kh, kw) order like
+// extract_patches, and the gradient flows back through the inverse permute (no scatter-add).
+bool tiles_exactly(const ag::Var& x, int64_t kernel, int64_t stride, int64_t padding) {
+  return x.value().ndim() == 4 && stride == kernel && padding == 0 && x.dim(1) % kernel == 0 &&
+         x.dim(2) % kernel == 0;
+}
+
+ag::Var tile_windows(const ag::Var& x, int64_t k) {
+  int64_t n = x.dim(0), h = x.dim(1), w = x.dim(2), c = x.dim(3);
+  ag::Var v = ag::reshape(x, {n, h / k, k, w / k, k, c});
+  v = ag::permute(v, {0, 1, 3, 2, 4, 5});
+  return ag::reshape(v, {n * (h / k) * (w / k), k * k, c});
+}
+
+}  // namespace
+
 MaxPool2d::MaxPool2d(int64_t k, int64_t s, int64_t p) : kernel(k), stride(s == 0 ? k : s), padding(p) {
   BL_CHECK(k >= 1 && stride >= 1 && p >= 0 && 2 * p <= k, "MaxPool2d: bad kernel ", k, " / stride ",
            s, " / padding ", p);
@@ -160,7 +235,9 @@ MaxPool2d::MaxPool2d(int64_t k, int64_t s, int64_t p) : kernel(k), stride(s == 0
 
 ag::Var MaxPool2d::forward(const ag::Var& x) {
   Window2d win{kernel, kernel, stride, stride, padding, padding, 1, 1};
-  ag::Var cols = extract_patches(x, win, -std::numeric_limits<float>::infinity());
+  ag::Var cols = tiles_exactly(x, kernel, stride, padding)
+                     ? tile_windows(x, kernel)
+                     : extract_patches(x, win, -std::numeric_limits<float>::infinity());
   ag::Var y = ag::amax(cols, 1);
   return ag::reshape(y, {x.dim(0), win.out_h(x.dim(1)), win.out_w(x.dim(2)), x.dim(3)});
 }
@@ -172,7 +249,8 @@ AvgPool2d::AvgPool2d(int64_t k, int64_t s, int64_t p) : kernel(k), stride(s == 0
 
 ag::Var AvgPool2d::forward(const ag::Var& x) {
   Window2d win{kernel, kernel, stride, stride, padding, padding, 1, 1};
-  ag::Var cols = extract_patches(x, win, 0.0f);
+  ag::Var cols = tiles_exactly(x, kernel, stride, padding) ? tile_windows(x, kernel)
+                                                            : extract_patches(x, win, 0.0f);
   ag::Var y = ag::mean(cols, {1});
   return ag::reshape(y, {x.dim(0), win.out_h(x.dim(1)), win.out_w(x.dim(2)), x.dim(3)});
 }

@@ -35,7 +35,8 @@ Values conv_ref(const Values& x, const Values& w, const Values* b, int64_t n, in
 
 TEST(NnGradcheck, Conv2dStridePaddingDilationGroups) {
   struct Case { int64_t k, s, p, d, g; };
-  for (Case cs : {Case{3, 1, 1, 1, 1}, Case{3, 2, 1, 1, 2}, Case{2, 1, 0, 2, 1}, Case{3, 1, 1, 1, 4}}) {
+  for (Case cs : {Case{3, 1, 1, 1, 1}, Case{3, 1, 0, 1, 1}, Case{5, 1, 2, 1, 1}, Case{3, 2, 1, 1, 2},
+                  Case{2, 1, 0, 2, 1}, Case{3, 1, 1, 1, 4}, Case{2, 2, 0, 1, 1}}) {
     const int64_t n = 2, h = 5, w = 4, c = 4, oc = 4;
     nn::Window2d win{cs.k, cs.k, cs.s, cs.s, cs.p, cs.p, cs.d, cs.d};
     int64_t g = cs.g;
@@ -88,6 +89,14 @@ TEST(NnGradcheck, Pooling) {
   auto mp = std::make_shared<nn::MaxPool2d>(3, 2, 1);
   expect_gradients("maxpool k3 s2 p1", {{{2, 5, 6, 3}}}, [mp](const std::vector<ag::Var>& x) { return mp->forward(x[0]); },
                    [](const std::vector<Values>& x) { return pool_ref(x[0], 2, 5, 6, 3, 3, 2, 1, true); });
+  auto mp2 = std::make_shared<nn::MaxPool2d>(2);
+  expect_gradients("maxpool k2 (tiling path)", {{{2, 4, 6, 3}}},
+                   [mp2](const std::vector<ag::Var>& x) { return mp2->forward(x[0]); },
+                   [](const std::vector<Values>& x) { return pool_ref(x[0], 2, 4, 6, 3, 2, 2, 0, true); });
+  auto ap3 = std::make_shared<nn::AvgPool2d>(3, 2, 1);
+  expect_gradients("avgpool k3 s2 p1", {{{2, 5, 6, 3}}},
+                   [ap3](const std::vector<ag::Var>& x) { return ap3->forward(x[0]); },
+                   [](const std::vector<Values>& x) { return pool_ref(x[0], 2, 5, 6, 3, 3, 2, 1, false); });
   auto ap = std::make_shared<nn::AvgPool2d>(2);
   expect_gradients("avgpool k2", {{{2, 4, 6, 3}}}, [ap](const std::vector<ag::Var>& x) { return ap->forward(x[0]); },
                    [](const std::vector<Values>& x) { return pool_ref(x[0], 2, 4, 6, 3, 2, 2, 0, false); });
