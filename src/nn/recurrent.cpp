@@ -27,6 +27,39 @@ const char* kind_name(RecurrentKind kind) {
   }
 }
 
+Tensor one_like(const Tensor& x) { return Tensor::scalar(1.0, DType::f32, x.device()); }
+
+// One LSTM step as a single tape node: gates [N, 4H] (i, f, g, o pre-activations) and the cell
+// c_prev [N, H] -> [h, c] as [N, 2H]. The backward rule is the closed form of the cell's
+// derivatives, each a fixed sequence of elementwise ops.
+ag::Var lstm_cell(const ag::Var& gates, const ag::Var& c_prev, int64_t h) {
+  const Tensor& gv = gates.value();
+  Tensor cp = c_prev.value();
+  Tensor i = bl::sigmoid(gv.slice(1, 0, h));
+  Tensor f = bl::sigmoid(gv.slice(1, h, 2 * h));
+  Tensor g = bl::tanh(gv.slice(1, 2 * h, 3 * h));
+  Tensor o = bl::sigmoid(gv.slice(1, 3 * h, 4 * h));
+  Tensor c = bl::add(bl::mul(f, cp), bl::mul(i, g));
+  Tensor tc = bl::tanh(c);
+  Tensor hv = bl::mul(o, tc);
+  bool need_c = c_prev.requires_grad();
+  return ag::record("lstm_cell", bl::concat({hv, c}, 1), {gates, c_prev},
+                    [=](const Tensor& d) {
+                      Tensor one = one_like(d);
+                      Tensor dh = d.slice(1, 0, h);
+                      Tensor dc = bl::add(d.slice(1, h, 2 * h),
+                                          bl::mul(bl::mul(dh, o), bl::sub(one, bl::square(tc))));
+                      Tensor d_o = bl::mul(bl::mul(dh, tc), bl::mul(o, bl::sub(one, o)));
+                      Tensor d_i = bl::mul(bl::mul(dc, g), bl::mul(i, bl::sub(one, i)));
+                      Tensor d_g = bl::mul(bl::mul(dc, i), bl::sub(one, bl::square(g)));
+                      Tensor d_f = bl::mul(bl::mul(dc, cp), bl::mul(f, bl::sub(one, f)));
+                      std::vector<Tensor> r(2);
+                      r[0] = bl::concat({d_i, d_f, d_g, d_o}, 1);
+                      if (need_c) r[1] = bl::mul(dc, f);
+                      return r;
+                    });
+}
+
 }  // namespace
 
 Recurrent::Recurrent(RecurrentKind k, int64_t in, int64_t hidden, int64_t layers, bool bidir,
@@ -66,13 +99,9 @@ ag::Var Recurrent::run_direction(const Cell& cell, const ag::Var& xproj, int64_t
     if (kind == RecurrentKind::rnn_tanh) {
       state = ag::tanh(ag::add(xt, hp));
     } else if (kind == RecurrentKind::lstm) {
-      ag::Var gates = ag::add(xt, hp);
-      ag::Var i = ag::sigmoid(ag::slice(gates, 1, 0, h));
-      ag::Var f = ag::sigmoid(ag::slice(gates, 1, h, 2 * h));
-      ag::Var g = ag::tanh(ag::slice(gates, 1, 2 * h, 3 * h));
-      ag::Var o = ag::sigmoid(ag::slice(gates, 1, 3 * h, 4 * h));
-      cstate = ag::add(ag::mul(f, cstate), ag::mul(i, g));
-      state = ag::mul(o, ag::tanh(cstate));
+      ag::Var hc = lstm_cell(ag::add(xt, hp), cstate, h);
+      state = ag::slice(hc, 1, 0, h);
+      cstate = ag::slice(hc, 1, h, 2 * h);
     } else {
       ag::Var r = ag::sigmoid(ag::add(ag::slice(xt, 1, 0, h), ag::slice(hp, 1, 0, h)));
       ag::Var z = ag::sigmoid(ag::add(ag::slice(xt, 1, h, 2 * h), ag::slice(hp, 1, h, 2 * h)));
