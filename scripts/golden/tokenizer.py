@@ -20,6 +20,11 @@ Usage:
       loads FILE (a tokenizer.json written by `bitlearn tokenizer train` on train_corpus.txt with
       the settings above) with tokenizers and checks that its vocabulary, merges and the encodings of
       every golden text equal those of trained_tokenizers.json; exit 1 on a difference.
+  python3 scripts/golden/tokenizer.py --evidence build/bitlearn [--count N]
+      a larger comparison than the committed golden data (not part of the default tests): N fresh
+      texts per tokenizer (default 20000) encoded by `bitlearn tokenizer encode --jsonl` and by
+      tokenizers; and training with vocabulary 3000 on all of the repository's docs and sources by
+      `bitlearn tokenizer train` and by tokenizers (same vocabulary and merges). Exit 1 on a difference.
 """
 import argparse
 import glob
@@ -27,6 +32,7 @@ import json
 import os
 import random
 import sys
+import time
 
 import tokenizers
 from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, pre_tokenizers, processors, trainers
@@ -230,12 +236,83 @@ def check_trained(path):
     return ok and bad == 0
 
 
+def evidence(binary, count):
+    import subprocess
+    import tempfile
+    ok = True
+    tmp = tempfile.mkdtemp(prefix="bl_tok_")
+    source_lines = open(os.path.join(OUT, "train_corpus.txt"), encoding="utf-8").read().splitlines(keepends=True)
+    files = {"fixture": (FIXTURE, ["<|endoftext|>"]),
+             "prefix": (os.path.join(OUT, "tokenizer_prefix.json"), ["<s>", "</s>", "<mask>", "[[name]]", "@@"]),
+             "split": (os.path.join(OUT, "tokenizer_split.json"), ["<|begin_of_text|>"]),
+             "trained": (os.path.join(OUT, "trained_tokenizers.json"), TRAIN_SPECIALS)}
+    # Letters and digits that tokenizers' Oniguruma knows but PCRE2 10.42 (Unicode 14, the version of
+    # this Python's unicodedata too) does not: texts holding them may split differently (docs/tokenizer.md).
+    import unicodedata
+    golden = json.load(open(os.path.join(OUT, "tokenizer_golden.json"), encoding="utf-8"))
+    newer = set()
+    for cls in ("L", "N"):
+        for first, last in golden["code_point_classes"][cls]:
+            newer.update(c for c in range(first, last + 1) if unicodedata.category(chr(c)) == "Cn")
+    print(f"(unicodedata {unicodedata.unidata_version}; {len(newer)} letters/digits newer than it)")
+    rng = random.Random(777)
+    for name, (path, specials) in files.items():
+        tok = Tokenizer.from_file(path)
+        texts = sample_texts(rng, count, specials, source_lines)
+        jsonl = os.path.join(tmp, name + ".jsonl")
+        with open(jsonl, "w", encoding="ascii") as f:
+            for t in texts:
+                f.write(json.dumps(t, ensure_ascii=True) + "\n")
+        out = subprocess.run([binary, "tokenizer", "encode", "--tokenizer", path, "--jsonl", jsonl],
+                             check=True, capture_output=True, text=True).stdout.split("\n")
+        bad = newer_unicode = 0
+        for i, t in enumerate(texts):
+            ours = [int(x) for x in out[i].split(",")] if out[i] else []
+            if ours != tok.encode(t).ids:
+                if any(ord(c) in newer for c in t):
+                    newer_unicode += 1
+                    continue
+                bad += 1
+                if bad <= 3:
+                    print(f"  {name}: differs on {t!r}")
+        ok &= bad == 0
+        print(f"{'PASS' if bad == 0 else 'FAIL'} encode {name}: {count - bad - newer_unicode}/{count} texts identical,"
+              f" {newer_unicode} differ through letters/digits newer than Unicode 14, {bad} otherwise")
+    corpus_files = sorted(glob.glob(os.path.join(ROOT, "docs", "*.md")) + glob.glob(os.path.join(ROOT, "src", "**", "*.h"), recursive=True)
+                          + glob.glob(os.path.join(ROOT, "src", "**", "*.cpp"), recursive=True))
+    corpus = os.path.join(tmp, "corpus.txt")
+    with open(corpus, "w", encoding="utf-8", newline="\n") as f:
+        for c in corpus_files:
+            f.write(open(c, encoding="utf-8").read())
+    ours_path = os.path.join(tmp, "ours.json")
+    t0 = time.perf_counter()
+    subprocess.run([binary, "tokenizer", "train", "--corpus", corpus, "--vocab-size", "3000", "--special",
+                    "<|endoftext|>", "--out", ours_path], check=True, capture_output=True)
+    t_ours = time.perf_counter() - t0
+    texts = corpus_texts(open(corpus, encoding="utf-8").read())
+    t0 = time.perf_counter()
+    theirs = train_tokenizers(texts, 3000, ["<|endoftext|>"])
+    t_theirs = time.perf_counter() - t0
+    ours = json.loads(Tokenizer.from_file(ours_path).to_str())
+    theirs = json.loads(theirs.to_str())
+    same = ours["model"]["vocab"] == theirs["model"]["vocab"] and ours["model"]["merges"] == theirs["model"]["merges"]
+    ok &= same
+    print(f"{'PASS' if same else 'FAIL'} training vocabulary 3000 on {os.path.getsize(corpus)} bytes "
+          f"({len(texts)} texts): {len(ours['model']['merges'])} merges identical to tokenizers' BpeTrainer "
+          f"(bitlearn {t_ours:.2f} s incl. process start, tokenizers {t_theirs:.2f} s)")
+    return ok
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--check-trained", metavar="FILE")
+    parser.add_argument("--evidence", metavar="BITLEARN")
+    parser.add_argument("--count", type=int, default=20000)
     args = parser.parse_args()
     if args.check_trained:
         sys.exit(0 if check_trained(args.check_trained) else 1)
+    if args.evidence:
+        sys.exit(0 if evidence(args.evidence, args.count) else 1)
 
     os.makedirs(OUT, exist_ok=True)
     corpus_path = os.path.join(OUT, "train_corpus.txt")

@@ -29,6 +29,37 @@ struct Candidate {
 
 }  // namespace
 
+void MergeTable::reserve(size_t n) {
+  size_t capacity = 16;
+  while (capacity < 2 * n) capacity *= 2;
+  if (capacity <= slots_.size()) return;
+  std::vector<Entry> old;
+  old.swap(slots_);
+  slots_.assign(capacity, Entry{0, -1, 0});
+  mask_ = capacity - 1;
+  count_ = 0;
+  for (const Entry& e : old) {
+    if (e.rank >= 0) set(e.key, e.rank, e.new_id);
+  }
+}
+
+void MergeTable::set(uint64_t key, int32_t rank, int32_t new_id) {
+  if (2 * (count_ + 1) > slots_.size()) reserve(count_ + 1);
+  for (uint64_t i = hash(key) & mask_;; i = (i + 1) & mask_) {
+    Entry& e = slots_[i];
+    if (e.rank < 0) {
+      e = Entry{key, rank, new_id};
+      ++count_;
+      return;
+    }
+    if (e.key == key) {
+      e.rank = rank;
+      e.new_id = new_id;
+      return;
+    }
+  }
+}
+
 void add_merge(BpeModel& model, const std::string& left, const std::string& right,
                const std::string& source, size_t index) {
   auto a = model.vocab.find(left);
@@ -48,7 +79,7 @@ void add_merge(BpeModel& model, const std::string& left, const std::string& righ
   BL_CHECK(m != model.vocab.end(), source, ": model.merges[", index, "]: merged token '", merged,
            "' is not in model.vocab");
   const int32_t rank = static_cast<int32_t>(model.merge_list.size());
-  model.merges[pair_key(a->second, b->second)] = {rank, m->second};
+  model.merges.set(pair_key(a->second, b->second), rank, m->second);
   model.merge_list.emplace_back(left, right);
 }
 
@@ -77,36 +108,39 @@ void BpeModel::merge_all(std::vector<int32_t>& c, std::vector<int32_t>& out) con
     out.push_back(c[0]);
     return;
   }
-  std::vector<int32_t> prev(n), next(n);
-  std::vector<char> alive(n, 1);
+  // Scratch buffers reused across words (per thread), so short words cost no allocation.
+  thread_local std::vector<int32_t> prev, next;
+  thread_local std::vector<char> alive;
+  thread_local std::vector<Candidate> heap;
+  prev.resize(n);
+  next.resize(n);
+  alive.assign(n, 1);
+  heap.clear();
   for (int32_t i = 0; i < n; ++i) {
     prev[i] = i - 1;
     next[i] = i + 1 < n ? i + 1 : -1;
   }
-  std::priority_queue<Candidate> queue;
-  for (int32_t i = 0; i + 1 < n; ++i) {
-    auto it = merges.find(pair_key(c[i], c[i + 1]));
-    if (it != merges.end()) queue.push({it->second.first, i, it->second.second});
-  }
-  while (!queue.empty()) {
-    const Candidate top = queue.top();
-    queue.pop();
+  auto push = [&](int32_t pos) {
+    const MergeTable::Entry* e = merges.find(pair_key(c[pos], c[next[pos]]));
+    if (e == nullptr) return;
+    heap.push_back({e->rank, pos, e->new_id});
+    std::push_heap(heap.begin(), heap.end());
+  };
+  for (int32_t i = 0; i + 1 < n; ++i) push(i);
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end());
+    const Candidate top = heap.back();
+    heap.pop_back();
     if (!alive[top.pos] || next[top.pos] < 0) continue;
     const int32_t right = next[top.pos];
-    auto it = merges.find(pair_key(c[top.pos], c[right]));
-    if (it == merges.end() || it->second.second != top.new_id) continue;  // expired entry
+    const MergeTable::Entry* e = merges.find(pair_key(c[top.pos], c[right]));
+    if (e == nullptr || e->new_id != top.new_id) continue;  // expired entry
     c[top.pos] = top.new_id;
     alive[right] = 0;
     next[top.pos] = next[right];
     if (next[right] >= 0) prev[next[right]] = top.pos;
-    if (prev[top.pos] >= 0) {
-      auto p = merges.find(pair_key(c[prev[top.pos]], c[top.pos]));
-      if (p != merges.end()) queue.push({p->second.first, prev[top.pos], p->second.second});
-    }
-    if (next[top.pos] >= 0) {
-      auto q = merges.find(pair_key(c[top.pos], c[next[top.pos]]));
-      if (q != merges.end()) queue.push({q->second.first, top.pos, q->second.second});
-    }
+    if (prev[top.pos] >= 0) push(prev[top.pos]);
+    if (next[top.pos] >= 0) push(top.pos);
   }
   for (int32_t i = 0; i >= 0; i = next[i]) out.push_back(c[i]);
 }
@@ -123,7 +157,12 @@ void BpeModel::encode_raw_bytes(const char* bytes, size_t n, std::vector<int32_t
       return;
     }
   }
-  std::vector<int32_t> c(n);
+  if (n == 1) {
+    out.push_back(byte_symbol_id[static_cast<uint8_t>(bytes[0])]);
+    return;
+  }
+  thread_local std::vector<int32_t> c;
+  c.resize(n);
   for (size_t i = 0; i < n; ++i) c[i] = byte_symbol_id[static_cast<uint8_t>(bytes[i])];
   merge_all(c, out);
 }

@@ -10,12 +10,41 @@
 
 namespace bl::text {
 
+// Open-addressing hash table from a pair of ids (left << 32 | right) to (rank, merged id): the
+// lookups are the hot path of encoding.
+class MergeTable {
+ public:
+  struct Entry {
+    uint64_t key;
+    int32_t rank;  // -1: empty slot
+    int32_t new_id;
+  };
+  // Inserts or replaces the entry of key.
+  void set(uint64_t key, int32_t rank, int32_t new_id);
+  // The entry of key, or nullptr.
+  const Entry* find(uint64_t key) const {
+    if (slots_.empty()) return nullptr;
+    for (uint64_t i = hash(key) & mask_;; i = (i + 1) & mask_) {
+      const Entry& e = slots_[i];
+      if (e.rank < 0) return nullptr;
+      if (e.key == key) return &e;
+    }
+  }
+  void reserve(size_t n);
+
+ private:
+  static uint64_t hash(uint64_t key) { return (key * 0x9E3779B97F4A7C15ull) >> 20; }
+  std::vector<Entry> slots_;
+  uint64_t mask_ = 0;
+  size_t count_ = 0;
+};
+
 struct BpeModel {
   std::unordered_map<std::string, int32_t> vocab;
   std::vector<std::string> id_to_token;  // index = id; "" where the vocabulary has a gap
   std::vector<bool> id_present;
   // (left id << 32 | right id) -> (rank, merged id); a later duplicate merge replaces an earlier one.
-  std::unordered_map<uint64_t, std::pair<int32_t, int32_t>> merges;
+  MergeTable merges;
   std::vector<std::pair<std::string, std::string>> merge_list;  // in rank order, for saving
   std::optional<std::string> unk_token;
   std::optional<std::string> continuing_subword_prefix;

@@ -49,6 +49,7 @@ void split_added(const TokenizerImpl& impl, bool normalized, std::string_view s,
     for (const AddedToken& t : impl.added) {
       if (t.normalized != normalized || t.content.size() > s.size() - i) continue;
       if (best != nullptr && t.content.size() <= best->content.size()) continue;
+      if (s[i] != t.content[0]) continue;
       if (std::memcmp(s.data() + i, t.content.data(), t.content.size()) == 0) best = &t;
     }
     if (best == nullptr) {

@@ -1,12 +1,15 @@
 // `bitlearn tokenizer`: train, encode and decode with byte-level BPE tokenizers (tokenizer.json).
 //
 //   bitlearn tokenizer train --corpus FILE... --vocab-size N [--min-frequency F] [--special TOKEN...] --out FILE
-//   bitlearn tokenizer encode --tokenizer FILE (--text TEXT | --file FILE)
+//   bitlearn tokenizer encode --tokenizer FILE (--text TEXT | --file FILE | --jsonl FILE)
 //   bitlearn tokenizer decode --tokenizer FILE --ids 1,2,3 [--skip-special-tokens]
-// The corpus is split into texts after every newline. encode prints the ids comma-separated.
+// The corpus is split into texts after every newline. encode prints the ids comma-separated; with
+// --jsonl (one JSON string per line) it prints one line of ids per input line.
 #include <cstdio>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "bitlearn/io.h"
 #include "bitlearn/tokenizer.h"
@@ -20,7 +23,7 @@ struct Options {
   int32_t vocab_size = 1000;
   int32_t min_frequency = 2;
   std::vector<std::string> special;
-  std::string out, tokenizer, text, file, ids;
+  std::string out, tokenizer, text, file, jsonl, ids;
   bool skip_special = false;
 };
 
@@ -87,9 +90,27 @@ void setup(CLI::App& root) {
   encode->add_option("--tokenizer", opt->tokenizer, "tokenizer.json")->required();
   auto* text = encode->add_option("--text", opt->text, "the text");
   auto* file = encode->add_option("--file", opt->file, "a UTF-8 file holding the text");
+  auto* jsonl = encode->add_option("--jsonl", opt->jsonl, "a file of JSON strings, one a line");
   text->excludes(file);
+  jsonl->excludes(text);
+  jsonl->excludes(file);
   encode->callback([opt] {
     const auto tok = bl::text::Tokenizer::from_file(opt->tokenizer);
+    if (!opt->jsonl.empty()) {
+      const auto lines = split_lines(bl::read_file_text(opt->jsonl, "jsonl file"));
+      for (size_t k = 0; k < lines.size(); ++k) {
+        std::string input;
+        try {
+          input = nlohmann::json::parse(lines[k]).get<std::string>();
+        } catch (const nlohmann::json::exception&) {
+          throw bl::Error(bl::detail::concat(opt->jsonl, ": line ", k + 1, " is not a JSON string"));
+        }
+        const auto ids = tok.encode(input);
+        for (size_t i = 0; i < ids.size(); ++i) std::printf(i ? ",%d" : "%d", ids[i]);
+        std::printf("\n");
+      }
+      return;
+    }
     const std::string input = opt->file.empty() ? opt->text : bl::read_file_text(opt->file, "text file");
     const auto ids = tok.encode(input);
     for (size_t i = 0; i < ids.size(); ++i) std::printf(i ? ",%d" : "%d", ids[i]);
