@@ -59,10 +59,10 @@ void merge_word(std::vector<int32_t>& w, int32_t left, int32_t right, int32_t re
   }
 }
 
-nlohmann::ordered_json build_json(const std::vector<std::string>& id_to_word,
+nlohmann::json build_json(const std::vector<std::string>& id_to_word,
                                   const std::vector<Pair>& merges,
                                   const std::vector<std::string>& special_tokens) {
-  using Json = nlohmann::ordered_json;
+  using Json = nlohmann::json;
   Json root;
   root["version"] = "1.0";
   root["truncation"] = nullptr;

@@ -1,6 +1,7 @@
 // encode.cpp: the encoding pipeline of a loaded tokenizer, in tokenizers' order:
 // added tokens -> pre-tokenizer steps -> BPE per piece -> post-processor.
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <deque>
 #include <string_view>

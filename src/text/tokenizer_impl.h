@@ -44,7 +44,7 @@ struct PostProcessor {
 
 struct TokenizerImpl {
   std::string source;                  // names the file in error messages
-  nlohmann::ordered_json json;         // the tokenizer.json as loaded (saved back as is)
+  nlohmann::json json;                 // the tokenizer.json as loaded (saved back, keys sorted)
   BpeModel model;
   std::vector<AddedToken> added;       // in file order
   std::unordered_map<std::string, int32_t> added_by_content;

@@ -11,7 +11,7 @@
 namespace bl::text {
 namespace {
 
-using Json = nlohmann::ordered_json;
+using Json = nlohmann::json;
 
 struct Reader {
   const std::string& source;
