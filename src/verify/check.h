@@ -94,6 +94,7 @@ void add_row_checks(std::vector<CheckDef>& checks);
 void add_gemm_checks(std::vector<CheckDef>& checks);
 void add_model_checks(std::vector<CheckDef>& checks);
 void add_llm_checks(std::vector<CheckDef>& checks);
+void add_ml_trees_checks(std::vector<CheckDef>& checks);  // checks_ml_trees.cpp
 
 // Throws SkipCheck naming the check when it runs on CUDA and has no CUDA path in this build.
 void require_cpu(const CheckContext& ctx, const char* what);

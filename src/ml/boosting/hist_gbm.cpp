@@ -1,0 +1,475 @@
+// hist_gbm.cpp: histogram gradient boosting on integer histograms (see hist_gbm.h).
+#include "ml/boosting/hist_gbm.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+
+#include "contract/math.h"
+#include "contract/rng.h"
+#include "core/error.h"
+#include "core/thread_pool.h"
+#include "kernels/histogram.h"
+#include "ml/boosting/binning.h"
+
+namespace bl::ml {
+
+namespace {
+
+constexpr double kNoGain = -std::numeric_limits<double>::infinity();
+constexpr float kMinHessian = 1e-16f;
+constexpr int64_t kRowChunk = 4096;
+
+// Per-iteration Philox streams (seed = random_state).
+constexpr uint64_t kRowStreamTag = uint64_t{1} << 62;
+constexpr uint64_t kColumnStreamTag = uint64_t{2} << 62;
+
+// Histograms on the CPU or on CUDA; both give the same integers.
+class HistogramBuilder {
+ public:
+  HistogramBuilder(const std::vector<uint8_t>& bins, int64_t n, int64_t d, bool use_cuda)
+      : bins_(bins), n_(n), d_(d), cuda_(use_cuda) {
+#if defined(BITLEARN_HAS_CUDA)
+    if (cuda_) dev_bins_ = Tensor::from_vector(bins, {n * d}, DType::u8, Device::cuda());
+#else
+    BL_CHECK(!cuda_, "hist_gradient_boosting: X is on CUDA but this build has no CUDA backend");
+#endif
+  }
+
+  // Gradients of the current tree (host arrays of n entries).
+  void set_gradients(const std::vector<int64_t>& gq, const std::vector<int64_t>& hq) {
+    gq_ = &gq;
+    hq_ = &hq;
+#if defined(BITLEARN_HAS_CUDA)
+    if (cuda_) {
+      dev_gq_ = Tensor::from_vector(gq, {n_}, Device::cuda());
+      dev_hq_ = Tensor::from_vector(hq, {n_}, Device::cuda());
+    }
+#endif
+  }
+
+  void build(const int32_t* rows, int64_t count, std::vector<int64_t>& hist) const {
+    hist.resize(static_cast<size_t>(histogram_size(d_)));
+#if defined(BITLEARN_HAS_CUDA)
+    if (cuda_) {
+      std::vector<int32_t> list(rows, rows + count);
+      Tensor dev_rows = Tensor::from_vector(list, {count}, Device::cuda());
+      Tensor dev_hist = Tensor::empty({histogram_size(d_)}, DType::i64, Device::cuda());
+      histogram_cuda(static_cast<const uint8_t*>(dev_bins_.raw_data()), d_,
+                     static_cast<const int32_t*>(dev_rows.raw_data()), count,
+                     static_cast<const int64_t*>(dev_gq_.raw_data()),
+                     static_cast<const int64_t*>(dev_hq_.raw_data()),
+                     static_cast<int64_t*>(dev_hist.raw_data()));
+      hist = dev_hist.to(Device::cpu()).to_vector<int64_t>();
+      return;
+    }
+#endif
+    histogram_cpu(bins_.data(), d_, rows, count, gq_->data(), hq_->data(), hist.data(), default_pool());
+  }
+
+ private:
+  const std::vector<uint8_t>& bins_;
+  int64_t n_, d_;
+  bool cuda_;
+  const std::vector<int64_t>* gq_ = nullptr;
+  const std::vector<int64_t>* hq_ = nullptr;
+#if defined(BITLEARN_HAS_CUDA)
+  Tensor dev_bins_, dev_gq_, dev_hq_;
+#endif
+};
+
+// Fixed-point form of one array over the listed rows: q = round(v * 2^s), |sum| < 2^62.
+struct Quantized {
+  std::vector<int64_t> q;
+  double unit = 1.0;  // 2^-s: value of one integer step
+};
+
+Quantized quantize(const std::vector<float>& v, const std::vector<int32_t>& rows, int64_t n) {
+  Quantized out;
+  out.q.assign(static_cast<size_t>(n), 0);
+  float max_abs = 0.0f;
+  for (int32_t r : rows) max_abs = std::max(max_abs, bl::abs(v[r]));
+  if (max_abs == 0.0f) return out;
+  int e = 0;
+  std::frexp(static_cast<double>(max_abs), &e);  // max_abs < 2^e
+  int b = 0;
+  while ((int64_t{1} << b) < static_cast<int64_t>(rows.size())) ++b;  // count <= 2^b
+  const int s = 62 - e - b;
+  out.unit = std::ldexp(1.0, -s);
+  const double scale = std::ldexp(1.0, s);  // a power of two: v * scale is exact in float64
+  for (int32_t r : rows) out.q[r] = std::llround(static_cast<double>(v[r]) * scale);
+  return out;
+}
+
+struct SplitInfo {
+  double gain = kNoGain;
+  int32_t feature = -1;
+  int32_t bin = 0;
+  bool default_left = false;
+};
+
+struct NodeWork {
+  int32_t id;
+  int64_t begin, end, depth;
+  std::vector<int64_t> hist;
+  SplitInfo best;
+};
+
+class TreeGrower {
+ public:
+  TreeGrower(const BoostParams& p, const BinMapper& mapper, const std::vector<uint8_t>& bins,
+             int64_t d, const HistogramBuilder& hb)
+      : p_(p), mapper_(mapper), bins_(bins), d_(d), hb_(hb) {}
+
+  // Grows one tree over `rows` with the quantized gradients; node_split_bin receives each node's
+  // split bin (for the training-score update on bins).
+  Tree grow(std::vector<int32_t> rows, const Quantized& g, const Quantized& h,
+            const std::vector<char>& allowed, std::vector<int32_t>& node_split_bin) {
+    g_ = &g;
+    h_ = &h;
+    allowed_ = &allowed;
+    rows_ = std::move(rows);
+    scratch_.resize(rows_.size());
+    Tree tree;
+    tree.n_values = 1;
+    std::vector<int64_t> node_g, node_h;
+    auto add_node = [&](int64_t gs, int64_t hs) {
+      int32_t id = tree.add_node();
+      node_g.push_back(gs);
+      node_h.push_back(hs);
+      node_split_bin.push_back(0);
+      return id;
+    };
+    node_split_bin.clear();
+    int64_t g_root = 0, h_root = 0;
+    for (int32_t r : rows_) {
+      g_root += g.q[r];
+      h_root += h.q[r];
+    }
+    std::vector<std::unique_ptr<NodeWork>> open;
+    auto root = std::make_unique<NodeWork>();
+    root->id = add_node(g_root, h_root);
+    root->begin = 0;
+    root->end = static_cast<int64_t>(rows_.size());
+    root->depth = 0;
+    hb_.build(rows_.data(), root->end, root->hist);
+    if (splittable(*root)) {
+      root->best = best_split(root->hist, g_root, h_root);
+      if (root->best.gain > p_.min_split_gain) open.push_back(std::move(root));
+    }
+    int64_t leaves = 1;
+    while (!open.empty() && (p_.max_leaf_nodes <= 0 || leaves < p_.max_leaf_nodes)) {
+      size_t pick = 0;
+      for (size_t i = 1; i < open.size(); ++i) {
+        const NodeWork& a = *open[i];
+        const NodeWork& b = *open[pick];
+        bool better = p_.depthwise ? (a.depth < b.depth || (a.depth == b.depth && a.id < b.id))
+                                   : (a.best.gain > b.best.gain || (a.best.gain == b.best.gain && a.id < b.id));
+        if (better) pick = i;
+      }
+      std::unique_ptr<NodeWork> node = std::move(open[pick]);
+      open.erase(open.begin() + static_cast<std::ptrdiff_t>(pick));
+      const SplitInfo s = node->best;
+      const int64_t mid = partition(node->begin, node->end, s);
+      int64_t gl = 0, hl = 0;
+      for (int64_t i = node->begin; i < mid; ++i) {
+        gl += g.q[rows_[i]];
+        hl += h.q[rows_[i]];
+      }
+      const int64_t gr = node_g[node->id] - gl, hr = node_h[node->id] - hl;
+      auto left = std::make_unique<NodeWork>();
+      auto right = std::make_unique<NodeWork>();
+      left->id = add_node(gl, hl);
+      right->id = add_node(gr, hr);
+      tree.feature[node->id] = s.feature;
+      tree.threshold[node->id] = mapper_.thresholds[s.feature][s.bin];
+      tree.left[node->id] = left->id;
+      tree.right[node->id] = right->id;
+      tree.default_left[node->id] = s.default_left ? 1 : 0;
+      node_split_bin[node->id] = s.bin;
+      ++leaves;
+      left->begin = node->begin;
+      left->end = mid;
+      right->begin = mid;
+      right->end = node->end;
+      left->depth = right->depth = node->depth + 1;
+      // Histogram of the smaller child; the larger is parent - smaller (exact in integers).
+      NodeWork* small = (mid - node->begin) <= (node->end - mid) ? left.get() : right.get();
+      NodeWork* large = small == left.get() ? right.get() : left.get();
+      const bool need = splittable(*left) || splittable(*right);
+      if (need) {
+        hb_.build(rows_.data() + small->begin, small->end - small->begin, small->hist);
+        large->hist.resize(node->hist.size());
+        histogram_subtract(node->hist.data(), small->hist.data(), d_, large->hist.data());
+      }
+      node.reset();
+      for (auto* child : {&left, &right}) {
+        NodeWork& c = **child;
+        if (!need || !splittable(c)) continue;
+        c.best = best_split(c.hist, node_g[c.id], node_h[c.id]);
+        if (c.best.gain > p_.min_split_gain) {
+          open.push_back(std::move(*child));
+        }
+      }
+    }
+    // Leaf values: -T(G) / (H + l2) * learning_rate, rounded once to float.
+    for (int64_t i = 0; i < tree.n_nodes(); ++i) {
+      if (tree.feature[i] >= 0) continue;
+      const double G = static_cast<double>(node_g[i]) * g.unit;
+      const double H = static_cast<double>(node_h[i]) * h.unit;
+      const double denom = H + p_.l2_regularization;
+      const double v = denom > 0.0 ? -soft_threshold(G) / denom * p_.learning_rate : 0.0;
+      tree.value[i] = static_cast<float>(v);
+    }
+    return tree;
+  }
+
+ private:
+  bool splittable(const NodeWork& n) const {
+    return (p_.max_depth < 0 || n.depth < p_.max_depth) &&
+           n.end - n.begin >= 2 * std::max<int64_t>(1, p_.min_samples_leaf);
+  }
+
+  double soft_threshold(double G) const {
+    const double a = p_.l1_regularization;
+    if (G > a) return G - a;
+    if (G < -a) return G + a;
+    return 0.0;
+  }
+  double score(int64_t gq, int64_t hq) const {
+    const double G = soft_threshold(static_cast<double>(gq) * g_->unit);
+    const double H = static_cast<double>(hq) * h_->unit + p_.l2_regularization;
+    return H > 0.0 ? G * G / H : 0.0;
+  }
+
+  // Best split of a node from its histogram: features ascending, bins ascending, missing values
+  // first tried on the right, then on the left; a later candidate must be strictly better.
+  SplitInfo best_split(const std::vector<int64_t>& hist, int64_t g_tot, int64_t h_tot) const {
+    SplitInfo best;
+    const double parent = score(g_tot, h_tot);
+    for (int64_t f = 0; f < d_; ++f) {
+      if (!(*allowed_)[f]) continue;
+      const int64_t nb = static_cast<int64_t>(mapper_.thresholds[f].size()) + 1;
+      if (nb < 2) continue;
+      const int64_t* hf = hist.data() + f * kHistBins * kHistStats;
+      const int64_t* miss = hf + kMissingBin * kHistStats;
+      int64_t n_tot = 0;
+      for (int64_t b = 0; b < nb; ++b) n_tot += hf[b * kHistStats + 2];
+      n_tot += miss[2];
+      int64_t gl = 0, hl = 0, nl = 0;
+      for (int64_t b = 0; b + 1 < nb; ++b) {
+        gl += hf[b * kHistStats];
+        hl += hf[b * kHistStats + 1];
+        nl += hf[b * kHistStats + 2];
+        for (int dir = 0; dir < 2; ++dir) {
+          const bool miss_left = dir == 1;
+          if (miss_left && miss[2] == 0) break;
+          const int64_t G = gl + (miss_left ? miss[0] : 0);
+          const int64_t H = hl + (miss_left ? miss[1] : 0);
+          const int64_t N = nl + (miss_left ? miss[2] : 0);
+          if (N < p_.min_samples_leaf || n_tot - N < p_.min_samples_leaf || N == 0 || N == n_tot) continue;
+          if (static_cast<double>(H) * h_->unit < p_.min_child_weight ||
+              static_cast<double>(h_tot - H) * h_->unit < p_.min_child_weight)
+            continue;
+          const double gain = score(G, H) + score(g_tot - G, h_tot - H) - parent;
+          if (gain > best.gain) {
+            best.gain = gain;
+            best.feature = static_cast<int32_t>(f);
+            best.bin = static_cast<int32_t>(b);
+            // Without missing values in the node, NaN follows the larger child (ties: left).
+            best.default_left = miss[2] > 0 ? miss_left : (N >= n_tot - N);
+          }
+        }
+      }
+    }
+    return best;
+  }
+
+  int64_t partition(int64_t begin, int64_t end, const SplitInfo& s) {
+    int64_t nl = 0, nr = 0;
+    for (int64_t i = begin; i < end; ++i) {
+      const int32_t r = rows_[i];
+      const uint8_t b = bins_[r * d_ + s.feature];
+      const bool go_left = b == kMissingBin ? s.default_left : b <= s.bin;
+      if (go_left) rows_[begin + nl++] = r;
+      else scratch_[nr++] = r;
+    }
+    std::copy(scratch_.begin(), scratch_.begin() + nr, rows_.begin() + begin + nl);
+    return begin + nl;
+  }
+
+  const BoostParams& p_;
+  const BinMapper& mapper_;
+  const std::vector<uint8_t>& bins_;
+  int64_t d_;
+  const HistogramBuilder& hb_;
+  const Quantized* g_ = nullptr;
+  const Quantized* h_ = nullptr;
+  const std::vector<char>* allowed_ = nullptr;
+  std::vector<int32_t> rows_, scratch_;
+};
+
+template <typename Fn>
+void for_row_chunks(int64_t n, Fn fn) {
+  const int64_t chunks = (n + kRowChunk - 1) / kRowChunk;
+  default_pool().parallel_for(chunks, [&](int64_t c) {
+    const int64_t end = std::min(n, (c + 1) * kRowChunk);
+    for (int64_t i = c * kRowChunk; i < end; ++i) fn(i);
+  });
+}
+
+// Softmax of one row of k raw scores into p (max-shifted, sum in ascending class order).
+void softmax_row(const float* raw, int64_t k, float* p) {
+  float m = raw[0];
+  for (int64_t j = 1; j < k; ++j) m = bl::max(m, raw[j]);
+  float s = 0.0f;
+  for (int64_t j = 0; j < k; ++j) {
+    p[j] = bl::exp(bl::sub(raw[j], m));
+    s = bl::add(s, p[j]);
+  }
+  for (int64_t j = 0; j < k; ++j) p[j] = bl::div(p[j], s);
+}
+
+std::vector<float> initial_scores(const BoostParams& p, int64_t n, const float* y_value,
+                                  const int32_t* y_class) {
+  if (p.loss == BoostLoss::squared_error) {
+    double s = 0.0;
+    for (int64_t i = 0; i < n; ++i) s += y_value[i];
+    return {static_cast<float>(s / static_cast<double>(n))};
+  }
+  const int64_t k = p.loss == BoostLoss::logistic ? 2 : p.n_classes;
+  std::vector<int64_t> counts(static_cast<size_t>(k), 0);
+  for (int64_t i = 0; i < n; ++i) ++counts[y_class[i]];
+  auto prior = [&](int64_t c) {
+    double q = static_cast<double>(counts[c]) / static_cast<double>(n);
+    return static_cast<float>(std::min(std::max(q, 1e-7), 1.0 - 1e-7));
+  };
+  if (p.loss == BoostLoss::logistic) {
+    float q = prior(1);
+    return {bl::sub(bl::log(q), bl::log(bl::sub(1.0f, q)))};
+  }
+  std::vector<float> base(static_cast<size_t>(k));
+  for (int64_t c = 0; c < k; ++c) base[c] = bl::log(prior(c));
+  return base;
+}
+
+}  // namespace
+
+void raw_to_probability(std::vector<float>& raw, int64_t n, int64_t k) {
+  if (k == 1) {
+    for_row_chunks(n, [&](int64_t i) { raw[i] = bl::sigmoid(raw[i]); });
+    return;
+  }
+  for_row_chunks(n, [&](int64_t i) {
+    std::vector<float> p(static_cast<size_t>(k));
+    softmax_row(&raw[i * k], k, p.data());
+    std::copy(p.begin(), p.end(), raw.begin() + i * k);
+  });
+}
+
+BoostModel fit_boosting(const float* X, int64_t n, int64_t d, const float* y_value,
+                        const int32_t* y_class, const BoostParams& p) {
+  BL_CHECK(n >= 1 && d >= 1, "hist_gradient_boosting: empty data");
+  BL_CHECK(n < (int64_t{1} << 31), "hist_gradient_boosting: at most 2^31 - 1 rows");
+  BL_CHECK(p.max_bins >= 2 && p.max_bins <= 255, "hist_gradient_boosting: max_bins must be in [2, 255]");
+  const BinMapper mapper = fit_bins(X, n, d, p.max_bins);
+  const std::vector<uint8_t> bins = apply_bins(mapper, X, n, d);
+  HistogramBuilder hb(bins, n, d, p.use_cuda);
+  BoostModel model;
+  const int64_t K = p.loss == BoostLoss::softmax ? p.n_classes : 1;
+  model.n_groups = K;
+  model.base = initial_scores(p, n, y_value, y_class);
+  std::vector<float> raw(static_cast<size_t>(n * K));
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t k = 0; k < K; ++k) raw[i * K + k] = model.base[k];
+  }
+  std::vector<std::vector<float>> grad(static_cast<size_t>(K), std::vector<float>(static_cast<size_t>(n)));
+  std::vector<std::vector<float>> hess = grad;
+  const int64_t n_cols = std::max<int64_t>(
+      1, std::min<int64_t>(d, static_cast<int64_t>(std::ceil(p.colsample_bytree * static_cast<double>(d)))));
+  TreeGrower grower(p, mapper, bins, d, hb);
+  std::vector<int32_t> split_bin;
+  for (int64_t it = 0; it < p.max_iter; ++it) {
+    // Gradients and hessians of the loss at the current raw scores (float32, contract ops).
+    for_row_chunks(n, [&](int64_t i) {
+      if (p.loss == BoostLoss::squared_error) {
+        grad[0][i] = bl::sub(raw[i], y_value[i]);
+        hess[0][i] = 1.0f;
+      } else if (p.loss == BoostLoss::logistic) {
+        const float q = bl::sigmoid(raw[i]);
+        grad[0][i] = bl::sub(q, y_class[i] == 1 ? 1.0f : 0.0f);
+        hess[0][i] = bl::max(bl::mul(q, bl::sub(1.0f, q)), kMinHessian);
+      } else {
+        float prob[256];
+        std::vector<float> big;
+        float* pr = prob;
+        if (K > 256) {
+          big.resize(static_cast<size_t>(K));
+          pr = big.data();
+        }
+        softmax_row(&raw[i * K], K, pr);
+        for (int64_t k = 0; k < K; ++k) {
+          grad[k][i] = bl::sub(pr[k], y_class[i] == k ? 1.0f : 0.0f);
+          hess[k][i] = bl::max(bl::mul(pr[k], bl::sub(1.0f, pr[k])), kMinHessian);
+        }
+      }
+    });
+    std::vector<int32_t> rows;
+    rows.reserve(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      if (p.subsample >= 1.0 ||
+          uniform_co(random_u32_element(p.seed, kRowStreamTag | static_cast<uint64_t>(it), static_cast<uint64_t>(i))) <
+              static_cast<float>(p.subsample)) {
+        rows.push_back(static_cast<int32_t>(i));
+      }
+    }
+    if (rows.empty()) rows.push_back(0);
+    for (int64_t k = 0; k < K; ++k) {
+      std::vector<char> allowed(static_cast<size_t>(d), 1);
+      if (n_cols < d) {  // Fisher-Yates over features; the first n_cols are used
+        std::vector<int64_t> order(static_cast<size_t>(d));
+        for (int64_t f = 0; f < d; ++f) order[f] = f;
+        const uint64_t stream = kColumnStreamTag | static_cast<uint64_t>(it * K + k);
+        for (int64_t i = d - 1; i > 0; --i) {
+          std::swap(order[i], order[random_below(p.seed, stream, static_cast<uint64_t>(i),
+                                                 static_cast<uint32_t>(i + 1))]);
+        }
+        std::fill(allowed.begin(), allowed.end(), 0);
+        for (int64_t f = 0; f < n_cols; ++f) allowed[order[f]] = 1;
+      }
+      const Quantized gq = quantize(grad[k], rows, n);
+      const Quantized hq = quantize(hess[k], rows, n);
+      hb.set_gradients(gq.q, hq.q);
+      Tree tree = grower.grow(rows, gq, hq, allowed, split_bin);
+      // Training scores follow the tree on the bins (bin <= split bin <=> x <= threshold).
+      for_row_chunks(n, [&](int64_t i) {
+        int32_t node = 0;
+        while (tree.feature[node] >= 0) {
+          const uint8_t b = bins[i * d + tree.feature[node]];
+          const bool go_left = b == kMissingBin ? tree.default_left[node] != 0 : b <= split_bin[node];
+          node = go_left ? tree.left[node] : tree.right[node];
+        }
+        raw[i * K + k] = bl::add(raw[i * K + k], tree.value[node]);
+      });
+      model.trees.push_back(std::move(tree));
+    }
+  }
+  return model;
+}
+
+std::vector<float> boosting_raw(const BoostModel& model, const float* X, int64_t n, int64_t d) {
+  const int64_t K = model.n_groups;
+  std::vector<float> raw(static_cast<size_t>(n * K));
+  for_row_chunks(n, [&](int64_t i) {
+    for (int64_t k = 0; k < K; ++k) raw[i * K + k] = model.base[k];
+    for (size_t t = 0; t < model.trees.size(); ++t) {
+      const Tree& tree = model.trees[t];
+      const int64_t k = static_cast<int64_t>(t) % K;
+      raw[i * K + k] = bl::add(raw[i * K + k], tree.value[tree.leaf_of(X + i * d)]);
+    }
+  });
+  return raw;
+}
+
+}  // namespace bl::ml

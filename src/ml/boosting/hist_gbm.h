@@ -1,0 +1,60 @@
+// hist_gbm.h: the histogram gradient boosting engine shared by the boosting estimators.
+//
+// Each iteration computes float32 gradients and hessians with the contract's arithmetic, quantizes
+// them to int64 fixed point (per array a power-of-two scale 2^s with s chosen so that the sum of
+// all |values| stays below 2^62: exact, order-free sums), and grows one tree per output group on
+// integer histograms (kernels/histogram.h; the larger child's histogram is parent - smaller child,
+// also exact). Split gains and leaf values are float64 functions of those integer sums, so the
+// model is the same for every thread count and on CUDA. Growth is loss-guided (best gain first,
+// ties to the lower node id, up to max_leaf_nodes) or depth-wise (level by level). Missing values
+// (NaN) go to the side that gains more at each split (learned default direction).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "bitlearn/tensor.h"
+#include "ml/tree/tree_model.h"
+
+namespace bl::ml {
+
+enum class BoostLoss { squared_error, logistic, softmax };
+
+struct BoostParams {
+  BoostLoss loss = BoostLoss::squared_error;
+  int64_t n_classes = 1;  // softmax: number of classes (one tree per class per iteration)
+  double learning_rate = 0.1;
+  int64_t max_iter = 100;
+  int64_t max_leaf_nodes = 31;  // 0: unlimited
+  int64_t max_depth = -1;       // -1: unlimited
+  int64_t min_samples_leaf = 20;
+  double min_child_weight = 1e-3;  // minimum hessian sum of a child
+  double l2_regularization = 0.0;
+  double l1_regularization = 0.0;
+  double min_split_gain = 0.0;
+  int64_t max_bins = 255;
+  bool depthwise = false;
+  double subsample = 1.0;         // rows per iteration (Philox)
+  double colsample_bytree = 1.0;  // features per tree (Philox)
+  uint64_t seed = 0;
+  bool use_cuda = false;  // histograms on CUDA (needs a CUDA build)
+};
+
+struct BoostModel {
+  int64_t n_groups = 1;     // trees per iteration (classes for softmax, else 1)
+  std::vector<float> base;  // initial raw score per group
+  std::vector<Tree> trees;  // iteration-major: tree (i * n_groups + k)
+};
+
+// Fits on host X [n, d] (NaN allowed). Regression reads y_value; logistic reads y_class (0/1);
+// softmax reads y_class in [0, n_classes).
+BoostModel fit_boosting(const float* X, int64_t n, int64_t d, const float* y_value,
+                        const int32_t* y_class, const BoostParams& params);
+
+// Raw scores [n * n_groups]: base + each tree's leaf value, added in tree order (float32).
+std::vector<float> boosting_raw(const BoostModel& model, const float* X, int64_t n, int64_t d);
+
+// In place: raw scores [n * k] to probabilities (k == 1: sigmoid; else softmax per row).
+void raw_to_probability(std::vector<float>& raw, int64_t n, int64_t k);
+
+}  // namespace bl::ml

@@ -1,0 +1,190 @@
+// tree_model.cpp: tree arrays, their JSON form, label encoding and scores (see tree_model.h).
+#include "ml/tree/tree_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "bitlearn/ml/estimator.h"
+#include "contract/rng.h"
+#include "core/error.h"
+
+namespace bl::ml {
+
+int32_t Tree::add_node() {
+  feature.push_back(-1);
+  threshold.push_back(0.0f);
+  left.push_back(-1);
+  right.push_back(-1);
+  default_left.push_back(0);
+  value.resize(value.size() + static_cast<size_t>(n_values), 0.0f);
+  return static_cast<int32_t>(feature.size() - 1);
+}
+
+int32_t Tree::leaf_of(const float* row) const {
+  int32_t node = 0;
+  while (feature[node] >= 0) {
+    float x = row[feature[node]];
+    bool go_left = (x != x) ? default_left[node] != 0 : x <= threshold[node];
+    node = go_left ? left[node] : right[node];
+  }
+  return node;
+}
+
+int64_t Tree::depth() const {
+  std::vector<int64_t> d(feature.size(), 0);
+  int64_t best = 0;
+  for (size_t i = 0; i < feature.size(); ++i) {  // children come after their parent
+    if (feature[i] >= 0) {
+      d[left[i]] = d[i] + 1;
+      d[right[i]] = d[i] + 1;
+    }
+    best = std::max(best, d[i]);
+  }
+  return best;
+}
+
+void tree_to_json(const Tree& tree, nlohmann::json& out) {
+  out["n_values"] = tree.n_values;
+  out["feature"] = tree.feature;
+  out["left"] = tree.left;
+  out["right"] = tree.right;
+  out["default_left"] = tree.default_left;
+  out["threshold"] = f32_to_hex(tree.threshold);
+  out["value"] = f32_to_hex(tree.value);
+}
+
+Tree tree_from_json(const nlohmann::json& in, int64_t n_features, const std::string& prefix) {
+  BL_CHECK(in.is_object(), prefix, ": expected an object");
+  for (const char* key : {"n_values", "feature", "left", "right", "default_left", "threshold", "value"}) {
+    BL_CHECK(in.contains(key), prefix, ": missing field ", key);
+  }
+  Tree t;
+  t.n_values = in["n_values"].get<int64_t>();
+  BL_CHECK(t.n_values >= 1, prefix, ".n_values: expected >= 1");
+  t.feature = in["feature"].get<std::vector<int32_t>>();
+  t.left = in["left"].get<std::vector<int32_t>>();
+  t.right = in["right"].get<std::vector<int32_t>>();
+  t.default_left = in["default_left"].get<std::vector<uint8_t>>();
+  t.threshold = f32_from_hex(in["threshold"].get<std::string>(), prefix + ".threshold");
+  t.value = f32_from_hex(in["value"].get<std::string>(), prefix + ".value");
+  const size_t n = t.feature.size();
+  BL_CHECK(n >= 1, prefix, ": a tree needs at least one node");
+  BL_CHECK(t.left.size() == n && t.right.size() == n && t.default_left.size() == n &&
+               t.threshold.size() == n,
+           prefix, ": node arrays have different lengths");
+  BL_CHECK(t.value.size() == n * static_cast<size_t>(t.n_values), prefix, ".value: expected ",
+           n * t.n_values, " floats, got ", t.value.size());
+  for (size_t i = 0; i < n; ++i) {
+    if (t.feature[i] < 0) {
+      BL_CHECK(t.feature[i] == -1 && t.left[i] == -1 && t.right[i] == -1, prefix, ": node ", i,
+               " is a malformed leaf");
+      continue;
+    }
+    BL_CHECK(t.feature[i] < n_features, prefix, ".feature[", i, "] = ", t.feature[i],
+             " is out of range (n_features = ", n_features, ")");
+    BL_CHECK(t.left[i] > static_cast<int32_t>(i) && t.right[i] > static_cast<int32_t>(i) &&
+                 static_cast<size_t>(t.left[i]) < n && static_cast<size_t>(t.right[i]) < n,
+             prefix, ": children of node ", i, " are out of range");
+    BL_CHECK(t.default_left[i] <= 1, prefix, ".default_left[", i, "]: expected 0 or 1");
+  }
+  return t;
+}
+
+Tensor host_f32(const Tensor& X) { return X.to(Device::cpu()).contiguous(); }
+
+LabelEncoding encode_labels(const std::string& est, const Tensor& y) {
+  Tensor h = y.to(Device::cpu()).contiguous();
+  const int64_t n = h.numel();
+  std::vector<double> raw(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    if (h.dtype() == DType::f32) {
+      float v = h.data<float>()[i];
+      BL_CHECK(std::isfinite(v) && v == std::floor(v), est, ": class label at row ", i, " (", v,
+               ") is not an integer");
+      raw[i] = v;
+    } else if (h.dtype() == DType::i32) {
+      raw[i] = h.data<int32_t>()[i];
+    } else {
+      raw[i] = static_cast<double>(h.data<int64_t>()[i]);
+    }
+  }
+  LabelEncoding enc;
+  enc.classes = raw;
+  std::sort(enc.classes.begin(), enc.classes.end());
+  enc.classes.erase(std::unique(enc.classes.begin(), enc.classes.end()), enc.classes.end());
+  BL_CHECK(enc.classes.size() >= 2, est, ": y holds a single class (", enc.classes[0],
+           "); a classifier needs at least two");
+  enc.y_index.resize(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    enc.y_index[i] = static_cast<int32_t>(
+        std::lower_bound(enc.classes.begin(), enc.classes.end(), raw[i]) - enc.classes.begin());
+  }
+  return enc;
+}
+
+Tensor decode_labels(const std::vector<double>& classes, const std::vector<int32_t>& index) {
+  std::vector<float> out(index.size());
+  for (size_t i = 0; i < index.size(); ++i) out[i] = static_cast<float>(classes[index[i]]);
+  return Tensor::from_vector(out, {static_cast<int64_t>(out.size())});
+}
+
+std::vector<float> regression_targets(const Tensor& y) {
+  Tensor h = y.to(Device::cpu()).contiguous();
+  if (h.dtype() != DType::f32) h = h.to(DType::f32);
+  return h.to_vector<float>();
+}
+
+int32_t argmax_row(const float* p, int64_t k) {
+  int32_t best = 0;
+  for (int64_t j = 1; j < k; ++j) {
+    if (p[j] > p[best]) best = static_cast<int32_t>(j);
+  }
+  return best;
+}
+
+namespace {
+std::vector<double> as_doubles(const Tensor& t) {
+  Tensor h = t.to(Device::cpu()).contiguous();
+  std::vector<double> v(static_cast<size_t>(h.numel()));
+  for (int64_t i = 0; i < h.numel(); ++i) {
+    if (h.dtype() == DType::f32) v[i] = h.data<float>()[i];
+    else if (h.dtype() == DType::i32) v[i] = h.data<int32_t>()[i];
+    else if (h.dtype() == DType::i64) v[i] = static_cast<double>(h.data<int64_t>()[i]);
+    else throw Error("score: y must be f32, i32 or i64, got " + h.str());
+  }
+  return v;
+}
+}  // namespace
+
+double accuracy_score(const Tensor& y_true, const Tensor& y_pred) {
+  std::vector<double> a = as_doubles(y_true), b = as_doubles(y_pred);
+  BL_CHECK(a.size() == b.size() && !a.empty(), "score: y has ", a.size(), " entries, predictions ",
+           b.size());
+  int64_t hits = 0;
+  for (size_t i = 0; i < a.size(); ++i) hits += a[i] == b[i];
+  return static_cast<double>(hits) / static_cast<double>(a.size());
+}
+
+double r2_score(const Tensor& y_true, const Tensor& y_pred) {
+  std::vector<double> a = as_doubles(y_true), b = as_doubles(y_pred);
+  BL_CHECK(a.size() == b.size() && !a.empty(), "score: y has ", a.size(), " entries, predictions ",
+           b.size());
+  double mean = 0.0;
+  for (double v : a) mean += v;
+  mean /= static_cast<double>(a.size());
+  double ss_res = 0.0, ss_tot = 0.0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    ss_res += (a[i] - b[i]) * (a[i] - b[i]);
+    ss_tot += (a[i] - mean) * (a[i] - mean);
+  }
+  if (ss_tot == 0.0) return ss_res == 0.0 ? 1.0 : 0.0;
+  return 1.0 - ss_res / ss_tot;
+}
+
+uint32_t random_below(uint64_t seed, uint64_t stream, uint64_t i, uint32_t n) {
+  uint64_t w = random_u32_element(seed, stream, i);
+  return static_cast<uint32_t>((w * n) >> 32);
+}
+
+}  // namespace bl::ml

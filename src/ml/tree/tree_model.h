@@ -1,0 +1,68 @@
+// tree_model.h: the fitted binary tree shared by every tree estimator (CART, forests, boosting,
+// imported XGBoost models), and the label encoding of the tree classifiers.
+//
+// A tree is a set of parallel arrays indexed by node id; node 0 is the root. An internal node sends
+// a row left when x[feature] <= threshold, right otherwise; a NaN goes to the left child when
+// default_left is 1. A leaf has feature == -1 and holds n_values floats in value[node * n_values ..]
+// (class fractions for classifiers, one mean or one score otherwise).
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+#include "bitlearn/tensor.h"
+
+namespace bl::ml {
+
+struct Tree {
+  int64_t n_values = 1;
+  std::vector<int32_t> feature;       // -1 for a leaf
+  std::vector<float> threshold;       // x <= threshold goes left
+  std::vector<int32_t> left, right;   // child ids (-1 for a leaf)
+  std::vector<uint8_t> default_left;  // where NaN goes
+  std::vector<float> value;           // [n_nodes * n_values]
+
+  int64_t n_nodes() const { return static_cast<int64_t>(feature.size()); }
+  // Appends a node (a leaf until set_split) and returns its id.
+  int32_t add_node();
+  // The leaf reached by one row of n_features floats.
+  int32_t leaf_of(const float* row) const;
+  // Depth of the deepest leaf (root alone: 0).
+  int64_t depth() const;
+};
+
+// Writes a tree as JSON (int arrays as lists, floats as f32 hex) and reads it back; load validates
+// every index (children in range and after their parent, features < n_features) and names the
+// field (prefix) on error.
+void tree_to_json(const Tree& tree, nlohmann::json& out);
+Tree tree_from_json(const nlohmann::json& in, int64_t n_features, const std::string& prefix);
+
+// Host copy of X as contiguous f32 (moves CUDA inputs to the host).
+Tensor host_f32(const Tensor& X);
+
+// Class labels of a classifier: the sorted distinct labels and, for each row, its class index.
+struct LabelEncoding {
+  std::vector<double> classes;  // ascending
+  std::vector<int32_t> y_index;
+};
+// Encodes y (f32 integral, i32 or i64); a single class or a non-integral f32 label throws
+// bl::Error naming the estimator.
+LabelEncoding encode_labels(const std::string& est, const Tensor& y);
+// Labels of class indices, in y's f32 form.
+Tensor decode_labels(const std::vector<double>& classes, const std::vector<int32_t>& index);
+// Regression targets as host floats.
+std::vector<float> regression_targets(const Tensor& y);
+
+// Index of the largest value in p[0..k); ties go to the lowest index.
+int32_t argmax_row(const float* p, int64_t k);
+
+// Accuracy (classifiers) and R^2 (regressors) in float64 on the host.
+double accuracy_score(const Tensor& y_true, const Tensor& y_pred);
+double r2_score(const Tensor& y_true, const Tensor& y_pred);
+
+// A Philox word for (seed, stream, i) mapped to [0, n) by the multiply-high rule (exact integers).
+uint32_t random_below(uint64_t seed, uint64_t stream, uint64_t i, uint32_t n);
+
+}  // namespace bl::ml
