@@ -2,7 +2,10 @@
 //
 //   bitlearn_ml_trees_bench MODEL X_train.npy y_train.npy X_test.npy y_test.npy [key=value ...]
 //                           [--threads N] [--device cpu|cuda]
+//   bitlearn_ml_trees_bench MODEL --synthetic ROWS FEATURES regression|classification [...]
 //
+// --synthetic draws Philox normals (seed 7) and a fixed nonlinear target; the test part is a
+// quarter of ROWS more rows.
 // Prints {"model", "fit_s", "predict_s", "score", "model_sha256", "pred_sha256", "threads"}.
 // Reads float32 (X, 2-d) and float32 (y, 1-d) little-endian C-order .npy files.
 #include <chrono>
@@ -15,6 +18,7 @@
 #include "bitlearn/ml/estimator.h"
 #include "core/digest.h"
 #include "core/error.h"
+#include "contract/rng.h"
 #include "core/thread_pool.h"
 
 namespace {
@@ -56,6 +60,27 @@ bl::Tensor read_npy(const std::string& path) {
   return bl::Tensor::from_vector(v, shape);
 }
 
+// Train and test parts of a synthetic problem (see the usage above).
+void synthetic(int64_t rows, int64_t d, bool classification, bl::Tensor* Xtr, bl::Tensor* ytr, bl::Tensor* Xte,
+               bl::Tensor* yte) {
+  const int64_t total = rows + rows / 4;
+  std::vector<float> x(static_cast<size_t>(total * d)), y(static_cast<size_t>(total));
+  for (int64_t i = 0; i < total * d; ++i) x[i] = bl::normal_element(7, 1, static_cast<uint64_t>(i));
+  for (int64_t i = 0; i < total; ++i) {
+    const float* r = &x[i * d];
+    double s = 0.0;
+    for (int64_t f = 0; f < d && f < 10; ++f) s += (f % 2 ? -1.0 : 1.0) * (1.0 + 0.1 * f) * r[f];
+    s += 1.5 * r[0] * r[1 % d] + 0.3 * bl::normal_element(7, 2, static_cast<uint64_t>(i));
+    y[i] = classification ? (s > 0.0 ? 1.0f : 0.0f) : static_cast<float>(s);
+  }
+  std::vector<float> a(x.begin(), x.begin() + rows * d), b(x.begin() + rows * d, x.end());
+  std::vector<float> ya(y.begin(), y.begin() + rows), yb(y.begin() + rows, y.end());
+  *Xtr = bl::Tensor::from_vector(a, {rows, d});
+  *ytr = bl::Tensor::from_vector(ya, {rows});
+  *Xte = bl::Tensor::from_vector(b, {total - rows, d});
+  *yte = bl::Tensor::from_vector(yb, {total - rows});
+}
+
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -69,6 +94,7 @@ int main(int argc, char** argv) {
     bl::ml::Params params;
     int threads = 0;
     std::string device = "cpu";
+    const bool synth = std::string(argv[2]) == "--synthetic";
     for (int i = 6; i < argc; ++i) {
       std::string a = argv[i];
       if (a == "--threads" && i + 1 < argc) threads = std::stoi(argv[++i]);
@@ -80,7 +106,16 @@ int main(int argc, char** argv) {
       }
     }
     if (threads > 0) bl::set_num_threads(threads);
-    bl::Tensor Xtr = read_npy(argv[2]), ytr = read_npy(argv[3]), Xte = read_npy(argv[4]), yte = read_npy(argv[5]);
+    bl::Tensor Xtr, ytr, Xte, yte;
+    if (synth) {
+      synthetic(std::stoll(argv[3]), std::stoll(argv[4]), std::string(argv[5]) == "classification", &Xtr, &ytr,
+                &Xte, &yte);
+    } else {
+      Xtr = read_npy(argv[2]);
+      ytr = read_npy(argv[3]);
+      Xte = read_npy(argv[4]);
+      yte = read_npy(argv[5]);
+    }
     if (device != "cpu") Xtr = Xtr.to(bl::Device::parse(device));
     auto est = bl::ml::make_estimator(model, params);
     auto t0 = std::chrono::steady_clock::now();
