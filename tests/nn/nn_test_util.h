@@ -41,6 +41,18 @@ inline Dataset synthetic_images(int64_t n, int64_t side, int64_t classes, uint64
 
 enum class ModelKind { mlp, cnn, lstm };
 
+inline const char* model_name(ModelKind kind) {
+  return kind == ModelKind::mlp ? "mlp" : kind == ModelKind::cnn ? "cnn" : "lstm";
+}
+
+// Test-name suffix for parameterized tests over ModelKind (".../mlp", ".../cnn", ".../lstm").
+struct ModelKindName {
+  template <typename Info>
+  std::string operator()(const Info& info) const {
+    return model_name(info.param);
+  }
+};
+
 struct Built {
   std::shared_ptr<Module> model;
   Shape input_shape;

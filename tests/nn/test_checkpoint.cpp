@@ -66,7 +66,8 @@ TEST_P(CheckpointResume, ResumeAtStepKEqualsUninterruptedRun) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, CheckpointResume,
-                         ::testing::Values(ModelKind::mlp, ModelKind::cnn, ModelKind::lstm));
+                         ::testing::Values(ModelKind::mlp, ModelKind::cnn, ModelKind::lstm),
+                         ModelKindName());
 
 TEST(NnCheckpoint, SameStateGivesSameBytes) {
   Dataset data = synthetic_images(64, 8, 4, 2);

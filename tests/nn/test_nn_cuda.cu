@@ -42,7 +42,8 @@ TEST_P(NnCuda, TrainingMatchesCpuBitForBit) {
   EXPECT_TRUE(cpu.checkpoint == gpu.checkpoint) << "checkpoint bytes differ";
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, NnCuda, ::testing::Values(ModelKind::mlp, ModelKind::cnn, ModelKind::lstm));
+INSTANTIATE_TEST_SUITE_P(Models, NnCuda, ::testing::Values(ModelKind::mlp, ModelKind::cnn, ModelKind::lstm),
+                         ModelKindName());
 
 }  // namespace
 }  // namespace bl::nn::testing

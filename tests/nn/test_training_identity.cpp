@@ -53,7 +53,8 @@ TEST_P(TrainingIdentity, SameBitsAtOneTwoThreeThreads) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, TrainingIdentity,
-                         ::testing::Values(ModelKind::mlp, ModelKind::cnn, ModelKind::lstm));
+                         ::testing::Values(ModelKind::mlp, ModelKind::cnn, ModelKind::lstm),
+                         ModelKindName());
 
 TEST(TrainingLoop, NanLossStopsWithTheStep) {
   Dataset data = synthetic_images(32, 4, 2, 3);
