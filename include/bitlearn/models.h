@@ -94,7 +94,7 @@ class CausalLM {
   KvCache new_cache(int64_t batch, int64_t capacity) const;
 
   struct Linear {
-    Tensor weight;            // [out, in], or [in, out] when transposed (GPT-2 Conv1D)
+    Tensor weight;            // [in, out] when transposed (how every weight is kept after loading), else [out, in]
     Tensor bias;              // undefined when absent
     bool transposed = false;
   };
@@ -109,7 +109,8 @@ class CausalLM {
 
   ModelConfig config_;
   Device device_ = Device::cpu();
-  Tensor embed_tokens, embed_positions, final_norm_weight, final_norm_bias, lm_head;
+  Tensor embed_tokens, embed_positions, final_norm_weight, final_norm_bias;
+  Tensor lm_head;             // [hidden, vocab] (a transposed copy, also when tied)
   Tensor rope_cos, rope_sin;  // [max_positions, head_dim]
   std::vector<Layer> layers_;
 };

@@ -8,7 +8,10 @@
 #include "bitlearn/ops.h"
 #include "bitlearn/ops_attention.h"
 #include "bitlearn/safetensors.h"
+#include "core/allocator.h"
 #include "core/error.h"
+#include "kernels/skinny_matmul.h"
+#include "ops/op_util.h"
 
 namespace bl::models {
 namespace {
@@ -45,10 +48,13 @@ std::string fields(const std::string& a, int64_t va, const std::string& b = "", 
   return s;
 }
 
+// A Hugging Face Linear (weight [out, in]), kept transposed as [in, out] so that products with few
+// rows stream it row by row (skinny_matmul); the bits are the contract GEMM's either way.
 CausalLM::Linear linear(const WeightSource& w, const std::string& name, int64_t out, int64_t in,
                         bool bias, const std::string& why) {
   CausalLM::Linear l;
-  l.weight = w.take(name + ".weight", {out, in}, why);
+  l.weight = w.take(name + ".weight", {out, in}, why).transpose(0, 1).contiguous();
+  l.transposed = true;
   if (bias) l.bias = w.take(name + ".bias", {out}, why);
   return l;
 }
@@ -63,9 +69,32 @@ CausalLM::Linear conv1d(const WeightSource& w, const std::string& name, int64_t 
   return l;
 }
 
+// x [M, K] times w [K, N] (dense): the skinny kernel for M <= kSkinnyMaxRows, else bl::matmul;
+// both are the contract GEMM, so the choice changes no bit.
+Tensor product(const Tensor& x_in, const Tensor& w) {
+  const int64_t M = x_in.dim(0), K = x_in.dim(1), N = w.dim(1);
+  if (M > kSkinnyMaxRows || !w.is_contiguous()) return matmul(x_in, w);
+  const Tensor x = x_in.contiguous();
+  Tensor out = Tensor::empty({M, N}, DType::f32, x.device());
+  const auto* xp = static_cast<const float*>(x.raw_data());
+  const auto* wp = static_cast<const float*>(w.raw_data());
+  auto* op = static_cast<float*>(out.raw_data());
+  if (x.device().is_cpu()) {
+    skinny_matmul_cpu(xp, wp, op, M, N, K, op_pool());
+  } else {
+#if defined(BITLEARN_HAS_CUDA)
+    cuda_set_device(x.device().index);
+    skinny_matmul_cuda(xp, wp, op, M, N, K, op_launch_config());
+#else
+    throw Error("CausalLM: this build has no CUDA backend");
+#endif
+  }
+  return out;
+}
+
 // x [N, in] -> [N, out].
 Tensor apply(const CausalLM::Linear& l, const Tensor& x) {
-  Tensor y = matmul(x, l.weight, false, !l.transposed);
+  Tensor y = l.transposed ? product(x, l.weight) : matmul(x, l.weight, false, true);
   if (l.bias.defined()) y = add(y, l.bias);
   return y;
 }
@@ -175,8 +204,10 @@ CausalLM CausalLM::from_tensors(const ModelConfig& c, const std::map<std::string
     }
     m.final_norm_weight = w.take(p + "ln_f.weight", {C}, fields("n_embd", C));
     m.final_norm_bias = w.take(p + "ln_f.bias", {C}, fields("n_embd", C));
-    m.lm_head = c.tie_word_embeddings ? m.embed_tokens
-                                      : w.take("lm_head.weight", {V, C}, fields("vocab_size", V, "n_embd", C));
+    m.lm_head = (c.tie_word_embeddings ? m.embed_tokens
+                                       : w.take("lm_head.weight", {V, C}, fields("vocab_size", V, "n_embd", C)))
+                    .transpose(0, 1)
+                    .contiguous();
   } else {
     const std::string attn_f = fields("num_attention_heads", H, "head_dim", D) + ", " +
                                fields("num_key_value_heads", G, "hidden_size", C);
@@ -210,9 +241,10 @@ CausalLM CausalLM::from_tensors(const ModelConfig& c, const std::map<std::string
     }
     m.final_norm_weight = w.take("model.norm.weight", {C}, hid);
     if (c.norm_weight_plus_one) m.final_norm_weight = add(m.final_norm_weight, Tensor::scalar(1.0, DType::f32, device));
-    m.lm_head = c.tie_word_embeddings
-                    ? m.embed_tokens
-                    : w.take("lm_head.weight", {V, C}, fields("vocab_size", V, "hidden_size", C));
+    m.lm_head = (c.tie_word_embeddings ? m.embed_tokens
+                                       : w.take("lm_head.weight", {V, C}, fields("vocab_size", V, "hidden_size", C)))
+                    .transpose(0, 1)
+                    .contiguous();
     Tensor cos_t, sin_t;
     rope_tables(c, &cos_t, &sin_t);
     m.rope_cos = cos_t.to(device);
@@ -374,7 +406,7 @@ Tensor CausalLM::run(const std::vector<std::vector<int32_t>>& seqs, KvCache* cac
     for (int64_t b = 0; b < B; ++b) cache->lengths_[b] = kv_len[b];
   }
   h = norm(c, h, final_norm_weight, final_norm_bias);
-  Tensor logits = matmul(h, lm_head, false, true).reshape({B, T, c.vocab_size});
+  Tensor logits = product(h, lm_head).reshape({B, T, c.vocab_size});
   bool padded = false;
   for (auto v : valid) padded = padded || v == 0;
   if (padded) {

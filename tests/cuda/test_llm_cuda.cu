@@ -4,6 +4,7 @@
 // decode, padded batch); a sabotaged reference (softmax sum left to right) differs. Skips without GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "bitlearn/models.h"
@@ -12,6 +13,8 @@
 #include "bitlearn/safetensors.h"
 #include "conformance/harness.h"
 #include "kernels/attention.h"
+#include "kernels/matmul.h"
+#include "kernels/skinny_matmul.h"
 #include "ops/op_util.h"
 
 namespace bl {
@@ -93,6 +96,31 @@ TEST(AttentionCuda, SabotagedSumDiffers) {
                                       Tensor::from_vector(std::vector<int64_t>{n - 1}, {1, 1}, kGpu),
                                       Tensor::from_vector(std::vector<int64_t>{n}, {1}, kGpu), 0.125f, 0);
   EXPECT_FALSE(conformance::bits_equal(sabotaged, out.to(Device::cpu()).to_vector<float>(), "sabotage"));
+}
+
+TEST(SkinnyMatmulCuda, MatchesReferenceUnderEveryLaunchConfig) {
+  BL_REQUIRE_GPU();
+  uint64_t seed = 300;
+  for (int64_t m : {1, 3, 4, 5, 16}) {
+    for (int64_t n : {1, 33, 768, 1001}) {
+      for (int64_t k : {0, 1, 256, 257, 700}) {
+        const auto a = conformance::generate_floats(m * k, seed++, 1.0f, 97);
+        const auto b = conformance::generate_floats(k * n, seed++, 1.0f, 89);
+        std::vector<float> expected(static_cast<size_t>(m * n));
+        matmul_reference(matmul_dense_args(1, m, n, k), a.data(), b.data(), expected.data());
+        const Tensor ag = Tensor::from_vector(a, {m * k}, kGpu);
+        const Tensor bg = Tensor::from_vector(b, {k * n}, kGpu);
+        for (const LaunchConfig& cfg : kConformanceLaunchConfigs) {
+          Tensor cg = Tensor::full({m * n}, 3.0, DType::f32, kGpu);
+          skinny_matmul_cuda(static_cast<const float*>(ag.raw_data()), static_cast<const float*>(bg.raw_data()),
+                             static_cast<float*>(cg.raw_data()), m, n, k, cfg);
+          ASSERT_TRUE(conformance::bits_equal(expected, cg.to(Device::cpu()).to_vector<float>(),
+                                              "skinny cuda m " + std::to_string(m) + " n " + std::to_string(n) +
+                                                  " k " + std::to_string(k) + " block " + std::to_string(cfg.block)));
+        }
+      }
+    }
+  }
 }
 
 class HfModelCuda : public ::testing::TestWithParam<std::string> {};
