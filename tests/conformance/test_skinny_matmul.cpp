@@ -18,8 +18,8 @@ using conformance::generate_floats;
 
 TEST(SkinnyMatmulConformance, EqualsReferenceAtAnyThreadCount) {
   uint64_t seed = 10;
-  for (int64_t m : {1, 2, 3, 7, 16}) {
-    for (int64_t n : {1, 7, 8, 9, 255, 257, 1000}) {
+  for (int64_t m : {1, 3, 16}) {
+    for (int64_t n : {1, 7, 8, 9, 255, 257, 300}) {
       for (int64_t k : {0, 1, 255, 256, 257, 600}) {
         const auto a = generate_floats(m * k, seed++, 1.0f, k > 200 ? 97 : 0);
         const auto b = generate_floats(k * n, seed++, 1.0f, k > 200 ? 89 : 0);
