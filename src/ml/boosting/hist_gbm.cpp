@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "core/thread_pool.h"
 #include "kernels/histogram.h"
+#include "kernels/math_map.h"
 #include "ml/boosting/binning.h"
 
 namespace bl::ml {
@@ -386,32 +387,41 @@ BoostModel fit_boosting(const float* X, int64_t n, int64_t d, const float* y_val
   }
   std::vector<std::vector<float>> grad(static_cast<size_t>(K), std::vector<float>(static_cast<size_t>(n)));
   std::vector<std::vector<float>> hess = grad;
+  std::vector<float> prob(p.loss == BoostLoss::squared_error ? 0 : static_cast<size_t>(n * K));
+  std::vector<float> shifted(p.loss == BoostLoss::softmax ? static_cast<size_t>(n * K) : 0);
   const int64_t n_cols = std::max<int64_t>(
       1, std::min<int64_t>(d, static_cast<int64_t>(std::ceil(p.colsample_bytree * static_cast<double>(d)))));
   TreeGrower grower(p, mapper, bins, d, hb);
   std::vector<int32_t> split_bin;
   for (int64_t it = 0; it < p.max_iter; ++it) {
-    // Gradients and hessians of the loss at the current raw scores (float32, contract ops).
+    // Gradients and hessians of the loss at the current raw scores (float32, contract ops; the
+    // sigmoid and exp maps run through math_map_cpu, which gives bl::sigmoid / bl::exp bits).
+    if (p.loss == BoostLoss::logistic) {
+      math_map_cpu(MathFn::sigmoid, raw.data(), prob.data(), n, default_pool());
+    } else if (p.loss == BoostLoss::softmax) {
+      for_row_chunks(n, [&](int64_t i) {  // max-shifted scores
+        float m = raw[i * K];
+        for (int64_t k = 1; k < K; ++k) m = bl::max(m, raw[i * K + k]);
+        for (int64_t k = 0; k < K; ++k) shifted[i * K + k] = bl::sub(raw[i * K + k], m);
+      });
+      math_map_cpu(MathFn::exp, shifted.data(), prob.data(), n * K, default_pool());
+    }
     for_row_chunks(n, [&](int64_t i) {
       if (p.loss == BoostLoss::squared_error) {
         grad[0][i] = bl::sub(raw[i], y_value[i]);
         hess[0][i] = 1.0f;
       } else if (p.loss == BoostLoss::logistic) {
-        const float q = bl::sigmoid(raw[i]);
+        const float q = prob[i];
         grad[0][i] = bl::sub(q, y_class[i] == 1 ? 1.0f : 0.0f);
         hess[0][i] = bl::max(bl::mul(q, bl::sub(1.0f, q)), kMinHessian);
       } else {
-        float prob[256];
-        std::vector<float> big;
-        float* pr = prob;
-        if (K > 256) {
-          big.resize(static_cast<size_t>(K));
-          pr = big.data();
-        }
-        softmax_row(&raw[i * K], K, pr);
+        float* e = &prob[i * K];
+        float s = 0.0f;
+        for (int64_t k = 0; k < K; ++k) s = bl::add(s, e[k]);
         for (int64_t k = 0; k < K; ++k) {
-          grad[k][i] = bl::sub(pr[k], y_class[i] == k ? 1.0f : 0.0f);
-          hess[k][i] = bl::max(bl::mul(pr[k], bl::sub(1.0f, pr[k])), kMinHessian);
+          const float pk = bl::div(e[k], s);
+          grad[k][i] = bl::sub(pk, y_class[i] == k ? 1.0f : 0.0f);
+          hess[k][i] = bl::max(bl::mul(pk, bl::sub(1.0f, pk)), kMinHessian);
         }
       }
     });
