@@ -1,10 +1,12 @@
 // registry.cpp: the neighbors estimators (see src/ml/registry.h).
+#include "ml/neighbors/kneighbors.h"
 #include "ml/registry.h"
 
 namespace bl::ml {
 
 void add_neighbors_estimators(std::vector<EstimatorEntry>& out) {
-  (void)out;
+  out.push_back({"kneighbors_classifier", make_kneighbors_classifier});
+  out.push_back({"kneighbors_regressor", make_kneighbors_regressor});
 }
 
 }  // namespace bl::ml

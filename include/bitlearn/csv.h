@@ -1,0 +1,49 @@
+// csv.h: reading numeric tables from CSV files (header row + numeric cells) and writing predictions.
+//
+// Format: the first line names the columns; every further non-empty line holds one numeric cell
+// per column, separated by commas (surrounding spaces and double quotes around a cell are
+// trimmed). An empty cell or "nan"/"NaN"/"NA" is a missing value (NaN); anything else that is not a
+// whole number in C syntax is an error naming the row (1-based, header = line 1) and the column.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bitlearn/tensor.h"
+
+namespace bl {
+
+// A parsed CSV file: column names and the cells as f32, row-major [rows, columns].
+struct CsvTable {
+  std::vector<std::string> columns;
+  int64_t rows = 0;
+  std::vector<float> values;
+};
+
+// Parses CSV text; `source` names the input in errors (empty file, ragged row, bad cell, ...).
+CsvTable parse_csv(const std::string& text, const std::string& source = "csv");
+// Reads and parses a CSV file (errors name the path).
+CsvTable read_csv(const std::string& path);
+
+// Features X [rows, d] (f32) and target y [rows] (f32) of a table.
+struct CsvXy {
+  Tensor X;
+  Tensor y;                                // undefined when no target column was asked for
+  std::vector<std::string> feature_names;  // the columns of X, in order
+};
+
+// Splits a table into X and y. target: the target column's name (empty = no target: every column
+// is a feature). features: when non-empty, exactly these columns in this order form X (others are
+// ignored); a named column that is missing throws bl::Error listing the columns present.
+CsvXy csv_to_xy(const CsvTable& table, const std::string& target,
+                const std::vector<std::string>& features = {}, const std::string& source = "csv");
+
+// Writes a [n] or [n, k] tensor (f32, i32 or i64) as CSV with the given header names (k of them),
+// each float in its shortest text form that reads back to the same value. Atomic write.
+void write_csv(const std::string& path, const std::vector<std::string>& header, const Tensor& values);
+
+// Shortest decimal text of a float that reads back (strtof) to the same bits; "nan", "inf", "-inf".
+std::string float_to_text(float value);
+
+}  // namespace bl

@@ -1,0 +1,36 @@
+// ml/linear.h: the linear estimators of bitlearn (created by name through bl::ml::make_estimator).
+//
+//   name                 parameters (defaults)                                      solver
+//   linear_regression    fit_intercept=true                                         min-norm least squares (Jacobi eigen)
+//   ridge                alpha=1, fit_intercept=true                                 Cholesky of the Gram matrix
+//   lasso                alpha=1, fit_intercept=true, max_iter=1000, tol=1e-4        coordinate descent, index order
+//   elastic_net          + l1_ratio=0.5                                              coordinate descent, index order
+//   logistic_regression  C=1, penalty=l2|l1|none, fit_intercept=true, max_iter=100,  L-BFGS (m=10, Armijo backtracking)
+//                        tol=1e-4                                                    for l2/none; FISTA for l1
+//
+// Objectives follow scikit-learn (docs/ml.md): ridge ||y - Xw||^2 + alpha ||w||^2; lasso / elastic
+// net 1/(2n) ||y - Xw||^2 + alpha l1_ratio ||w||_1 + alpha (1 - l1_ratio)/2 ||w||^2; logistic
+// mean log-loss + ||w||^2 / (2 C n) (l2) or ||w||_1 / (C n) (l1); binary problems use one sigmoid
+// output, three or more classes a softmax. Every solver works in standardized coordinates with
+// contract GEMMs for the data-sized work, so fits on CPU (any threads) and CUDA give the same bits.
+#pragma once
+
+#include <vector>
+
+#include "bitlearn/ml/estimator.h"
+
+namespace bl::ml {
+
+// The fitted coefficients of a linear estimator: coef [outputs, n_features] row-major and
+// intercept [outputs] (outputs = 1 for regressors and binary classifiers, else n_classes).
+struct LinearView {
+  std::vector<float> coef;
+  std::vector<float> intercept;
+  int64_t outputs = 1;
+};
+
+// The coefficients of a fitted linear_regression, ridge, lasso, elastic_net or
+// logistic_regression; throws bl::Error for other estimators or before fit.
+LinearView linear_view(const Estimator& est);
+
+}  // namespace bl::ml

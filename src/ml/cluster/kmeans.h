@@ -1,0 +1,17 @@
+// kmeans.h: factories and the shared k-means++ initialization of the cluster family.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "bitlearn/ml/estimator.h"
+
+namespace bl::ml {
+
+std::unique_ptr<Estimator> make_kmeans();
+std::unique_ptr<Estimator> make_minibatch_kmeans();
+// k centers [k, d] (host, row-major) chosen from the rows of X by greedy k-means++ under seed.
+std::vector<float> kmeans_plus_plus(const Tensor& X, int64_t k, uint64_t seed);
+
+}  // namespace bl::ml

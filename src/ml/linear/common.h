@@ -1,0 +1,89 @@
+// common.h: helpers shared by the linear, cluster, neighbors and decomposition estimators:
+// hyper-parameter tables, class-label encoding, feature checks, column statistics and small host
+// vector arithmetic in the contract's binary32 operations (fixed order, no libm).
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "bitlearn/ml/estimator.h"
+#include "bitlearn/tensor.h"
+
+namespace bl::ml::lin {
+
+// One hyper-parameter: its kind, default (as text), and for numbers an inclusive lower bound, for
+// choices the allowed words.
+struct ParamSpec {
+  enum class Kind { number, integer, boolean, choice };
+  std::string name;
+  Kind kind;
+  std::string default_text;
+  double min_value = -1e308;
+  std::vector<std::string> choices;
+};
+
+// The hyper-parameters of one estimator: validated on set, every one listed by all().
+class ParamSet {
+ public:
+  ParamSet(std::string estimator, std::vector<ParamSpec> specs);
+  // Sets the given values; an unknown name, a value that does not parse or is out of range throws.
+  void set(const Params& params);
+  Params all() const { return values_; }
+  double number(const std::string& key) const;
+  int64_t integer(const std::string& key) const;
+  bool boolean(const std::string& key) const;
+  const std::string& text(const std::string& key) const;
+
+ private:
+  const ParamSpec& spec(const std::string& key) const;
+  std::string estimator_;
+  std::vector<ParamSpec> specs_;
+  Params values_;
+};
+
+// Sorted distinct labels of y (f32, i32 or i64, as float) and each row's class index.
+struct EncodedLabels {
+  std::vector<float> classes;
+  std::vector<int64_t> index;
+};
+// Throws naming the estimator when fewer than min_classes distinct labels occur, or f32 labels
+// are not integral when integral is asked for.
+EncodedLabels encode_labels(const std::string& est, const Tensor& y, int64_t min_classes = 2);
+
+// Checks X for predict: 2-d f32, finite, n_features columns (error names both counts).
+void check_predict_X(const std::string& est, const Tensor& X, int64_t n_features);
+
+// y as a host f32 vector (i32 / i64 converted).
+std::vector<float> y_to_host(const Tensor& y);
+
+// Host vectors in binary32, fixed left-to-right order (fma chain from +0).
+float dot(const std::vector<float>& a, const std::vector<float>& b);
+float max_abs(const std::vector<float>& a);
+
+// Column mean and scale of X (ops, on X's device), returned on the host: scale is the population
+// standard deviation, with 1 where it is 0. center=false gives mean 0 (scale still the std).
+struct ColumnStats {
+  std::vector<float> mean;
+  std::vector<float> scale;
+};
+ColumnStats column_stats(const Tensor& X, bool center);
+// (X - mean) / scale on X's device.
+Tensor standardize(const Tensor& X, const ColumnStats& stats);
+
+// State helpers: a float array stored as hex, read back with its expected length checked.
+void put_f32(nlohmann::json& state, const std::string& key, const std::vector<float>& v);
+std::vector<float> get_f32(const nlohmann::json& state, const std::string& key, int64_t expected_size,
+                           const std::string& est);
+int64_t get_int(const nlohmann::json& state, const std::string& key, int64_t min_value,
+                const std::string& est);
+
+// Accuracy (fraction of equal labels) and R^2 in float64 on the host.
+double accuracy_score(const Tensor& y_true, const Tensor& y_pred);
+double r2_score(const Tensor& y_true, const Tensor& y_pred);
+
+// labels[i] = classes[index[i]] as a tensor of dtype (f32, i32 or i64) on device.
+Tensor labels_from_index(const std::vector<float>& classes, const Tensor& index, DType dtype, Device device);
+
+}  // namespace bl::ml::lin

@@ -1,0 +1,19 @@
+// linear_models.h: factories of the linear family (registered in registry.cpp).
+#pragma once
+
+#include <memory>
+
+#include "bitlearn/ml/estimator.h"
+#include "bitlearn/ml/linear.h"
+
+namespace bl::ml {
+
+std::unique_ptr<Estimator> make_linear_regression();
+std::unique_ptr<Estimator> make_ridge();
+std::unique_ptr<Estimator> make_lasso();
+std::unique_ptr<Estimator> make_elastic_net();
+std::unique_ptr<Estimator> make_logistic_regression();
+// The coefficients of a fitted logistic_regression, or nullptr-like empty view if est is not one.
+bool logistic_view(const Estimator& est, LinearView& out);
+
+}  // namespace bl::ml

@@ -1,0 +1,242 @@
+// linear_regressors.cpp: linear_regression (OLS), ridge, lasso and elastic_net.
+//
+// All four solve in standardized coordinates: Xs = (X - mean) / std (population std, 1 where 0),
+// yc = y - mean(y) (no centering without fit_intercept). The Gram matrix G = Xs^T Xs and b = Xs^T yc
+// are contract GEMMs (same bits on every device); the d x d solve runs on the host in binary32:
+//   linear_regression: minimum-norm least squares through the Jacobi eigen-decomposition of G
+//                      (eigenvalues <= lambda_max * d * 2^-20 count as zero);
+//   ridge:             Cholesky of G + alpha * diag(1 / std^2)   (objective ||y - Xw||^2 + alpha ||w||^2);
+//   lasso/elastic_net: coordinate descent on G in index order 0..d-1, objective
+//                      1/(2n) ||y - Xw||^2 + alpha l1_ratio ||w||_1 + alpha (1 - l1_ratio)/2 ||w||^2,
+//                      stopped when max |dw| <= tol * max |w| after a sweep (or max_iter sweeps).
+// Then w = ws / std and intercept = mean(y) - mean . w.
+#include <cmath>
+
+#include "bitlearn/ml/progress.h"
+#include "bitlearn/ops.h"
+#include "contract/arith.h"
+#include "core/error.h"
+#include "ml/decomposition/jacobi_eigen.h"
+#include "ml/linear/cholesky.h"
+#include "ml/linear/common.h"
+#include "ml/linear/linear_models.h"
+
+namespace bl::ml {
+
+namespace {
+
+using lin::ParamSpec;
+using K = ParamSpec::Kind;
+
+struct GramSystem {
+  int64_t n = 0, d = 0;
+  lin::ColumnStats stats;
+  float y_mean = 0.0f;
+  std::vector<float> G, b;
+};
+
+GramSystem gram_system(const Tensor& X, const Tensor& y, bool fit_intercept) {
+  GramSystem s;
+  s.n = X.dim(0);
+  s.d = X.dim(1);
+  s.stats = lin::column_stats(X, fit_intercept);
+  Tensor Xs = lin::standardize(X, s.stats);
+  Tensor yf = y.dtype() == DType::f32 ? y : bl::cast(y, DType::f32);
+  yf = yf.to(X.device());
+  if (fit_intercept) s.y_mean = static_cast<float>(bl::mean(yf).item());
+  Tensor yc = bl::sub(yf, Tensor::scalar(s.y_mean, DType::f32, X.device())).reshape({s.n, 1});
+  s.G = bl::matmul(Xs, Xs, true, false).to(Device::cpu()).to_vector<float>();
+  s.b = bl::matmul(Xs, yc, true, false).to(Device::cpu()).to_vector<float>();
+  return s;
+}
+
+// Minimum-norm solution of G ws = b through G's eigen-decomposition; returns the sweeps run.
+std::vector<float> min_norm_solve(const GramSystem& s, int64_t* sweeps) {
+  const int64_t d = s.d;
+  SymmetricEigen e = jacobi_eigen(s.G, d);
+  if (sweeps) *sweeps = e.sweeps;
+  float cutoff = bl::mul(bl::mul(e.values[0], static_cast<float>(d)), 0x1p-20f);
+  std::vector<float> ws(static_cast<size_t>(d), 0.0f);
+  for (int64_t k = 0; k < d; ++k) {
+    if (!(e.values[k] > cutoff)) continue;
+    float proj = 0.0f;
+    for (int64_t j = 0; j < d; ++j) proj = bl::fma(e.vectors[k * d + j], s.b[j], proj);
+    float c = bl::div(proj, e.values[k]);
+    for (int64_t j = 0; j < d; ++j) ws[j] = bl::fma(c, e.vectors[k * d + j], ws[j]);
+  }
+  return ws;
+}
+
+class LinearRegressorBase : public Estimator {
+ public:
+  LinearRegressorBase(std::string name, std::vector<ParamSpec> specs)
+      : name_(std::move(name)), params_(name_, std::move(specs)) {}
+  std::string name() const override { return name_; }
+  Params get_params() const override { return params_.all(); }
+  void set_params(const Params& p) override { params_.set(p); }
+  bool fitted() const override { return fitted_; }
+
+  Estimator& fit(const Tensor& X, const Tensor& y) override {
+    check_Xy(name_, X, y);
+    GramSystem s = gram_system(X, y, params_.boolean("fit_intercept"));
+    std::vector<float> ws = solve(s);
+    coef_.resize(static_cast<size_t>(s.d));
+    float icpt = s.y_mean;
+    for (int64_t j = 0; j < s.d; ++j) {
+      coef_[j] = bl::div(ws[j], s.stats.scale[j]);
+      icpt = bl::fma(bl::neg(s.stats.mean[j]), coef_[j], icpt);
+    }
+    intercept_ = icpt;
+    fitted_ = true;
+    return *this;
+  }
+
+  Tensor predict(const Tensor& X) const override {
+    BL_CHECK(fitted_, name_, ": predict before fit");
+    lin::check_predict_X(name_, X, static_cast<int64_t>(coef_.size()));
+    const int64_t d = static_cast<int64_t>(coef_.size());
+    Tensor w = Tensor::from_vector(coef_, {d, 1}, X.device());
+    Tensor z = bl::matmul(X, w).reshape({X.dim(0)});
+    return bl::add(z, Tensor::scalar(intercept_, DType::f32, X.device()));
+  }
+
+  double score(const Tensor& X, const Tensor& y) const override { return lin::r2_score(y, predict(X)); }
+
+  void save_state(nlohmann::json& state) const override {
+    state["n_features"] = static_cast<int64_t>(coef_.size());
+    lin::put_f32(state, "coef", coef_);
+    lin::put_f32(state, "intercept", {intercept_});
+    state["n_iter"] = n_iter_;
+  }
+  void load_state(const nlohmann::json& state) override {
+    int64_t d = lin::get_int(state, "n_features", 1, name_);
+    coef_ = lin::get_f32(state, "coef", d, name_);
+    intercept_ = lin::get_f32(state, "intercept", 1, name_)[0];
+    n_iter_ = state.contains("n_iter") ? state["n_iter"].get<int64_t>() : 0;
+    fitted_ = true;
+  }
+
+  const std::vector<float>& coef() const { return coef_; }
+  float intercept() const { return intercept_; }
+
+ protected:
+  virtual std::vector<float> solve(const GramSystem& s) = 0;
+  std::string name_;
+  lin::ParamSet params_;
+  std::vector<float> coef_;
+  float intercept_ = 0.0f;
+  int64_t n_iter_ = 0;
+  bool fitted_ = false;
+};
+
+class LinearRegression final : public LinearRegressorBase {
+ public:
+  LinearRegression()
+      : LinearRegressorBase("linear_regression", {{"fit_intercept", K::boolean, "true"}}) {}
+
+ protected:
+  std::vector<float> solve(const GramSystem& s) override { return min_norm_solve(s, &n_iter_); }
+};
+
+class Ridge final : public LinearRegressorBase {
+ public:
+  Ridge()
+      : LinearRegressorBase("ridge", {{"alpha", K::number, "1", 0.0}, {"fit_intercept", K::boolean, "true"}}) {}
+
+ protected:
+  std::vector<float> solve(const GramSystem& s) override {
+    const int64_t d = s.d;
+    const float alpha = static_cast<float>(params_.number("alpha"));
+    std::vector<float> A = s.G;
+    for (int64_t j = 0; j < d; ++j) {
+      float sc = s.stats.scale[j];
+      A[j * d + j] = bl::add(A[j * d + j], bl::div(alpha, bl::mul(sc, sc)));
+    }
+    std::vector<float> ws;
+    if (cholesky_solve(A, d, s.b, 1, ws)) return ws;
+    // Singular (alpha = 0 on collinear data): minimum-norm least squares.
+    GramSystem t = s;
+    t.G = A;
+    return min_norm_solve(t, nullptr);
+  }
+};
+
+class ElasticNet final : public LinearRegressorBase {
+ public:
+  ElasticNet(const char* name, bool lasso)
+      : LinearRegressorBase(name, lasso ? std::vector<ParamSpec>{{"alpha", K::number, "1", 0.0},
+                                                                 {"fit_intercept", K::boolean, "true"},
+                                                                 {"max_iter", K::integer, "1000", 1},
+                                                                 {"tol", K::number, "0.0001", 0.0}}
+                                        : std::vector<ParamSpec>{{"alpha", K::number, "1", 0.0},
+                                                                 {"fit_intercept", K::boolean, "true"},
+                                                                 {"l1_ratio", K::number, "0.5", 0.0},
+                                                                 {"max_iter", K::integer, "1000", 1},
+                                                                 {"tol", K::number, "0.0001", 0.0}}),
+        lasso_(lasso) {}
+
+ protected:
+  std::vector<float> solve(const GramSystem& s) override {
+    const int64_t d = s.d;
+    const double alpha = params_.number("alpha");
+    const double l1_ratio = lasso_ ? 1.0 : params_.number("l1_ratio");
+    BL_CHECK(l1_ratio <= 1.0, name_, ": parameter l1_ratio must lie in [0, 1]");
+    const int64_t max_iter = params_.integer("max_iter");
+    const float tol = static_cast<float>(params_.number("tol"));
+    const float l1 = static_cast<float>(static_cast<double>(s.n) * alpha * l1_ratio);
+    const float l2 = static_cast<float>(static_cast<double>(s.n) * alpha * (1.0 - l1_ratio));
+    std::vector<float> thresh(static_cast<size_t>(d)), denom(static_cast<size_t>(d));
+    for (int64_t j = 0; j < d; ++j) {
+      float sc = s.stats.scale[j];
+      thresh[j] = bl::div(l1, sc);
+      denom[j] = bl::add(s.G[j * d + j], bl::div(l2, bl::mul(sc, sc)));
+    }
+    std::vector<float> w(static_cast<size_t>(d), 0.0f), q(static_cast<size_t>(d), 0.0f);  // q = G w
+    n_iter_ = 0;
+    for (int64_t it = 0; it < max_iter; ++it) {
+      float max_dw = 0.0f, max_w = 0.0f;
+      for (int64_t j = 0; j < d; ++j) {
+        float gjj = s.G[j * d + j];
+        float rho = bl::fma(gjj, w[j], bl::sub(s.b[j], q[j]));
+        float nw = 0.0f;
+        if (gjj > 0.0f && denom[j] > 0.0f) {
+          float mag = bl::sub(bl::abs(rho), thresh[j]);
+          if (mag > 0.0f) nw = bl::div(bl::copysign(mag, rho), denom[j]);
+        }
+        float dw = bl::sub(nw, w[j]);
+        if (dw != 0.0f) {
+          for (int64_t k = 0; k < d; ++k) q[k] = bl::fma(s.G[k * d + j], dw, q[k]);
+          w[j] = nw;
+        }
+        max_dw = bl::max(max_dw, bl::abs(dw));
+        max_w = bl::max(max_w, bl::abs(w[j]));
+      }
+      n_iter_ = it + 1;
+      report_progress(name_ + " coordinate descent", it + 1, max_iter);
+      if (max_w == 0.0f || max_dw <= bl::mul(tol, max_w)) break;
+    }
+    report_progress(name_ + " coordinate descent", max_iter, max_iter);
+    return w;
+  }
+
+ private:
+  bool lasso_;
+};
+
+}  // namespace
+
+LinearView linear_view(const Estimator& est) {
+  LinearView v;
+  if (logistic_view(est, v)) return v;
+  auto* r = dynamic_cast<const LinearRegressorBase*>(&est);
+  BL_CHECK(r != nullptr, est.name(), ": not a linear estimator");
+  BL_CHECK(r->fitted(), est.name(), ": not fitted");
+  return LinearView{r->coef(), {r->intercept()}, 1};
+}
+
+std::unique_ptr<Estimator> make_linear_regression() { return std::make_unique<LinearRegression>(); }
+std::unique_ptr<Estimator> make_ridge() { return std::make_unique<Ridge>(); }
+std::unique_ptr<Estimator> make_lasso() { return std::make_unique<ElasticNet>("lasso", true); }
+std::unique_ptr<Estimator> make_elastic_net() { return std::make_unique<ElasticNet>("elastic_net", false); }
+
+}  // namespace bl::ml

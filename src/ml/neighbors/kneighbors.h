@@ -1,0 +1,13 @@
+// kneighbors.h: factories of the neighbors family.
+#pragma once
+
+#include <memory>
+
+#include "bitlearn/ml/estimator.h"
+
+namespace bl::ml {
+
+std::unique_ptr<Estimator> make_kneighbors_classifier();
+std::unique_ptr<Estimator> make_kneighbors_regressor();
+
+}  // namespace bl::ml
