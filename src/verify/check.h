@@ -95,6 +95,7 @@ void add_gemm_checks(std::vector<CheckDef>& checks);
 void add_model_checks(std::vector<CheckDef>& checks);
 void add_llm_checks(std::vector<CheckDef>& checks);
 void add_ml_trees_checks(std::vector<CheckDef>& checks);  // checks_ml_trees.cpp
+void add_ml_linear_checks(std::vector<CheckDef>& checks);  // checks_ml_linear.cpp
 
 // Throws SkipCheck naming the check when it runs on CUDA and has no CUDA path in this build.
 void require_cpu(const CheckContext& ctx, const char* what);

@@ -27,6 +27,7 @@ const std::vector<CheckDef>& all_checks() {
     add_model_checks(v);
     add_llm_checks(v);
     add_ml_trees_checks(v);
+    add_ml_linear_checks(v);
     return v;
   }();
   return checks;

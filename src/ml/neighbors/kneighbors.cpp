@@ -1,8 +1,9 @@
 // kneighbors.cpp: kneighbors_classifier and kneighbors_regressor (exact brute force).
 //
-// Squared distances from a block of query rows to every training row come from the contract GEMM
-// (ml/cluster/distances.h); the n_neighbors nearest are top-k of the negated distances, so equal
-// distances go to the lowest training index. Votes (classifier: most votes, lowest class on ties;
+// Squared distances from a block of query rows to every training row: the cross products come from
+// the contract GEMM on X's device, then D = relu((-2 q.t + |q|^2) + |t|^2) as in ml/cluster/distances.h
+// is formed on the host inside the selection of the n_neighbors smallest (equal distances go to the
+// lowest training index), one task per query row. Votes (classifier: most votes, lowest class on ties;
 // weights=distance: 1 / distance, exact matches alone when any) and means (regressor, neighbors
 // in distance order) are taken on the host in binary32 in a fixed order. Query blocks hold at most
 // 2^24 / n_train rows (at least 1); blocks do not change results (each row is computed alone).
@@ -12,6 +13,7 @@
 #include "bitlearn/ops.h"
 #include "contract/arith.h"
 #include "core/error.h"
+#include "core/thread_pool.h"
 #include "ml/cluster/distances.h"
 #include "ml/linear/common.h"
 #include "ml/neighbors/kneighbors.h"
@@ -63,21 +65,37 @@ class KNeighbors final : public Estimator {
     const int64_t m = X.dim(0), k = params_.integer("n_neighbors");
     BL_CHECK(k <= n_, name_, ": n_neighbors=", k, " is more than the ", n_, " training rows");
     Tensor T = Tensor::from_vector(X_, {n_, d_}, X.device());
-    Tensor tt = row_sq_norms(T);
+    std::vector<float> tt = row_sq_norms(T).to(Device::cpu()).to_vector<float>();
     const int64_t block = std::max<int64_t>(1, (int64_t{1} << 24) / n_);
     idx.resize(static_cast<size_t>(m * k));
     dist.resize(static_cast<size_t>(m * k));
     for (int64_t r0 = 0; r0 < m; r0 += block) {
       int64_t r1 = std::min(m, r0 + block);
       Tensor Q = X.slice(0, r0, r1);
-      Tensor D = sq_distances(Q, row_sq_norms(Q), T, tt);
-      SortResult top = bl::topk(bl::neg(D), k, 1);
-      std::vector<int64_t> bi = top.indices.to(Device::cpu()).to_vector<int64_t>();
-      std::vector<float> bd = top.values.to(Device::cpu()).to_vector<float>();
-      for (size_t i = 0; i < bi.size(); ++i) {
-        idx[static_cast<size_t>(r0 * k) + i] = bi[i];
-        dist[static_cast<size_t>(r0 * k) + i] = bl::neg(bd[i]);
-      }
+      std::vector<float> xq = row_sq_norms(Q).to(Device::cpu()).to_vector<float>();
+      Tensor xct = bl::matmul(Q, T, false, true).to(Device::cpu()).contiguous();
+      const float* xc = xct.data<float>();
+      // One task per query row: the k smallest of D[i, j] = relu((-2 xc + |q|^2) + |t_j|^2) (the
+      // sq_distances definition; -2 xc is exact), ties to the lower j (strict comparison, ascending j).
+      default_pool().parallel_for(r1 - r0, [&](int64_t i) {
+        const float* row = xc + i * n_;
+        float* bd = dist.data() + (r0 + i) * k;
+        int64_t* bi = idx.data() + (r0 + i) * k;
+        int64_t filled = 0;
+        for (int64_t j = 0; j < n_; ++j) {
+          float dd = bl::add(bl::fma(-2.0f, row[j], xq[i]), tt[j]);
+          dd = dd > 0.0f ? dd : 0.0f;
+          if (filled == k && !(dd < bd[k - 1])) continue;
+          int64_t pos = filled < k ? filled++ : k - 1;
+          while (pos > 0 && dd < bd[pos - 1]) {
+            bd[pos] = bd[pos - 1];
+            bi[pos] = bi[pos - 1];
+            --pos;
+          }
+          bd[pos] = dd;
+          bi[pos] = j;
+        }
+      });
       report_progress(name_ + " neighbors", r1, m);
     }
   }
