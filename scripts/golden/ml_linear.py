@@ -19,7 +19,8 @@ import numpy as np
 from sklearn import datasets
 from sklearn.cluster import KMeans
 from sklearn.decomposition import PCA
-from sklearn.linear_model import ElasticNet, Lasso, LinearRegression, LogisticRegression, Ridge
+from sklearn.isotonic import IsotonicRegression
+from sklearn.linear_model import BayesianRidge, ElasticNet, Lasso, LinearRegression, LogisticRegression, Ridge
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.model_selection import train_test_split
 from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor
@@ -37,9 +38,11 @@ def write_csv(path, X, y):
 
 
 def load(name):
-    loader = {"diabetes": datasets.load_diabetes, "breast_cancer": datasets.load_breast_cancer,
+    loader = {"diabetes": datasets.load_diabetes, "diabetes_bmi": datasets.load_diabetes, "breast_cancer": datasets.load_breast_cancer,
               "iris": datasets.load_iris, "wine": datasets.load_wine}[name]
     X, y = loader(return_X_y=True)
+    if name == "diabetes_bmi":
+        X = X[:, 2:3]
     X = X.astype(np.float32)
     y = y.astype(np.float32)
     return train_test_split(X, y, test_size=0.25, random_state=0)
@@ -52,6 +55,9 @@ CASES = [
     ("lasso_diabetes", "diabetes", "lasso", {"alpha": "0.1"}, Lasso(alpha=0.1), "r2", 0.005),
     ("enet_diabetes", "diabetes", "elastic_net", {"alpha": "0.01", "l1_ratio": "0.5"},
      ElasticNet(alpha=0.01, l1_ratio=0.5), "r2", 0.005),
+    ("bayesian_ridge_diabetes", "diabetes", "bayesian_ridge", {}, BayesianRidge(), "r2", 0.002),
+    ("isotonic_diabetes_bmi", "diabetes_bmi", "isotonic_regression", {}, IsotonicRegression(out_of_bounds="clip"),
+     "r2", 0.002),
     ("logreg_l2_cancer", "breast_cancer", "logistic_regression", {"C": "1", "max_iter": "1000"},
      LogisticRegression(C=1.0, max_iter=10000), "accuracy", 0.03),
     ("logreg_l1_cancer", "breast_cancer", "logistic_regression",
@@ -167,7 +173,7 @@ def main():
         return big(sys.argv[2])
     os.makedirs(OUT, exist_ok=True)
     splits = {}
-    for name in ["diabetes", "breast_cancer", "iris", "wine"]:
+    for name in ["diabetes", "diabetes_bmi", "breast_cancer", "iris", "wine"]:
         Xtr, Xte, ytr, yte = load(name)
         splits[name] = (Xtr, Xte, ytr, yte)
         write_csv(os.path.join(OUT, f"{name}_train.csv"), Xtr, ytr)
@@ -175,12 +181,15 @@ def main():
     golden = {"cases": []}
     for case, ds, est, params, model, metric, tol in CASES:
         Xtr, Xte, ytr, yte = splits[ds]
-        model.fit(Xtr.astype(np.float64), ytr)
-        pred = model.predict(Xte.astype(np.float64))
+        fit_X, test_X = Xtr.astype(np.float64), Xte.astype(np.float64)
+        if est == "isotonic_regression":
+            fit_X, test_X = fit_X[:, 0], test_X[:, 0]
+        model.fit(fit_X, ytr)
+        pred = model.predict(test_X)
         value = r2_score(yte, pred) if metric == "r2" else accuracy_score(yte, pred)
         entry = {"case": case, "dataset": ds, "estimator": est, "params": params, "metric": metric,
                  "sklearn": float(value), "tolerance": tol}
-        if hasattr(model, "coef_") and est in ("linear_regression", "ridge", "lasso", "elastic_net"):
+        if hasattr(model, "coef_") and est in ("linear_regression", "ridge", "lasso", "elastic_net", "bayesian_ridge"):
             entry["coef"] = [float(v) for v in np.ravel(model.coef_)]
             entry["intercept"] = float(model.intercept_)
         golden["cases"].append(entry)

@@ -46,6 +46,7 @@ TEST(MlBadInput, ClearErrors) {
   EXPECT_ERROR_HAS(ml::make_estimator("ridge", {{"alpha", "-1"}}), "alpha=-1");
   EXPECT_ERROR_HAS(ml::make_estimator("logistic_regression", {{"penalty", "l3"}}), "expected one of");
   EXPECT_ERROR_HAS(ml::make_estimator("pca", {{"n_components", "4"}})->fit(X), "n_components=4");
+  EXPECT_ERROR_HAS(ml::make_estimator("isotonic_regression")->fit(X, y_one), "exactly one feature");
   std::vector<float> yl(20);
   for (int i = 0; i < 20; ++i) yl[i] = static_cast<float>(i % 2) + 0.5f;
   EXPECT_ERROR_HAS(ml::make_estimator("logistic_regression")->fit(X, Tensor::from_vector(yl, {20})),

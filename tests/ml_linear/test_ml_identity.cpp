@@ -50,6 +50,7 @@ std::vector<Config> configs() {
           {"ridge", {{"alpha", "3"}}, 'r'},
           {"lasso", {{"alpha", "0.05"}}, 'r'},
           {"elastic_net", {{"alpha", "0.05"}, {"l1_ratio", "0.3"}}, 'r'},
+          {"bayesian_ridge", {}, 'r'},
           {"logistic_regression", {}, 'b'},
           {"logistic_regression", {{"penalty", "l1"}, {"C", "0.5"}}, 'b'},
           {"logistic_regression", {{"C", "2"}}, 'm'},

@@ -7,6 +7,9 @@
 //   elastic_net          + l1_ratio=0.5                                              coordinate descent, index order
 //   logistic_regression  C=1, penalty=l2|l1|none, fit_intercept=true, max_iter=100,  L-BFGS (m=10, Armijo backtracking)
 //                        tol=1e-4                                                    for l2/none; FISTA for l1
+//   bayesian_ridge       alpha_1=alpha_2=lambda_1=lambda_2=1e-6, fit_intercept=true, evidence maximization (Jacobi eigen)
+//                        max_iter=300, tol=1e-3
+//   isotonic_regression  increasing=true (X has one column)                          pool adjacent violators
 //
 // Objectives follow scikit-learn (docs/ml.md): ridge ||y - Xw||^2 + alpha ||w||^2; lasso / elastic
 // net 1/(2n) ||y - Xw||^2 + alpha l1_ratio ||w||_1 + alpha (1 - l1_ratio)/2 ||w||^2; logistic
@@ -29,7 +32,7 @@ struct LinearView {
   int64_t outputs = 1;
 };
 
-// The coefficients of a fitted linear_regression, ridge, lasso, elastic_net or
+// The coefficients of a fitted linear_regression, ridge, lasso, elastic_net, bayesian_ridge or
 // logistic_regression; throws bl::Error for other estimators or before fit.
 LinearView linear_view(const Estimator& est);
 

@@ -13,6 +13,10 @@ std::unique_ptr<Estimator> make_ridge();
 std::unique_ptr<Estimator> make_lasso();
 std::unique_ptr<Estimator> make_elastic_net();
 std::unique_ptr<Estimator> make_logistic_regression();
+std::unique_ptr<Estimator> make_bayesian_ridge();
+std::unique_ptr<Estimator> make_isotonic_regression();
+// The coefficients of a fitted bayesian_ridge; false if est is not one.
+bool bayesian_ridge_view(const Estimator& est, LinearView& out);
 // The coefficients of a fitted logistic_regression, or nullptr-like empty view if est is not one.
 bool logistic_view(const Estimator& est, LinearView& out);
 

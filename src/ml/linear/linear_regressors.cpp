@@ -227,7 +227,7 @@ class ElasticNet final : public LinearRegressorBase {
 
 LinearView linear_view(const Estimator& est) {
   LinearView v;
-  if (logistic_view(est, v)) return v;
+  if (logistic_view(est, v) || bayesian_ridge_view(est, v)) return v;
   auto* r = dynamic_cast<const LinearRegressorBase*>(&est);
   BL_CHECK(r != nullptr, est.name(), ": not a linear estimator");
   BL_CHECK(r->fitted(), est.name(), ": not fitted");

@@ -1,0 +1,165 @@
+// bayesian_ridge.cpp: Bayesian ridge regression (evidence maximization of the precisions alpha of
+// the noise and lambda of the weights), as scikit-learn's BayesianRidge.
+//
+// With centered data Xc, yc (fit_intercept), G = Xc^T Xc and b = Xc^T yc (contract GEMMs) and G's
+// Jacobi eigen-decomposition V diag(e) V^T, each iteration computes
+//   w = V diag(1 / (e + lambda / alpha)) V^T b,   rmse = sum (yc - Xc w)^2   (ops on X's device),
+//   gamma = sum alpha e / (lambda + alpha e),
+//   lambda = (gamma + 2 lambda_1) / (sum w^2 + 2 lambda_2),  alpha = (n - gamma + 2 alpha_1) / (rmse + 2 alpha_2),
+// from alpha = 1 / (var(y) + 2^-23), lambda = 1, and stops when sum |w - w_old| < tol (after the
+// first iteration) or after max_iter; w is then recomputed with the last alpha and lambda. Host
+// arithmetic is binary32 in index order.
+#include "bitlearn/ml/progress.h"
+#include "bitlearn/ops.h"
+#include "contract/arith.h"
+#include "core/error.h"
+#include "ml/decomposition/jacobi_eigen.h"
+#include "ml/linear/common.h"
+#include "ml/linear/linear_models.h"
+
+namespace bl::ml {
+
+namespace {
+
+using lin::ParamSpec;
+using K = ParamSpec::Kind;
+
+class BayesianRidge final : public Estimator {
+ public:
+  BayesianRidge()
+      : params_("bayesian_ridge", {{"alpha_1", K::number, "1e-06", 0.0},
+                                   {"alpha_2", K::number, "1e-06", 0.0},
+                                   {"fit_intercept", K::boolean, "true"},
+                                   {"lambda_1", K::number, "1e-06", 0.0},
+                                   {"lambda_2", K::number, "1e-06", 0.0},
+                                   {"max_iter", K::integer, "300", 1},
+                                   {"tol", K::number, "0.001", 0.0}}) {}
+  std::string name() const override { return "bayesian_ridge"; }
+  Params get_params() const override { return params_.all(); }
+  void set_params(const Params& p) override { params_.set(p); }
+  bool fitted() const override { return fitted_; }
+
+  Estimator& fit(const Tensor& X, const Tensor& y) override {
+    check_Xy(name(), X, y);
+    const int64_t n = X.dim(0), d = X.dim(1);
+    const bool center = params_.boolean("fit_intercept");
+    Device dev = X.device();
+    Tensor yf = (y.dtype() == DType::f32 ? y : bl::cast(y, DType::f32)).to(dev);
+    std::vector<float> mu(static_cast<size_t>(d), 0.0f);
+    float ymean = 0.0f;
+    if (center) {
+      mu = bl::mean(X, {0}).to(Device::cpu()).to_vector<float>();
+      ymean = static_cast<float>(bl::mean(yf).item());
+    }
+    Tensor Xc = bl::sub(X, Tensor::from_vector(mu, {d}, dev));
+    Tensor yc = bl::sub(yf, Tensor::scalar(ymean, DType::f32, dev)).reshape({n, 1});
+    std::vector<float> G = bl::matmul(Xc, Xc, true, false).to(Device::cpu()).to_vector<float>();
+    std::vector<float> b = bl::matmul(Xc, yc, true, false).to(Device::cpu()).to_vector<float>();
+    SymmetricEigen e = jacobi_eigen(G, d);
+    std::vector<float> ev(static_cast<size_t>(d)), vb(static_cast<size_t>(d));  // eigenvalues, V^T b
+    for (int64_t k = 0; k < d; ++k) {
+      ev[k] = bl::max(e.values[k], 0.0f);
+      float s = 0.0f;
+      for (int64_t j = 0; j < d; ++j) s = bl::fma(e.vectors[k * d + j], b[j], s);
+      vb[k] = s;
+    }
+    const float a1 = static_cast<float>(params_.number("alpha_1")), a2 = static_cast<float>(params_.number("alpha_2"));
+    const float l1 = static_cast<float>(params_.number("lambda_1")), l2 = static_cast<float>(params_.number("lambda_2"));
+    const float tol = static_cast<float>(params_.number("tol"));
+    const int64_t max_iter = params_.integer("max_iter");
+    float var_y = static_cast<float>(bl::var(yf).item());
+    float alpha = bl::div(1.0f, bl::add(var_y, 0x1p-23f)), lambda = 1.0f;
+    auto coef_for = [&](float a, float l) {
+      std::vector<float> w(static_cast<size_t>(d), 0.0f);
+      float ratio = bl::div(l, a);
+      for (int64_t k = 0; k < d; ++k) {
+        float c = bl::div(vb[k], bl::add(ev[k], ratio));
+        for (int64_t j = 0; j < d; ++j) w[j] = bl::fma(c, e.vectors[k * d + j], w[j]);
+      }
+      return w;
+    };
+    auto rmse_for = [&](const std::vector<float>& w) {
+      Tensor r = bl::sub(yc, bl::matmul(Xc, Tensor::from_vector(w, {d, 1}, dev)));
+      return static_cast<float>(bl::sum(bl::square(r)).item());
+    };
+    std::vector<float> w_old;
+    n_iter_ = 0;
+    for (int64_t it = 0; it < max_iter; ++it) {
+      std::vector<float> w = coef_for(alpha, lambda);
+      float rmse = rmse_for(w);
+      float gamma = 0.0f;
+      for (int64_t k = 0; k < d; ++k) {
+        float ae = bl::mul(alpha, ev[k]);
+        gamma = bl::add(gamma, bl::div(ae, bl::add(lambda, ae)));
+      }
+      lambda = bl::div(bl::fma(2.0f, l1, gamma), bl::fma(2.0f, l2, lin::dot(w, w)));
+      alpha = bl::div(bl::fma(2.0f, a1, bl::sub(static_cast<float>(n), gamma)), bl::fma(2.0f, a2, rmse));
+      n_iter_ = it + 1;
+      report_progress("bayesian_ridge", it + 1, max_iter);
+      if (it != 0) {
+        float change = 0.0f;
+        for (int64_t j = 0; j < d; ++j) change = bl::add(change, bl::abs(bl::sub(w_old[j], w[j])));
+        if (change < tol) break;
+      }
+      w_old = w;
+    }
+    coef_ = coef_for(alpha, lambda);
+    float icpt = ymean;
+    for (int64_t j = 0; j < d; ++j) icpt = bl::fma(bl::neg(mu[j]), coef_[j], icpt);
+    intercept_ = icpt;
+    alpha_ = alpha;
+    lambda_ = lambda;
+    fitted_ = true;
+    return *this;
+  }
+
+  Tensor predict(const Tensor& X) const override {
+    BL_CHECK(fitted_, "bayesian_ridge: predict before fit");
+    const int64_t d = static_cast<int64_t>(coef_.size());
+    lin::check_predict_X(name(), X, d);
+    Tensor z = bl::matmul(X, Tensor::from_vector(coef_, {d, 1}, X.device())).reshape({X.dim(0)});
+    return bl::add(z, Tensor::scalar(intercept_, DType::f32, X.device()));
+  }
+  double score(const Tensor& X, const Tensor& y) const override { return lin::r2_score(y, predict(X)); }
+
+  void save_state(nlohmann::json& state) const override {
+    state["n_features"] = static_cast<int64_t>(coef_.size());
+    state["n_iter"] = n_iter_;
+    lin::put_f32(state, "coef", coef_);
+    lin::put_f32(state, "intercept", {intercept_});
+    lin::put_f32(state, "alpha", {alpha_});
+    lin::put_f32(state, "lambda", {lambda_});
+  }
+  void load_state(const nlohmann::json& state) override {
+    int64_t d = lin::get_int(state, "n_features", 1, name());
+    n_iter_ = lin::get_int(state, "n_iter", 0, name());
+    coef_ = lin::get_f32(state, "coef", d, name());
+    intercept_ = lin::get_f32(state, "intercept", 1, name())[0];
+    alpha_ = lin::get_f32(state, "alpha", 1, name())[0];
+    lambda_ = lin::get_f32(state, "lambda", 1, name())[0];
+    fitted_ = true;
+  }
+
+  LinearView view() const { return LinearView{coef_, {intercept_}, 1}; }
+
+ private:
+  lin::ParamSet params_;
+  std::vector<float> coef_;
+  float intercept_ = 0.0f, alpha_ = 0.0f, lambda_ = 0.0f;
+  int64_t n_iter_ = 0;
+  bool fitted_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Estimator> make_bayesian_ridge() { return std::make_unique<BayesianRidge>(); }
+
+bool bayesian_ridge_view(const Estimator& est, LinearView& out) {
+  auto* r = dynamic_cast<const BayesianRidge*>(&est);
+  if (!r) return false;
+  BL_CHECK(r->fitted(), est.name(), ": not fitted");
+  out = r->view();
+  return true;
+}
+
+}  // namespace bl::ml
