@@ -139,6 +139,8 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"), help="CPU build dir (bitlearn_tests, bitlearn)")
     ap.add_argument("--cuda-build", default=None, help="CUDA build dir (bitlearn_cuda_tests)")
     ap.add_argument("--gpu-log", default=None, help="summary of a GPU run to include")
+    ap.add_argument("--gpu-note", default=None,
+                    help="file whose text is added under the GPU results (what ran when, what did not)")
     ap.add_argument("--out", default=os.path.join(ROOT, "docs/support-matrix.md"))
     args = ap.parse_args()
 
@@ -152,7 +154,7 @@ def main():
     if cuda_bin:
         cuda_tests, cuda_source = list_tests_from_binary(cuda_bin), "`bitlearn_cuda_tests --gtest_list_tests`"
     else:
-        cuda_tests, cuda_source = list_tests_from_sources(["tests/cuda/*.cu"]), "TEST declarations in tests/cuda/*.cu"
+        cuda_tests, cuda_source = list_tests_from_sources(["tests/**/*.cu"]), "TEST declarations in tests/**/*.cu"
     checks = verifier_checks(args.build)
 
     rows = {op: {"ref": True, "cpu": ops[op]["cpu"], "cuda": ops[op]["cuda"], "cpu_tests": [],
@@ -214,6 +216,8 @@ def main():
         lines += ["**Not yet run on GPU.** The CUDA columns above list tests that exist and compile; their",
                   "results on the H200 (scripts/gpu/verify.sh writes `$OUT/verify.log`) go here, via",
                   "`scripts/support_matrix.py --gpu-log verify.log`."]
+    if args.gpu_note and os.path.exists(args.gpu_note):
+        lines += [""] + [l.rstrip() for l in open(args.gpu_note, encoding="utf-8").read().splitlines()]
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out + ".tmp", "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
