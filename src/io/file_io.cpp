@@ -49,7 +49,9 @@ void write_file_atomic(const std::string& path, const void* data, size_t size,
     p += n;
     left -= static_cast<size_t>(n);
   }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+  const bool synced = ::fsync(fd) == 0;
+  const bool closed = ::close(fd) == 0;  // always closed, even when fsync failed
+  if (!synced || !closed) {
     std::remove(tmp.c_str());
     throw Error(detail::concat(what, " ", path, ": flush failed"));
   }
