@@ -52,8 +52,11 @@ struct Perturbation {
 };
 
 // Thrown by a check that cannot run on this device or build (e.g. an op with no CUDA path yet).
+// cpu_only marks a check of a CPU-only algorithm run on a GPU: it is skipped by design and does
+// not make the run incomplete (exit code 3 is only for checks that should have run).
 struct SkipCheck {
   std::string reason;
+  bool cpu_only = false;
 };
 
 // The result of one check on one device.
@@ -64,6 +67,7 @@ struct CheckResult {
   std::string hash;       // 64 lower-case hex, empty when skipped
   std::string expected;   // 64 hex, empty when no expected hash is recorded
   std::string reason;     // why skipped or divergent (empty when identical)
+  bool cpu_only = false;  // skipped because the algorithm has no GPU path by design
   double seconds = 0.0;
 };
 

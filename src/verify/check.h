@@ -97,7 +97,7 @@ void add_llm_checks(std::vector<CheckDef>& checks);
 void add_ml_trees_checks(std::vector<CheckDef>& checks);  // checks_ml_trees.cpp
 void add_ml_linear_checks(std::vector<CheckDef>& checks);  // checks_ml_linear.cpp
 
-// Throws SkipCheck naming the check when it runs on CUDA and has no CUDA path in this build.
+// Throws SkipCheck (cpu_only) naming the check when it runs on CUDA: the algorithm is CPU-only by design.
 void require_cpu(const CheckContext& ctx, const char* what);
 
 }  // namespace bl::verify

@@ -45,7 +45,7 @@ void OutputWriter::add_u32(const std::string& label, const uint32_t* data, int64
 }
 
 void require_cpu(const CheckContext& ctx, const char* what) {
-  if (ctx.on_cuda()) throw SkipCheck{std::string(what) + " has no CUDA path in this build"};
+  if (ctx.on_cuda()) throw SkipCheck{std::string(what) + " is a CPU-only algorithm (no CUDA path by design)", true};
 }
 
 }  // namespace bl::verify

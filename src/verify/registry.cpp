@@ -159,6 +159,7 @@ DeviceRun run_suite(Suite suite, const DeviceId& device, int threads, const Pert
     } catch (const SkipCheck& s) {
       r.state = State::skipped;
       r.reason = s.reason;
+      r.cpu_only = s.cpu_only;
     } catch (const std::exception& e) {
       // A check that cannot produce its output (e.g. an op missing on this device) is incomplete.
       r.state = State::skipped;

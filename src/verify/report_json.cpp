@@ -74,6 +74,7 @@ void write_report_json(const Report& report, const std::string& path) {
       cj["hash"] = c.hash;
       cj["expected"] = c.expected;
       cj["reason"] = c.reason;
+      if (c.cpu_only) cj["cpu_only"] = true;
       cj["seconds"] = c.seconds;
       r["checks"].push_back(cj);
     }
@@ -139,6 +140,7 @@ Report read_report_json(const std::string& path) {
                " has a malformed hash");
       if (cj.contains("expected") && cj["expected"].is_string()) c.expected = cj["expected"];
       if (cj.contains("reason") && cj["reason"].is_string()) c.reason = cj["reason"];
+      if (cj.contains("cpu_only") && cj["cpu_only"].is_boolean()) c.cpu_only = cj["cpu_only"];
       run.checks.push_back(c);
     }
     r.runs.push_back(run);

@@ -3,7 +3,8 @@
 //
 // Output: one line per check (name, IDENTICAL / DIVERGENT / SKIPPED, 16 hex of the hash, reason),
 // the suite time, then `digest: <64 hex>` (SHA-256 over the check hashes in suite order).
-// Exit codes: 0 all IDENTICAL; 1 any DIVERGENT; 3 incomplete (something SKIPPED); 2 bad usage.
+// Exit codes: 0 all IDENTICAL; 1 any DIVERGENT; 3 incomplete (something SKIPPED that should have run;
+// a CPU-only algorithm skipped on a GPU does not count); 2 bad usage.
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -138,7 +139,7 @@ int run_verify(const VerifyOptions& o) {
     seconds += run.seconds;
     for (const auto& c : run.checks) {
       any_divergent = any_divergent || c.state == State::divergent;
-      any_skipped = any_skipped || c.state == State::skipped;
+      any_skipped = any_skipped || (c.state == State::skipped && !c.cpu_only);
     }
   }
   for (const std::string& line : report.cross_device_divergences)

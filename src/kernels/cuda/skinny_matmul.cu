@@ -15,9 +15,10 @@ namespace bl {
 namespace {
 
 // partial[(leaf * m + i) * n + j] = the leaf's fma chain of output (i, j). MaxRows bounds m at
-// compile time so the accumulators stay in registers.
+// compile time so the accumulators stay in registers. The launch bound keeps the register count
+// low enough for every block size a launch configuration may ask for (up to 1024 threads).
 template <int MaxRows>
-__global__ void skinny_leaf_kernel(const float* a, const float* b, float* partial, int64_t m, int64_t n,
+__global__ void __launch_bounds__(1024) skinny_leaf_kernel(const float* a, const float* b, float* partial, int64_t m, int64_t n,
                                    int64_t k, int64_t leaves) {
   const int64_t total = leaves * n;
   for (int64_t g = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; g < total;
