@@ -78,6 +78,35 @@ void check_ml_linear(CheckContext& ctx, OutputWriter& out) {
   add_tensor(out, "logistic_l1_multi.predict", multi->predict(m.X));
 }
 
+// The second-wave linear estimators, a few iterations each (the solvers' arithmetic, not convergence).
+void check_ml_linear_models(CheckContext& ctx, OutputWriter& out) {
+  require_device(ctx);
+  MlData m = make_data(ctx, ctx.size(400, 2000), 8);
+  Tensor y_pos = bl::add(m.y_bin, Tensor::scalar(1.0, DType::f32, m.X.device()));
+  struct Fit {
+    const char* label;
+    const char* name;
+    ml::Params params;
+    const Tensor* y;
+  };
+  const std::vector<Fit> fits = {
+      {"sgd_classifier", "sgd_classifier", {{"loss", "log_loss"}, {"max_iter", "3"}, {"tol", "-1"}}, &m.y_multi},
+      {"sgd_regressor", "sgd_regressor", {{"penalty", "elasticnet"}, {"max_iter", "3"}, {"tol", "-1"}}, &m.y_reg},
+      {"huber", "huber_regressor", {{"max_iter", "15"}}, &m.y_reg},
+      {"quantile", "quantile_regressor", {{"quantile", "0.3"}, {"alpha", "0.01"}, {"max_iter", "60"}}, &m.y_reg},
+      {"poisson", "poisson_regressor", {{"max_iter", "15"}}, &m.y_bin},
+      {"gamma", "gamma_regressor", {{"max_iter", "15"}}, &y_pos},
+      {"ard", "ard_regression", {{"max_iter", "20"}}, &m.y_reg},
+      {"lasso_lars", "lasso_lars", {{"alpha", "0.02"}}, &m.y_reg},
+  };
+  for (const Fit& f : fits) {
+    auto est = ml::make_estimator(f.name, f.params);
+    est->fit(m.X, *f.y);
+    add_linear(out, f.label, *est);
+    add_tensor(out, std::string(f.label) + ".predict", est->predict(m.X));
+  }
+}
+
 void check_ml_kmeans(CheckContext& ctx, OutputWriter& out) {
   require_device(ctx);
   MlData m = make_data(ctx, ctx.size(600, 4000), 7);
@@ -118,6 +147,7 @@ void check_ml_pca(CheckContext& ctx, OutputWriter& out) {
 
 void add_ml_linear_checks(std::vector<CheckDef>& checks) {
   checks.push_back({"ml.linear", true, check_ml_linear});
+  checks.push_back({"ml.linear_models", true, check_ml_linear_models});
   checks.push_back({"ml.kmeans", true, check_ml_kmeans});
   checks.push_back({"ml.kneighbors", true, check_ml_kneighbors});
   checks.push_back({"ml.pca", true, check_ml_pca});

@@ -10,6 +10,23 @@
 //   bayesian_ridge       alpha_1=alpha_2=lambda_1=lambda_2=1e-6, fit_intercept=true, evidence maximization (Jacobi eigen)
 //                        max_iter=300, tol=1e-3
 //   isotonic_regression  increasing=true (X has one column)                          pool adjacent violators
+//   sgd_classifier       loss=hinge|log_loss|modified_huber|perceptron|squared_error|  plain SGD, Philox shuffle per
+//                        huber, penalty=l2|l1|elasticnet|none, alpha=1e-4,           (random_state, class, epoch);
+//                        l1_ratio=0.15, learning_rate=optimal|invscaling|constant,   one-vs-all for 3+ classes
+//                        eta0=0.01, power_t=0.5, max_iter=1000, tol=1e-3 (<0: off),
+//                        n_iter_no_change=5, shuffle=true, random_state=0, epsilon=0.1
+//   sgd_regressor        as sgd_classifier; loss=squared_error|huber|epsilon_insensitive|
+//                        squared_epsilon_insensitive, learning_rate=invscaling, power_t=0.25
+//   huber_regressor      epsilon=1.35, alpha=1e-4, max_iter=100, tol=1e-5             L-BFGS over (w, b, scale)
+//   quantile_regressor   quantile=0.5, alpha=1 (L1), max_iter=10000, tol=1e-4         ADMM (adaptive rho)
+//   poisson_regressor    alpha=1, max_iter=100, tol=1e-4 (log link)                   L-BFGS
+//   gamma_regressor      as poisson_regressor                                        L-BFGS
+//   tweedie_regressor    + power=0 (0 or >= 1), link=auto|log|identity                 L-BFGS
+//   ard_regression       alpha_1=alpha_2=lambda_1=lambda_2=1e-6, threshold_lambda=1e4, evidence maximization (Cholesky)
+//                        max_iter=300, tol=1e-3
+//   lars                 n_nonzero_coefs=500                                         least angle regression (Gram)
+//   lasso_lars           alpha=1, max_iter=500                                       LARS with the lasso modification
+// (every one also takes fit_intercept=true)
 //
 // Objectives follow scikit-learn (docs/ml.md): ridge ||y - Xw||^2 + alpha ||w||^2; lasso / elastic
 // net 1/(2n) ||y - Xw||^2 + alpha l1_ratio ||w||_1 + alpha (1 - l1_ratio)/2 ||w||^2; logistic
@@ -32,8 +49,8 @@ struct LinearView {
   int64_t outputs = 1;
 };
 
-// The coefficients of a fitted linear_regression, ridge, lasso, elastic_net, bayesian_ridge or
-// logistic_regression; throws bl::Error for other estimators or before fit.
+// The coefficients of a fitted linear estimator (every one above except isotonic_regression);
+// throws bl::Error for other estimators or before fit.
 LinearView linear_view(const Estimator& est);
 
 }  // namespace bl::ml

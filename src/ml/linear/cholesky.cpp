@@ -38,4 +38,37 @@ bool cholesky_solve(const std::vector<float>& A, int64_t d, const std::vector<fl
   return true;
 }
 
+bool cholesky_factor(const std::vector<float>& A, int64_t d, std::vector<float>& L) {
+  L.assign(static_cast<size_t>(d * d), 0.0f);
+  for (int64_t i = 0; i < d; ++i) {
+    for (int64_t j = 0; j <= i; ++j) {
+      float s = 0.0f;
+      for (int64_t k = 0; k < j; ++k) s = bl::fma(L[i * d + k], L[j * d + k], s);
+      float r = bl::sub(A[i * d + j], s);
+      if (i == j) {
+        if (!(r > 0.0f)) return false;
+        L[i * d + i] = bl::sqrt(r);
+      } else {
+        L[i * d + j] = bl::div(r, L[j * d + j]);
+      }
+    }
+  }
+  return true;
+}
+
+std::vector<float> cholesky_solve_factored(const std::vector<float>& L, int64_t d, const std::vector<float>& b) {
+  std::vector<float> y(static_cast<size_t>(d));
+  for (int64_t i = 0; i < d; ++i) {
+    float s = 0.0f;
+    for (int64_t k = 0; k < i; ++k) s = bl::fma(L[i * d + k], y[k], s);
+    y[i] = bl::div(bl::sub(b[i], s), L[i * d + i]);
+  }
+  for (int64_t i = d - 1; i >= 0; --i) {
+    float s = 0.0f;
+    for (int64_t k = i + 1; k < d; ++k) s = bl::fma(L[k * d + i], y[k], s);
+    y[i] = bl::div(bl::sub(y[i], s), L[i * d + i]);
+  }
+  return y;
+}
+
 }  // namespace bl::ml

@@ -12,4 +12,10 @@ namespace bl::ml {
 bool cholesky_solve(const std::vector<float>& A, int64_t d, const std::vector<float>& b, int64_t m,
                     std::vector<float>& x);
 
+// The factor L (d x d row-major, lower triangle) of A = L L^T, same order as cholesky_solve; false
+// when a pivot is not positive.
+bool cholesky_factor(const std::vector<float>& A, int64_t d, std::vector<float>& L);
+// Solves L L^T x = b for one right-hand side with a factor from cholesky_factor.
+std::vector<float> cholesky_solve_factored(const std::vector<float>& L, int64_t d, const std::vector<float>& b);
+
 }  // namespace bl::ml

@@ -18,6 +18,7 @@
 #include "core/error.h"
 #include "ml/decomposition/jacobi_eigen.h"
 #include "ml/linear/cholesky.h"
+#include "ml/linear/linear_base.h"
 #include "ml/linear/common.h"
 #include "ml/linear/linear_models.h"
 
@@ -228,6 +229,7 @@ class ElasticNet final : public LinearRegressorBase {
 LinearView linear_view(const Estimator& est) {
   LinearView v;
   if (logistic_view(est, v) || bayesian_ridge_view(est, v)) return v;
+  if (auto* h = dynamic_cast<const HasLinearView*>(&est)) return h->view();
   auto* r = dynamic_cast<const LinearRegressorBase*>(&est);
   BL_CHECK(r != nullptr, est.name(), ": not a linear estimator");
   BL_CHECK(r->fitted(), est.name(), ": not fitted");

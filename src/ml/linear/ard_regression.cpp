@@ -1,0 +1,152 @@
+// ard_regression.cpp: Bayesian automatic relevance determination regression, as scikit-learn's
+// ARDRegression (one precision lambda_j per weight, noise precision alpha).
+//
+// With centered Xc, yc (fit_intercept), G = Xc^T Xc and b = Xc^T yc (contract GEMMs), starting from
+// alpha = 1 / (var(y) + 2^-23), lambda = 1, every feature kept, each iteration computes over the kept
+// set K (lambda_j < threshold_lambda):
+//   Sigma = (diag(lambda_K) + alpha G_KK)^-1 (Cholesky, columns of the identity),  w_K = alpha Sigma b_K
+//   rmse = sum (yc - Xc w)^2 (ops on X's device),  gamma_j = 1 - lambda_j Sigma_jj
+//   lambda_j = (gamma_j + 2 lambda_1) / (w_j^2 + 2 lambda_2),
+//   alpha = (n - sum gamma + 2 alpha_1) / (rmse + 2 alpha_2)
+// then drops features whose lambda reached threshold_lambda (w_j = 0), and stops when
+// sum |w - w_old| < tol (after the first iteration), nothing is kept, or after max_iter; w is then
+// recomputed with the last alpha and lambda. Host arithmetic is binary32 in index order.
+#include "bitlearn/ml/progress.h"
+#include "bitlearn/ops.h"
+#include "contract/arith.h"
+#include "core/error.h"
+#include "ml/linear/cholesky.h"
+#include "ml/linear/linear_base.h"
+#include "ml/linear/linear_models.h"
+
+namespace bl::ml {
+
+namespace {
+
+using lin::ParamSpec;
+using K = ParamSpec::Kind;
+using Vec = std::vector<float>;
+
+class ArdRegression final : public LinearModelBase {
+ public:
+  ArdRegression()
+      : LinearModelBase("ard_regression", {{"alpha_1", K::number, "1e-06", 0.0},
+                                           {"alpha_2", K::number, "1e-06", 0.0},
+                                           {"fit_intercept", K::boolean, "true"},
+                                           {"lambda_1", K::number, "1e-06", 0.0},
+                                           {"lambda_2", K::number, "1e-06", 0.0},
+                                           {"max_iter", K::integer, "300", 1},
+                                           {"threshold_lambda", K::number, "1e+04", 0.0},
+                                           {"tol", K::number, "0.001", 0.0}}) {}
+
+  Estimator& fit(const Tensor& X, const Tensor& y) override {
+    check_Xy(name_, X, y);
+    const int64_t n = X.dim(0), d = X.dim(1);
+    const bool center = params_.boolean("fit_intercept");
+    Device dev = X.device();
+    Tensor yf = y_f32_on(y, dev);
+    Vec mu(static_cast<size_t>(d), 0.0f);
+    float ymean = 0.0f;
+    if (center) {
+      mu = bl::mean(X, {0}).to(Device::cpu()).to_vector<float>();
+      ymean = static_cast<float>(bl::mean(yf).item());
+    }
+    Tensor Xc = bl::sub(X, Tensor::from_vector(mu, {d}, dev));
+    Tensor yc = bl::sub(yf, Tensor::scalar(ymean, DType::f32, dev)).reshape({n, 1});
+    const Vec G = bl::matmul(Xc, Xc, true, false).to(Device::cpu()).to_vector<float>();
+    const Vec b = bl::matmul(Xc, yc, true, false).to(Device::cpu()).to_vector<float>();
+    const float a1 = static_cast<float>(params_.number("alpha_1")), a2 = static_cast<float>(params_.number("alpha_2"));
+    const float l1 = static_cast<float>(params_.number("lambda_1")), l2 = static_cast<float>(params_.number("lambda_2"));
+    const float tol = static_cast<float>(params_.number("tol"));
+    const float threshold = static_cast<float>(params_.number("threshold_lambda"));
+    const int64_t max_iter = params_.integer("max_iter");
+    float alpha = bl::div(1.0f, bl::add(static_cast<float>(bl::var(yf).item()), 0x1p-23f));
+    Vec lambda(static_cast<size_t>(d), 1.0f);
+    std::vector<bool> keep(static_cast<size_t>(d), true);
+    Vec w(static_cast<size_t>(d), 0.0f), sigma_diag(static_cast<size_t>(d), 0.0f);
+
+    // w over the kept set (and Sigma's diagonal) for the current alpha, lambda.
+    auto update_coef = [&]() {
+      std::vector<int64_t> idx;
+      for (int64_t j = 0; j < d; ++j)
+        if (keep[j]) idx.push_back(j);
+      const int64_t k = static_cast<int64_t>(idx.size());
+      std::fill(w.begin(), w.end(), 0.0f);
+      if (k == 0) return;
+      Vec A(static_cast<size_t>(k * k));
+      for (int64_t i = 0; i < k; ++i)
+        for (int64_t j = 0; j < k; ++j) A[i * k + j] = bl::mul(alpha, G[idx[i] * d + idx[j]]);
+      for (int64_t i = 0; i < k; ++i) A[i * k + i] = bl::add(A[i * k + i], lambda[idx[i]]);
+      Vec L;
+      BL_CHECK(cholesky_factor(A, k, L), name_, ": the posterior precision is not positive definite");
+      Vec rhs(static_cast<size_t>(k));
+      for (int64_t i = 0; i < k; ++i) rhs[i] = bl::mul(alpha, b[idx[i]]);
+      Vec wk = cholesky_solve_factored(L, k, rhs);
+      for (int64_t i = 0; i < k; ++i) {
+        w[idx[i]] = wk[i];
+        Vec e(static_cast<size_t>(k), 0.0f);
+        e[i] = 1.0f;
+        sigma_diag[idx[i]] = cholesky_solve_factored(L, k, e)[i];
+      }
+    };
+
+    Vec w_old;
+    int64_t iters = 0;
+    for (int64_t it = 0; it < max_iter; ++it) {
+      update_coef();
+      Tensor r = bl::sub(yc, bl::matmul(Xc, Tensor::from_vector(w, {d, 1}, dev)));
+      const float rmse = static_cast<float>(bl::sum(bl::square(r)).item());
+      float gamma_sum = 0.0f;
+      for (int64_t j = 0; j < d; ++j) {
+        if (!keep[j]) continue;
+        float gamma = bl::sub(1.0f, bl::mul(lambda[j], sigma_diag[j]));
+        lambda[j] = bl::div(bl::fma(2.0f, l1, gamma), bl::fma(w[j], w[j], bl::mul(2.0f, l2)));
+        gamma_sum = bl::add(gamma_sum, gamma);
+      }
+      alpha = bl::div(bl::fma(2.0f, a1, bl::sub(static_cast<float>(n), gamma_sum)), bl::fma(2.0f, a2, rmse));
+      bool any = false;
+      for (int64_t j = 0; j < d; ++j) {
+        keep[j] = lambda[j] < threshold;
+        if (!keep[j]) w[j] = 0.0f;
+        any = any || keep[j];
+      }
+      iters = it + 1;
+      report_progress("ard_regression", it + 1, max_iter);
+      if (it > 0) {
+        float change = 0.0f;
+        for (int64_t j = 0; j < d; ++j) change = bl::add(change, bl::abs(bl::sub(w_old[j], w[j])));
+        if (change < tol) break;
+      }
+      w_old = w;
+      if (!any) break;
+    }
+    report_progress("ard_regression", max_iter, max_iter);
+    update_coef();
+    float icpt = ymean;
+    for (int64_t j = 0; j < d; ++j) icpt = bl::fma(bl::neg(mu[j]), w[j], icpt);
+    alpha_ = alpha;
+    lambda_ = lambda;
+    set_fit(w, icpt, iters);
+    return *this;
+  }
+
+ protected:
+  void save_extra(nlohmann::json& state) const override {
+    lin::put_f32(state, "alpha", {alpha_});
+    lin::put_f32(state, "lambda", lambda_);
+  }
+  void load_extra(const nlohmann::json& state) override {
+    alpha_ = lin::get_f32(state, "alpha", 1, name_)[0];
+    lambda_ = lin::get_f32(state, "lambda", static_cast<int64_t>(coef_.size()), name_);
+  }
+
+ private:
+  float alpha_ = 0.0f;
+  Vec lambda_;
+};
+
+}  // namespace
+
+std::unique_ptr<Estimator> make_ard_regression() { return std::make_unique<ArdRegression>(); }
+
+}  // namespace bl::ml

@@ -1,0 +1,126 @@
+// lbfgs.cpp: see lbfgs.h.
+#include "ml/linear/lbfgs.h"
+
+#include "bitlearn/ml/progress.h"
+#include "contract/arith.h"
+#include "ml/linear/common.h"
+
+namespace bl::ml {
+
+namespace {
+
+using Vec = std::vector<float>;
+
+// max |g| where a coordinate at its lower bound with g > 0 counts as 0.
+float projected_max_abs(const Vec& x, const Vec& g, const LbfgsOptions& opt) {
+  float m = 0.0f;
+  for (size_t i = 0; i < g.size(); ++i) {
+    bool pinned = static_cast<int64_t>(i) == opt.bounded_index && x[i] <= opt.lower_bound && g[i] > 0.0f;
+    if (!pinned) m = bl::max(m, bl::abs(g[i]));
+  }
+  return m;
+}
+
+}  // namespace
+
+LbfgsResult lbfgs_minimize(const LbfgsObjective& f, Vec x0, const LbfgsOptions& opt) {
+  const size_t p = x0.size();
+  Vec x = std::move(x0), g;
+  if (opt.bounded_index >= 0) x[opt.bounded_index] = bl::max(x[opt.bounded_index], opt.lower_bound);
+  float fx = f(x, g);
+  std::vector<Vec> S, Y;
+  Vec rho;
+  int64_t iters = 0;
+  for (int64_t it = 0; it < opt.max_iter; ++it) {
+    if (projected_max_abs(x, g, opt) <= opt.gtol) break;
+    Vec q = g;
+    Vec alpha(S.size());
+    for (size_t k = S.size(); k-- > 0;) {
+      alpha[k] = bl::mul(rho[k], lin::dot(S[k], q));
+      for (size_t i = 0; i < p; ++i) q[i] = bl::fma(bl::neg(alpha[k]), Y[k][i], q[i]);
+    }
+    if (!S.empty()) {
+      float gamma = bl::div(lin::dot(S.back(), Y.back()), lin::dot(Y.back(), Y.back()));
+      for (auto& v : q) v = bl::mul(gamma, v);
+    }
+    for (size_t k = 0; k < S.size(); ++k) {
+      float beta = bl::mul(rho[k], lin::dot(Y[k], q));
+      for (size_t i = 0; i < p; ++i) q[i] = bl::fma(bl::sub(alpha[k], beta), S[k][i], q[i]);
+    }
+    Vec dir(p);
+    for (size_t i = 0; i < p; ++i) dir[i] = bl::neg(q[i]);
+    auto pin = [&](Vec& dv) {
+      if (opt.bounded_index >= 0 && x[opt.bounded_index] <= opt.lower_bound && dv[opt.bounded_index] < 0.0f)
+        dv[opt.bounded_index] = 0.0f;
+    };
+    pin(dir);
+    float gd = lin::dot(g, dir);
+    if (!(gd < 0.0f)) {  // not a descent direction: restart from steepest descent
+      S.clear();
+      Y.clear();
+      rho.clear();
+      for (size_t i = 0; i < p; ++i) dir[i] = bl::neg(g[i]);
+      pin(dir);
+      gd = lin::dot(g, dir);
+      if (!(gd < 0.0f)) break;
+    }
+    float step = S.empty() ? bl::min(1.0f, bl::div(1.0f, bl::sqrt(lin::dot(dir, dir)))) : 1.0f;
+    Vec xn(p), gn;
+    float fn = 0.0f;
+    bool accepted = false;
+    auto trial = [&](float st, Vec& xt, Vec& gt) {
+      for (size_t i = 0; i < p; ++i) xt[i] = bl::fma(st, dir[i], x[i]);
+      if (opt.bounded_index >= 0) xt[opt.bounded_index] = bl::max(xt[opt.bounded_index], opt.lower_bound);
+      return f(xt, gt);
+    };
+    int ls = 0;
+    for (; ls < 60; ++ls) {
+      fn = trial(step, xn, gn);
+      if (fn <= bl::fma(bl::mul(1e-4f, step), gd, fx)) {
+        accepted = true;
+        break;
+      }
+      step = bl::mul(step, 0.5f);
+    }
+    if (accepted && ls == 0) {
+      // The first trial was accepted: double the step while the objective keeps falling (reaches
+      // the scale of the problem when curvature information is missing, e.g. on linear pieces).
+      Vec x2(p), g2;
+      for (int ex = 0; ex < 30; ++ex) {
+        float step2 = bl::mul(step, 2.0f);
+        float f2 = trial(step2, x2, g2);
+        if (!(f2 < fn) || !(f2 <= bl::fma(bl::mul(1e-4f, step2), gd, fx))) break;
+        step = step2;
+        fn = f2;
+        xn.swap(x2);
+        gn.swap(g2);
+      }
+    }
+    iters = it + 1;
+    report_progress(opt.stage, it + 1, opt.max_iter);
+    if (!accepted) break;  // no decrease at binary32 resolution: converged
+    Vec s(p), yv(p);
+    for (size_t i = 0; i < p; ++i) {
+      s[i] = bl::sub(xn[i], x[i]);
+      yv[i] = bl::sub(gn[i], g[i]);
+    }
+    float sy = lin::dot(s, yv);
+    if (sy > 0.0f) {
+      if (static_cast<int>(S.size()) == opt.history) {
+        S.erase(S.begin());
+        Y.erase(Y.begin());
+        rho.erase(rho.begin());
+      }
+      S.push_back(s);
+      Y.push_back(yv);
+      rho.push_back(bl::div(1.0f, sy));
+    }
+    x = xn;
+    g = gn;
+    fx = fn;
+  }
+  report_progress(opt.stage, opt.max_iter, opt.max_iter);
+  return LbfgsResult{x, fx, iters};
+}
+
+}  // namespace bl::ml

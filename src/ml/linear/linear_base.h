@@ -1,0 +1,71 @@
+// linear_base.h: the shared shape of the single-output linear regressors of the second wave
+// (sgd_regressor, huber_regressor, quantile_regressor, the Tweedie family, ard_regression, lars,
+// lasso_lars): hyper-parameters, coef [n_features] and intercept, predict = link^-1(X w + b) as
+// Tensor ops on X's device, R^2 score, and the model file state (coef, intercept, n_iter).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "bitlearn/ml/estimator.h"
+#include "bitlearn/ml/linear.h"
+#include "ml/linear/common.h"
+
+namespace bl::ml {
+
+// Estimators whose fitted coefficients linear_view returns.
+class HasLinearView {
+ public:
+  virtual ~HasLinearView() = default;
+  virtual LinearView view() const = 0;
+};
+
+class LinearModelBase : public Estimator, public HasLinearView {
+ public:
+  LinearModelBase(std::string name, std::vector<lin::ParamSpec> specs)
+      : name_(std::move(name)), params_(name_, std::move(specs)) {}
+  std::string name() const override { return name_; }
+  Params get_params() const override { return params_.all(); }
+  void set_params(const Params& p) override { params_.set(p); }
+  bool fitted() const override { return fitted_; }
+
+  // X w + b on X's device (checks fitted and the feature count).
+  Tensor raw_predict(const Tensor& X) const;
+  // inverse_link(X w + b).
+  Tensor predict(const Tensor& X) const override { return inverse_link(raw_predict(X)); }
+  double score(const Tensor& X, const Tensor& y) const override { return lin::r2_score(y, predict(X)); }
+
+  void save_state(nlohmann::json& state) const override;
+  void load_state(const nlohmann::json& state) override;
+  LinearView view() const override;
+
+ protected:
+  // The mean from the linear predictor (identity unless a log link overrides it).
+  virtual Tensor inverse_link(const Tensor& raw) const { return raw; }
+  // Estimator-specific fitted fields beyond coef / intercept / n_iter.
+  virtual void save_extra(nlohmann::json&) const {}
+  virtual void load_extra(const nlohmann::json&) {}
+  // Stores the fit result and marks the estimator fitted.
+  void set_fit(std::vector<float> coef, float intercept, int64_t n_iter);
+
+  std::string name_;
+  lin::ParamSet params_;
+  std::vector<float> coef_;
+  float intercept_ = 0.0f;
+  int64_t n_iter_ = 0;
+  bool fitted_ = false;
+};
+
+// Throws unless state["written_by"] names est (a model file of another estimator).
+void check_written_by(const nlohmann::json& state, const std::string& est);
+
+// y as f32 on X's device (i32 / i64 converted).
+Tensor y_f32_on(const Tensor& y, Device device);
+
+// Coefficients in original units from standardized ones: w_j = ws_j / scale_j and
+// intercept = b_s - sum_j mean_j w_j (index order).
+void unstandardize(const std::vector<float>& ws, float b_s, const lin::ColumnStats& st,
+                   std::vector<float>& coef, float& intercept);
+
+}  // namespace bl::ml
