@@ -44,8 +44,12 @@ void cuda_zero(void* dst, size_t bytes, int device_index);
 int cuda_count_devices();
 // Selects the current device for the calling thread.
 void cuda_set_device(int device_index);
-// Waits for queued work and throws bl::Error naming op if a kernel failed.
+// Throws bl::Error naming op if its kernel launch failed. All work runs in order on the default
+// stream, and every read back to the host waits for it, so ops do not wait for their kernels;
+// with BITLEARN_CUDA_SYNC=1 each op waits and a failing kernel is named by its own op.
 void cuda_sync_check(const char* op);
+// True when BITLEARN_CUDA_SYNC=1 asks every CUDA op to wait for its kernels (debugging).
+bool cuda_sync_each_op();
 #endif
 
 }  // namespace bl

@@ -283,6 +283,7 @@ TEST(TensorOpsCuda, BandwidthReport) {
   auto t0 = std::chrono::steady_clock::now();
   const int reps = 20;
   for (int r = 0; r < reps; ++r) add(a, b);
+  cudaDeviceSynchronize();
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / reps;
   std::printf("BANDWIDTH add f32 n=%lld: %.1f GB/s (%.3f ms)\n", static_cast<long long>(n),
               3.0 * 4.0 * n / s / 1e9, s * 1e3);
@@ -290,11 +291,13 @@ TEST(TensorOpsCuda, BandwidthReport) {
   m.transpose(0, 1).contiguous();
   t0 = std::chrono::steady_clock::now();
   for (int r = 0; r < reps; ++r) m.transpose(0, 1).contiguous();
+  cudaDeviceSynchronize();
   s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / reps;
   std::printf("BANDWIDTH transpose-copy 8192x8192 f32: %.1f GB/s (%.3f ms)\n", 2.0 * 4.0 * n / s / 1e9,
               s * 1e3);
   t0 = std::chrono::steady_clock::now();
   for (int r = 0; r < reps; ++r) bl::exp(a);
+  cudaDeviceSynchronize();
   s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / reps;
   std::printf("BANDWIDTH exp f32 n=%lld: %.1f GB/s (%.3f ms)\n", static_cast<long long>(n),
               2.0 * 4.0 * n / s / 1e9, s * 1e3);

@@ -2,6 +2,9 @@
 #include "core/allocator.h"
 #include "core/cuda_check.h"
 
+#include <cstdlib>
+#include <string>
+
 namespace bl {
 
 void cuda_set_device(int device_index) { BL_CUDA_CHECK(cudaSetDevice(device_index)); }
@@ -27,7 +30,7 @@ void cuda_copy(void* dst, const void* src, size_t bytes, int kind) {
 void cuda_zero(void* dst, size_t bytes, int device_index) {
   cuda_set_device(device_index);
   BL_CUDA_CHECK(cudaMemset(dst, 0, bytes));
-  BL_CUDA_CHECK(cudaDeviceSynchronize());
+  if (cuda_sync_each_op()) BL_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
 int cuda_count_devices() {
@@ -39,10 +42,19 @@ int cuda_count_devices() {
   return count;
 }
 
+bool cuda_sync_each_op() {
+  static const bool each = [] {
+    const char* env = std::getenv("BITLEARN_CUDA_SYNC");
+    return env != nullptr && std::string(env) == "1";
+  }();
+  return each;
+}
+
 void cuda_sync_check(const char* op) {
   cudaError_t launch = cudaGetLastError();
   if (launch != cudaSuccess)
     throw Error(detail::concat(op, ": CUDA kernel launch failed: ", cudaGetErrorString(launch)));
+  if (!cuda_sync_each_op()) return;
   cudaError_t run = cudaDeviceSynchronize();
   if (run != cudaSuccess)
     throw Error(detail::concat(op, ": CUDA kernel failed: ", cudaGetErrorString(run)));

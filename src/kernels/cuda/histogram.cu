@@ -4,6 +4,7 @@
 // way. Integer addition is associative, so the launch shape never changes the bits.
 #include <cuda_runtime.h>
 
+#include "core/allocator.h"
 #include "core/cuda_check.h"
 #include "kernels/cuda/launch_util.cuh"
 #include "kernels/histogram.h"
@@ -52,8 +53,7 @@ void histogram_cuda(const uint8_t* bins, int64_t d, const int32_t* rows, int64_t
   dim3 grid(shape.blocks, static_cast<unsigned>(groups));
   histogram_kernel<<<grid, shape.threads>>>(bins, d, rows, n_rows, gq, hq,
                                             reinterpret_cast<unsigned long long*>(hist));
-  BL_CUDA_CHECK(cudaGetLastError());
-  BL_CUDA_CHECK(cudaDeviceSynchronize());
+  cuda_sync_check("histogram");
 }
 
 }  // namespace bl

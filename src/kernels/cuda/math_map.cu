@@ -4,6 +4,7 @@
 // grid cap) can only change which thread computes an element, never its bits.
 #include <cuda_runtime.h>
 
+#include "core/allocator.h"
 #include "core/cuda_check.h"
 #include "core/error.h"
 #include "kernels/launch.h"
@@ -67,8 +68,7 @@ void run(MathFn fn, const float* x, const float* y, float* out, int64_t n,
   if (blocks > hw_cap) blocks = hw_cap;
   if (config.grid_cap > 0 && blocks > config.grid_cap) blocks = config.grid_cap;
   kLaunchers[id](x, y, out, n, static_cast<int>(blocks), config.block);
-  BL_CUDA_CHECK(cudaGetLastError());
-  BL_CUDA_CHECK(cudaDeviceSynchronize());
+  cuda_sync_check(name);
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "core/allocator.h"
 #include "core/cuda_check.h"
 #include "kernels/launch.h"
 #include "kernels/reduce.h"
@@ -289,6 +290,7 @@ void map_totals(float* v, int64_t count, F f, const LaunchConfig& config) {
   BL_CUDA_CHECK(cudaGetLastError());
 }
 
-inline void finish_sync() { BL_CUDA_CHECK(cudaStreamSynchronize(0)); }
+// Ends an op: work stays queued on the default stream (see cuda_sync_check in core/allocator.h).
+inline void finish_sync() { cuda_sync_check("reduction"); }
 
 }  // namespace bl::cuda
