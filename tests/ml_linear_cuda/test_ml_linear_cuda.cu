@@ -24,7 +24,7 @@ Tensor normal_data(int64_t n, int64_t d, uint64_t seed) {
 struct Config {
   const char* name;
   ml::Params params;
-  char target;  // r, b, m, u
+  char target;  // r, b, m, u; c = the 0/1 labels as counts (no predict_proba)
 };
 
 TEST(MlLinearCuda, CpuAndCudaGiveTheSameModelAndPredictions) {
@@ -56,6 +56,15 @@ TEST(MlLinearCuda, CpuAndCudaGiveTheSameModelAndPredictions) {
       {"kneighbors_classifier", {{"n_neighbors", "5"}}, 'm'},
       {"kneighbors_regressor", {{"n_neighbors", "6"}, {"weights", "distance"}}, 'r'},
       {"pca", {{"n_components", "6"}}, 'u'},
+      {"sgd_classifier", {{"loss", "log_loss"}, {"max_iter", "5"}}, 'm'},
+      {"sgd_regressor", {{"penalty", "elasticnet"}, {"max_iter", "5"}}, 'r'},
+      {"huber_regressor", {}, 'r'},
+      {"quantile_regressor", {{"quantile", "0.3"}, {"alpha", "0.001"}}, 'r'},
+      {"poisson_regressor", {{"alpha", "0.1"}}, 'c'},
+      {"tweedie_regressor", {{"power", "1.5"}, {"alpha", "0.1"}}, 'c'},
+      {"ard_regression", {}, 'r'},
+      {"lars", {{"n_nonzero_coefs", "6"}}, 'r'},
+      {"lasso_lars", {{"alpha", "0.01"}}, 'r'},
   };
   Device gpu = Device::cuda(0);
   Tensor Xg = X.to(gpu);
@@ -64,7 +73,7 @@ TEST(MlLinearCuda, CpuAndCudaGiveTheSameModelAndPredictions) {
   int failures = 0;
   for (const Config& c : configs) {
     SCOPED_TRACE(c.name);
-    const Tensor& y = c.target == 'r' ? yr : c.target == 'b' ? yb : ym;
+    const Tensor& y = c.target == 'r' ? yr : (c.target == 'b' || c.target == 'c') ? yb : ym;
     auto cpu = ml::make_estimator(c.name, c.params);
     auto gpu_est = ml::make_estimator(c.name, c.params);
     if (c.target == 'u') {

@@ -2,22 +2,17 @@
 // QuantileRegressor: minimizes (1/n) sum_i pinball_q(y_i - x_i w - b) + alpha ||w||_1, with
 // pinball_q(r) = q r (r >= 0) or (q - 1) r (r < 0).
 //
-// Solver: ADMM (Boyd et al. 2011, scaled form) in standardized coordinates (Xs = (X - mean) / std,
-// ys = y / std(y)) on the equivalent problem  sum_i pinball_q(r_i) + sum_j kappa_j |u_j|,
-// kappa_j = n alpha / std_j, with the constraints A x + r = ys (A = [Xs 1], x = [v; c]) and v = u:
-//   x = M^-1 (A^T (ys - r - l1) + (u - l2)),  M = A^T A + diag(1, .., 1, 0)   (Cholesky once)
-//   r = t - clamp(t, -(1 - q)/rho, q/rho),    t = ys - A x - l1             (prox of the pinball)
-//   u = soft_threshold(v + l2, kappa / rho)
-//   l1 += A x + r - ys,  l2 += v - u
-// starting from rho = 1, x = r = u = l = 0. Every 10 iterations the residuals are checked: stop
-// when the primal residual <= tol (sqrt(n + d) + max(|Ax|, |r|, |ys|)) and the dual residual
-// <= tol (sqrt(d + 1) + rho |A^T l1 + l2|); otherwise rho doubles (halves) when the primal (dual)
-// residual is 10 times the other, the scaled duals l rescaled. The coefficients are u (exact zeros
-// of the L1 penalty); the intercept is then the ceil(q n)-th smallest residual ys - Xs u, which is
-// optimal for the fixed coefficients. Data-sized work is Tensor ops on X's device; the small
-// systems are binary32 on the host in index order.
+// In standardized coordinates (Xs = (X - mean) / std, ys = y / std(y)) the problem times n / std(y)
+// is an unpenalized quantile regression on n + 2d rows: the data rows [Xs 1] -> ys and, per
+// feature j with kappa_j = n alpha / std_j, the rows +-kappa_j e_j -> 0 (pinball_q(t) +
+// pinball_q(-t) = |t|). That is solved by the Frisch-Newton interior-point method (Portnoy &
+// Koenker 1997) on the dual LP  max ys^T a  s.t. A^T a = (1 - q) A^T 1, 0 <= a <= 1, with
+// Mehrotra's predictor-corrector step, step factor 0.99995, starting from the least-squares fit;
+// each iteration solves two p x p systems with the weighted Gram matrix A^T diag(d) A (one Cholesky).
+// Stops when the duality gap <= tol (1 + |primal objective|), when the weighted Gram matrix is no
+// longer positive definite in binary32 even with a small jitter, or after max_iter iterations. Vectors
+// of the row count are Tensor ops on X's device; the p x p work is binary32 on the host.
 #include <algorithm>
-#include <cmath>
 
 #include "bitlearn/ml/progress.h"
 #include "bitlearn/ops.h"
@@ -35,18 +30,16 @@ using lin::ParamSpec;
 using K = ParamSpec::Kind;
 using Vec = std::vector<float>;
 
-float norm2(const Tensor& t) { return static_cast<float>(bl::l2_norm(t).item()); }
-
-float host_norm2(const Vec& v) { return bl::sqrt(lin::dot(v, v)); }
+float dot_t(const Tensor& a, const Tensor& b) { return static_cast<float>(bl::sum(bl::mul(a, b)).item()); }
 
 class QuantileRegressor final : public LinearModelBase {
  public:
   QuantileRegressor()
       : LinearModelBase("quantile_regressor", {{"alpha", K::number, "1", 0.0},
                                                {"fit_intercept", K::boolean, "true"},
-                                               {"max_iter", K::integer, "10000", 1},
+                                               {"max_iter", K::integer, "100", 1},
                                                {"quantile", K::number, "0.5", 0.0},
-                                               {"tol", K::number, "0.0001", 0.0}}) {}
+                                               {"tol", K::number, "1e-06", 0.0}}) {}
 
   Estimator& fit(const Tensor& X, const Tensor& y) override {
     check_Xy(name_, X, y);
@@ -64,119 +57,122 @@ class QuantileRegressor final : public LinearModelBase {
     Tensor yt = y_f32_on(y, dev);
     float sy = static_cast<float>(bl::stddev(yt).item());
     if (!(sy > 0.0f)) sy = 1.0f;
-    Tensor ys = bl::div(yt, sc(sy));
-    // M = A^T A + diag(1 (coefficients), 0 (intercept)).
-    Vec G = bl::matmul(Xs, Xs, true, false).to(Device::cpu()).to_vector<float>();
-    Vec M(static_cast<size_t>(p * p), 0.0f);
-    for (int64_t i = 0; i < d; ++i)
-      for (int64_t j = 0; j < d; ++j) M[i * p + j] = G[i * d + j];
-    for (int64_t j = 0; j < d; ++j) M[j * p + j] = bl::add(M[j * p + j], 1.0f);
-    if (fit_b) {
-      Vec cs = bl::sum(Xs, {0}).to(Device::cpu()).to_vector<float>();
-      for (int64_t j = 0; j < d; ++j) M[j * p + d] = M[d * p + j] = cs[j];
-      M[d * p + d] = static_cast<float>(n);
-    }
-    Vec L;
-    BL_CHECK(cholesky_factor(M, p, L), name_, ": the normal matrix is not positive definite (X holds NaN or inf?)");
+    // The augmented design A [m, p] and targets c = -ys (with zeros for the penalty rows).
     const float alpha = static_cast<float>(params_.number("alpha"));
-    Vec kappa(static_cast<size_t>(d));
-    for (int64_t j = 0; j < d; ++j) kappa[j] = bl::div(bl::mul(static_cast<float>(n), alpha), st.scale[j]);
+    Tensor A = fit_b ? bl::concat({Xs, Tensor::full({n, 1}, 1.0, DType::f32, dev)}, 1) : Xs;
+    Tensor target = bl::div(yt, sc(sy));
+    int64_t m = n;
+    if (alpha > 0.0f) {
+      Vec pen(static_cast<size_t>(2 * d * p), 0.0f);
+      for (int64_t j = 0; j < d; ++j) {
+        float kappa = bl::div(bl::mul(static_cast<float>(n), alpha), st.scale[j]);
+        pen[j * p + j] = kappa;
+        pen[(d + j) * p + j] = bl::neg(kappa);
+      }
+      A = bl::concat({A, Tensor::from_vector(pen, {2 * d, p}, dev)}, 0);
+      target = bl::concat({target, Tensor::zeros({2 * d}, DType::f32, dev)}, 0);
+      m = n + 2 * d;
+    }
+    const Tensor c = bl::neg(target);
+    auto col = [&](const Tensor& v) { return v.reshape({m, 1}); };
+    auto At = [&](const Tensor& v) {  // A^T v on the host
+      return bl::matmul(A, col(v), true, false).to(Device::cpu()).to_vector<float>();
+    };
+    auto Av = [&](const Vec& v) { return bl::matmul(A, Tensor::from_vector(v, {p, 1}, dev)).reshape({m}); };
+    // Solves (A^T diag(wt) A) x = rhs; the factor is computed by factor().
+    Vec L;
+    // Near the optimum the weights spread over many orders of magnitude; when the binary32 Cholesky
+    // meets a non-positive pivot, a jitter of 2^-20 (doubling, at most 8 times) times the largest
+    // diagonal entry is added. Returns false when that does not help either.
+    auto factor = [&](const Tensor& wt) {
+      Vec G = bl::matmul(A, bl::mul(A, col(wt)), true, false).to(Device::cpu()).to_vector<float>();
+      if (cholesky_factor(G, p, L)) return true;
+      float diag = 0.0f;
+      for (int64_t k = 0; k < p; ++k) diag = bl::max(diag, G[k * p + k]);
+      float jitter = bl::mul(diag, 0x1p-20f);
+      for (int t = 0; t < 8 && bl::is_finite(jitter) && jitter > 0.0f; ++t, jitter = bl::mul(jitter, 2.0f)) {
+        Vec J = G;
+        for (int64_t k = 0; k < p; ++k) J[k * p + k] = bl::add(J[k * p + k], jitter);
+        if (cholesky_factor(J, p, L)) return true;
+      }
+      return false;
+    };
+    // Start: least-squares y0 = argmin |A y - c|, dual slacks from its residual.
+    const Tensor one_m = Tensor::full({m}, 1.0, DType::f32, dev);
+    BL_CHECK(factor(one_m), name_, ": the normal matrix is not positive definite (X holds NaN or inf?)");
+    Vec yv = cholesky_solve_factored(L, p, At(c));
+    Tensor x = Tensor::full({m}, static_cast<double>(bl::sub(1.0f, q)), DType::f32, dev);
+    Tensor s = bl::sub(one_m, x);
+    const Vec b = At(x);
+    Tensor r = bl::sub(c, Av(yv));
+    r = bl::add(r, bl::mul(sc(0.001f), bl::cast(bl::eq(r, sc(0.0f)), DType::f32)));
+    Tensor z = bl::relu(r);
+    Tensor w = bl::sub(z, r);
+    const float beta = 0.99995f;
+    const float big = 1e20f;
+    auto bound = [&](const Tensor& v, const Tensor& dv) {  // largest step keeping v + t dv >= 0
+      Tensor neg = bl::lt(dv, sc(0.0f));
+      Tensor ratio = bl::where(neg, bl::div(bl::neg(v), bl::where(neg, dv, sc(-1.0f))), sc(big));
+      return static_cast<float>(bl::amin(ratio).item());
+    };
+    auto gap_of = [&]() {
+      return bl::add(bl::sub(dot_t(c, x), lin::dot(yv, b)), static_cast<float>(bl::sum(w).item()));
+    };
     const int64_t max_iter = params_.integer("max_iter");
     const float tol = static_cast<float>(params_.number("tol"));
-    float rho = 1.0f;
-    Vec x(static_cast<size_t>(p), 0.0f), u(static_cast<size_t>(d), 0.0f), l2(static_cast<size_t>(d), 0.0f);
-    Tensor r = Tensor::zeros({n}, DType::f32, dev), l1 = Tensor::zeros({n}, DType::f32, dev);
-    const float ys_norm = norm2(ys);
+    float gap = gap_of();
     int64_t it = 0;
-    for (; it < max_iter; ++it) {
-      // x-update.
-      Tensor t = bl::sub(bl::sub(ys, r), l1);
-      Vec rhs = bl::matmul(Xs, t.reshape({n, 1}), true, false).to(Device::cpu()).to_vector<float>();
-      for (int64_t j = 0; j < d; ++j) rhs[j] = bl::add(rhs[j], bl::sub(u[j], l2[j]));
-      if (fit_b) rhs.push_back(static_cast<float>(bl::sum(t).item()));
-      x = cholesky_solve_factored(L, p, rhs);
-      Tensor Ax = bl::matmul(Xs, Tensor::from_vector(Vec(x.begin(), x.begin() + d), {d, 1}, dev)).reshape({n});
-      if (fit_b) Ax = bl::add(Ax, sc(x[d]));
-      // r-update: prox of the pinball loss.
-      Tensor tr = bl::sub(bl::sub(ys, Ax), l1);
-      Tensor clamped = bl::minimum(bl::maximum(tr, sc(bl::neg(bl::div(bl::sub(1.0f, q), rho)))), sc(bl::div(q, rho)));
-      Tensor r_new = bl::sub(tr, clamped);
-      // u-update: soft threshold.
-      Vec u_new(static_cast<size_t>(d));
-      for (int64_t j = 0; j < d; ++j) {
-        float v = bl::add(x[j], l2[j]);
-        float mag = bl::sub(bl::abs(v), bl::div(kappa[j], rho));
-        u_new[j] = mag > 0.0f ? bl::copysign(mag, v) : 0.0f;
+    while (it < max_iter && gap > bl::mul(tol, bl::add(1.0f, bl::abs(dot_t(c, x))))) {
+      ++it;
+      // Affine (predictor) step.
+      Tensor dq = bl::reciprocal(bl::add(bl::div(z, x), bl::div(w, s)));
+      Tensor rr = bl::sub(z, w);
+      if (!factor(dq)) break;  // binary32 resolution reached
+      Vec dy = cholesky_solve_factored(L, p, At(bl::mul(dq, rr)));
+      Tensor Ady = Av(dy);
+      Tensor dx = bl::mul(dq, bl::sub(Ady, rr));
+      Tensor ds = bl::neg(dx);
+      Tensor dz = bl::neg(bl::mul(z, bl::add(one_m, bl::div(dx, x))));
+      Tensor dw = bl::neg(bl::mul(w, bl::add(one_m, bl::div(ds, s))));
+      float fp = bl::min(bl::mul(beta, bl::min(bound(x, dx), bound(s, ds))), 1.0f);
+      float fd = bl::min(bl::mul(beta, bl::min(bound(w, dw), bound(z, dz))), 1.0f);
+      if (bl::min(fp, fd) < 1.0f) {
+        // Corrector: centering parameter mu from the predicted complementarity.
+        float mu = bl::add(dot_t(z, x), dot_t(w, s));
+        Tensor zp = bl::add(z, bl::mul(sc(fd), dz)), xp = bl::add(x, bl::mul(sc(fp), dx));
+        Tensor wp = bl::add(w, bl::mul(sc(fd), dw)), sp = bl::add(s, bl::mul(sc(fp), ds));
+        float g = bl::add(dot_t(zp, xp), dot_t(wp, sp));
+        float ratio = bl::div(g, mu);
+        mu = bl::div(bl::mul(mu, bl::mul(bl::mul(ratio, ratio), ratio)), bl::mul(2.0f, static_cast<float>(m)));
+        Tensor dxdz = bl::mul(dx, dz), dsdw = bl::mul(ds, dw);
+        Tensor xinv = bl::reciprocal(x), sinv = bl::reciprocal(s);
+        Tensor xi = bl::mul(sc(mu), bl::sub(xinv, sinv));
+        Tensor corr = bl::sub(bl::sub(dxdz, dsdw), xi);
+        dy = cholesky_solve_factored(L, p, At(bl::mul(dq, bl::add(rr, corr))));
+        Ady = Av(dy);
+        dx = bl::mul(dq, bl::sub(bl::sub(bl::add(Ady, xi), rr), bl::sub(dxdz, dsdw)));
+        ds = bl::neg(dx);
+        dz = bl::sub(bl::sub(bl::sub(bl::mul(sc(mu), xinv), z), bl::mul(bl::mul(xinv, z), dx)), dxdz);
+        dw = bl::sub(bl::sub(bl::sub(bl::mul(sc(mu), sinv), w), bl::mul(bl::mul(sinv, w), ds)), dsdw);
+        fp = bl::min(bl::mul(beta, bl::min(bound(x, dx), bound(s, ds))), 1.0f);
+        fd = bl::min(bl::mul(beta, bl::min(bound(w, dw), bound(z, dz))), 1.0f);
       }
-      // Dual updates.
-      Tensor prim_r = bl::sub(bl::add(Ax, r_new), ys);
-      l1 = bl::add(l1, prim_r);
-      Vec prim_u(static_cast<size_t>(d));
-      for (int64_t j = 0; j < d; ++j) {
-        prim_u[j] = bl::sub(x[j], u_new[j]);
-        l2[j] = bl::add(l2[j], prim_u[j]);
-      }
-      const bool check = (it + 1) % 10 == 0 || it + 1 == max_iter;
-      Tensor dr;
-      if (check) dr = bl::sub(r_new, r);
-      Vec du(static_cast<size_t>(d));
-      for (int64_t j = 0; j < d; ++j) du[j] = bl::sub(u_new[j], u[j]);
-      r = r_new;
-      u = u_new;
-      if (!check) continue;
-      report_progress("quantile_regressor ADMM", it + 1, max_iter);
-      // Residuals: primal |(Ax + r - ys, v - u)|, dual rho |A^T dr - E^T du|.
-      const float pr_r = norm2(prim_r);
-      float pr = bl::sqrt(bl::fma(pr_r, pr_r, lin::dot(prim_u, prim_u)));
-      Vec atdr = bl::matmul(Xs, dr.reshape({n, 1}), true, false).to(Device::cpu()).to_vector<float>();
-      float dsq = 0.0f;
-      for (int64_t j = 0; j < d; ++j) {
-        float v = bl::sub(atdr[j], du[j]);
-        dsq = bl::fma(v, v, dsq);
-      }
-      if (fit_b) {
-        float s = static_cast<float>(bl::sum(dr).item());
-        dsq = bl::fma(s, s, dsq);
-      }
-      float du_res = bl::mul(rho, bl::sqrt(dsq));
-      Vec atl = bl::matmul(Xs, l1.reshape({n, 1}), true, false).to(Device::cpu()).to_vector<float>();
-      for (int64_t j = 0; j < d; ++j) atl[j] = bl::add(atl[j], l2[j]);
-      float dual_scale = bl::mul(rho, host_norm2(atl));
-      float eps_pri = bl::mul(tol, bl::add(bl::sqrt(static_cast<float>(n + d)),
-                                           bl::max(bl::max(norm2(Ax), norm2(r)), ys_norm)));
-      float eps_dual = bl::mul(tol, bl::add(bl::sqrt(static_cast<float>(p)), dual_scale));
-      if (pr <= eps_pri && du_res <= eps_dual) {
-        ++it;
-        break;
-      }
-      if (pr > bl::mul(10.0f, du_res)) {
-        rho = bl::mul(rho, 2.0f);
-        l1 = bl::mul(l1, sc(0.5f));
-        for (auto& v : l2) v = bl::mul(v, 0.5f);
-      } else if (du_res > bl::mul(10.0f, pr)) {
-        rho = bl::mul(rho, 0.5f);
-        l1 = bl::mul(l1, sc(2.0f));
-        for (auto& v : l2) v = bl::mul(v, 2.0f);
-      }
+      x = bl::add(x, bl::mul(sc(fp), dx));
+      s = bl::add(s, bl::mul(sc(fp), ds));
+      for (int64_t k = 0; k < p; ++k) yv[k] = bl::fma(fd, dy[k], yv[k]);
+      w = bl::add(w, bl::mul(sc(fd), dw));
+      z = bl::add(z, bl::mul(sc(fd), dz));
+      gap = gap_of();
+      report_progress("quantile_regressor interior point", it, max_iter);
     }
-    report_progress("quantile_regressor ADMM", max_iter, max_iter);
-    // Intercept: the ceil(q n)-th smallest residual for the coefficients u.
-    float c = 0.0f;
-    if (fit_b) {
-      Tensor res = bl::sub(ys, bl::matmul(Xs, Tensor::from_vector(u, {d, 1}, dev)).reshape({n}));
-      Vec rv = res.to(Device::cpu()).to_vector<float>();
-      int64_t k = static_cast<int64_t>(std::ceil(qd * static_cast<double>(n))) - 1;
-      k = std::min(std::max<int64_t>(k, 0), n - 1);
-      std::nth_element(rv.begin(), rv.begin() + k, rv.end(), [](float a, float b) {
-        return bl::total_order_key(a) < bl::total_order_key(b);
-      });
-      c = rv[k];
-    }
+    report_progress("quantile_regressor interior point", max_iter, max_iter);
+    // Coefficients are -y (dual of the dual), back to original units.
     Vec ws(static_cast<size_t>(d));
-    for (int64_t j = 0; j < d; ++j) ws[j] = bl::mul(u[j], sy);
+    for (int64_t j = 0; j < d; ++j) ws[j] = bl::mul(bl::neg(yv[j]), sy);
+    const float c0 = fit_b ? bl::mul(bl::neg(yv[d]), sy) : 0.0f;
     std::vector<float> coef;
     float icpt = 0.0f;
-    unstandardize(ws, bl::mul(c, sy), st, coef, icpt);
+    unstandardize(ws, c0, st, coef, icpt);
     set_fit(coef, icpt, it);
     return *this;
   }

@@ -4,14 +4,16 @@
 // For each epoch the rows are visited in a permutation drawn by Fisher-Yates from Philox keyed by
 // random_state with stream (class << 32) | epoch (shuffle=false: row order). For each row x with
 // target y (classifiers: y = +1 for the positive class, -1 otherwise):
-//   p = (w . x) * wscale + b                            (fma chain over the features, index order)
+//   p = (w . x) * wscale + b        (w . x: multiply then add per feature, index order; then one fma)
 //   eta = 1 / (alpha (t0 + t - 1))       learning_rate=optimal, t0 = 1 / (eta_init alpha),
-//                                        eta_init = sqrt(1 / sqrt(alpha)) / max(1, -dloss(1, -sqrt(1/sqrt(alpha))))
-//       = eta0 / t^power_t               invscaling
+//                                        eta_init = sqrt(1 / sqrt(alpha)) / max(1, dloss(1, -sqrt(1/sqrt(alpha))))
+//       = eta0 / t^power_t               invscaling (t^0.5 = sqrt(t), t^0.25 = sqrt(sqrt(t)), else pow)
 //       = eta0                           constant
+// (t counts the rows seen over all epochs, from 1). Losses are scikit-learn's; log_loss is computed
+// exactly as log(1 + e) (+ |z| for z < 0) with e = exp(-|z|), without scikit-learn's +-18 cutoffs.
 //   update = -eta * clip(dloss(y, p), +-1e12)
 //   l2 / elasticnet: wscale *= max(0, 1 - (1 - l1_ratio) eta alpha)    (w = wscale * v)
-//   v += (update / wscale) x;  b += update (fit_intercept)
+//   v += (update / wscale) x (multiply then add);  b += update (fit_intercept)
 //   l1 / elasticnet: cumulative truncated-gradient penalty u += l1_ratio eta alpha (Tsuruoka et al.)
 // After each epoch the mean of loss + alpha ((1 - l1_ratio) ||w||^2 / 2 + l1_ratio ||w||_1) over the
 // epoch's rows (summed in float-float) is compared with the best so far: n_iter_no_change epochs in a
@@ -74,14 +76,13 @@ LossValue eval_loss(Loss l, float eps, float y, float p) {
       if (z <= threshold) return {bl::sub(threshold, z), bl::neg(y)};
       return {0.0f, 0.0f};
     }
-    case Loss::log_loss: {
+    case Loss::log_loss: {  // log(1 + exp(-z)) and -y / (1 + exp(z)) from one e = exp(-|z|)
       float z = bl::mul(p, y);
-      if (z > 18.0f) {
-        float e = bl::exp(bl::neg(z));
-        return {e, bl::neg(bl::mul(y, e))};
-      }
-      if (z < -18.0f) return {bl::neg(z), bl::neg(y)};
-      return {bl::log1p(bl::exp(bl::neg(z))), bl::div(bl::neg(y), bl::add(bl::exp(z), 1.0f))};
+      float e = bl::exp(bl::neg(bl::abs(z)));
+      float inv = bl::div(1.0f, bl::add(1.0f, e));
+      float l = bl::log1p(e);
+      if (z >= 0.0f) return {l, bl::neg(bl::mul(y, bl::mul(e, inv)))};
+      return {bl::sub(l, z), bl::neg(bl::mul(y, inv))};
     }
     case Loss::modified_huber: {
       float z = bl::mul(p, y);
@@ -161,7 +162,7 @@ SgdResult sgd_fit_one(const float* X, int64_t n, int64_t d, const Vec& y, const 
   auto norms = [&]() {
     float s = 0.0f, a = 0.0f;
     for (int64_t j = 0; j < d; ++j) {
-      s = bl::fma(w[j], w[j], s);
+      s = bl::add(s, bl::mul(w[j], w[j]));
       a = bl::add(a, bl::abs(w[j]));
     }
     sq = s;
@@ -173,14 +174,21 @@ SgdResult sgd_fit_one(const float* X, int64_t n, int64_t d, const Vec& y, const 
     for (int64_t k = 0; k < n; ++k) {
       const int64_t i = perm[k];
       const float* x = X + i * d;
+      if (k + 2 < n) {  // the shuffled rows are far apart: fetch two rows ahead (no effect on results)
+        const char* ahead = reinterpret_cast<const char*>(X + perm[k + 2] * d);
+        for (int64_t off = 0; off < d * 4; off += 64) __builtin_prefetch(ahead + off);
+      }
       float dot = 0.0f;
-      for (int64_t j = 0; j < d; ++j) dot = bl::fma(w[j], x[j], dot);
+      for (int64_t j = 0; j < d; ++j) dot = bl::add(dot, bl::mul(w[j], x[j]));
       const float p = bl::fma(dot, wscale, b);
       float eta = c.eta0;
       if (c.schedule == Schedule::optimal) {
         eta = bl::div(1.0f, bl::mul(alpha, bl::add(optimal_init, static_cast<float>(t - 1))));
       } else if (c.schedule == Schedule::invscaling) {
-        eta = bl::div(c.eta0, bl::pow(static_cast<float>(t), c.power_t));
+        const float tf = static_cast<float>(t);
+        const float tp = c.power_t == 0.5f ? bl::sqrt(tf) : c.power_t == 0.25f ? bl::sqrt(bl::sqrt(tf))
+                                                                                 : bl::pow(tf, c.power_t);
+        eta = bl::div(c.eta0, tp);
       }
       LossValue lv = eval_loss(c.loss, c.epsilon, y[i], p);
       if (c.use_tol) {
@@ -205,7 +213,7 @@ SgdResult sgd_fit_one(const float* X, int64_t n, int64_t d, const Vec& y, const 
       }
       if (update != 0.0f) {
         const float cst = bl::div(update, wscale);
-        for (int64_t j = 0; j < d; ++j) w[j] = bl::fma(x[j], cst, w[j]);
+        for (int64_t j = 0; j < d; ++j) w[j] = bl::add(w[j], bl::mul(x[j], cst));
         changed = true;
       }
       if (c.fit_intercept) b = bl::add(b, update);
