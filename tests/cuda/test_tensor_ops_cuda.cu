@@ -164,7 +164,10 @@ TEST(TensorOpsCuda, CopiesAndConcatMatchReference) {
   auto views = [](const Tensor& t) {
     return std::vector<Tensor>{t.transpose(0, 3), t.permute({2, 0, 3, 1}), t.slice(1, 1, 67, 2),
                                t.slice(3, 0, 73, 3).transpose(1, 2),
-                               t.slice(0, 0, 1).expand({5, 67, 71, 73})};
+                               t.slice(0, 0, 1).expand({5, 67, 71, 73}),
+                               // transposed reads (the tiled path): batched, 2-D, sliced
+                               t.transpose(2, 3), t.reshape({201, 5183}).transpose(0, 1),
+                               t.slice(2, 3, 70).transpose(1, 2)};
   };
   auto cv = views(c), gv = views(g);
   for (const LaunchConfig& cfg : kConformanceLaunchConfigs) {
