@@ -86,12 +86,15 @@ void BM_cublas_sgemm_strict(benchmark::State& state) {
   cublasDestroy(handle);
 }
 
+// Square, LM training shapes (8192 tokens) and GPT-2 124M prefill shapes (128 tokens).
 const int64_t kShapes[][3] = {{2048, 2048, 2048}, {4096, 4096, 4096}, {8192, 8192, 8192},
-                              {8192, 768, 3072},  {8192, 3072, 768},  {8192, 768, 768}};
+                              {8192, 768, 3072},  {8192, 3072, 768},  {8192, 768, 768},
+                              {128, 2304, 768},   {128, 3072, 768},   {128, 768, 3072},
+                              {128, 768, 768}};
 
 void bitlearn_shapes(benchmark::internal::Benchmark* b) {
   for (const auto& s : kShapes)
-    for (int64_t variant : {0, 1, 2, 3, 4, 5}) b->Args({s[0], s[1], s[2], variant});
+    for (int64_t variant : {0, 1, 2, 3, 4, 5, 6}) b->Args({s[0], s[1], s[2], variant});
   b->ArgNames({"M", "N", "K", "variant"})->UseManualTime()->Unit(benchmark::kMillisecond);
 }
 

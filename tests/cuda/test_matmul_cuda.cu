@@ -51,6 +51,8 @@ std::vector<bl::LaunchConfig> all_configs() {
   v.push_back({256, 0, 4});  // the pipelined 128 x 64 variant
   v.push_back({128, 2, 4});  // ... with a grid of two blocks walking all tiles
   v.push_back({256, 0, 5});  // the pipelined variant with leaf sums in registers
+  v.push_back({256, 0, 6});  // the pipelined 128 x 128 variant that variant 0 picks for large shapes
+  v.push_back({256, 9, 6});  // ... with a capped grid
   return v;
 }
 

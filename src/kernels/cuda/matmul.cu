@@ -617,6 +617,31 @@ void launch_matmul(MatmulDeviceArgs p, const float* a, const float* b, float* c,
   BL_CUDA_CHECK(cudaGetLastError());
 }
 
+// Multiprocessors of the current device (read once per device index).
+int64_t current_multiprocessors() {
+  static int64_t cached[64] = {};
+  int dev = 0;
+  BL_CUDA_CHECK(cudaGetDevice(&dev));
+  if (dev < 0 || dev >= 64) return 132;
+  if (cached[dev] == 0) {
+    int v = 0;
+    BL_CUDA_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev));
+    cached[dev] = v > 0 ? v : 1;
+  }
+  return cached[dev];
+}
+
+// Variant 0 picks the tile by shape so that small products still fill the device: the 128 x 128
+// pipeline when it gives every multiprocessor a tile, else the 128 x 64 pipeline when that does,
+// else the 64 x 64 tile. Every variant gives the same bits, so the choice changes only speed.
+int auto_variant(int64_t batch, int64_t m, int64_t n) {
+  const int64_t sms = current_multiprocessors();
+  auto tiles = [&](int64_t bm, int64_t bn) { return batch * ((m + bm - 1) / bm) * ((n + bn - 1) / bn); };
+  if (tiles(128, 128) >= sms) return 6;
+  if (tiles(128, 64) >= sms) return 4;
+  return 1;
+}
+
 }  // namespace
 
 void matmul_cuda(const MatmulArgs& args, const float* a, const float* b, float* c,
@@ -639,9 +664,10 @@ void matmul_cuda(const MatmulArgs& args, const float* a, const float* b, float* 
   p.tiles_total = args.batch;
   cudaStream_t s = static_cast<cudaStream_t>(stream);
   // variant picks the tile shape; the block size follows from it (config.block is not used).
-  switch (config.variant) {
-    case 0:  // pipelined: 128 x 128 tiles, BK = 32, 3 cp.async stages, one block per multiprocessor
-             // (the fastest on the H200 at every benchmarked shape but 8192^3, 0.6% behind there)
+  const int variant = config.variant == 0 ? auto_variant(args.batch, args.m, args.n) : config.variant;
+  switch (variant) {
+    case 6:  // pipelined: 128 x 128 tiles, BK = 32, 3 cp.async stages, one block per multiprocessor
+             // (the fastest on the H200 at every benchmarked large shape but 8192^3, 0.6% behind there)
       launch_matmul_pipe<128, 128, 32, 3, 1, false>(p, args.batch, a, b, c, config, s);
       break;
     case 1:  // small tiles, for small or skinny problems
@@ -660,7 +686,7 @@ void matmul_cuda(const MatmulArgs& args, const float* a, const float* b, float* 
       launch_matmul_pipe<128, 128, 32, 3, 1, true>(p, args.batch, a, b, c, config, s);
       break;
     default:
-      BL_CHECK(false, "matmul_cuda: LaunchConfig.variant must be 0..5, got ", config.variant);
+      BL_CHECK(false, "matmul_cuda: LaunchConfig.variant must be 0..6, got ", config.variant);
   }
 }
 
