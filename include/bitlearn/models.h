@@ -1,9 +1,11 @@
-// models.h: decoder-only transformer language models imported from Hugging Face files
-// (config.json + model.safetensors): GPT-2, Llama, Mistral, Qwen2, Phi-3 and Gemma.
+// models.h: decoder-only language models imported from Hugging Face files (config.json +
+// model.safetensors): the transformers GPT-2, Llama, Mistral, Qwen2, Phi-3 and Gemma, and the
+// state-space models Mamba and Mamba-2.
 //
-// The forward pass is built from bitlearn's Tensor ops and its causal_attention op, so it runs on
-// the CPU and on CUDA with identical bits, gives the same bits for a sequence alone or inside a
-// padded batch, and a KV-cache decode step gives the same bits as the same row of a prefill.
+// The forward pass is built from bitlearn's Tensor ops, its causal_attention op and its selective
+// scan, so it runs on the CPU and on CUDA with identical bits, gives the same bits for a sequence
+// alone or inside a padded batch, and a decode step with a cache (keys and values, or the
+// recurrent conv and ssm states) gives the same bits as the same row of a prefill.
 #pragma once
 
 #include <cstdint>
@@ -21,7 +23,7 @@ enum class Activation { gelu_tanh, gelu_erf, silu, relu };
 
 // Everything the forward pass needs, read from config.json (one shape for every architecture).
 struct ModelConfig {
-  std::string model_type;          // "gpt2", "llama", "mistral", "qwen2", "phi3", "gemma"
+  std::string model_type;          // "gpt2", "llama", "mistral", "qwen2", "phi3", "gemma", "mamba", "mamba2"
   int64_t vocab_size = 0;
   int64_t hidden_size = 0;
   int64_t num_layers = 0;
@@ -46,6 +48,20 @@ struct ModelConfig {
   bool tie_word_embeddings = false;
   bool scale_embeddings = false;   // Gemma: embeddings times sqrt(hidden_size) rounded to f32
   std::optional<int64_t> eos_token_id;
+  // Mamba and Mamba-2 (model_type "mamba", "mamba2"); intermediate_size is the inner width I,
+  // max_positions is unlimited (INT32_MAX) and the attention fields are unused.
+  int64_t ssm_state_size = 0;      // state_size (N)
+  int64_t conv_kernel = 0;         // width of the causal depthwise conv
+  int64_t time_step_rank = 0;      // Mamba: rank of dt_proj
+  int64_t ssm_heads = 0;           // Mamba-2 num_heads; Mamba: I (one channel per head)
+  int64_t ssm_head_dim = 0;        // Mamba-2 head_dim; Mamba: 1
+  int64_t ssm_groups = 1;          // Mamba-2 n_groups (heads sharing B and C)
+  bool conv_bias = true;           // use_conv_bias
+  bool proj_bias = false;          // use_bias: in_proj and out_proj carry biases
+  float time_step_min = 0.0f;      // Mamba-2 time_step_limit: dt is clamped to [min, max]
+  float time_step_max = 0.0f;      // (+inf for no upper limit)
+
+  bool is_ssm() const { return model_type == "mamba" || model_type == "mamba2"; }
 };
 
 // Parses a Hugging Face config.json text. An unsupported architecture or setting (rope_scaling
@@ -54,8 +70,10 @@ ModelConfig parse_config(const std::string& json_text, const std::string& source
 // Reads and parses a config.json file.
 ModelConfig load_config(const std::string& path);
 
-// Keys and values of every layer for a batch of sequences, on the model's device. Sequence b holds
-// lengths()[b] tokens; each forward call with the cache appends its tokens after them.
+// What a model keeps of earlier tokens, for a batch of sequences, on the model's device: keys and
+// values of every layer (transformers), or the conv and ssm states of every layer (Mamba, whose
+// size does not grow with the tokens). Sequence b holds lengths()[b] tokens; each forward call with
+// the cache appends its tokens after them.
 class KvCache {
  public:
   int64_t batch() const { return static_cast<int64_t>(lengths_.size()); }
@@ -68,6 +86,8 @@ class KvCache {
   std::vector<int64_t> lengths_;
   std::vector<Tensor> keys;    // per layer [batch, capacity, kv_heads, head_dim]
   std::vector<Tensor> values;
+  std::vector<Tensor> conv_states;  // per layer [batch, conv_kernel - 1, conv channels]: the last inputs
+  std::vector<Tensor> ssm_states;   // per layer [batch, heads, head_dim, state_size]
 };
 
 class CausalLM {
@@ -90,7 +110,8 @@ class CausalLM {
   // end are +0). With a cache, sequence b's tokens follow the cache's lengths()[b] earlier tokens
   // and are appended to it. Each row's bits do not depend on the other sequences.
   Tensor forward(const std::vector<std::vector<int32_t>>& sequences, KvCache* cache = nullptr) const;
-  // An empty cache for batch sequences of up to capacity tokens (capacity <= max_positions).
+  // An empty cache for batch sequences of up to capacity tokens (capacity <= max_positions; a
+  // Mamba cache holds fixed-size states, so capacity only bounds the token count).
   KvCache new_cache(int64_t batch, int64_t capacity) const;
 
   struct Linear {
@@ -103,9 +124,26 @@ class CausalLM {
     Linear q, k, v, qkv, o;
     Linear gate, up, gate_up, down;  // gated MLP (gate/up or fused gate_up), down; GPT-2: up = c_fc
   };
+  // One Mamba or Mamba-2 block: norm, in_proj, causal depthwise conv, selective scan, out_proj.
+  struct MambaLayer {
+    Tensor norm_weight;
+    Linear in_proj, x_proj, dt_proj, out_proj;  // x_proj, dt_proj: Mamba only
+    std::vector<Tensor> conv_taps;  // conv_kernel tensors [conv channels]: tap k multiplies input t - K + 1 + k
+    Tensor conv_bias;               // [conv channels], undefined without use_conv_bias
+    Tensor A;                       // [heads, state] = -exp(A_log) (Mamba-2: the head's scalar repeated)
+    Tensor D;                       // [heads] skip
+    Tensor dt_bias;                 // Mamba-2 [heads]
+    Tensor gated_norm_weight;       // Mamba-2 [I]: RMSNorm of y * silu(z) before out_proj
+  };
 
  private:
   Tensor run(const std::vector<std::vector<int32_t>>& sequences, KvCache* cache) const;
+  // Mamba / Mamba-2 halves (mamba.cpp).
+  void load_ssm(const std::map<std::string, Tensor>& tensors, const std::string& source);
+  KvCache new_ssm_cache(int64_t batch, int64_t capacity) const;
+  Tensor run_ssm(const std::vector<std::vector<int32_t>>& sequences, KvCache* cache) const;
+  Tensor mamba_mixer(const MambaLayer& L, const Tensor& x, int64_t batch, int64_t steps,
+                     const std::vector<int64_t>& lengths, Tensor* conv_state, Tensor* ssm_state) const;
 
   ModelConfig config_;
   Device device_ = Device::cpu();
@@ -113,6 +151,7 @@ class CausalLM {
   Tensor lm_head;             // [hidden, vocab] (a transposed copy, also when tied)
   Tensor rope_cos, rope_sin;  // [max_positions, head_dim]
   std::vector<Layer> layers_;
+  std::vector<MambaLayer> mamba_layers_;
 };
 
 // How generate picks tokens: greedy when temperature == 0, else sampling from softmax(logits / T)

@@ -11,38 +11,25 @@
 #include "core/allocator.h"
 #include "core/error.h"
 #include "kernels/skinny_matmul.h"
+#include "models/model_parts.h"
 #include "ops/op_util.h"
 
 namespace bl::models {
-namespace {
+namespace parts {
 
-// Looks tensors up by name, checks their shapes against the config, moves them to the device.
-class WeightSource {
- public:
-  WeightSource(const std::map<std::string, Tensor>& tensors, const std::string& source, Device device)
-      : tensors_(tensors), source_(source), device_(device) {}
+Tensor WeightSource::take(const std::string& name, const Shape& expected, const std::string& config_fields) const {
+  auto it = tensors_.find(name);
+  BL_CHECK(it != tensors_.end(), source_, ": tensor '", name, "' is missing (expected shape ",
+           shape_str(expected), " from ", config_fields, ")");
+  const Tensor& t = it->second;
+  BL_CHECK(t.dtype() == DType::f32, source_, ": tensor '", name, "' has dtype ", dtype_name(t.dtype()),
+           "; expected a float tensor");
+  BL_CHECK(t.shape() == expected, source_, ": tensor '", name, "' has shape ", shape_str(t.shape()),
+           " but config.json (", config_fields, ") needs ", shape_str(expected));
+  return t.to(device_);
+}
 
-  bool has(const std::string& name) const { return tensors_.count(name) != 0; }
-
-  Tensor take(const std::string& name, const Shape& expected, const std::string& config_fields) const {
-    auto it = tensors_.find(name);
-    BL_CHECK(it != tensors_.end(), source_, ": tensor '", name, "' is missing (expected shape ",
-             shape_str(expected), " from ", config_fields, ")");
-    const Tensor& t = it->second;
-    BL_CHECK(t.dtype() == DType::f32, source_, ": tensor '", name, "' has dtype ", dtype_name(t.dtype()),
-             "; expected a float tensor");
-    BL_CHECK(t.shape() == expected, source_, ": tensor '", name, "' has shape ", shape_str(t.shape()),
-             " but config.json (", config_fields, ") needs ", shape_str(expected));
-    return t.to(device_);
-  }
-
- private:
-  const std::map<std::string, Tensor>& tensors_;
-  std::string source_;
-  Device device_;
-};
-
-std::string fields(const std::string& a, int64_t va, const std::string& b = "", int64_t vb = 0) {
+std::string fields(const std::string& a, int64_t va, const std::string& b, int64_t vb) {
   std::string s = a + " " + std::to_string(va);
   if (!b.empty()) s += ", " + b + " " + std::to_string(vb);
   return s;
@@ -50,22 +37,12 @@ std::string fields(const std::string& a, int64_t va, const std::string& b = "", 
 
 // A Hugging Face Linear (weight [out, in]), kept transposed as [in, out] so that products with few
 // rows stream it row by row (skinny_matmul); the bits are the contract GEMM's either way.
-CausalLM::Linear linear(const WeightSource& w, const std::string& name, int64_t out, int64_t in,
-                        bool bias, const std::string& why) {
+CausalLM::Linear linear(const WeightSource& w, const std::string& name, int64_t out, int64_t in, bool bias,
+                        const std::string& why) {
   CausalLM::Linear l;
   l.weight = w.take(name + ".weight", {out, in}, why).transpose(0, 1).contiguous();
   l.transposed = true;
   if (bias) l.bias = w.take(name + ".bias", {out}, why);
-  return l;
-}
-
-// GPT-2's Conv1D: weight stored [in, out].
-CausalLM::Linear conv1d(const WeightSource& w, const std::string& name, int64_t in, int64_t out,
-                        const std::string& why) {
-  CausalLM::Linear l;
-  l.weight = w.take(name + ".weight", {in, out}, why);
-  l.bias = w.take(name + ".bias", {out}, why);
-  l.transposed = true;
   return l;
 }
 
@@ -97,6 +74,55 @@ Tensor apply(const CausalLM::Linear& l, const Tensor& x) {
   Tensor y = l.transposed ? product(x, l.weight) : matmul(x, l.weight, false, true);
   if (l.bias.defined()) y = add(y, l.bias);
   return y;
+}
+
+std::map<std::string, Tensor> read_safetensors_dir(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> files;
+  const std::string index = dir + "/model.safetensors.index.json";
+  if (fs::exists(dir + "/model.safetensors")) {
+    files.push_back(dir + "/model.safetensors");
+  } else if (fs::exists(index)) {
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(read_file_text(index, "safetensors index"));
+    } catch (const nlohmann::json::exception& e) {
+      throw Error(detail::concat(index, ": not valid JSON (", e.what(), ")"));
+    }
+    BL_CHECK(j.contains("weight_map") && j["weight_map"].is_object(), index,
+             ": field 'weight_map' missing or not an object");
+    std::map<std::string, bool> seen;
+    for (auto it = j["weight_map"].begin(); it != j["weight_map"].end(); ++it) {
+      BL_CHECK(it.value().is_string(), index, ": weight_map entry '", it.key(), "' must be a file name");
+      const std::string f = it.value().get<std::string>();
+      if (!seen[f]) files.push_back(dir + "/" + f);
+      seen[f] = true;
+    }
+  } else {
+    throw Error(detail::concat("model ", dir, ": neither model.safetensors nor model.safetensors.index.json"));
+  }
+  std::map<std::string, Tensor> out;
+  for (const auto& f : files) {
+    SafetensorsFile st = SafetensorsFile::open(f);
+    for (const auto& name : st.names()) out[name] = st.get(name);
+  }
+  return out;
+}
+
+}  // namespace parts
+
+namespace {
+
+using namespace parts;
+
+// GPT-2's Conv1D: weight stored [in, out].
+CausalLM::Linear conv1d(const WeightSource& w, const std::string& name, int64_t in, int64_t out,
+                        const std::string& why) {
+  CausalLM::Linear l;
+  l.weight = w.take(name + ".weight", {in, out}, why);
+  l.bias = w.take(name + ".bias", {out}, why);
+  l.transposed = true;
+  return l;
 }
 
 Tensor activate(Activation a, const Tensor& x) {
@@ -136,39 +162,6 @@ Tensor apply_rope(const Tensor& x, const Tensor& cos_t, const Tensor& sin_t) {
   return add(mul(x, cos_t), mul(rotated, sin_t));
 }
 
-std::map<std::string, Tensor> read_safetensors_dir(const std::string& dir) {
-  namespace fs = std::filesystem;
-  std::vector<std::string> files;
-  const std::string index = dir + "/model.safetensors.index.json";
-  if (fs::exists(dir + "/model.safetensors")) {
-    files.push_back(dir + "/model.safetensors");
-  } else if (fs::exists(index)) {
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(read_file_text(index, "safetensors index"));
-    } catch (const nlohmann::json::exception& e) {
-      throw Error(detail::concat(index, ": not valid JSON (", e.what(), ")"));
-    }
-    BL_CHECK(j.contains("weight_map") && j["weight_map"].is_object(), index,
-             ": field 'weight_map' missing or not an object");
-    std::map<std::string, bool> seen;
-    for (auto it = j["weight_map"].begin(); it != j["weight_map"].end(); ++it) {
-      BL_CHECK(it.value().is_string(), index, ": weight_map entry '", it.key(), "' must be a file name");
-      const std::string f = it.value().get<std::string>();
-      if (!seen[f]) files.push_back(dir + "/" + f);
-      seen[f] = true;
-    }
-  } else {
-    throw Error(detail::concat("model ", dir, ": neither model.safetensors nor model.safetensors.index.json"));
-  }
-  std::map<std::string, Tensor> out;
-  for (const auto& f : files) {
-    SafetensorsFile st = SafetensorsFile::open(f);
-    for (const auto& name : st.names()) out[name] = st.get(name);
-  }
-  return out;
-}
-
 }  // namespace
 
 CausalLM CausalLM::load(const std::string& dir, Device device) {
@@ -181,6 +174,10 @@ CausalLM CausalLM::from_tensors(const ModelConfig& c, const std::map<std::string
   CausalLM m;
   m.config_ = c;
   m.device_ = device;
+  if (c.is_ssm()) {
+    m.load_ssm(tensors, source);
+    return m;
+  }
   const WeightSource w(tensors, source, device);
   const int64_t C = c.hidden_size, V = c.vocab_size, H = c.num_heads, G = c.num_kv_heads, D = c.head_dim;
   const int64_t I = c.intermediate_size;
@@ -254,6 +251,7 @@ CausalLM CausalLM::from_tensors(const ModelConfig& c, const std::map<std::string
 }
 
 KvCache CausalLM::new_cache(int64_t batch, int64_t capacity) const {
+  if (config_.is_ssm()) return new_ssm_cache(batch, capacity);
   BL_CHECK(batch >= 1, "new_cache: batch ", batch, " must be >= 1");
   BL_CHECK(capacity >= 1 && capacity <= config_.max_positions, "new_cache: capacity ", capacity,
            " must lie in [1, ", config_.max_positions, "] (max_position_embeddings)");
@@ -295,6 +293,7 @@ Tensor CausalLM::forward(const std::vector<std::vector<int32_t>>& sequences, KvC
 }
 
 Tensor CausalLM::run(const std::vector<std::vector<int32_t>>& seqs, KvCache* cache) const {
+  if (config_.is_ssm()) return run_ssm(seqs, cache);
   const ModelConfig& c = config_;
   const int64_t B = static_cast<int64_t>(seqs.size());
   BL_CHECK(B >= 1, "CausalLM::forward: no sequences");

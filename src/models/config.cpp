@@ -1,5 +1,7 @@
-// config.cpp: Hugging Face config.json -> ModelConfig for gpt2, llama, mistral, qwen2, phi3, gemma.
+// config.cpp: Hugging Face config.json -> ModelConfig for gpt2, llama, mistral, qwen2, phi3, gemma,
+// mamba and mamba2.
 #include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "bitlearn/io.h"
@@ -177,6 +179,87 @@ void parse_llama_family(const Fields& f, ModelConfig& c) {
   }
 }
 
+// A config number that transformers may write as {"__float__": "Infinity"} (non-finite floats).
+double extended_number(const json& v, const std::string& source, const std::string& key) {
+  if (v.is_number()) return v.get<double>();
+  const json* text = &v;
+  if (v.is_object() && v.contains("__float__")) text = &v["__float__"];
+  if (text->is_string()) {
+    const std::string t = text->get<std::string>();
+    if (t == "Infinity" || t == "inf") return std::numeric_limits<double>::infinity();
+    if (t == "-Infinity" || t == "-inf") return -std::numeric_limits<double>::infinity();
+  }
+  throw Error(detail::concat(source, ": field '", key, "' must hold numbers, got ", v.dump()));
+}
+
+// Mamba (model_type "mamba") and Mamba-2 ("mamba2"). Fields that only shape the initialisation
+// (time_step_min/max/floor/scale/init_scheme, rescale_prenorm_residual, initializer_range) or pick
+// one of several equal computations (use_mambapy, use_associative_scan, chunk_size,
+// residual_in_fp32 at float32) are accepted and ignored.
+void parse_ssm(const Fields& f, ModelConfig& c, const std::string& source) {
+  const bool v2 = c.model_type == "mamba2";
+  c.vocab_size = f.positive("vocab_size");
+  c.hidden_size = f.positive("hidden_size");
+  c.num_layers = f.positive("num_hidden_layers");
+  c.ssm_state_size = f.positive("state_size");
+  c.conv_kernel = f.positive("conv_kernel");
+  const double expand = f.number_or("expand", 2.0);
+  BL_CHECK(expand > 0 && std::isfinite(expand), source, ": field 'expand' must be positive, got ", expand);
+  const int64_t from_expand = static_cast<int64_t>(expand * static_cast<double>(c.hidden_size));
+  c.intermediate_size = !v2 && f.present("intermediate_size") ? f.positive("intermediate_size") : from_expand;
+  BL_CHECK(c.intermediate_size > 0, source, ": expand ", expand, " * hidden_size ", c.hidden_size,
+           " gives no inner width");
+  c.max_positions = std::numeric_limits<int32_t>::max();
+  c.norm = NormKind::rms_norm;
+  c.norm_eps = static_cast<float>(f.number_or("layer_norm_epsilon", 1e-5));
+  c.activation = parse_activation(f, "hidden_act");
+  if (c.activation != Activation::silu) f.unsupported("hidden_act", "Mamba blocks support silu (swish) only");
+  c.conv_bias = f.boolean_or("use_conv_bias", true);
+  c.proj_bias = f.boolean_or("use_bias", false);
+  c.tie_word_embeddings = f.boolean_or("tie_word_embeddings", !v2);
+  c.rope = false;
+  c.gated_mlp = false;
+  if (!v2) {
+    c.ssm_heads = c.intermediate_size;
+    c.ssm_head_dim = 1;
+    c.ssm_groups = 1;
+    if (f.present("time_step_rank") && f.raw("time_step_rank").is_string()) {
+      if (f.string_or("time_step_rank", "") != "auto") f.unsupported("time_step_rank", "an integer or \"auto\"");
+      c.time_step_rank = (c.hidden_size + 15) / 16;
+    } else {
+      c.time_step_rank = f.present("time_step_rank") ? f.positive("time_step_rank") : (c.hidden_size + 15) / 16;
+    }
+    return;
+  }
+  c.ssm_heads = f.positive("num_heads");
+  c.ssm_head_dim = f.positive("head_dim");
+  c.ssm_groups = f.present("n_groups") ? f.positive("n_groups") : 1;
+  BL_CHECK(c.ssm_heads * c.ssm_head_dim == c.intermediate_size, source, ": num_heads ", c.ssm_heads, " * head_dim ",
+           c.ssm_head_dim, " must equal expand * hidden_size = ", c.intermediate_size);
+  BL_CHECK(c.ssm_heads % c.ssm_groups == 0, source, ": num_heads ", c.ssm_heads, " is not a multiple of n_groups ",
+           c.ssm_groups);
+  if (f.present("chunk_size")) f.positive("chunk_size");
+  c.time_step_min = 0.0f;
+  c.time_step_max = std::numeric_limits<float>::infinity();
+  if (f.present("time_step_limit")) {
+    const json& lim = f.raw("time_step_limit");
+    BL_CHECK(lim.is_array() && lim.size() == 2, source, ": field 'time_step_limit' must be [min, max], got ",
+             lim.dump());
+    const double lo = extended_number(lim[0], source, "time_step_limit");
+    const double hi = extended_number(lim[1], source, "time_step_limit");
+    BL_CHECK(lo >= 0 && lo <= hi, source, ": field 'time_step_limit' = ", lim.dump(), " must satisfy 0 <= min <= max");
+    c.time_step_min = static_cast<float>(lo);
+    c.time_step_max = static_cast<float>(hi);
+  }
+  if (f.present("layer_types")) {
+    const json& types = f.raw("layer_types");
+    BL_CHECK(types.is_array(), source, ": field 'layer_types' must be a list");
+    for (const auto& t : types)
+      if (!t.is_string() || t.get<std::string>() != "mamba")
+        f.unsupported("layer_types", "only Mamba-2 blocks (\"mamba\") are supported, no hybrid layers");
+  }
+}
+
 }  // namespace
 
 ModelConfig parse_config(const std::string& json_text, const std::string& source) {
@@ -195,8 +278,10 @@ ModelConfig parse_config(const std::string& json_text, const std::string& source
   } else if (c.model_type == "llama" || c.model_type == "mistral" || c.model_type == "qwen2" ||
              c.model_type == "phi3" || c.model_type == "gemma") {
     parse_llama_family(f, c);
+  } else if (c.model_type == "mamba" || c.model_type == "mamba2") {
+    parse_ssm(f, c, source);
   } else {
-    f.unsupported("model_type", "supported: gpt2, llama, mistral, qwen2, phi3, gemma");
+    f.unsupported("model_type", "supported: gpt2, llama, mistral, qwen2, phi3, gemma, mamba, mamba2");
   }
   if (f.present("eos_token_id") && j["eos_token_id"].is_number_integer()) {
     c.eos_token_id = j["eos_token_id"].get<int64_t>();

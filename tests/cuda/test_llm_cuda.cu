@@ -145,7 +145,7 @@ TEST_P(HfModelCuda, SameLogitsAsCpu) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, HfModelCuda,
-                         ::testing::Values("gpt2", "llama", "qwen2", "mistral", "phi3", "gemma"));
+                         ::testing::Values("gpt2", "llama", "qwen2", "mistral", "phi3", "gemma", "mamba", "mamba2"));
 
 }  // namespace
 }  // namespace bl

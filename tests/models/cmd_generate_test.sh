@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Tests `bitlearn generate` and `bitlearn logits` end to end: greedy ids equal the float64
-# reference continuation of the gpt2 fixture, sampling is reproducible by seed, logits files are
+# reference continuation of the gpt2, mamba and mamba2 fixtures, sampling is reproducible by seed, logits files are
 # byte-identical across runs, --prompt goes through the tokenizer, and bad input exits non-zero
 # with a message naming the problem.
 # Usage: cmd_generate_test.sh /path/to/bitlearn /path/to/tests/data/hf
@@ -15,6 +15,18 @@ prompt="467,284,73,66,264,65,67,371,8,78,306,199,259,323,291,302"
 want="$prompt,44,44,44,44,44,44,44,44,44,44,44,44,44,44,44,44"
 got=$("$BIN" generate --model "$HF/gpt2" --ids "$prompt" --max-new-tokens 16)
 [ "$got" = "$want" ] || { echo "FAIL: greedy gpt2: got $got"; fail=1; }
+
+# greedy_f64 of the mamba and mamba2 fixtures (same prompt): prefill, then recurrent-state decode.
+want="$prompt,302,302,302,302,302,302,302,302,302,302,302,302,302,302,302,302"
+got=$("$BIN" generate --model "$HF/mamba" --ids "$prompt" --max-new-tokens 16)
+[ "$got" = "$want" ] || { echo "FAIL: greedy mamba: got $got"; fail=1; }
+want="$prompt,488,79,365,280,160,473,5,149,294,451,504,219,246,175,296,192"
+got=$("$BIN" generate --model "$HF/mamba2" --ids "$prompt" --max-new-tokens 16)
+[ "$got" = "$want" ] || { echo "FAIL: greedy mamba2: got $got"; fail=1; }
+"$BIN" logits --model "$HF/mamba2" --ids 1,2,3,4 --out "$tmp/m1.safetensors" >"$tmp/m.txt" || fail=1
+"$BIN" logits --model "$HF/mamba2" --ids 1,2,3,4 --out "$tmp/m2.safetensors" >/dev/null || fail=1
+grep -q "logits \[4, 512\]" "$tmp/m.txt" || { echo "FAIL: mamba2 logits output: $(cat "$tmp/m.txt")"; fail=1; }
+cmp -s "$tmp/m1.safetensors" "$tmp/m2.safetensors" || { echo "FAIL: mamba2 logits files differ"; fail=1; }
 
 a=$("$BIN" generate --model "$HF/llama" --ids 5,6,7 --max-new-tokens 10 --temperature 1.3 --seed 9)
 b=$("$BIN" generate --model "$HF/llama" --ids 5,6,7 --max-new-tokens 10 --temperature 1.3 --seed 9)

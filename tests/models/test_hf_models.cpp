@@ -127,7 +127,7 @@ TEST_P(HfModel, SameBitsAtAnyThreadCount) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, HfModel,
-                         ::testing::Values("gpt2", "llama", "qwen2", "mistral", "phi3", "gemma"));
+                         ::testing::Values("gpt2", "llama", "qwen2", "mistral", "phi3", "gemma", "mamba", "mamba2"));
 
 // ---- bad input ----
 

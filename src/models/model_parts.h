@@ -1,0 +1,47 @@
+// model_parts.h: pieces shared by the transformer (causal_lm.cpp) and state-space (mamba.cpp)
+// halves of CausalLM: weight lookup with shape checks, linear layers, the row-count-independent
+// product, and reading a folder of safetensors files.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "bitlearn/models.h"
+
+namespace bl::models::parts {
+
+// Looks tensors up by name, checks their dtype and shape against the config, moves them to the device.
+class WeightSource {
+ public:
+  WeightSource(const std::map<std::string, Tensor>& tensors, const std::string& source, Device device)
+      : tensors_(tensors), source_(source), device_(device) {}
+
+  bool has(const std::string& name) const { return tensors_.count(name) != 0; }
+  // The tensor `name` on the device; throws bl::Error naming it and config_fields when it is
+  // missing, not f32, or not of the expected shape.
+  Tensor take(const std::string& name, const Shape& expected, const std::string& config_fields) const;
+
+ private:
+  const std::map<std::string, Tensor>& tensors_;
+  std::string source_;
+  Device device_;
+};
+
+// "a va" or "a va, b vb": config fields for error messages.
+std::string fields(const std::string& a, int64_t va, const std::string& b = "", int64_t vb = 0);
+
+// A Hugging Face Linear (weight [out, in]), kept transposed as [in, out]; with a bias when asked.
+CausalLM::Linear linear(const WeightSource& w, const std::string& name, int64_t out, int64_t in, bool bias,
+                        const std::string& why);
+
+// x [M, K] times w [K, N]: the skinny kernel for few rows, else bl::matmul; both are the contract
+// GEMM, so the bits of a row never depend on M.
+Tensor product(const Tensor& x, const Tensor& w);
+
+// x [N, in] -> [N, out] through a Linear (bias added when present).
+Tensor apply(const CausalLM::Linear& l, const Tensor& x);
+
+// Every tensor of dir/model.safetensors, or of the shards of dir/model.safetensors.index.json.
+std::map<std::string, Tensor> read_safetensors_dir(const std::string& dir);
+
+}  // namespace bl::models::parts
