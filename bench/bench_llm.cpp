@@ -1,5 +1,5 @@
-// bench_llm: prefill and decode throughput (tokens/s) of bitlearn's transformer inference on the
-// Hugging Face fixture models (tests/data/hf) and on a random model shaped like GPT-2 124M.
+// bench_llm: prefill and decode throughput (tokens/s) of bitlearn's language-model inference on the
+// Hugging Face fixture models (tests/data/hf, transformers and Mamba) and on a random model shaped like GPT-2 124M.
 // bench/llm_vs_torch.py runs this program and PyTorch side by side and prints the ratios.
 //
 //   bench_llm [--benchmark_format=json] [google benchmark flags]
@@ -108,7 +108,7 @@ int main(int argc, char** argv) {
   const std::string only = env_or("BL_LLM_ONLY", "");
   const int64_t decode = std::atoll(env_or("BL_LLM_DECODE", "32").c_str());
   const std::string root = env_or("BL_LLM_FIXTURES", std::string(BITLEARN_BENCH_SOURCE_DIR) + "/tests/data/hf");
-  for (const char* name : {"gpt2", "llama", "qwen2", "mistral", "phi3", "gemma"}) {
+  for (const char* name : {"gpt2", "llama", "qwen2", "mistral", "phi3", "gemma", "mamba", "mamba2"}) {
     if (!only.empty() && only != name) continue;
     register_model(name, std::make_shared<CausalLM>(CausalLM::load(root + "/" + name, device)), 48, decode);
   }

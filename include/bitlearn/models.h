@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -59,7 +60,8 @@ struct ModelConfig {
   bool conv_bias = true;           // use_conv_bias
   bool proj_bias = false;          // use_bias: in_proj and out_proj carry biases
   float time_step_min = 0.0f;      // Mamba-2 time_step_limit: dt is clamped to [min, max]
-  float time_step_max = 0.0f;      // (+inf for no upper limit)
+                                   // (max +inf: no upper limit)
+  float time_step_max = std::numeric_limits<float>::infinity();
 
   bool is_ssm() const { return model_type == "mamba" || model_type == "mamba2"; }
 };

@@ -94,6 +94,7 @@ void add_row_checks(std::vector<CheckDef>& checks);
 void add_gemm_checks(std::vector<CheckDef>& checks);
 void add_model_checks(std::vector<CheckDef>& checks);
 void add_llm_checks(std::vector<CheckDef>& checks);
+void add_llm_mamba_checks(std::vector<CheckDef>& checks);  // checks_llm_mamba.cpp
 void add_ml_trees_checks(std::vector<CheckDef>& checks);  // checks_ml_trees.cpp
 void add_ml_linear_checks(std::vector<CheckDef>& checks);  // checks_ml_linear.cpp
 

@@ -26,6 +26,7 @@ const std::vector<CheckDef>& all_checks() {
     add_gemm_checks(v);
     add_model_checks(v);
     add_llm_checks(v);
+    add_llm_mamba_checks(v);
     add_ml_trees_checks(v);
     add_ml_linear_checks(v);
     return v;
