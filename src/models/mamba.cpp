@@ -19,6 +19,7 @@
 #include "bitlearn/models.h"
 #include "bitlearn/ops.h"
 #include "contract/math.h"
+#include "core/allocator.h"
 #include "core/error.h"
 #include "kernels/selective_scan.h"
 #include "models/model_parts.h"
