@@ -33,6 +33,8 @@
 
 #include "core/cuda_check.h"
 #include "core/error.h"
+#include "kernels/cuda/launch_util.cuh"
+#include "kernels/cuda/reduce_cuda.cuh"
 #include "kernels/launch.h"
 #include "kernels/matmul.h"
 
@@ -642,12 +644,65 @@ int auto_variant(int64_t batch, int64_t m, int64_t n) {
   return 1;
 }
 
+// c[i * ldc + j] = leaf 0, then + leaf 1, + leaf 2, ... (left to right, as the contract folds),
+// canonical NaN; partial[(l * m + i) * n + j] holds leaf l of output (i, j).
+__global__ void fold_leaves_kernel(const float* partial, float* c, int64_t m, int64_t n, int64_t ldc,
+                                   int64_t leaves) {
+  const int64_t total = m * n;
+  for (int64_t g = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; g < total;
+       g += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    float v = partial[g];
+    for (int64_t l = 1; l < leaves; ++l) v = add(v, partial[l * total + g]);
+    c[(g / n) * ldc + g % n] = canonicalize(v);
+  }
+}
+
+// True when a single product is too small to give every multiprocessor a 64 x 64 tile and K has
+// several leaves: then the leaves run in parallel (matmul_leaf_parallel).
+bool use_leaf_parallel(const MatmulArgs& args, void* stream) {
+  if (stream != nullptr || args.batch != 1 || gemm_k_leaf_count(args.k) < 2) return false;
+  const int64_t tiles = ((args.m + 63) / 64) * ((args.n + 63) / 64);
+  return tiles < current_multiprocessors();
+}
+
+// Leaf-parallel product: every full 256-wide k slice is a one-leaf product, so the kernel stores
+// exactly that leaf's fma chain from +0; the slices run as the batch entries of one launch (the
+// short last leaf as a second launch) into scratch, and fold_leaves_kernel adds them left to right.
+// The bits are those of one launch over all of K; only the parallelism changes.
+void matmul_leaf_parallel(const MatmulArgs& args, const float* a, const float* b, float* c,
+                          const LaunchConfig& config) {
+  const int64_t m = args.m, n = args.n, k = args.k;
+  const int64_t full = k / kGemmKLeaf, rem = k % kGemmKLeaf, leaves = gemm_k_leaf_count(k);
+  cuda::DeviceScratch<float> partial(leaves * m * n);
+  MatmulArgs sub = args;
+  sub.ldc = n;
+  sub.stride_c = m * n;
+  sub.k = kGemmKLeaf;
+  sub.batch = full;
+  sub.stride_a = args.trans_a ? kGemmKLeaf * args.lda : kGemmKLeaf;
+  sub.stride_b = args.trans_b ? kGemmKLeaf : kGemmKLeaf * args.ldb;
+  if (full > 0) matmul_cuda(sub, a, b, partial.ptr, config, nullptr);
+  if (rem > 0) {
+    sub.batch = 1;
+    sub.k = rem;
+    matmul_cuda(sub, a + full * sub.stride_a, b + full * sub.stride_b, partial.ptr + full * m * n, config,
+                nullptr);
+  }
+  const cuda::GridShape g = cuda::grid_for(m * n, config);
+  fold_leaves_kernel<<<g.blocks, g.threads>>>(partial.ptr, c, m, n, args.ldc, leaves);
+  BL_CUDA_CHECK(cudaGetLastError());
+}
+
 }  // namespace
 
 void matmul_cuda(const MatmulArgs& args, const float* a, const float* b, float* c,
                  const LaunchConfig& config, void* stream) {
   matmul_check_args("matmul_cuda", args, a, b, c);
   if (args.batch == 0 || args.m == 0 || args.n == 0) return;
+  if (config.variant == 0 && use_leaf_parallel(args, stream)) {
+    matmul_leaf_parallel(args, a, b, c, config);
+    return;
+  }
   MatmulDeviceArgs p;
   p.m = args.m;
   p.n = args.n;
