@@ -45,6 +45,9 @@ struct ScanArgs {
   const int64_t* lengths = nullptr;
   float* state = nullptr;
   float* y = nullptr;
+  // Optional [B, T, H, N]: the decay factors exp(dt[b,t,h] * A[h,n]) computed beforehand (by the
+  // exp and mul Tensor ops, which give these same bits); null: the kernel computes them.
+  const float* decay = nullptr;
 };
 
 // One recurrence step of one (b, h, p) chain: updates s[0..N) and returns y. The decay factors

@@ -36,6 +36,9 @@ int64_t conv_channels(const ModelConfig& c) {
 
 const float* fptr(const Tensor& t) { return static_cast<const float*>(t.raw_data()); }
 
+// Largest decay-factor buffer (elements) computed ahead of the scan.
+constexpr int64_t kMaxDecayElements = int64_t{1} << 24;
+
 // Runs the selective scan on contiguous f32 tensors of one device: x [B*T, H*P], dt [B*T, H],
 // Bm and Cm [B*T, G*N]; state [B, H, P, N] is updated in place. Returns y [B*T, H*P].
 Tensor selective_scan(const ModelConfig& c, const Tensor& x, const Tensor& dt, const Tensor& A, const Tensor& Bm,
@@ -54,6 +57,14 @@ Tensor selective_scan(const ModelConfig& c, const Tensor& x, const Tensor& dt, c
   a.x = fptr(xc), a.dt = fptr(dtc), a.A = fptr(A), a.Bm = fptr(bc), a.Cm = fptr(cc), a.D = fptr(D);
   a.state = static_cast<float*>(state.raw_data());
   a.y = static_cast<float*>(y.raw_data());
+  // The decay factors exp(dt * A) by the (vectorised) Tensor ops when they fit a modest buffer;
+  // the kernel computes the same bits itself otherwise.
+  const int64_t rows = x.dim(0), H = c.ssm_heads, N = c.ssm_state_size;
+  Tensor decay;
+  if (rows * H * N <= kMaxDecayElements) {
+    decay = exp(mul(dtc.reshape({rows, H, 1}), A.reshape({1, H, N})));
+    a.decay = fptr(decay);
+  }
   if (dev.is_cpu()) {
     a.lengths = lengths.data();
     selective_scan_cpu(a, op_pool());

@@ -29,6 +29,26 @@ TEST(SelectiveScanConformance, CpuEqualsReferenceAtEveryThreadCount) {
   }
 }
 
+TEST(SelectiveScanConformance, PrecomputedDecayGivesTheSameBits) {
+  uint64_t seed = 900;
+  for (const ScanShape& s : scan_shapes()) {
+    const ScanCase c = make_scan_case(s, seed += 10, 13, true);
+    const int64_t B = s.batch, T = s.steps, H = s.heads, N = s.state;
+    std::vector<float> decay(static_cast<size_t>(B * T * H * N));
+    for (int64_t r = 0; r < B * T; ++r)
+      for (int64_t h = 0; h < H; ++h)
+        for (int64_t n = 0; n < N; ++n) decay[(r * H + h) * N + n] = exp(mul(c.dt[r * H + h], c.A[h * N + n]));
+    for (int threads : kThreadCounts) {
+      std::vector<float> state = c.state0, y(c.y_ref.size(), 3.0f);
+      ScanArgs a = c.args(state.data(), y.data());
+      a.decay = decay.data();
+      selective_scan_cpu(a, pool_with(threads));
+      ASSERT_TRUE(bits_equal(c.y_ref, y, c.label + " y, decay given, threads " + std::to_string(threads)));
+      ASSERT_TRUE(bits_equal(c.state_ref, state, c.label + " state, decay given"));
+    }
+  }
+}
+
 TEST(SelectiveScanConformance, SplitRunsEqualOneRun) {
   // Decode needs the state after t steps to continue exactly: 5 + 1 + 1 steps equal 7 steps.
   const ScanCase c = make_scan_case({2, 7, 3, 4, 6, 1}, 77, 0, true);

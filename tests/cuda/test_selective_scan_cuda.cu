@@ -1,7 +1,8 @@
 // test_selective_scan_cuda.cu: the CUDA selective scan equals selective_scan_reference bit for bit
-// (outputs and final states) under every LaunchConfig of kConformanceLaunchConfigs, over the shapes of
-// scan_cases.h with and without special values; a sabotaged reference (separate multiply and add in
-// the state update) differs from the CUDA result. Skips without a GPU.
+// (outputs and final states) under every LaunchConfig of kConformanceLaunchConfigs, over the shapes
+// of scan_cases.h with and without special values, with the decay factors computed in the kernel or
+// given; a sabotaged reference (separate multiply and add in the state update) differs from the
+// CUDA result. Skips without a GPU.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -18,12 +19,25 @@ namespace {
 
 const Device kGpu = Device::cuda(0);
 
-// Runs the CUDA scan on the case's inputs under cfg; returns y and the final state (host).
-void run_cuda(const conformance::ScanCase& c, const LaunchConfig& cfg, std::vector<float>* y, std::vector<float>* state) {
+// The decay factors exp(dt * A[h, n]) of a case, [B, T, H, N], by plain contract calls.
+std::vector<float> decay_of(const conformance::ScanCase& c) {
+  const int64_t rows = c.shape.batch * c.shape.steps, H = c.shape.heads, N = c.shape.state;
+  std::vector<float> d(static_cast<size_t>(rows * H * N));
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t n = 0; n < N; ++n) d[(r * H + h) * N + n] = exp(mul(c.dt[r * H + h], c.A[h * N + n]));
+  return d;
+}
+
+// Runs the CUDA scan on the case's inputs under cfg (with the decay factors given when
+// with_decay); returns y and the final state (host).
+void run_cuda(const conformance::ScanCase& c, const LaunchConfig& cfg, std::vector<float>* y, std::vector<float>* state,
+              bool with_decay = false) {
   auto dev = [](const std::vector<float>& v) {
     return Tensor::from_vector(v, {static_cast<int64_t>(v.size())}, kGpu);
   };
   const Tensor x = dev(c.x), dt = dev(c.dt), A = dev(c.A), Bm = dev(c.Bm), Cm = dev(c.Cm), D = dev(c.D);
+  const Tensor decay = dev(with_decay ? decay_of(c) : std::vector<float>{0.0f});
   const Tensor len = Tensor::from_vector(c.lengths, {static_cast<int64_t>(c.lengths.size())}, kGpu);
   Tensor st = dev(c.state0);
   Tensor out = Tensor::full({static_cast<int64_t>(c.y_ref.size())}, 3.0, DType::f32, kGpu);
@@ -38,6 +52,7 @@ void run_cuda(const conformance::ScanCase& c, const LaunchConfig& cfg, std::vect
   a.lengths = static_cast<const int64_t*>(len.raw_data());
   a.state = static_cast<float*>(st.raw_data());
   a.y = static_cast<float*>(out.raw_data());
+  if (with_decay) a.decay = static_cast<const float*>(decay.raw_data());
   selective_scan_cuda(a, cfg);
   *y = out.to(Device::cpu()).to_vector<float>();
   *state = st.to(Device::cpu()).to_vector<float>();
@@ -58,6 +73,9 @@ TEST(SelectiveScanCuda, MatchesReferenceUnderEveryLaunchConfig) {
                                     std::to_string(cfg.grid_cap);
           ASSERT_TRUE(conformance::bits_equal(c.y_ref, y, label + " y"));
           ASSERT_TRUE(conformance::bits_equal(c.state_ref, state, label + " state"));
+          run_cuda(c, cfg, &y, &state, true);
+          ASSERT_TRUE(conformance::bits_equal(c.y_ref, y, label + " y, decay given"));
+          ASSERT_TRUE(conformance::bits_equal(c.state_ref, state, label + " state, decay given"));
         }
       }
     }

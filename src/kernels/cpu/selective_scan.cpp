@@ -1,5 +1,6 @@
 // CPU selective scan (kernels/selective_scan.h): one job per (batch row, head) runs the P chains of
-// that head step by step, computing the step's decay factors exp(dt * A[h, n]) once for all P.
+// that head step by step, with the step's decay factors exp(dt * A[h, n]) read from args.decay or
+// computed once for all P.
 #include <algorithm>
 #include <vector>
 
@@ -51,11 +52,13 @@ void selective_scan_cpu(const ScanArgs& a, ThreadPool& pool) {
           continue;
         }
         const float dt = a.dt[(b * T + t) * H + h];
-        for (int64_t n = 0; n < N; ++n) dA[n] = exp(mul(dt, a.A[h * N + n]));
+        const float* decay = a.decay != nullptr ? a.decay + ((b * T + t) * H + h) * N : dA.data();
+        if (a.decay == nullptr)
+          for (int64_t n = 0; n < N; ++n) dA[n] = exp(mul(dt, a.A[h * N + n]));
         const float* x = a.x + ((b * T + t) * H + h) * P;
         const int64_t row = ((b * T + t) * G + g) * N;
         for (int64_t p = 0; p < P; ++p)
-          y[p] = canonicalize(scan_step(states + p * N, dA.data(), a.A + h * N, dt, x[p], a.Bm + row, a.Cm + row, D_h, N));
+          y[p] = canonicalize(scan_step(states + p * N, decay, a.A + h * N, dt, x[p], a.Bm + row, a.Cm + row, D_h, N));
       }
       for (int64_t i = 0; i < P * N; ++i) states[i] = canonicalize(states[i]);
     }

@@ -1,7 +1,8 @@
 // CUDA selective scan (kernels/selective_scan.h): one thread per (batch row, head, channel) chain,
 // grid-stride over the chains; each thread runs its chain's steps in ascending order with the state
-// in the output state buffer, computing the decay factors itself. Every value is the one
-// scan_step computes on the CPU, so the bits equal the reference under any launch shape.
+// in the output state buffer, reading the decay factors from args.decay or computing them itself.
+// Every value is the one scan_step computes on the CPU, so the bits equal the reference under any
+// launch shape.
 #include "core/cuda_check.h"
 #include "core/error.h"
 #include "kernels/cuda/reduce_cuda.cuh"
@@ -28,7 +29,8 @@ __global__ void selective_scan_kernel(ScanArgs a) {
         continue;
       }
       const int64_t row = ((b * T + t) * G + g) * N;
-      *y = canonicalize(scan_step(st, nullptr, a.A + h * N, a.dt[(b * T + t) * H + h], a.x[((b * T + t) * H + h) * P + p],
+      const float* decay = a.decay != nullptr ? a.decay + ((b * T + t) * H + h) * N : nullptr;
+      *y = canonicalize(scan_step(st, decay, a.A + h * N, a.dt[(b * T + t) * H + h], a.x[((b * T + t) * H + h) * P + p],
                                   a.Bm + row, a.Cm + row, D_h, N));
     }
     for (int64_t n = 0; n < N; ++n) st[n] = canonicalize(st[n]);
