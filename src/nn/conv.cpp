@@ -8,7 +8,10 @@
 #include "bitlearn/nn/init.h"
 #include "bitlearn/nn/layers.h"
 #include "contract/arith.h"
+#include "core/allocator.h"
 #include "core/error.h"
+#include "kernels/tile_max.h"
+#include "ops/op_util.h"
 
 namespace bl::nn {
 
@@ -226,6 +229,55 @@ ag::Var tile_windows(const ag::Var& x, int64_t k) {
   return ag::reshape(v, {n * (h / k) * (w / k), k * k, c});
 }
 
+TileMaxShape tile_shape(const Tensor& x, int64_t k) { return {x.dim(0), x.dim(1), x.dim(2), x.dim(3), k}; }
+
+#if defined(BITLEARN_HAS_CUDA)
+void select_device(const Tensor& x) {
+  if (x.device().is_cuda()) cuda_set_device(x.device().index);
+}
+#else
+void select_device(const Tensor&) {}
+[[noreturn]] void no_cuda() { throw Error("MaxPool2d: this build has no CUDA backend"); }
+#endif
+
+// Max pooling over k x k tiles as one tape node (kernels/tile_max.h): the same bits as the
+// maximum over the tile_windows axis with the gradient at the first maximum (bl::argmax), without
+// the window copy, the strided reduction and the gather of the gradient.
+ag::Var max_pool_tiles(const ag::Var& x, int64_t k) {
+  Tensor xv = x.value().contiguous();
+  TileMaxShape s = tile_shape(xv, k);
+  Tensor y = Tensor::empty({s.n, s.out_h(), s.out_w(), s.c}, DType::f32, xv.device());
+  Tensor arg = Tensor::empty(y.shape(), DType::i32, xv.device());
+  select_device(xv);
+  if (xv.device().is_cpu()) {
+    tile_max_cpu(xv.data<float>(), s, y.data<float>(), arg.data<int32_t>(), op_pool());
+  } else {
+#if defined(BITLEARN_HAS_CUDA)
+    tile_max_cuda(static_cast<const float*>(xv.raw_data()), s, static_cast<float*>(y.raw_data()),
+                  static_cast<int32_t*>(arg.raw_data()), op_launch_config());
+#else
+    no_cuda();
+#endif
+  }
+  return ag::record("max_pool_tiles", y, {x}, [arg, s](const Tensor& g) {
+    Tensor gc = g.contiguous();
+    Tensor dx = Tensor::empty({s.n, s.h, s.w, s.c}, DType::f32, gc.device());
+    select_device(gc);
+    if (gc.device().is_cpu()) {
+      tile_max_backward_cpu(gc.data<float>(), arg.data<int32_t>(), s, dx.data<float>(), op_pool());
+    } else {
+#if defined(BITLEARN_HAS_CUDA)
+      tile_max_backward_cuda(static_cast<const float*>(gc.raw_data()),
+                             static_cast<const int32_t*>(arg.raw_data()), s,
+                             static_cast<float*>(dx.raw_data()), op_launch_config());
+#else
+      no_cuda();
+#endif
+    }
+    return std::vector<Tensor>{dx};
+  });
+}
+
 }  // namespace
 
 MaxPool2d::MaxPool2d(int64_t k, int64_t s, int64_t p) : kernel(k), stride(s == 0 ? k : s), padding(p) {
@@ -235,9 +287,9 @@ MaxPool2d::MaxPool2d(int64_t k, int64_t s, int64_t p) : kernel(k), stride(s == 0
 
 ag::Var MaxPool2d::forward(const ag::Var& x) {
   Window2d win{kernel, kernel, stride, stride, padding, padding, 1, 1};
-  ag::Var cols = tiles_exactly(x, kernel, stride, padding)
-                     ? tile_windows(x, kernel)
-                     : extract_patches(x, win, -std::numeric_limits<float>::infinity());
+  if (tiles_exactly(x, kernel, stride, padding) && x.value().dtype() == DType::f32 && kernel <= 256)
+    return max_pool_tiles(x, kernel);
+  ag::Var cols = extract_patches(x, win, -std::numeric_limits<float>::infinity());
   ag::Var y = ag::amax(cols, 1);
   return ag::reshape(y, {x.dim(0), win.out_h(x.dim(1)), win.out_w(x.dim(2)), x.dim(3)});
 }

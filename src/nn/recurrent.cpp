@@ -27,37 +27,99 @@ const char* kind_name(RecurrentKind kind) {
   }
 }
 
-Tensor one_like(const Tensor& x) { return Tensor::scalar(1.0, DType::f32, x.device()); }
+// The saved values of one LSTM step for the backward sweep.
+struct LstmStep {
+  Tensor h_prev, c_prev, i, f, g, o, tc;
+};
 
-// One LSTM step as a single tape node: gates [N, 4H] (i, f, g, o pre-activations) and the cell
-// c_prev [N, H] -> [h, c] as [N, 2H]. The backward rule is the closed form of the cell's
-// derivatives, each a fixed sequence of elementwise ops.
-ag::Var lstm_cell(const ag::Var& gates, const ag::Var& c_prev, int64_t h) {
-  const Tensor& gv = gates.value();
-  Tensor cp = c_prev.value();
-  Tensor i = bl::sigmoid(gv.slice(1, 0, h));
-  Tensor f = bl::sigmoid(gv.slice(1, h, 2 * h));
-  Tensor g = bl::tanh(gv.slice(1, 2 * h, 3 * h));
-  Tensor o = bl::sigmoid(gv.slice(1, 3 * h, 4 * h));
-  Tensor c = bl::add(bl::mul(f, cp), bl::mul(i, g));
-  Tensor tc = bl::tanh(c);
-  Tensor hv = bl::mul(o, tc);
-  bool need_c = c_prev.requires_grad();
-  return ag::record("lstm_cell", bl::concat({hv, c}, 1), {gates, c_prev},
-                    [=](const Tensor& d) {
-                      Tensor one = one_like(d);
-                      Tensor dh = d.slice(1, 0, h);
-                      Tensor dc = bl::add(d.slice(1, h, 2 * h),
-                                          bl::mul(bl::mul(dh, o), bl::sub(one, bl::square(tc))));
-                      Tensor d_o = bl::mul(bl::mul(dh, tc), bl::mul(o, bl::sub(one, o)));
-                      Tensor d_i = bl::mul(bl::mul(dc, g), bl::mul(i, bl::sub(one, i)));
-                      Tensor d_g = bl::mul(bl::mul(dc, i), bl::sub(one, bl::square(g)));
-                      Tensor d_f = bl::mul(bl::mul(dc, cp), bl::mul(f, bl::sub(one, f)));
-                      std::vector<Tensor> r(2);
-                      r[0] = bl::concat({d_i, d_f, d_g, d_o}, 1);
-                      if (need_c) r[1] = bl::mul(dc, f);
-                      return r;
-                    });
+// A whole LSTM direction as one tape node: xproj [N, T, 4H] (input projections with b_ih), the
+// recurrent weight [4H, H] and bias [4H] -> the hidden states [N, T, H]. Step by step the forward
+// runs gates = xproj_t + (h W_hh^T + b_hh), the cell's gate functions and
+// c = f c_prev + i g, h = o tanh(c).
+//
+// The backward sweep is the reverse-mode rule of exactly that per-step graph (slices, matmul, adds
+// and the cell), op for op and in the order the tape would run it, so every gradient bit is what
+// the step-by-step graph gives: where the tape would add a contribution to a zero-filled slice
+// gradient, the same add with +0 is kept (it turns -0 into +0), and the recurrent weight and bias
+// receive one contribution per step in the tape's order (the node lists them once per step, last
+// step first). What it saves is the per-step tape: the zero-filled [N, T, 4H] gradient of every
+// step's slice of xproj and their T full-size sums, and nine nodes per step.
+ag::Var lstm_sequence(const ag::Var& xproj, const ag::Var& w_hh, const ag::Var& b_hh, int64_t steps,
+                      bool reverse, int64_t h) {
+  const Tensor xp = xproj.value();
+  const Tensor w = w_hh.value();
+  const Tensor b = b_hh.value();
+  const int64_t n = xp.dim(0), g4 = xp.dim(2);
+  const Device dev = xp.device();
+  const bool record_steps = ag::grad_enabled() &&
+                            (xproj.requires_grad() || w_hh.requires_grad() || b_hh.requires_grad());
+  auto saved = std::make_shared<std::vector<LstmStep>>();
+  if (record_steps) saved->reserve(static_cast<size_t>(steps));
+  Tensor state = Tensor::zeros({n, h}, DType::f32, dev);
+  Tensor cstate = state;
+  std::vector<Tensor> outputs(static_cast<size_t>(steps));
+  for (int64_t k = 0; k < steps; ++k) {
+    int64_t t = reverse ? steps - 1 - k : k;
+    Tensor xt = xp.slice(1, t, t + 1).reshape({n, g4});
+    Tensor gates = bl::add(xt, bl::add(bl::matmul(state, w, false, true), b));
+    Tensor i = bl::sigmoid(gates.slice(1, 0, h));
+    Tensor f = bl::sigmoid(gates.slice(1, h, 2 * h));
+    Tensor g = bl::tanh(gates.slice(1, 2 * h, 3 * h));
+    Tensor o = bl::sigmoid(gates.slice(1, 3 * h, 4 * h));
+    Tensor c = bl::add(bl::mul(f, cstate), bl::mul(i, g));
+    Tensor tc = bl::tanh(c);
+    Tensor hv = bl::mul(o, tc);
+    if (record_steps) saved->push_back(LstmStep{state, cstate, i, f, g, o, tc});
+    state = hv;
+    cstate = c;
+    outputs[static_cast<size_t>(t)] = hv.reshape({n, 1, h});
+  }
+  Tensor seq = bl::concat(outputs, 1);
+  // Inputs: xproj, then (b_hh, w_hh) once per step, last step first: the order in which the
+  // step-by-step tape adds their contributions.
+  std::vector<ag::Var> inputs{xproj};
+  for (int64_t k = 0; k < steps; ++k) {
+    inputs.push_back(b_hh);
+    inputs.push_back(w_hh);
+  }
+  const bool need_x = xproj.requires_grad(), need_w = w_hh.requires_grad(), need_b = b_hh.requires_grad();
+  return ag::record("lstm_sequence", seq, std::move(inputs), [=](const Tensor& dseq) {
+    std::vector<Tensor> r(static_cast<size_t>(1 + 2 * steps));
+    const Tensor one = Tensor::scalar(1.0, DType::f32, dev);
+    const Tensor zero = Tensor::scalar(0.0, DType::f32, dev);
+    Tensor dx;
+    if (need_x) dx = Tensor::empty({n, steps, g4}, DType::f32, dev);
+    Tensor dstate_next, dc_next;  // contributions from step k + 1 (matmul input, cell input)
+    for (int64_t k = steps - 1; k >= 0; --k) {
+      const LstmStep& sv = (*saved)[static_cast<size_t>(k)];
+      int64_t t = reverse ? steps - 1 - k : k;
+      Tensor d_out = dseq.slice(1, t, t + 1).contiguous().reshape({n, h});
+      Tensor dstate = dstate_next.defined() ? bl::add(dstate_next, d_out) : d_out;
+      // The cell's output gradient [dh | dc]: the sum of the zero-filled halves, as the tape adds them.
+      Tensor dh = dc_next.defined() ? bl::add(zero, dstate) : dstate;
+      Tensor dc_in = dc_next.defined() ? bl::add(dc_next, zero) : Tensor();
+      Tensor dc_term = bl::mul(bl::mul(dh, sv.o), bl::sub(one, bl::square(sv.tc)));
+      Tensor dc = bl::add(dc_in.defined() ? dc_in : zero, dc_term);
+      Tensor d_o = bl::mul(bl::mul(dh, sv.tc), bl::mul(sv.o, bl::sub(one, sv.o)));
+      Tensor d_i = bl::mul(bl::mul(dc, sv.g), bl::mul(sv.i, bl::sub(one, sv.i)));
+      Tensor d_g = bl::mul(bl::mul(dc, sv.i), bl::sub(one, bl::square(sv.g)));
+      Tensor d_f = bl::mul(bl::mul(dc, sv.c_prev), bl::mul(sv.f, bl::sub(one, sv.f)));
+      Tensor dgates = bl::concat({d_i, d_f, d_g, d_o}, 1);
+      dc_next = k >= 1 ? bl::mul(dc, sv.f) : Tensor();
+      size_t slot = static_cast<size_t>(1 + 2 * (steps - 1 - k));
+      if (need_b) r[slot] = bl::sum(dgates, {0}, true).reshape({g4});
+      dstate_next = k >= 1 ? bl::matmul(dgates, w) : Tensor();
+      if (need_w) r[slot + 1] = bl::matmul(dgates, sv.h_prev, true, false);
+      if (need_x) {
+        Tensor part = dx.slice(1, t, t + 1);
+        copy_into(part, dgates.reshape({n, 1, g4}));
+      }
+    }
+    // Each step's slice gradient was zero-filled to [N, T, 4H] and summed: with two or more steps
+    // every element went through an add with +0.
+    if (need_x) r[0] = steps >= 2 ? bl::add(dx, zero) : dx;
+    return r;
+  });
 }
 
 }  // namespace
@@ -89,8 +151,8 @@ Recurrent::Recurrent(RecurrentKind k, int64_t in, int64_t hidden, int64_t layers
 
 ag::Var Recurrent::run_direction(const Cell& cell, const ag::Var& xproj, int64_t steps, bool reverse) {
   const int64_t n = xproj.dim(0), h = hidden_size;
+  if (kind == RecurrentKind::lstm) return lstm_sequence(xproj, cell.w_hh, cell.b_hh, steps, reverse, h);
   ag::Var state(Tensor::zeros({n, h}, DType::f32, xproj.device()), false);
-  ag::Var cstate = state;
   std::vector<ag::Var> outputs(static_cast<size_t>(steps));
   for (int64_t k = 0; k < steps; ++k) {
     int64_t t = reverse ? steps - 1 - k : k;
@@ -98,10 +160,6 @@ ag::Var Recurrent::run_direction(const Cell& cell, const ag::Var& xproj, int64_t
     ag::Var hp = ag::add(ag::matmul(state, cell.w_hh, false, true), cell.b_hh);
     if (kind == RecurrentKind::rnn_tanh) {
       state = ag::tanh(ag::add(xt, hp));
-    } else if (kind == RecurrentKind::lstm) {
-      ag::Var hc = lstm_cell(ag::add(xt, hp), cstate, h);
-      state = ag::slice(hc, 1, 0, h);
-      cstate = ag::slice(hc, 1, h, 2 * h);
     } else {
       ag::Var r = ag::sigmoid(ag::add(ag::slice(xt, 1, 0, h), ag::slice(hp, 1, 0, h)));
       ag::Var z = ag::sigmoid(ag::add(ag::slice(xt, 1, h, 2 * h), ag::slice(hp, 1, h, 2 * h)));
