@@ -22,9 +22,9 @@ class ThreadPool;
 struct TileMaxShape {
   int64_t n = 0, h = 0, w = 0, c = 0;  // input extents
   int64_t k = 1;                       // tile side (stride = k, no padding)
-  int64_t out_h() const { return h / k; }
-  int64_t out_w() const { return w / k; }
-  int64_t out_numel() const { return n * out_h() * out_w() * c; }
+  BL_HD int64_t out_h() const { return h / k; }
+  BL_HD int64_t out_w() const { return w / k; }
+  BL_HD int64_t out_numel() const { return n * out_h() * out_w() * c; }
 };
 
 // One output element (index o into [N, H/k, W/k, C]): its max and arg.

@@ -10,6 +10,7 @@
 #include "contract/arith.h"
 #include "core/allocator.h"
 #include "core/error.h"
+#include "kernels/im2col.h"
 #include "kernels/tile_max.h"
 #include "ops/op_util.h"
 
@@ -28,6 +29,38 @@ void check_window(const Window2d& w, const char* op) {
   BL_CHECK(w.kernel_h >= 1 && w.kernel_w >= 1 && w.stride_h >= 1 && w.stride_w >= 1 &&
                w.dilation_h >= 1 && w.dilation_w >= 1 && w.pad_h >= 0 && w.pad_w >= 0,
            op, ": kernel, stride and dilation must be >= 1 and padding >= 0");
+}
+
+#if defined(BITLEARN_HAS_CUDA)
+void select_device(const Tensor& x) {
+  if (x.device().is_cuda()) cuda_set_device(x.device().index);
+}
+#else
+void select_device(const Tensor&) {}
+[[noreturn]] void no_cuda() { throw Error("conv/pool: this build has no CUDA backend"); }
+#endif
+
+// The patch matrix [N * OH * OW, KH * KW, C] of x by the im2col kernel (a bit copy of every
+// element, pad_value outside the image): the same values as the gather below, without its index
+// tensor, its bounds check and the copy of x with a pad row appended.
+Tensor patch_matrix(const Tensor& x_in, const Window2d& win, float pad_value_in) {
+  Tensor x = x_in.contiguous();
+  const float pad_value = Tensor::full({1}, pad_value_in).to_vector<float>()[0];  // as the pad row holds it
+  Im2colShape s{x.dim(0), x.dim(1), x.dim(2), x.dim(3), win.kernel_h, win.kernel_w, win.stride_h,
+                win.stride_w, win.pad_h, win.pad_w, win.dilation_h, win.dilation_w};
+  Tensor out = Tensor::empty({s.rows(), win.kernel_h * win.kernel_w, s.c}, DType::f32, x.device());
+  select_device(x);
+  if (x.device().is_cpu()) {
+    im2col_cpu(x.data<float>(), s, pad_value, out.data<float>(), op_pool());
+  } else {
+#if defined(BITLEARN_HAS_CUDA)
+    im2col_cuda(static_cast<const float*>(x.raw_data()), s, pad_value, static_cast<float*>(out.raw_data()),
+                op_launch_config());
+#else
+    no_cuda();
+#endif
+  }
+  return out;
 }
 
 // The source row of every patch element: (n * H + ih) * W + iw, or N * H * W (the pad row).
@@ -75,6 +108,8 @@ ag::Var extract_patches(const ag::Var& x, const Window2d& win, float pad_value) 
   int64_t oh = win.out_h(h), ow = win.out_w(w);
   BL_CHECK(oh >= 1 && ow >= 1, "conv/pool: input ", xv.str(), " is smaller than the window ",
            win.kernel_h, "x", win.kernel_w, " (dilation ", win.dilation_h, ", padding ", win.pad_h, ")");
+  if (xv.dtype() == DType::f32 && !(ag::grad_enabled() && x.requires_grad()))
+    return ag::Var(patch_matrix(xv, win, pad_value));
   ag::Var rows = ag::reshape(x, {n * h * w, c});
   ag::Var pad(Tensor::full({1, c}, pad_value, DType::f32, xv.device()), false);
   ag::Var source = ag::concat({rows, pad}, 0);
@@ -230,15 +265,6 @@ ag::Var tile_windows(const ag::Var& x, int64_t k) {
 }
 
 TileMaxShape tile_shape(const Tensor& x, int64_t k) { return {x.dim(0), x.dim(1), x.dim(2), x.dim(3), k}; }
-
-#if defined(BITLEARN_HAS_CUDA)
-void select_device(const Tensor& x) {
-  if (x.device().is_cuda()) cuda_set_device(x.device().index);
-}
-#else
-void select_device(const Tensor&) {}
-[[noreturn]] void no_cuda() { throw Error("MaxPool2d: this build has no CUDA backend"); }
-#endif
 
 // Max pooling over k x k tiles as one tape node (kernels/tile_max.h): the same bits as the
 // maximum over the tile_windows axis with the gradient at the first maximum (bl::argmax), without

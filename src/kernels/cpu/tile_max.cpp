@@ -15,10 +15,14 @@ int64_t task_count(int64_t rows, int64_t elements) {
   return std::max<int64_t>(1, std::min<int64_t>(rows, elements / 32768));
 }
 
-// Output row (b, oy): every ox and channel, channels innermost.
+// Output row (b, oy): every ox and channel, channels innermost. The maximum is read off the arg
+// position: the element with the greatest argmax key is the bl::max of the window (a NaN when
+// there is one; +0 over -0 among equal values), so y = canonicalize(x[arg]) has the reference's
+// bits, and the loop is branch-free selects on integer keys.
 void forward_row(const float* x, TileMaxShape s, int64_t row, float* y, int32_t* arg,
                  std::vector<uint32_t>& keys) {
   const int64_t b = row / s.out_h(), oy = row % s.out_h(), c = s.c;
+  uint32_t* kp = keys.data();
   for (int64_t ox = 0; ox < s.out_w(); ++ox) {
     const int64_t o = (row * s.out_w() + ox) * c;
     float* yo = y + o;
@@ -29,8 +33,8 @@ void forward_row(const float* x, TileMaxShape s, int64_t row, float* y, int32_t*
         const int32_t p = static_cast<int32_t>(ky * s.k + kx);
         if (p == 0) {
           for (int64_t j = 0; j < c; ++j) {
-            yo[j] = max(float_of(0xFF800000u), src[j]);
-            keys[j] = argmax_key(src[j]);
+            kp[j] = argmax_key(src[j]);
+            yo[j] = src[j];
             ao[j] = 0;
           }
           continue;
@@ -38,11 +42,10 @@ void forward_row(const float* x, TileMaxShape s, int64_t row, float* y, int32_t*
         for (int64_t j = 0; j < c; ++j) {
           const float v = src[j];
           const uint32_t key = argmax_key(v);
-          if (key > keys[j]) {
-            keys[j] = key;
-            ao[j] = p;
-          }
-          yo[j] = max(yo[j], v);
+          const bool better = key > kp[j];
+          kp[j] = better ? key : kp[j];
+          yo[j] = better ? v : yo[j];
+          ao[j] = better ? p : ao[j];
         }
       }
     }

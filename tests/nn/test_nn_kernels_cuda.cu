@@ -1,7 +1,8 @@
-// CUDA conformance of max pooling over k x k tiles (kernels/tile_max.h): tile_max_cuda and
-// tile_max_backward_cuda equal the references bit for bit under every launch shape of
-// kConformanceLaunchConfigs, with ties, +-0 and NaN in the data. Sabotage arm: a perturbed gradient
-// must differ.
+// CUDA conformance of the kernels of the training layers: max pooling over k x k tiles
+// (kernels/tile_max.h: tile_max_cuda, tile_max_backward_cuda) and the convolution patch matrix
+// (kernels/im2col.h: im2col_cuda) equal their references bit for bit under every launch shape of
+// kConformanceLaunchConfigs, with ties, +-0 and NaN in the data. Sabotage arms: a perturbed
+// gradient, and a patch matrix of another padding, must differ.
 #include <gtest/gtest.h>
 
 #include <cuda_runtime.h>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "conformance/test_rng_splitmix.h"
+#include "kernels/im2col.h"
 #include "kernels/launch.h"
 #include "kernels/tile_max.h"
 
@@ -89,6 +91,40 @@ TEST(TileMaxCuda, EqualsReferenceUnderEveryLaunchShape) {
     cudaFree(dy);
     cudaFree(darg);
     cudaFree(ddx);
+  }
+}
+
+TEST(Im2colCuda, EqualsReferenceUnderEveryLaunchShape) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  // n, h, w, c, kh, kw, sh, sw, ph, pw, dh, dw
+  const Im2colShape shapes[] = {{0, 5, 5, 3, 3, 3, 1, 1, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 1},
+                                {2, 5, 4, 4, 3, 3, 1, 1, 1, 1, 1, 1}, {2, 6, 5, 3, 3, 3, 2, 2, 1, 1, 1, 1},
+                                {1, 9, 11, 5, 2, 3, 1, 2, 0, 1, 2, 1}, {64, 28, 28, 1, 3, 3, 1, 1, 1, 1, 1, 1},
+                                {16, 14, 14, 16, 3, 3, 1, 1, 1, 1, 1, 1}};
+  const float pads[] = {0.0f, -0.0f, float_of(0xFF800000u), float_of(0x7FC01234u)};
+  for (const Im2colShape& s : shapes) {
+    const int64_t in = s.n * s.h * s.w * s.c, out = s.out_numel();
+    std::vector<float> x = data(in, static_cast<uint64_t>(in + 17));
+    float* dx = to_device(x);
+    float* dout = to_device(std::vector<float>(out));
+    for (float pad : pads) {
+      std::vector<float> ref(out);
+      im2col_reference(x.data(), s, pad, ref.data());
+      for (const LaunchConfig& cfg : kConformanceLaunchConfigs) {
+        im2col_cuda(dx, s, pad, dout, cfg);
+        std::vector<float> got = to_host(dout, out);
+        EXPECT_EQ(std::memcmp(got.data(), ref.data(), out * 4), 0) << "n=" << s.n << " c=" << s.c << " block " << cfg.block;
+      }
+    }
+    if (out > 0 && s.pad_h > 0) {  // sabotage arm: a patch matrix with another pad value differs
+      std::vector<float> other(out);
+      im2col_reference(x.data(), s, 1.0f, other.data());
+      im2col_cuda(dx, s, 0.0f, dout);
+      std::vector<float> got = to_host(dout, out);
+      EXPECT_NE(std::memcmp(got.data(), other.data(), out * 4), 0) << "sabotage arm not caught";
+    }
+    cudaFree(dx);
+    cudaFree(dout);
   }
 }
 
