@@ -56,7 +56,7 @@ void im2col_check(const Im2colShape& s);
 void im2col_cpu(const float* x, const Im2colShape& s, float pad_value, float* out, ThreadPool& pool);
 
 #if defined(BITLEARN_HAS_CUDA)
-// CUDA: device pointers, one thread per output element (grid-stride); default stream, returns when done.
+// CUDA: device pointers, one thread per output element (grid-stride); in order on the default stream.
 void im2col_cuda(const float* x, const Im2colShape& s, float pad_value, float* out,
                  const LaunchConfig& config = LaunchConfig());
 #endif

@@ -2,7 +2,7 @@
 // output element, each a bit copy, so the launch shape never changes the result.
 #include <cuda_runtime.h>
 
-#include "core/cuda_check.h"
+#include "core/allocator.h"
 #include "kernels/cuda/launch_util.cuh"
 #include "kernels/im2col.h"
 
@@ -28,8 +28,7 @@ void im2col_cuda(const float* x, const Im2colShape& s, float pad_value, float* o
   if (total == 0) return;
   cuda::GridShape shape = cuda::grid_for(total, config);
   im2col_kernel<<<shape.blocks, shape.threads>>>(x, s, pad_value, total, out);
-  BL_CUDA_CHECK(cudaGetLastError());
-  BL_CUDA_CHECK(cudaDeviceSynchronize());
+  cuda_sync_check("im2col");
 }
 
 }  // namespace bl

@@ -3,7 +3,7 @@
 // shape never changes the bits.
 #include <cuda_runtime.h>
 
-#include "core/cuda_check.h"
+#include "core/allocator.h"
 #include "kernels/cuda/launch_util.cuh"
 #include "kernels/tile_max.h"
 
@@ -31,8 +31,7 @@ void tile_max_cuda(const float* x, TileMaxShape s, float* y, int32_t* arg, const
   if (total == 0) return;
   cuda::GridShape shape = cuda::grid_for(total, config);
   tile_max_kernel<<<shape.blocks, shape.threads>>>(x, s, total, y, arg);
-  BL_CUDA_CHECK(cudaGetLastError());
-  BL_CUDA_CHECK(cudaDeviceSynchronize());
+  cuda_sync_check("tile_max");
 }
 
 void tile_max_backward_cuda(const float* g, const int32_t* arg, TileMaxShape s, float* dx,
@@ -42,8 +41,7 @@ void tile_max_backward_cuda(const float* g, const int32_t* arg, TileMaxShape s, 
   if (total == 0) return;
   cuda::GridShape shape = cuda::grid_for(total, config);
   tile_max_backward_kernel<<<shape.blocks, shape.threads>>>(g, arg, s, total, dx);
-  BL_CUDA_CHECK(cudaGetLastError());
-  BL_CUDA_CHECK(cudaDeviceSynchronize());
+  cuda_sync_check("tile_max_backward");
 }
 
 }  // namespace bl
