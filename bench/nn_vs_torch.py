@@ -6,13 +6,19 @@ Fashion-MNIST images; the time of one step (forward, backward, update) is the me
 steps after warm-up. On CUDA, PyTorch runs in fp32 with TF32 off. Prints one line per model with
 both times and the ratio torch_time / bitlearn_time (>= 1 means bitlearn is faster).
 
-usage: bench/nn_vs_torch.py [--bitlearn build/bitlearn] [--device cpu|cuda] [--threads N]
-                            [--steps N] [--models mlp,cnn,lstm]
+With --repeat R every model is timed R times, each round running every bitlearn binary and then
+PyTorch (interleaved, so a shared machine's load hits all sides alike); the medians are printed
+with the raw times and the load average. --bitlearn takes a comma-separated list of binaries (for
+example a build before and after a change); each gets its own ratio.
+
+usage: bench/nn_vs_torch.py [--bitlearn build/bitlearn[,other/bitlearn]] [--device cpu|cuda]
+                            [--threads N] [--steps N] [--repeat R] [--models mlp,cnn,lstm]
 """
 import argparse
 import gzip
 import os
 import re
+import statistics
 import subprocess
 import sys
 import time
@@ -130,6 +136,7 @@ def main():
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--steps", type=int, default=30)
+    ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--width", type=int, default=0)
     ap.add_argument("--models", default="mlp,cnn,lstm")
     ap.add_argument("--data", default=DATA)
@@ -140,13 +147,28 @@ def main():
     if a.threads:
         torch.set_num_threads(a.threads)
     x, y = load_images(a.data, 4096)
+    exes = a.bitlearn.split(",")
     print(f"device {a.device}, threads {a.threads or torch.get_num_threads()}, torch {torch.__version__}, "
-          f"{a.steps} timed steps")
-    print(f"{'model':6} {'bitlearn ms/step':>17} {'torch ms/step':>14} {'ratio torch/bitlearn':>21}")
+          f"{a.steps} timed steps, {a.repeat} interleaved repeat(s), load average {os.getloadavg()[0]:.1f}")
     for name in a.models.split(","):
-        ours = time_bitlearn(a.bitlearn, name, a.device, a.steps, a.threads, a.width, a.data)
-        theirs = time_torch(name, a.device, a.steps, a.width, x, y)
-        print(f"{name:6} {ours:17.3f} {theirs:14.3f} {theirs / ours:21.3f}", flush=True)
+        ours = {e: [] for e in exes}
+        theirs = []
+        for _ in range(a.repeat):
+            for e in exes:
+                ours[e].append(time_bitlearn(e, name, a.device, a.steps, a.threads, a.width, a.data))
+            theirs.append(time_torch(name, a.device, a.steps, a.width, x, y))
+        t = statistics.median(theirs)
+        raw = lambda v: ", ".join(f"{q:.1f}" for q in v)
+        line = f"{name:6} torch {t:9.3f} ms/step"
+        if a.repeat > 1:
+            line += f" [{raw(theirs)}]"
+        for e in exes:
+            o = statistics.median(ours[e])
+            line += f" | {e}: {o:9.3f} ms/step, ratio torch/bitlearn {t / o:6.3f}"
+            if a.repeat > 1:
+                line += f" [{raw(ours[e])}]"
+        print(line, flush=True)
+    print(f"load average at the end {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":
