@@ -36,9 +36,9 @@ if [ -x $B/bitlearn ]; then
   timeout "${ML_BENCH_TIMEOUT:-900}" python3 bench/ml_vs_sklearn.py --bin $B/bitlearn --only $FIRST \
     --rows ${ML_BENCH_ROWS:-100000 1000000} --threads "${ML_BENCH_THREADS:-16}" --repeat 2 >"$OUT/ml-linear-bench.txt" 2>&1
   rc=$?
-  # the second wave of linear models at 10^5 rows (scikit-learn's quantile LP is skipped beyond 2*10^4)
+  # the second wave of linear models at 10^5 rows (scikit-learn's quantile LP is skipped beyond 5000 rows)
   timeout "${ML_BENCH_TIMEOUT:-900}" python3 bench/ml_vs_sklearn.py --bin $B/bitlearn --only $SECOND \
-    --rows ${ML_BENCH_ROWS2:-20000 100000} --threads "${ML_BENCH_THREADS:-16}" --repeat 2 >>"$OUT/ml-linear-bench.txt" 2>&1
+    --rows ${ML_BENCH_ROWS2:-5000 100000} --threads "${ML_BENCH_THREADS:-16}" --repeat 2 >>"$OUT/ml-linear-bench.txt" 2>&1
   rc=$((rc + $?))
   tee -a "$LOG" <"$OUT/ml-linear-bench.txt"
   [ $rc -eq 0 ] && say "PASS bench (figures above)" || say "FAIL bench rc=$rc (partial figures above)"

@@ -18,7 +18,7 @@
 //   sgd_regressor        as sgd_classifier; loss=squared_error|huber|epsilon_insensitive|
 //                        squared_epsilon_insensitive, learning_rate=invscaling, power_t=0.25
 //   huber_regressor      epsilon=1.35, alpha=1e-4, max_iter=100, tol=1e-5             L-BFGS over (w, b, scale)
-//   quantile_regressor   quantile=0.5, alpha=1 (L1), max_iter=10000, tol=1e-4         ADMM (adaptive rho)
+//   quantile_regressor   quantile=0.5, alpha=1 (L1), max_iter=100, tol=1e-6           interior point (Frisch-Newton)
 //   poisson_regressor    alpha=1, max_iter=100, tol=1e-4 (log link)                   L-BFGS
 //   gamma_regressor      as poisson_regressor                                        L-BFGS
 //   tweedie_regressor    + power=0 (0 or >= 1), link=auto|log|identity                 L-BFGS

@@ -20,7 +20,8 @@
 // row without an improvement of tol stop the fit (tol < 0: run max_iter epochs). Several classes
 // train one-vs-all, one independent task per class. All arithmetic is binary32 on the host in the
 // order above, so the result depends on the data and parameters only (CUDA inputs are copied).
-#include <cstring>
+#include <algorithm>
+#include <utility>
 
 #include "bitlearn/ml/progress.h"
 #include "bitlearn/ops.h"
