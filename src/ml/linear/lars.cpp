@@ -10,7 +10,6 @@
 // leaves the active set) and ends at the step where C / n reaches alpha, interpolated; lars ends
 // after n_nonzero_coefs steps or when every feature is active (the least-squares fit). The path
 // also ends when G_AA is singular (collinear features) or after max_iter steps (lasso_lars).
-#include <cmath>
 
 #include "bitlearn/ml/progress.h"
 #include "bitlearn/ops.h"

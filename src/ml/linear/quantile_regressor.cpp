@@ -12,7 +12,6 @@
 // Stops when the duality gap <= tol (1 + |primal objective|), when the weighted Gram matrix is no
 // longer positive definite in binary32 even with a small jitter, or after max_iter iterations. Vectors
 // of the row count are Tensor ops on X's device; the p x p work is binary32 on the host.
-#include <algorithm>
 
 #include "bitlearn/ml/progress.h"
 #include "bitlearn/ops.h"

@@ -9,7 +9,6 @@
 // log otherwise, as scikit-learn). Standardized coordinates (w_j = ws_j / std_j), loss and gradient
 // as Tensor ops on X's device, L-BFGS on the host (lbfgs.h); start w = 0, b = link(mean(y)).
 // score is D^2, the fraction of Tweedie deviance explained, as scikit-learn's.
-#include <cmath>
 
 #include "bitlearn/ops.h"
 #include "contract/arith.h"
