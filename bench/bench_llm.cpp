@@ -4,7 +4,8 @@
 //
 //   bench_llm [--benchmark_format=json] [google benchmark flags]
 //   env BL_LLM_DEVICE=cpu|cuda (default cpu), BL_LLM_ONLY=<model name> (one model only),
-//       BL_LLM_PROMPT=<prefill tokens for gpt2-124m, default 128>, BL_LLM_DECODE=<decode steps, 32>
+//       BL_LLM_PROMPT=<prefill tokens for gpt2-124m, default 128>, BL_LLM_DECODE=<decode steps, 32>,
+//       BL_LLM_DIR=<a model folder> (that model only, named by the folder, BL_LLM_PROMPT tokens)
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
@@ -108,6 +109,16 @@ int main(int argc, char** argv) {
   const std::string only = env_or("BL_LLM_ONLY", "");
   const int64_t decode = std::atoll(env_or("BL_LLM_DECODE", "32").c_str());
   const std::string root = env_or("BL_LLM_FIXTURES", std::string(BITLEARN_BENCH_SOURCE_DIR) + "/tests/data/hf");
+  const std::string dir = env_or("BL_LLM_DIR", "");
+  if (!dir.empty()) {
+    const std::string name = dir.substr(dir.find_last_of('/') + 1);
+    const int64_t prompt = std::atoll(env_or("BL_LLM_PROMPT", "128").c_str());
+    register_model(name, std::make_shared<CausalLM>(CausalLM::load(dir, device)), prompt, decode);
+    benchmark::Initialize(&argc, argv);
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+  }
   for (const char* name : {"gpt2", "llama", "qwen2", "mistral", "phi3", "gemma", "mamba", "mamba2"}) {
     if (!only.empty() && only != name) continue;
     register_model(name, std::make_shared<CausalLM>(CausalLM::load(root + "/" + name, device)), 48, decode);

@@ -8,7 +8,10 @@ uses the chunked SSD algorithm instead), gate, out_proj; decode keeps conv and s
 TF32 off. The fixture logits are checked against reference.safetensors (logits_f64) first.
 
   python3 bench/mamba_vs_torch.py --bench build/bench/bench_llm [--device cpu|cuda] [--threads N]
-                                  [--decode 32] [--repeat 3]
+                                  [--decode 32] [--repeat 3] [--big [--prompt 128]]
+
+--big also writes random models shaped like mamba-130m and mamba2-130m (hidden 768, 24 layers) to a
+temporary folder and times both on them with a prompt of --prompt tokens.
 """
 import argparse
 import json
@@ -144,8 +147,50 @@ def torch_rates(model, vocab, prompt, decode, device):
     return prompt / prefill, decode / dec
 
 
-def ours(bench, device, name, decode, threads):
+def big_model(kind, root):
+    """Writes a random model shaped like mamba-130m / mamba2-130m under root; returns its folder."""
+    from safetensors.torch import save_file
+    g = torch.Generator().manual_seed(7)
+    C, L, V, N, K = 768, 24, 50280, 16 if kind == "mamba" else 128, 4
+    I = 2 * C
+    cfg = {"model_type": kind, "hidden_size": C, "num_hidden_layers": L, "vocab_size": V, "state_size": N,
+           "conv_kernel": K, "expand": 2, "layer_norm_epsilon": 1e-5, "hidden_act": "silu", "use_bias": False,
+           "use_conv_bias": True, "tie_word_embeddings": True}
+    def rnd(*shape, a=0.05):
+        return torch.rand(*shape, generator=g) * 2 * a - a
+    sd = {"backbone.embeddings.weight": rnd(V, C), "backbone.norm_f.weight": torch.ones(C)}
+    if kind == "mamba":
+        R = 48
+        cfg.update(intermediate_size=I, time_step_rank=R)
+    else:
+        H, P = 24, 64
+        cfg.update(num_heads=H, head_dim=P, n_groups=1, chunk_size=256)
+    for l in range(L):
+        m = f"backbone.layers.{l}.mixer."
+        sd[f"backbone.layers.{l}.norm.weight"] = torch.ones(C)
+        cc = I if kind == "mamba" else I + 2 * N
+        sd[m + "conv1d.weight"], sd[m + "conv1d.bias"] = rnd(cc, 1, K, a=0.3), rnd(cc, a=0.1)
+        sd[m + "out_proj.weight"] = rnd(C, I, a=0.02)
+        if kind == "mamba":
+            sd[m + "in_proj.weight"] = rnd(2 * I, C)
+            sd[m + "x_proj.weight"] = rnd(R + 2 * N, I)
+            sd[m + "dt_proj.weight"], sd[m + "dt_proj.bias"] = rnd(I, R, a=0.1), rnd(I, a=1.0) - 3.0
+            sd[m + "A_log"], sd[m + "D"] = torch.log(torch.arange(1, N + 1).float()).repeat(I, 1), torch.ones(I)
+        else:
+            sd[m + "in_proj.weight"] = rnd(2 * I + 2 * N + H, C)
+            sd[m + "dt_bias"], sd[m + "A_log"], sd[m + "D"] = rnd(H, a=1.0) - 3.0, torch.log(torch.arange(1, H + 1).float()), torch.ones(H)
+            sd[m + "norm.weight"] = torch.ones(I)
+    d = os.path.join(root, kind + "-130m")
+    os.makedirs(d, exist_ok=True)
+    json.dump(cfg, open(os.path.join(d, "config.json"), "w"))
+    save_file({k: v.contiguous() for k, v in sd.items()}, os.path.join(d, "model.safetensors"))
+    return d
+
+
+def ours(bench, device, name, decode, threads, model_dir=None, prompt=48):
     env = dict(os.environ, BL_LLM_DEVICE=device, BL_LLM_DECODE=str(decode), BL_LLM_ONLY=name)
+    if model_dir:
+        env.update(BL_LLM_DIR=model_dir, BL_LLM_PROMPT=str(prompt))
     if threads:
         env["BITLEARN_THREADS"] = str(threads)
     out = subprocess.run([bench, "--benchmark_format=json", "--benchmark_min_time=0.5s"], env=env,
@@ -169,6 +214,8 @@ def main():
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--decode", type=int, default=32)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--big", action="store_true")
+    ap.add_argument("--prompt", type=int, default=128)
     args = ap.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
@@ -179,25 +226,34 @@ def main():
           f"load {os.getloadavg()[0]:.1f}; median of {args.repeat} interleaved runs")
     print("| model | phase | bitlearn tok/s | torch tok/s | ratio |")
     print("|---|---|---|---|---|")
-    for name in MODELS:
-        d = os.path.join(FIXTURES, name)
+    import tempfile
+    tmp = tempfile.mkdtemp(prefix="bl_mamba_bench_")
+    runs = [(name, os.path.join(FIXTURES, name), None, 48) for name in MODELS]
+    if args.big:
+        for kind in MODELS:
+            d = big_model(kind, tmp)
+            runs.append((os.path.basename(d), d, d, args.prompt))
+    for name, d, model_dir, prompt in runs:
         cfg = json.load(open(os.path.join(d, "config.json")))
         model = TorchMamba(cfg, load_file(os.path.join(d, "model.safetensors")), dev)
-        ref = load_file(os.path.join(d, "reference.safetensors"))
-        with torch.no_grad():
-            got = model.forward(ref["input_ids"].to(dev)).double().cpu()
-        err = (got - ref["logits_f64"].double()).abs().max().item()
-        if err > 1e-4:
-            print(f"warning: torch {name} logits differ from logits_f64 by {err:.2e}", file=sys.stderr)
+        if model_dir is None:
+            ref = load_file(os.path.join(d, "reference.safetensors"))
+            with torch.no_grad():
+                got = model.forward(ref["input_ids"].to(dev)).double().cpu()
+            err = (got - ref["logits_f64"].double()).abs().max().item()
+            if err > 1e-4:
+                print(f"warning: torch {name} logits differ from logits_f64 by {err:.2e}", file=sys.stderr)
         mine, theirs = {"prefill": [], "decode": []}, {"prefill": [], "decode": []}
         for _ in range(args.repeat):
-            r = ours(args.bench, dev, name, args.decode, args.threads)
-            pre, dec = torch_rates(model, cfg["vocab_size"], 48, args.decode, dev)
+            r = ours(args.bench, dev, name, args.decode, args.threads, model_dir, prompt)
+            pre, dec = torch_rates(model, cfg["vocab_size"], prompt, args.decode, dev)
             mine["prefill"].append(r[(name, "prefill")]); mine["decode"].append(r[(name, "decode")])
             theirs["prefill"].append(pre); theirs["decode"].append(dec)
         for kind in ("prefill", "decode"):
             a, b = median(mine[kind]), median(theirs[kind])
-            print(f"| {name} | {kind} ({48 if kind == 'prefill' else args.decode} tok) | {a:,.0f} | {b:,.0f} | {a / b:.2f} |")
+            print(f"| {name} | {kind} ({prompt if kind == 'prefill' else args.decode} tok) | {a:,.0f} | {b:,.0f} | {a / b:.2f} |")
+    import shutil
+    shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,8 @@
 #      batch, recurrent-state decode steps, sampled generation (Fixtures/HfModelCuda.*/6 and /7)
 #   3. the CPU tests of the area on the host cores (scan conformance, fixture tests, Mamba tests)
 #   4. the llm.mamba verify check, CPU = CUDA (--device all)
-#   5. bench/mamba_vs_torch.py on CUDA and on the CPU (16 threads); MAMBA_BENCH=0 skips it
+#   5. bench/mamba_vs_torch.py --big on CUDA and on the CPU (16 threads): the fixtures and random
+#      mamba-130m / mamba2-130m shapes; MAMBA_BENCH=0 skips it
 # Writes $OUT/mamba.log (PASS/FAIL per item) and the full outputs beside it. Always exits 0.
 set -u
 cd "$(dirname "$0")/../.."
@@ -46,9 +47,9 @@ fi
 if [ "${MAMBA_BENCH:-1}" = 0 ]; then say "bench skipped (MAMBA_BENCH=0)"; exit 0; fi
 BENCH=$B/bench/bench_llm
 if [ -x $BENCH ] && python3 -c "import torch, safetensors" 2>/dev/null; then
-  timeout 400 python3 bench/mamba_vs_torch.py --bench $BENCH --device cuda >"$OUT/mamba-bench-cuda.md" 2>&1 && say "PASS bench cuda" || say "FAIL bench cuda"
+  timeout 600 python3 bench/mamba_vs_torch.py --bench $BENCH --device cuda --big >"$OUT/mamba-bench-cuda.md" 2>&1 && say "PASS bench cuda" || say "FAIL bench cuda"
   cat "$OUT/mamba-bench-cuda.md" >>"$LOG"
-  timeout 400 python3 bench/mamba_vs_torch.py --bench $BENCH --device cpu --threads 16 >"$OUT/mamba-bench-cpu.md" 2>&1 && say "PASS bench cpu" || say "FAIL bench cpu"
+  timeout 600 python3 bench/mamba_vs_torch.py --bench $BENCH --device cpu --threads 16 --big >"$OUT/mamba-bench-cpu.md" 2>&1 && say "PASS bench cpu" || say "FAIL bench cpu"
   cat "$OUT/mamba-bench-cpu.md" >>"$LOG"
 else
   say "FAIL bench: $BENCH missing or torch/safetensors not importable"
