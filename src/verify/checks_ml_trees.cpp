@@ -4,12 +4,17 @@
 //                     problem: class probabilities of held-out rows + the model file's SHA-256
 //   ml.hist_boosting  hist_gradient_boosting_classifier (softmax, subsampling, NaN inputs): the
 //                     probabilities + the model file's SHA-256; on CUDA the histograms run on the GPU
+//   ml.ensembles      the ensembles on one 3-class problem: bagging_classifier and adaboost_classifier
+//                     probabilities, isolation_forest score_samples (training rows), stacking_regressor
+//                     predictions, hist boosting with booster=dart and with grow_policy=symmetric
+//                     probabilities, and the SHA-256 of each model file
 // Inputs come from the verify seed; labels are a fixed function of the inputs, so the negative
 // control (a flipped input bit) moves both the trees and the outputs.
 #include <cmath>
 #include <string>
 #include <vector>
 
+#include "bitlearn/ml/ensemble.h"
 #include "bitlearn/ml/estimator.h"
 #include "core/digest.h"
 #include "verify/check.h"
@@ -74,11 +79,38 @@ void check_hist_boosting(CheckContext& ctx, OutputWriter& out) {
   add_model(out, *est);
 }
 
+void check_ensembles(CheckContext& ctx, OutputWriter& out) {
+  require_cpu(ctx, "ml.ensembles");
+  const int64_t n = ctx.size(240, 1200), d = 5;
+  const bool quick = n == 240;
+  TreeData data = tree_data(ctx, 9301, n, d, false);
+  auto fit_add = [&](const char* name, const ml::Params& params, bool proba) {
+    auto est = ml::make_estimator(name, params);
+    est->fit(data.X_train, data.y_train);
+    out.add_f32(std::string(name) + (proba ? ".proba" : ".predict"),
+                (proba ? est->predict_proba(data.X_test) : est->predict(data.X_test)).to_vector<float>());
+    add_model(out, *est);
+  };
+  fit_add("bagging_classifier", {{"n_estimators", quick ? "3" : "8"}, {"max_features", "0.8"}}, true);
+  fit_add("adaboost_classifier", {{"n_estimators", quick ? "5" : "20"}}, true);
+  fit_add("stacking_regressor", {{"estimators", "ridge;decision_tree_regressor(max_depth=4)"}, {"cv", "3"}}, false);
+  fit_add("hist_gradient_boosting_classifier",
+          {{"max_iter", quick ? "4" : "12"}, {"booster", "dart"}, {"rate_drop", "0.3"}, {"min_samples_leaf", "5"}}, true);
+  fit_add("hist_gradient_boosting_classifier",
+          {{"max_iter", quick ? "4" : "12"}, {"grow_policy", "symmetric"}, {"max_depth", "4"}}, true);
+  auto iso = ml::make_estimator("isolation_forest", {{"n_estimators", quick ? "10" : "40"}, {"contamination", "0.1"}});
+  iso->fit(data.X_train);
+  out.add_f32("isolation_forest.score_samples", ml::score_samples(*iso, data.X_train).to_vector<float>());
+  out.add_f32("isolation_forest.predict", iso->predict(data.X_test).to_vector<float>());
+  add_model(out, *iso);
+}
+
 }  // namespace
 
 void add_ml_trees_checks(std::vector<CheckDef>& checks) {
   checks.push_back({"ml.random_forest", true, check_random_forest});
   checks.push_back({"ml.hist_boosting", true, check_hist_boosting});
+  checks.push_back({"ml.ensembles", true, check_ensembles});
 }
 
 }  // namespace bl::verify

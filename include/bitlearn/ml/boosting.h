@@ -8,8 +8,12 @@
 // hist_gradient_boosting_classifier / hist_gradient_boosting_regressor (defaults as scikit-learn's
 // HistGradientBoosting*): learning_rate 0.1, max_iter 100, max_leaf_nodes 31 (none = unlimited),
 // max_depth none, min_samples_leaf 20, min_child_weight 1e-3 (hessian), l2_regularization 0,
-// l1_regularization 0, min_split_gain 0, max_bins 255, grow_policy lossguide | depthwise,
-// subsample 1 (rows per iteration), colsample_bytree 1 (features per tree), random_state 0.
+// l1_regularization 0, min_split_gain 0, max_bins 255, grow_policy lossguide | depthwise |
+// symmetric (oblivious trees as CatBoost's: one split per depth level, depth max_depth, 6 when
+// unset), subsample 1 (rows per iteration), colsample_bytree 1 (features per tree), random_state 0.
+// booster gbtree | dart; with dart also rate_drop 0.1, skip_drop 0, one_drop false, normalize_type
+// tree | forest (XGBoost's meanings; dropout drawn from Philox keyed by (random_state, iteration)).
+// The DART parameters appear in get_params and the model file only when booster=dart.
 // Losses: squared error (regressor), logistic (2 classes), softmax (more classes).
 //
 // Gradients are quantized to int64 fixed point and histograms are integer sums (no float atomics),

@@ -32,7 +32,14 @@ class HistGradientBoosting : public Estimator {
     q["l1_regularization"] = param_text(p_.l1_regularization);
     q["min_split_gain"] = param_text(p_.min_split_gain);
     q["max_bins"] = std::to_string(p_.max_bins);
-    q["grow_policy"] = p_.depthwise ? "depthwise" : "lossguide";
+    q["grow_policy"] = p_.symmetric ? "symmetric" : (p_.depthwise ? "depthwise" : "lossguide");
+    if (p_.dart) {  // listed only for DART, so gbtree model files keep their bytes
+      q["booster"] = "dart";
+      q["rate_drop"] = param_text(p_.rate_drop);
+      q["skip_drop"] = param_text(p_.skip_drop);
+      q["one_drop"] = p_.one_drop ? "true" : "false";
+      q["normalize_type"] = p_.normalize_forest ? "forest" : "tree";
+    }
     q["subsample"] = param_text(p_.subsample);
     q["colsample_bytree"] = param_text(p_.colsample_bytree);
     q["random_state"] = std::to_string(p_.seed);
@@ -74,9 +81,24 @@ class HistGradientBoosting : public Estimator {
         p_.max_bins = param_int(est, k, v);
         BL_CHECK(p_.max_bins >= 2 && p_.max_bins <= 255, est, ": parameter max_bins=", v, ": expected 2 .. 255");
       } else if (k == "grow_policy") {
-        BL_CHECK(v == "depthwise" || v == "lossguide", est, ": parameter grow_policy=", v,
-                 ": expected depthwise or lossguide");
+        BL_CHECK(v == "depthwise" || v == "lossguide" || v == "symmetric", est, ": parameter grow_policy=", v,
+                 ": expected depthwise, lossguide or symmetric");
         p_.depthwise = v == "depthwise";
+        p_.symmetric = v == "symmetric";
+      } else if (k == "booster") {
+        BL_CHECK(v == "gbtree" || v == "dart", est, ": parameter booster=", v, ": expected gbtree or dart");
+        p_.dart = v == "dart";
+      } else if (k == "rate_drop") {
+        p_.rate_drop = param_double(est, k, v);
+        BL_CHECK(p_.rate_drop >= 0.0 && p_.rate_drop <= 1.0, est, ": parameter rate_drop=", v, ": expected [0, 1]");
+      } else if (k == "skip_drop") {
+        p_.skip_drop = param_double(est, k, v);
+        BL_CHECK(p_.skip_drop >= 0.0 && p_.skip_drop <= 1.0, est, ": parameter skip_drop=", v, ": expected [0, 1]");
+      } else if (k == "one_drop") {
+        p_.one_drop = param_bool(est, k, v);
+      } else if (k == "normalize_type") {
+        BL_CHECK(v == "tree" || v == "forest", est, ": parameter normalize_type=", v, ": expected tree or forest");
+        p_.normalize_forest = v == "forest";
       } else if (k == "subsample") p_.subsample = fraction(param_double(est, k, v));
       else if (k == "colsample_bytree") p_.colsample_bytree = fraction(param_double(est, k, v));
       else if (k == "random_state") p_.seed = static_cast<uint64_t>(param_int(est, k, v));

@@ -25,6 +25,7 @@ constexpr int64_t kRowChunk = 4096;
 // Per-iteration Philox streams (seed = random_state).
 constexpr uint64_t kRowStreamTag = uint64_t{1} << 62;
 constexpr uint64_t kColumnStreamTag = uint64_t{2} << 62;
+constexpr uint64_t kDartStreamTag = uint64_t{3} << 62;  // | iteration
 
 // Histograms on the CPU or on CUDA; both give the same integers.
 class HistogramBuilder {
@@ -214,15 +215,86 @@ class TreeGrower {
         }
       }
     }
-    // Leaf values: -T(G) / (H + l2) * learning_rate, rounded once to float.
-    for (int64_t i = 0; i < tree.n_nodes(); ++i) {
-      if (tree.feature[i] >= 0) continue;
-      const double G = static_cast<double>(node_g[i]) * g.unit;
-      const double H = static_cast<double>(node_h[i]) * h.unit;
-      const double denom = H + p_.l2_regularization;
-      const double v = denom > 0.0 ? -soft_threshold(G) / denom * p_.learning_rate : 0.0;
-      tree.value[i] = static_cast<float>(v);
+    set_leaf_values(tree, node_g, node_h);
+    return tree;
+  }
+
+  // Symmetric (oblivious) tree: level by level, every node of the level splits on the one
+  // (feature, bin, NaN side) that maximises the sum of the nodes' gains (features ascending, bins
+  // ascending, NaN right then left; strictly better wins). A node whose side would break
+  // min_samples_leaf / min_child_weight, or that is empty, contributes 0 to the sum; empty nodes
+  // stay leaves. Depth max_depth (6 when unset); growth stops when the best sum <= min_split_gain.
+  Tree grow_symmetric(std::vector<int32_t> rows, const Quantized& g, const Quantized& h,
+                      const std::vector<char>& allowed, std::vector<int32_t>& node_split_bin) {
+    g_ = &g;
+    h_ = &h;
+    allowed_ = &allowed;
+    rows_ = std::move(rows);
+    scratch_.resize(rows_.size());
+    Tree tree;
+    tree.n_values = 1;
+    std::vector<int64_t> node_g, node_h;
+    node_split_bin.clear();
+    auto add_node = [&](int64_t gs, int64_t hs) {
+      node_g.push_back(gs);
+      node_h.push_back(hs);
+      node_split_bin.push_back(0);
+      return tree.add_node();
+    };
+    int64_t g_root = 0, h_root = 0;
+    for (int32_t r : rows_) {
+      g_root += g.q[r];
+      h_root += h.q[r];
     }
+    std::vector<std::unique_ptr<NodeWork>> level;
+    level.push_back(std::make_unique<NodeWork>());
+    level[0]->id = add_node(g_root, h_root);
+    level[0]->begin = 0;
+    level[0]->end = static_cast<int64_t>(rows_.size());
+    level[0]->depth = 0;
+    hb_.build(rows_.data(), level[0]->end, level[0]->hist);
+    const int64_t depth_limit = p_.max_depth > 0 ? p_.max_depth : 6;
+    for (int64_t depth = 0; depth < depth_limit && !level.empty(); ++depth) {
+      const SplitInfo s = best_level_split(level, node_g, node_h);
+      if (s.feature < 0 || !(s.gain > p_.min_split_gain)) break;
+      std::vector<std::unique_ptr<NodeWork>> next;
+      const bool last = depth + 1 == depth_limit;
+      for (auto& node : level) {
+        const int64_t mid = partition(node->begin, node->end, s);
+        int64_t gl = 0, hl = 0;
+        for (int64_t i = node->begin; i < mid; ++i) {
+          gl += g.q[rows_[i]];
+          hl += h.q[rows_[i]];
+        }
+        auto left = std::make_unique<NodeWork>();
+        auto right = std::make_unique<NodeWork>();
+        left->id = add_node(gl, hl);
+        right->id = add_node(node_g[node->id] - gl, node_h[node->id] - hl);
+        tree.feature[node->id] = s.feature;
+        tree.threshold[node->id] = mapper_.thresholds[s.feature][s.bin];
+        tree.left[node->id] = left->id;
+        tree.right[node->id] = right->id;
+        tree.default_left[node->id] = s.default_left ? 1 : 0;
+        node_split_bin[node->id] = s.bin;
+        left->begin = node->begin;
+        left->end = mid;
+        right->begin = mid;
+        right->end = node->end;
+        left->depth = right->depth = depth + 1;
+        if (!last) {
+          NodeWork* small = (mid - node->begin) <= (node->end - mid) ? left.get() : right.get();
+          NodeWork* large = small == left.get() ? right.get() : left.get();
+          hb_.build(rows_.data() + small->begin, small->end - small->begin, small->hist);
+          large->hist.resize(node->hist.size());
+          histogram_subtract(node->hist.data(), small->hist.data(), d_, large->hist.data());
+        }
+        for (auto* child : {&left, &right}) {
+          if ((*child)->end > (*child)->begin) next.push_back(std::move(*child));
+        }
+      }
+      level = std::move(next);
+    }
+    set_leaf_values(tree, node_g, node_h);
     return tree;
   }
 
@@ -230,6 +302,71 @@ class TreeGrower {
   bool splittable(const NodeWork& n) const {
     return (p_.max_depth < 0 || n.depth < p_.max_depth) &&
            n.end - n.begin >= 2 * std::max<int64_t>(1, p_.min_samples_leaf);
+  }
+
+  // Leaf values: -T(G) / (H + l2) * learning_rate, rounded once to float.
+  void set_leaf_values(Tree& tree, const std::vector<int64_t>& node_g, const std::vector<int64_t>& node_h) const {
+    for (int64_t i = 0; i < tree.n_nodes(); ++i) {
+      if (tree.feature[i] >= 0) continue;
+      const double G = static_cast<double>(node_g[i]) * g_->unit;
+      const double H = static_cast<double>(node_h[i]) * h_->unit;
+      const double denom = H + p_.l2_regularization;
+      const double v = denom > 0.0 ? -soft_threshold(G) / denom * p_.learning_rate : 0.0;
+      tree.value[i] = static_cast<float>(v);
+    }
+  }
+
+  // The symmetric level's split: gains summed over the level's nodes in node order.
+  SplitInfo best_level_split(const std::vector<std::unique_ptr<NodeWork>>& level, const std::vector<int64_t>& node_g,
+                             const std::vector<int64_t>& node_h) const {
+    SplitInfo best;
+    const size_t m = level.size();
+    std::vector<double> parent(m);
+    for (size_t j = 0; j < m; ++j) parent[j] = score(node_g[level[j]->id], node_h[level[j]->id]);
+    std::vector<int64_t> gl(m), hl(m), nl(m), ntot(m);
+    for (int64_t f = 0; f < d_; ++f) {
+      if (!(*allowed_)[f]) continue;
+      const int64_t nb = static_cast<int64_t>(mapper_.thresholds[f].size()) + 1;
+      if (nb < 2) continue;
+      bool any_missing = false;
+      for (size_t j = 0; j < m; ++j) {
+        gl[j] = hl[j] = nl[j] = 0;
+        ntot[j] = level[j]->end - level[j]->begin;
+        any_missing = any_missing || level[j]->hist[(f * kHistBins + kMissingBin) * kHistStats + 2] > 0;
+      }
+      for (int64_t b = 0; b + 1 < nb; ++b) {
+        for (size_t j = 0; j < m; ++j) {
+          const int64_t* cell = level[j]->hist.data() + (f * kHistBins + b) * kHistStats;
+          gl[j] += cell[0];
+          hl[j] += cell[1];
+          nl[j] += cell[2];
+        }
+        for (int dir = 0; dir < 2; ++dir) {
+          const bool miss_left = dir == 1;
+          if (miss_left && !any_missing) break;
+          double total = 0.0;
+          for (size_t j = 0; j < m; ++j) {
+            const int64_t* miss = level[j]->hist.data() + (f * kHistBins + kMissingBin) * kHistStats;
+            const int64_t G = gl[j] + (miss_left ? miss[0] : 0);
+            const int64_t H = hl[j] + (miss_left ? miss[1] : 0);
+            const int64_t N = nl[j] + (miss_left ? miss[2] : 0);
+            const int64_t gt = node_g[level[j]->id], ht = node_h[level[j]->id];
+            if (N < p_.min_samples_leaf || ntot[j] - N < p_.min_samples_leaf || N == 0 || N == ntot[j]) continue;
+            if (static_cast<double>(H) * h_->unit < p_.min_child_weight ||
+                static_cast<double>(ht - H) * h_->unit < p_.min_child_weight)
+              continue;
+            total += score(G, H) + score(gt - G, ht - H) - parent[j];
+          }
+          if (total > best.gain) {
+            best.gain = total;
+            best.feature = static_cast<int32_t>(f);
+            best.bin = static_cast<int32_t>(b);
+            best.default_left = miss_left;
+          }
+        }
+      }
+    }
+    return best;
   }
 
   double soft_threshold(double G) const {
@@ -355,6 +492,59 @@ std::vector<float> initial_scores(const BoostParams& p, int64_t n, const float* 
   return base;
 }
 
+// DART: which earlier iterations iteration `it` drops. Word 0 of Philox (seed, kDartStreamTag | it)
+// decides skip_drop, word 1 + j drops iteration j with probability rate_drop; with one_drop and
+// nothing dropped, word it + 1 picks one iteration.
+std::vector<char> dart_drops(const BoostParams& p, int64_t it) {
+  std::vector<char> drop(static_cast<size_t>(it), 0);
+  const uint64_t stream = kDartStreamTag | static_cast<uint64_t>(it);
+  if (p.skip_drop > 0.0 && uniform_co(random_u32_element(p.seed, stream, 0)) < static_cast<float>(p.skip_drop)) {
+    return drop;
+  }
+  bool any = false;
+  for (int64_t j = 0; j < it; ++j) {
+    drop[j] = uniform_co(random_u32_element(p.seed, stream, static_cast<uint64_t>(1 + j))) < static_cast<float>(p.rate_drop);
+    any = any || drop[j];
+  }
+  if (p.one_drop && !any) {
+    drop[random_below(p.seed, stream, static_cast<uint64_t>(it + 1), static_cast<uint32_t>(it))] = 1;
+  }
+  return drop;
+}
+
+// DART normalization (XGBoost's): with k iterations dropped, normalize_type=tree scales the new
+// trees by 1 / (k + lr) and the dropped ones by k / (k + lr); forest scales both by 1 / (1 + lr).
+// Weights are float64; each tree's leaf values are its unscaled values times its weight, rounded once.
+void dart_rescale(const BoostParams& p, int64_t it, int64_t K, const std::vector<char>& dropped,
+                  const std::vector<std::vector<float>>& values, std::vector<double>& weight, std::vector<Tree>& trees) {
+  int64_t k_drop = 0;
+  for (int64_t j = 0; j < it; ++j) k_drop += dropped.empty() ? 0 : dropped[j];
+  const double lr = p.learning_rate / static_cast<double>(K);  // XGBoost: per new tree
+  double new_weight = 1.0, drop_factor = 1.0;
+  if (k_drop > 0) {
+    if (p.normalize_forest) {
+      new_weight = drop_factor = 1.0 / (1.0 + lr);
+    } else {
+      new_weight = 1.0 / (static_cast<double>(k_drop) + lr);
+      drop_factor = static_cast<double>(k_drop) / (static_cast<double>(k_drop) + lr);
+    }
+  }
+  for (int64_t k = 0; k < K; ++k) weight.push_back(new_weight);
+  auto apply = [&](int64_t t) {
+    for (size_t v = 0; v < values[t].size(); ++v) {
+      trees[t].value[v] = static_cast<float>(static_cast<double>(values[t][v]) * weight[t]);
+    }
+  };
+  for (int64_t j = 0; j < it; ++j) {
+    if (dropped.empty() || !dropped[j]) continue;
+    for (int64_t k = 0; k < K; ++k) {
+      weight[j * K + k] *= drop_factor;
+      apply(j * K + k);
+    }
+  }
+  for (int64_t k = 0; k < K; ++k) apply(it * K + k);
+}
+
 }  // namespace
 
 void raw_to_probability(std::vector<float>& raw, int64_t n, int64_t k) {
@@ -393,7 +583,27 @@ BoostModel fit_boosting(const float* X, int64_t n, int64_t d, const float* y_val
       1, std::min<int64_t>(d, static_cast<int64_t>(std::ceil(p.colsample_bytree * static_cast<double>(d)))));
   TreeGrower grower(p, mapper, bins, d, hb);
   std::vector<int32_t> split_bin;
+  // DART state: per tree its unscaled leaf values, its weight (float64) and every row's leaf.
+  std::vector<std::vector<float>> dart_values;
+  std::vector<double> dart_weight;
+  std::vector<std::vector<int32_t>> dart_leaf;
+  std::vector<char> dropped;
   for (int64_t it = 0; it < p.max_iter; ++it) {
+    if (p.dart && it > 0) {
+      dropped = dart_drops(p, it);
+      // Raw scores without the dropped iterations: base + the kept trees in tree order.
+      for_row_chunks(n, [&](int64_t i) {
+        for (int64_t k = 0; k < K; ++k) {
+          float r = model.base[k];
+          for (int64_t j = 0; j < it; ++j) {
+            if (dropped[j]) continue;
+            const Tree& t = model.trees[j * K + k];
+            r = bl::add(r, t.value[dart_leaf[j * K + k][i]]);
+          }
+          raw[i * K + k] = r;
+        }
+      });
+    }
     // Gradients and hessians of the loss at the current raw scores (float32, contract ops; the
     // sigmoid and exp maps run through math_map_cpu, which gives bl::sigmoid / bl::exp bits).
     if (p.loss == BoostLoss::logistic) {
@@ -451,8 +661,10 @@ BoostModel fit_boosting(const float* X, int64_t n, int64_t d, const float* y_val
       const Quantized gq = quantize(grad[k], rows, n);
       const Quantized hq = quantize(hess[k], rows, n);
       hb.set_gradients(gq.q, hq.q);
-      Tree tree = grower.grow(rows, gq, hq, allowed, split_bin);
+      Tree tree = p.symmetric ? grower.grow_symmetric(rows, gq, hq, allowed, split_bin)
+                              : grower.grow(rows, gq, hq, allowed, split_bin);
       // Training scores follow the tree on the bins (bin <= split bin <=> x <= threshold).
+      std::vector<int32_t> leaf_of_row(p.dart ? static_cast<size_t>(n) : 0);
       for_row_chunks(n, [&](int64_t i) {
         int32_t node = 0;
         while (tree.feature[node] >= 0) {
@@ -460,10 +672,16 @@ BoostModel fit_boosting(const float* X, int64_t n, int64_t d, const float* y_val
           const bool go_left = b == kMissingBin ? tree.default_left[node] != 0 : b <= split_bin[node];
           node = go_left ? tree.left[node] : tree.right[node];
         }
-        raw[i * K + k] = bl::add(raw[i * K + k], tree.value[node]);
+        if (p.dart) leaf_of_row[i] = node;
+        else raw[i * K + k] = bl::add(raw[i * K + k], tree.value[node]);
       });
+      if (p.dart) {
+        dart_values.push_back(tree.value);
+        dart_leaf.push_back(std::move(leaf_of_row));
+      }
       model.trees.push_back(std::move(tree));
     }
+    if (p.dart) dart_rescale(p, it, K, dropped, dart_values, dart_weight, model.trees);
   }
   return model;
 }

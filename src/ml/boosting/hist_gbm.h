@@ -7,7 +7,10 @@
 // also exact). Split gains and leaf values are float64 functions of those integer sums, so the
 // model is the same for every thread count and on CUDA. Growth is loss-guided (best gain first,
 // ties to the lower node id, up to max_leaf_nodes) or depth-wise (level by level). Missing values
-// (NaN) go to the side that gains more at each split (learned default direction).
+// (NaN) go to the side that gains more at each split (learned default direction). Symmetric growth
+// (CatBoost's oblivious trees) splits every node of a level on the same (feature, bin): the one that
+// maximises the sum of the nodes' gains. DART drops earlier iterations' trees while fitting a new
+// one and rescales both (docs/ml-trees.md).
 #pragma once
 
 #include <cstdint>
@@ -34,6 +37,16 @@ struct BoostParams {
   double min_split_gain = 0.0;
   int64_t max_bins = 255;
   bool depthwise = false;
+  bool symmetric = false;  // oblivious trees: one (feature, bin, NaN side) per depth level
+  // DART (Rashmi & Gilad-Bachrach 2015): before each iteration every earlier iteration's trees are
+  // dropped with probability rate_drop (Philox keyed by (seed, iteration)); skip_drop: probability
+  // of dropping none; one_drop: drop at least one. normalize_forest: XGBoost's normalize_type=forest
+  // (else tree).
+  bool dart = false;
+  double rate_drop = 0.1;
+  double skip_drop = 0.0;
+  bool one_drop = false;
+  bool normalize_forest = false;
   double subsample = 1.0;         // rows per iteration (Philox)
   double colsample_bytree = 1.0;  // features per tree (Philox)
   uint64_t seed = 0;

@@ -1,5 +1,6 @@
 // registry.cpp: the tree estimators (see src/ml/registry.h).
 #include "ml/registry.h"
+#include "ml/ensemble/ensemble_estimators.h"
 #include "ml/tree/tree_estimators.h"
 
 namespace bl::ml {
@@ -13,6 +14,7 @@ void add_tree_estimators(std::vector<EstimatorEntry>& out) {
   out.push_back({"random_forest_regressor", make_random_forest_regressor});
   out.push_back({"extra_trees_classifier", make_extra_trees_classifier});
   out.push_back({"extra_trees_regressor", make_extra_trees_regressor});
+  add_ensemble_estimators(out);  // bagging, isolation forest, voting, stacking, AdaBoost
 }
 
 }  // namespace bl::ml

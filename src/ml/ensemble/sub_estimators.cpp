@@ -1,0 +1,189 @@
+// sub_estimators.cpp: sub-estimator specs, nested state, gathers (see sub_estimators.h).
+#include "ml/ensemble/sub_estimators.h"
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "contract/arith.h"
+#include "core/error.h"
+#include "ml/tree/tree_model.h"
+
+namespace bl::ml {
+
+namespace {
+
+std::string trim(const std::string& s) {
+  size_t a = s.find_first_not_of(" \t"), b = s.find_last_not_of(" \t");
+  return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (true) {
+    size_t at = s.find(sep, start);
+    out.push_back(s.substr(start, at == std::string::npos ? std::string::npos : at - start));
+    if (at == std::string::npos) break;
+    start = at + 1;
+  }
+  return out;
+}
+
+SubSpec parse_item(const std::string& est, const std::string& key, const std::string& raw) {
+  const std::string item = trim(raw);
+  SubSpec spec;
+  const size_t open = item.find('(');
+  if (open == std::string::npos) {
+    spec.name = item;
+  } else {
+    BL_CHECK(item.back() == ')', est, ": parameter ", key, ": item '", item, "' must end with ')'");
+    spec.name = trim(item.substr(0, open));
+    const std::string inner = item.substr(open + 1, item.size() - open - 2);
+    BL_CHECK(inner.find_first_of("()") == std::string::npos, est, ": parameter ", key, ": item '", item,
+             "': nested parentheses are not supported");
+    if (!trim(inner).empty()) {
+      for (const std::string& kv : split(inner, ',')) {
+        const size_t eq = kv.find('=');
+        BL_CHECK(eq != std::string::npos && !trim(kv.substr(0, eq)).empty(), est, ": parameter ", key,
+                 ": '", kv, "' in '", item, "' is not key=value");
+        spec.params[trim(kv.substr(0, eq))] = trim(kv.substr(eq + 1));
+      }
+    }
+  }
+  BL_CHECK(!spec.name.empty(), est, ": parameter ", key, ": an item has no estimator name");
+  try {
+    make_estimator(spec.name, spec.params);  // validates the name and the parameters now
+  } catch (const Error& e) {
+    throw Error(est + ": parameter " + key + ": " + e.what());
+  }
+  return spec;
+}
+
+}  // namespace
+
+std::vector<SubSpec> parse_sub_specs(const std::string& est, const std::string& key, const std::string& text) {
+  BL_CHECK(!trim(text).empty(), est, ": parameter ", key, " is empty; expected NAME(k=v,...);NAME...");
+  std::vector<SubSpec> out;
+  for (const std::string& item : split(text, ';')) out.push_back(parse_item(est, key, item));
+  return out;
+}
+
+SubSpec parse_sub_spec(const std::string& est, const std::string& key, const std::string& text) {
+  std::vector<SubSpec> v = parse_sub_specs(est, key, text);
+  BL_CHECK(v.size() == 1, est, ": parameter ", key, ": expected one estimator, got ", v.size());
+  return v[0];
+}
+
+std::string sub_specs_text(const std::vector<SubSpec>& specs) {
+  std::string out;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    if (i) out += ";";
+    out += specs[i].name;
+    if (!specs[i].params.empty()) {
+      out += "(";
+      bool first = true;
+      for (const auto& [k, v] : specs[i].params) {
+        out += (first ? "" : ",") + k + "=" + v;
+        first = false;
+      }
+      out += ")";
+    }
+  }
+  return out;
+}
+
+std::unique_ptr<Estimator> make_sub_estimator(const SubSpec& spec, const std::string& seed_param) {
+  auto est = make_estimator(spec.name, spec.params);
+  if (!seed_param.empty() && !spec.params.count("random_state") && est->get_params().count("random_state")) {
+    est->set_params({{"random_state", seed_param}});
+  }
+  return est;
+}
+
+void save_sub_estimator(const Estimator& est, nlohmann::json& out) {
+  out["estimator"] = est.name();
+  nlohmann::json params = nlohmann::json::object();
+  for (const auto& [k, v] : est.get_params()) params[k] = v;
+  out["params"] = params;
+  nlohmann::json state = nlohmann::json::object();
+  est.save_state(state);
+  out["state"] = state;
+}
+
+std::unique_ptr<Estimator> load_sub_estimator(const nlohmann::json& in, const std::string& prefix) {
+  BL_CHECK(in.is_object() && in.contains("estimator") && in["estimator"].is_string() && in.contains("params") &&
+               in["params"].is_object() && in.contains("state") && in["state"].is_object(),
+           prefix, ": expected {\"estimator\", \"params\", \"state\"}");
+  Params params;
+  for (auto it = in["params"].begin(); it != in["params"].end(); ++it) {
+    BL_CHECK(it.value().is_string(), prefix, ".params.", it.key(), " is not a string");
+    params[it.key()] = it.value().get<std::string>();
+  }
+  auto est = make_estimator(in["estimator"].get<std::string>(), params);
+  est->load_state(in["state"]);
+  return est;
+}
+
+Tensor gather_rows_cols(const Tensor& X, const std::vector<int64_t>& rows, const std::vector<int64_t>& cols) {
+  Tensor h = host_f32(X);
+  const float* p = h.data<float>();
+  const int64_t d = h.dim(1), m = static_cast<int64_t>(cols.size());
+  std::vector<float> out(rows.size() * cols.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    for (int64_t j = 0; j < m; ++j) out[i * m + j] = p[rows[i] * d + cols[j]];
+  }
+  return Tensor::from_vector(out, {static_cast<int64_t>(rows.size()), m});
+}
+
+Tensor gather_labels(const Tensor& y, const std::vector<int64_t>& rows) {
+  Tensor h = y.to(Device::cpu()).contiguous();
+  const int64_t m = static_cast<int64_t>(rows.size());
+  if (h.dtype() == DType::i32) {
+    std::vector<int32_t> v(rows.size());
+    for (int64_t i = 0; i < m; ++i) v[i] = h.data<int32_t>()[rows[i]];
+    return Tensor::from_vector(v, {m});
+  }
+  if (h.dtype() == DType::i64) {
+    std::vector<int64_t> v(rows.size());
+    for (int64_t i = 0; i < m; ++i) v[i] = h.data<int64_t>()[rows[i]];
+    return Tensor::from_vector(v, {m});
+  }
+  std::vector<float> v(rows.size());
+  for (int64_t i = 0; i < m; ++i) v[i] = h.data<float>()[rows[i]];
+  return Tensor::from_vector(v, {m});
+}
+
+void add_mapped_proba(const std::vector<double>& all, const std::vector<double>& sub, const Tensor& proba,
+                      float weight, std::vector<float>& acc) {
+  Tensor h = host_f32(proba);
+  const int64_t n = h.dim(0), ks = h.dim(1), ka = static_cast<int64_t>(all.size());
+  BL_CHECK(ks == static_cast<int64_t>(sub.size()), "ensemble: a sub-estimator's predict_proba has ", ks,
+           " columns for ", sub.size(), " classes");
+  std::vector<int64_t> where(static_cast<size_t>(ks));
+  for (int64_t j = 0; j < ks; ++j) {
+    where[j] = std::lower_bound(all.begin(), all.end(), sub[j]) - all.begin();
+  }
+  const float* p = h.data<float>();
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j < ks; ++j) {
+      float& a = acc[static_cast<size_t>(i * ka + where[j])];
+      a = bl::add(a, bl::mul(weight, p[i * ks + j]));
+    }
+  }
+}
+
+std::vector<double> distinct_labels(const Tensor& y) {
+  Tensor h = y.to(Device::cpu()).contiguous();
+  std::vector<double> v(static_cast<size_t>(h.numel()));
+  for (int64_t i = 0; i < h.numel(); ++i) {
+    if (h.dtype() == DType::f32) v[i] = h.data<float>()[i];
+    else if (h.dtype() == DType::i32) v[i] = h.data<int32_t>()[i];
+    else v[i] = static_cast<double>(h.data<int64_t>()[i]);
+  }
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+
+}  // namespace bl::ml
