@@ -2,11 +2,12 @@
 //
 // Blocking: the k range is walked one contract leaf (kGemmKLeaf = 256) at a time, so the packed
 // k-block IS the leaf and the tile kernels fold each leaf partial into C right after computing it.
-// Tasks are (batch entry, block of kTaskRows rows, block of kTaskCols columns): a partition that
-// depends on the problem size only. Every output is computed whole by one task in the contract
+// Tasks are (batch entry, block of up to kTaskRows rows, block of up to kTaskCols columns): a
+// partition that depends on the problem size only. Every output is computed whole by one task in the contract
 // order, so the bits do not depend on the partition or on which thread runs which task.
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "core/error.h"
@@ -23,14 +24,22 @@ using matmul_detail::TileKernel;
 
 namespace {
 
-// Task block sizes (multiples of the tile shape). 144 x 256 floats of packed A stay in L2 while a
-// 256 x 16 panel of packed B stays in L1.
+// Largest task block sizes (multiples of the tile shape). 144 x 256 floats of packed A stay in L2
+// while a 256 x 16 panel of packed B stays in L1. balanced_block() evens the blocks out.
 constexpr int64_t kTaskRows = 144;
 constexpr int64_t kTaskCols = 1024;
 static_assert(kTaskRows % kMatmulTileRows == 0, "task rows are whole tile panels");
 static_assert(kTaskCols % kMatmulTileCols == 0, "task columns are whole tile panels");
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// The block length that cuts `extent` into as many blocks as blocks of `cap` would, but of about
+// equal length (a multiple of `unit`), so the last block is not a sliver that leaves a thread idle.
+// A function of the extent alone, like the whole partition.
+int64_t balanced_block(int64_t extent, int64_t cap, int64_t unit) {
+  const int64_t blocks = ceil_div(extent, cap);
+  return std::min(cap, ceil_div(ceil_div(extent, blocks), unit) * unit);
+}
 
 // A float buffer aligned to 64 bytes, reused by the thread that owns it.
 struct PackBuffer {
@@ -43,23 +52,31 @@ struct PackBuffer {
 };
 
 // Rows [m0, m0 + mc) and k [k0, k0 + kc) of op(A) into panels of kMatmulTileRows rows; rows past
-// M are zero (their outputs are never stored).
+// M are zero (their outputs are never stored). Written in k order, one panel step at a time, so
+// the stores stream and the reads run along kMatmulTileRows rows at once.
 void pack_a(const MatmulArgs& args, const float* a, int64_t m0, int64_t mc, int64_t k0, int64_t kc,
             float* dst) {
+  static const float kZeroRow[kGemmKLeaf] = {};
   for (int64_t p = 0; p < ceil_div(mc, kMatmulTileRows); ++p) {
     float* panel = dst + p * kc * kMatmulTileRows;
     int64_t row0 = m0 + p * kMatmulTileRows;
     int rows = static_cast<int>(std::min<int64_t>(kMatmulTileRows, m0 + mc - row0));
-    for (int r = 0; r < kMatmulTileRows; ++r) {
-      if (r >= rows) {
-        for (int64_t k = 0; k < kc; ++k) panel[k * kMatmulTileRows + r] = 0.0f;
-      } else if (args.trans_a) {
-        const float* src = a + k0 * args.lda + row0 + r;
-        for (int64_t k = 0; k < kc; ++k) panel[k * kMatmulTileRows + r] = src[k * args.lda];
-      } else {
-        const float* src = a + (row0 + r) * args.lda + k0;
-        for (int64_t k = 0; k < kc; ++k) panel[k * kMatmulTileRows + r] = src[k];
+    if (args.trans_a) {
+      for (int64_t k = 0; k < kc; ++k) {
+        const float* src = a + (k0 + k) * args.lda + row0;
+        float* out = panel + k * kMatmulTileRows;
+        int r = 0;
+        for (; r < rows; ++r) out[r] = src[r];
+        for (; r < kMatmulTileRows; ++r) out[r] = 0.0f;
       }
+      continue;
+    }
+    const float* src[kMatmulTileRows];
+    for (int r = 0; r < kMatmulTileRows; ++r)
+      src[r] = r < rows ? a + (row0 + r) * args.lda + k0 : kZeroRow;
+    for (int64_t k = 0; k < kc; ++k) {
+      float* out = panel + k * kMatmulTileRows;
+      for (int r = 0; r < kMatmulTileRows; ++r) out[r] = src[r][k];
     }
   }
 }
@@ -70,15 +87,21 @@ void pack_b(const MatmulArgs& args, const float* b, int64_t n0, int64_t nc, int6
             float* dst) {
   const int64_t panels = ceil_div(nc, kMatmulTileCols);
   if (!args.trans_b) {
-    // Row by row of B, so reads stream through memory.
+    // Row by row of B, so reads stream through memory; whole panels are fixed-size copies.
+    const int64_t full = nc / kMatmulTileCols;
+    const int tail = static_cast<int>(nc - full * kMatmulTileCols);
     for (int64_t k = 0; k < kc; ++k) {
       const float* src = b + (k0 + k) * args.ldb + n0;
-      for (int64_t p = 0; p < panels; ++p) {
-        float* out = dst + p * kc * kMatmulTileCols + k * kMatmulTileCols;
-        const int cols = static_cast<int>(std::min<int64_t>(kMatmulTileCols, nc - p * kMatmulTileCols));
+      float* out = dst + k * kMatmulTileCols;
+      for (int64_t p = 0; p < full; ++p) {
+        std::memcpy(out + p * kc * kMatmulTileCols, src + p * kMatmulTileCols,
+                    sizeof(float) * kMatmulTileCols);
+      }
+      if (tail > 0) {
+        float* last = out + full * kc * kMatmulTileCols;
         int j = 0;
-        for (; j < cols; ++j) out[j] = src[p * kMatmulTileCols + j];
-        for (; j < kMatmulTileCols; ++j) out[j] = 0.0f;
+        for (; j < tail; ++j) last[j] = src[full * kMatmulTileCols + j];
+        for (; j < kMatmulTileCols; ++j) last[j] = 0.0f;
       }
     }
     return;
@@ -165,19 +188,21 @@ void matmul_cpu_with(const char* op, const MatmulArgs& args, const float* a, con
   });
 
   // Phase 2: tasks over (batch entry, row block, column block).
-  const int64_t blocks_m = ceil_div(args.m, kTaskRows);
-  const int64_t blocks_n = ceil_div(args.n, kTaskCols);
+  const int64_t rows_per_task = balanced_block(args.m, kTaskRows, kMatmulTileRows);
+  const int64_t cols_per_task = balanced_block(args.n, kTaskCols, kMatmulTileCols);
+  const int64_t blocks_m = ceil_div(args.m, rows_per_task);
+  const int64_t blocks_n = ceil_div(args.n, cols_per_task);
   const int64_t n_tasks = args.batch * blocks_m * blocks_n;
   const int64_t b_entry_stride = args.stride_b == 0 ? 0 : entry_floats;
   workers.parallel_for(n_tasks, [&](int64_t t) {
     const int64_t bn = t % blocks_n;
     const int64_t bm = (t / blocks_n) % blocks_m;
     const int64_t bi = t / (blocks_n * blocks_m);
-    const int64_t m0 = bm * kTaskRows;
-    const int64_t n0 = bn * kTaskCols;
+    const int64_t m0 = bm * rows_per_task;
+    const int64_t n0 = bn * cols_per_task;
     run_task(args, a + bi * args.stride_a, packed_b + bi * b_entry_stride, padded_n,
-             c + bi * args.stride_c, m0, std::min(kTaskRows, args.m - m0), n0,
-             std::min(kTaskCols, args.n - n0), tile);
+             c + bi * args.stride_c, m0, std::min(rows_per_task, args.m - m0), n0,
+             std::min(cols_per_task, args.n - n0), tile);
   });
 }
 

@@ -35,6 +35,12 @@ void matmul_tile_avx2(const float* packed_a, const float* packed_b, int64_t kc, 
   __m256 c30 = _mm256_setzero_ps(), c31 = _mm256_setzero_ps();
   __m256 c40 = _mm256_setzero_ps(), c41 = _mm256_setzero_ps();
   __m256 c50 = _mm256_setzero_ps(), c51 = _mm256_setzero_ps();
+  // C is read only after the last k step; ask for its lines now so the fold does not wait on
+  // them (rows of C are far apart, beyond what the hardware prefetcher follows).
+  for (int r = 0; r < rows; ++r) {
+    _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc + kMatmulTileCols - 1), _MM_HINT_T0);
+  }
   const float* pa = packed_a;
   const float* pb = packed_b;
   // Unrolled so loop overhead does not compete with the FMAs for dispatch slots.
