@@ -1,9 +1,11 @@
 // bench_gemm: the contract GEMM on the CPU (bl::matmul_cpu) side by side with OpenBLAS
 // cblas_sgemm, same shapes, same thread counts (1 and 2), in one process.
 //
-// Shapes are M x N x K: square 256..4096 and the LM shapes 8192x768x3072, 8192x3072x768,
-// 8192x768x768. Counter GFLOP/s = 2*M*N*K / time. Filter with --benchmark_filter, e.g.
-// --benchmark_filter='/2048/2048/2048/'.
+// Shapes are M x N x K: square 256..4096, the LM shapes 8192x768x3072, 8192x3072x768,
+// 8192x768x768, and 2048x768x3072, 2048x3072x768 (the LM shapes with 4x fewer rows, a proxy that
+// runs in reasonable time on a small machine). Counter GFLOP/s = 2*M*N*K / time. Filter with
+// --benchmark_filter, e.g. --benchmark_filter='M:2048/N:2048/K:2048/'; bench/gemm_ratio.py runs
+// both sides interleaved with repetitions and prints the ratio.
 #include <benchmark/benchmark.h>
 
 #include <memory>
@@ -65,7 +67,8 @@ void BM_openblas_sgemm(benchmark::State& state) {
 void gemm_shapes(benchmark::internal::Benchmark* b) {
   const int64_t shapes[][3] = {{256, 256, 256},    {512, 512, 512},    {1024, 1024, 1024},
                                {2048, 2048, 2048}, {4096, 4096, 4096}, {8192, 768, 3072},
-                               {8192, 3072, 768},  {8192, 768, 768}};
+                               {8192, 3072, 768},  {8192, 768, 768},   {2048, 768, 3072},
+                               {2048, 3072, 768}};
   for (const auto& s : shapes)
     for (int64_t threads : {1, 2}) b->Args({s[0], s[1], s[2], threads});
   b->ArgNames({"M", "N", "K", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();

@@ -15,7 +15,8 @@ cmake --build "$B" --target bitlearn_cli bitlearn_tests -j"$(nproc)"
 echo "aarch64 build: $(( $(date +%s) - start )) s"
 
 # Conformance subset (every op family's identity tests, the contract's known answers) on the
-# emulated CPU. The AArch64 kernels are the scalar references and the portable CPU versions.
+# emulated CPU. The NEON variant runs by default (GEMM tile, skinny GEMM, reduction leaves; the
+# rest is portable C++); MatmulConformance.EveryIsaVariantMatchesReference also forces `scalar`.
 filter='*Conformance*:*Sabotage*:Philox*:Rng*:Sha256*:TensorDigest*:Contraction*:MathExpLog.*:MathTrigErfPow.*'
 qemu-aarch64 "$B/tests/bitlearn_tests" --gtest_filter="$filter" --gtest_brief=1
 echo "aarch64 conformance subset: PASS ($(( $(date +%s) - start )) s so far)"

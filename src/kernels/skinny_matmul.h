@@ -19,7 +19,8 @@ class ThreadPool;
 
 constexpr int64_t kSkinnyMaxRows = 16;
 
-// CPU: tasks over fixed blocks of columns; AVX2+FMA lanes where the CPU has them, else scalar.
+// CPU: tasks over fixed blocks of columns; AVX2+FMA or NEON lanes where the CPU has them, else
+// scalar.
 void skinny_matmul_cpu(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k,
                        ThreadPool& pool);
 
@@ -27,6 +28,10 @@ namespace skinny_detail {
 // Columns [n0, n1) of every row with 8-lane AVX2 vectors (n1 - n0 a multiple of 8); defined in
 // the AVX2 translation unit.
 void columns_avx2(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k, int64_t n0,
+                  int64_t n1);
+// The same with 4-lane NEON vectors (n1 - n0 a multiple of 4); defined in the NEON translation
+// unit, called only when bl::active_isa() is Isa::neon.
+void columns_neon(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k, int64_t n0,
                   int64_t n1);
 }  // namespace skinny_detail
 

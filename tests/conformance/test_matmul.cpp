@@ -12,6 +12,7 @@
 #include "conformance/matmul_cases.h"
 #include "core/error.h"
 #include "core/fp_probe.h"
+#include "core/isa.h"
 #include "core/thread_pool.h"
 #include "kernels/matmul.h"
 
@@ -182,6 +183,37 @@ TEST(MatmulConformance, BroadcastOperandWithZeroBatchStride) {
   p.args.stride_b = 0;  // one B shared by every batch entry
   for (int threads : bl::conformance::kThreadCounts)
     EXPECT_TRUE(matches_reference(p, cpu_impl(threads), "matmul_cpu stride_b=0"));
+}
+
+// Every ISA variant this CPU can run (BITLEARN_ISA values: scalar, avx2, avx512, neon), forced in
+// turn, gives the reference's bits; on AArch64 the NEON tile is what runs by default.
+TEST(MatmulConformance, EveryIsaVariantMatchesReference) {
+#if defined(__aarch64__)
+  EXPECT_EQ(bl::detected_isa(), bl::Isa::neon);
+#endif
+  const MatmulCase cases[] = {{1, 13, 31, 257, false, false, 0, 0, 1.0f},
+                              {1, 150, 70, 300, true, false, 3, 0, 1.0f},
+                              {2, 17, 19, 513, false, true, 1, 0, 1.0f},
+                              {1, 37, 45, 600, true, true, 1, 97, 1.0f},
+                              {1, 29, 33, 520, false, false, 0, 7, 1e-19f}};
+  const bl::Isa before = bl::active_isa();
+  int variants = 0;
+  for (bl::Isa isa : {bl::Isa::scalar, bl::Isa::avx2, bl::Isa::avx512, bl::Isa::neon}) {
+    if (!bl::isa_supported(isa)) continue;
+    ++variants;
+    bl::set_active_isa(isa);
+    uint64_t seed = 950;
+    for (const MatmulCase& mc : cases) {
+      MatmulProblem p = bl::conformance::make_matmul_problem(mc, seed++);
+      for (int threads : {1, 3})
+        EXPECT_TRUE(matches_reference(p, cpu_impl(threads),
+                                      std::string("matmul_cpu isa=") + bl::isa_name(isa) +
+                                          " threads=" + std::to_string(threads)));
+    }
+  }
+  bl::set_active_isa(before);
+  // The scalar kernels and, where the CPU has one, a SIMD variant.
+  EXPECT_GE(variants, bl::detected_isa() == bl::Isa::scalar ? 1 : 2);
 }
 
 // Sabotage arms: the same comparison must reject a schedule with leaf 128 and one with no leaves.

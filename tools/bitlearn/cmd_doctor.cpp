@@ -8,6 +8,7 @@
 // SHA-256 known answers. Exit code 0 when every check passes, 1 when one fails. `--json` prints the
 // same facts as one JSON object.
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@
 #include "core/device_info.h"
 #include "core/digest.h"
 #include "core/fp_probe.h"
+#include "core/isa.h"
 #include "core/thread_pool.h"
 #include "core/version.h"
 
@@ -147,6 +149,20 @@ std::string join(const std::vector<std::string>& parts) {
   return s;
 }
 
+// The CPU kernel variant in use (BITLEARN_ISA or the best one detected) and what it means.
+std::string kernel_variant_text() {
+  const bl::Isa isa = bl::active_isa();
+  std::string text = bl::isa_name(isa);
+  switch (isa) {
+    case bl::Isa::scalar: text += " (portable kernels)"; break;
+    case bl::Isa::avx2: text += " (AVX2+FMA GEMM tile, reductions, math maps)"; break;
+    case bl::Isa::avx512: text += " (the AVX2+FMA kernels; no AVX-512 kernels yet)"; break;
+    case bl::Isa::neon: text += " (NEON GEMM tile, skinny GEMM, reductions)"; break;
+  }
+  if (std::getenv("BITLEARN_ISA") && *std::getenv("BITLEARN_ISA")) text += ", forced by BITLEARN_ISA";
+  return text;
+}
+
 void print_text(const bl::CpuFeatures& cpu, const bl::FpState& fp, const bl::CudaStatus& cuda,
                 const std::vector<Check>& checks) {
   auto row = [](const char* key, const std::string& value) {
@@ -167,6 +183,7 @@ void print_text(const bl::CpuFeatures& cpu, const bl::FpState& fp, const bl::Cud
   row("vendor", cpu.vendor.empty() ? "unknown" : cpu.vendor);
   if (!cpu.brand.empty()) row("brand", cpu.brand);
   row("isa", cpu.isa.empty() ? "none detected" : join(cpu.isa));
+  row("kernel variant", kernel_variant_text());
   row("fp control", fp.describe());
   if (!fp.ok()) {
     std::string message;
@@ -218,6 +235,7 @@ void print_json(const bl::CpuFeatures& cpu, const bl::FpState& fp, const bl::Cud
     j["build"]["cuda_flags"] = BITLEARN_BUILD_CONTRACT_CUDA_FLAGS;
   }
   j["cpu"] = {{"arch", cpu.arch}, {"vendor", cpu.vendor}, {"brand", cpu.brand}, {"isa", cpu.isa}};
+  j["cpu"]["kernel_variant"] = bl::isa_name(bl::active_isa());
   j["fp_control"] = {{"register", fp.register_name},
                      {"raw", fp.raw},
                      {"rounding", fp.rounding},

@@ -12,6 +12,7 @@
 
 #include "core/error.h"
 #include "core/fp_probe.h"
+#include "core/isa.h"
 #include "core/thread_pool.h"
 #include "kernels/cpu/matmul_tile.h"
 #include "kernels/matmul.h"
@@ -285,8 +286,11 @@ void matmul_check_args(const char* op, const MatmulArgs& args, const float* a, c
 
 void matmul_cpu(const MatmulArgs& args, const float* a, const float* b, float* c,
                 ThreadPool* pool) {
-  TileKernel tile = cpu_has_avx2_fma() ? &matmul_detail::matmul_tile_avx2
-                                       : &matmul_detail::matmul_tile_portable;
+  TileKernel tile = &matmul_detail::matmul_tile_portable;
+  if (cpu_has_avx2_fma())
+    tile = &matmul_detail::matmul_tile_avx2;
+  else if (active_isa() == Isa::neon)
+    tile = &matmul_detail::matmul_tile_neon;
   matmul_cpu_with("matmul_cpu", args, a, b, c, pool, tile);
 }
 

@@ -3,6 +3,15 @@
 // A 6 x 16 register tile: 12 accumulators of 8 lanes, lanes over columns. Per k step, two loads of
 // B, six broadcasts of A and twelve vfmadd (one rounding each, acc = a*b + acc), so every output
 // runs exactly the reference's fma chain in ascending k.
+//
+// The contract headers define their functions `inline` (external linkage); compiled here with
+// -mavx2 -mfma, an out-of-line copy could be picked by the linker for baseline callers too. BL_HD
+// is redefined as `static inline` before their first inclusion so this file keeps private copies
+// (scripts/check_isa_objects.sh, run by ctest, checks that no AVX2 object shares code).
+#include "contract/compat.h"
+#undef BL_HD
+#define BL_HD static inline
+
 #include "kernels/cpu/matmul_tile.h"
 
 #if defined(__AVX2__) && defined(__FMA__)

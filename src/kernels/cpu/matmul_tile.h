@@ -31,6 +31,11 @@ void matmul_tile_portable(const float* packed_a, const float* packed_b, int64_t 
 void matmul_tile_avx2(const float* packed_a, const float* packed_b, int64_t kc, float* c,
                       int64_t ldc, int rows, int cols, bool first_leaf, bool last_leaf);
 
+// AArch64 NEON tile kernel (vfmaq_f32, one rounding per step), same lanes-over-columns order.
+// Call only when bl::active_isa() is Isa::neon.
+void matmul_tile_neon(const float* packed_a, const float* packed_b, int64_t kc, float* c,
+                      int64_t ldc, int rows, int cols, bool first_leaf, bool last_leaf);
+
 // Folds a full tile partial (row-major kMatmulTileRows x kMatmulTileCols) into the rows x cols
 // corner of C by the leaf rule above. Shared by both kernels for edge tiles.
 void matmul_fold_partial(const float* partial, float* c, int64_t ldc, int rows, int cols,

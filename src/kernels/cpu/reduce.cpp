@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "core/fp_probe.h"
+#include "core/isa.h"
 #include "core/thread_pool.h"
 #include "kernels/cpu/reduce_rows.h"
 #include "kernels/reduce.h"
@@ -16,6 +17,7 @@ bool& simd_enabled() {
   return enabled;
 }
 bool use_avx2() { return simd_enabled() && cpu_has_avx2_fma(); }
+bool use_neon() { return simd_enabled() && active_isa() == Isa::neon; }
 }  // namespace cpu
 
 const char* reduce_op_name(ReduceOp op) {

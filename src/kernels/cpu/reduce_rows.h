@@ -35,11 +35,19 @@ float leaf_square_sum_avx2(const float* x, int64_t len, float c);
 float leaf_centered_square_sum_avx2(const float* x, int64_t len, float c);
 float leaf_max_avx2(const float* x, int64_t len, float c);  // c unused; len >= 1
 float leaf_min_avx2(const float* x, int64_t len, float c);
+// The same leaves with AArch64 NEON (reduce_neon.cpp); call only if use_neon().
+float leaf_sum_neon(const float* x, int64_t len, float c);
+float leaf_abs_sum_neon(const float* x, int64_t len, float c);
+float leaf_square_sum_neon(const float* x, int64_t len, float c);
+float leaf_centered_square_sum_neon(const float* x, int64_t len, float c);
+float leaf_max_neon(const float* x, int64_t len, float c);  // c unused; len >= 1
+float leaf_min_neon(const float* x, int64_t len, float c);
 
 // Whether CPU kernels may use their SIMD versions (default true; tests turn it off to check the
 // scalar versions too). Results are the same either way.
 bool& simd_enabled();
 bool use_avx2();  // simd_enabled() && cpu_has_avx2_fma()
+bool use_neon();  // simd_enabled() && active_isa() == Isa::neon (AArch64 only)
 
 // The fastest contiguous leaf this CPU has for Step (scalar where no SIMD version exists).
 template <class Step>
@@ -48,27 +56,39 @@ inline ContiguousLeafFn best_contiguous_leaf() {
 }
 template <>
 inline ContiguousLeafFn best_contiguous_leaf<StepAdd>() {
-  return use_avx2() ? &leaf_sum_avx2 : &scalar_contiguous_leaf<StepAdd>;
+  if (use_avx2()) return &leaf_sum_avx2;
+  if (use_neon()) return &leaf_sum_neon;
+  return &scalar_contiguous_leaf<StepAdd>;
 }
 template <>
 inline ContiguousLeafFn best_contiguous_leaf<StepAddAbs>() {
-  return use_avx2() ? &leaf_abs_sum_avx2 : &scalar_contiguous_leaf<StepAddAbs>;
+  if (use_avx2()) return &leaf_abs_sum_avx2;
+  if (use_neon()) return &leaf_abs_sum_neon;
+  return &scalar_contiguous_leaf<StepAddAbs>;
 }
 template <>
 inline ContiguousLeafFn best_contiguous_leaf<StepSquare>() {
-  return use_avx2() ? &leaf_square_sum_avx2 : &scalar_contiguous_leaf<StepSquare>;
+  if (use_avx2()) return &leaf_square_sum_avx2;
+  if (use_neon()) return &leaf_square_sum_neon;
+  return &scalar_contiguous_leaf<StepSquare>;
 }
 template <>
 inline ContiguousLeafFn best_contiguous_leaf<StepMax>() {
-  return use_avx2() ? &leaf_max_avx2 : &scalar_contiguous_leaf<StepMax>;
+  if (use_avx2()) return &leaf_max_avx2;
+  if (use_neon()) return &leaf_max_neon;
+  return &scalar_contiguous_leaf<StepMax>;
 }
 template <>
 inline ContiguousLeafFn best_contiguous_leaf<StepMin>() {
-  return use_avx2() ? &leaf_min_avx2 : &scalar_contiguous_leaf<StepMin>;
+  if (use_avx2()) return &leaf_min_avx2;
+  if (use_neon()) return &leaf_min_neon;
+  return &scalar_contiguous_leaf<StepMin>;
 }
 template <>
 inline ContiguousLeafFn best_contiguous_leaf<StepCenteredSquare>() {
-  return use_avx2() ? &leaf_centered_square_sum_avx2 : &scalar_contiguous_leaf<StepCenteredSquare>;
+  if (use_avx2()) return &leaf_centered_square_sum_avx2;
+  if (use_neon()) return &leaf_centered_square_sum_neon;
+  return &scalar_contiguous_leaf<StepCenteredSquare>;
 }
 
 // Tree totals of Step for every reduction r = o * inner + j into totals[r]; centers[r] is the

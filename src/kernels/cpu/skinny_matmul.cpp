@@ -1,5 +1,5 @@
 // CPU skinny contract GEMM (see kernels/skinny_matmul.h): tasks over blocks of 256 columns (a
-// function of N only); inside a block, 8-column AVX2 pieces and a scalar tail, each output the
+// function of N only); inside a block, 8-column AVX2 (or 4-column NEON) pieces and a scalar tail, each output the
 // reference's leaf fma chain.
 #include <algorithm>
 
@@ -28,6 +28,7 @@ void skinny_matmul_cpu(const float* a, const float* b, float* c, int64_t m, int6
            ") must be non-negative with m <= ", kSkinnyMaxRows);
   if (m == 0 || n == 0) return;
   const bool avx2 = cpu::use_avx2();
+  const bool neon = cpu::use_neon();
   const int64_t tasks = (n + kSkinnyTaskCols - 1) / kSkinnyTaskCols;
   pool.parallel_for(tasks, [&](int64_t t) {
     const int64_t n0 = t * kSkinnyTaskCols, n1 = std::min(n, n0 + kSkinnyTaskCols);
@@ -35,6 +36,9 @@ void skinny_matmul_cpu(const float* a, const float* b, float* c, int64_t m, int6
     if (avx2) {
       vec_end = n0 + (n1 - n0) / 8 * 8;
       if (vec_end > n0) skinny_detail::columns_avx2(a, b, c, m, n, k, n0, vec_end);
+    } else if (neon) {
+      vec_end = n0 + (n1 - n0) / 4 * 4;
+      if (vec_end > n0) skinny_detail::columns_neon(a, b, c, m, n, k, n0, vec_end);
     }
     columns_scalar(a, b, c, m, n, k, vec_end, n1);
   });

@@ -1,6 +1,15 @@
 // AVX2+FMA columns of the skinny contract GEMM (compiled with -mavx2 -mfma). Lanes run over 8
 // columns; per k, one load of B's row piece, one broadcast of A[i][k] per row and one vfmadd per
 // row (one rounding: acc = a*b + acc), so each lane is exactly the reference's fma chain.
+//
+// The contract headers define their functions `inline` (external linkage); compiled here with
+// -mavx2 -mfma, an out-of-line copy could be picked by the linker for baseline callers too. BL_HD
+// is redefined as `static inline` before their first inclusion so this file keeps private copies
+// (scripts/check_isa_objects.sh, run by ctest, checks that no AVX2 object shares code).
+#include "contract/compat.h"
+#undef BL_HD
+#define BL_HD static inline
+
 #include "kernels/skinny_matmul.h"
 
 #if defined(__AVX2__) && defined(__FMA__)
