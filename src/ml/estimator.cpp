@@ -197,9 +197,10 @@ void check_X(const std::string& est, const Tensor& X, bool allow_nan) {
   if (!allow_nan) {
     Tensor h = X.to(Device::cpu()).contiguous();
     const float* p = h.data<float>();
-    for (int64_t i = 0; i < h.numel(); ++i) {
-      BL_CHECK(std::isfinite(p[i]), est, ": X holds a non-finite value at row ", i / h.dim(1),
-               ", column ", i % h.dim(1));
+    const int64_t total = h.numel(), cols = h.dim(1);  // hoisted: numel() walks the shape
+    for (int64_t i = 0; i < total; ++i) {
+      BL_CHECK(std::isfinite(p[i]), est, ": X holds a non-finite value at row ", i / cols,
+               ", column ", i % cols);
     }
   }
 }

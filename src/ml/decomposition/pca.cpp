@@ -1,14 +1,16 @@
 // pca.cpp: principal component analysis through the covariance matrix and cyclic Jacobi.
 //
 // mean = column means (op); C = Xc^T Xc / (n - 1) with Xc = X - mean (contract GEMM, same bits on
-// every device); eigen-decomposition of C by jacobi_eigen (descending; each component's entry of
-// largest magnitude positive, as scikit-learn's svd_flip). transform = (X - mean) components^T,
-// divided by sqrt(explained_variance) when whiten.
+// every device; on the host one pass fused with the centering, see centered_gram.h);
+// eigen-decomposition of C by jacobi_eigen (descending; each component's entry of largest magnitude
+// positive, as scikit-learn's svd_flip). transform = (X - mean) components^T, divided by
+// sqrt(explained_variance) when whiten.
 #include <algorithm>
 
 #include "bitlearn/ops.h"
 #include "contract/arith.h"
 #include "core/error.h"
+#include "ml/decomposition/centered_gram.h"
 #include "ml/decomposition/jacobi_eigen.h"
 #include "ml/decomposition/pca.h"
 #include "ml/linear/common.h"
@@ -37,10 +39,8 @@ class PCA final : public Estimator {
     BL_CHECK(nc <= std::min(n, d), "pca: n_components=", nc, " exceeds min(n_samples, n_features) = ",
              std::min(n, d));
     Tensor mu = bl::mean(X, {0});
-    Tensor Xc = bl::sub(X, mu);
-    Tensor C = bl::div(bl::matmul(Xc, Xc, true, false), Tensor::scalar(static_cast<double>(n - 1), DType::f32, X.device()));
-    SymmetricEigen e = jacobi_eigen(C.to(Device::cpu()).to_vector<float>(), d);
     mean_ = mu.to(Device::cpu()).to_vector<float>();
+    SymmetricEigen e = jacobi_eigen(covariance(X, mu), d);
     float total = 0.0f;
     for (float v : e.values) total = bl::add(total, bl::max(v, 0.0f));
     components_.assign(e.vectors.begin(), e.vectors.begin() + nc * d);
@@ -85,6 +85,24 @@ class PCA final : public Estimator {
     variance_ = lin::get_f32(state, "explained_variance", nc_, name());
     ratio_ = lin::get_f32(state, "explained_variance_ratio", nc_, name());
     fitted_ = true;
+  }
+
+  // C = Xc^T Xc / (n - 1), Xc = X - mu. On the host one fused pass (centered_gram_cpu, the same
+  // bits as the GEMM of the centered copy); elsewhere the Tensor ops.
+  static std::vector<float> covariance(const Tensor& X, const Tensor& mu) {
+    const int64_t n = X.dim(0), d = X.dim(1);
+    const float denom = static_cast<float>(static_cast<double>(n - 1));
+    if (X.device() == Device::cpu()) {
+      Tensor Xh = X.contiguous();
+      Tensor muh = mu.contiguous();
+      std::vector<float> C(static_cast<size_t>(d * d));
+      centered_gram_cpu(Xh.data<float>(), n, d, muh.data<float>(), C.data());
+      for (float& v : C) v = bl::canonicalize(bl::div(v, denom));
+      return C;
+    }
+    Tensor Xc = bl::sub(X, mu);
+    Tensor C = bl::div(bl::matmul(Xc, Xc, true, false), Tensor::scalar(static_cast<double>(denom), DType::f32, X.device()));
+    return C.to(Device::cpu()).to_vector<float>();
   }
 
   PcaView view() const { return PcaView{components_, variance_, ratio_, mean_, nc_, d_}; }
