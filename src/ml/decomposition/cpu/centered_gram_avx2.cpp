@@ -3,23 +3,22 @@
 // Tiles of 8 output rows x 8 lanes (lanes over columns j): per k step one load of row k's columns
 // and eight broadcasts of its row entries, eight vfmadd (acc = a * b + acc, one rounding), so each
 // output runs exactly the reference fma chain in ascending k. Tiles wholly below the diagonal are
-// skipped.
+// skipped. No contract header or other inline helper is used here (plain IEEE subtraction for the
+// centering), so this object shares no code with the baseline build (scripts/check_isa_objects.sh).
 #include "ml/decomposition/centered_gram.h"
 
 #if defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
 
-#include "contract/arith.h"
-
 namespace bl::ml {
 
 void centered_gram_leaf_avx2(const float* x, int64_t kc, int64_t d, const float* mean,
                              float* scratch, float* partial) {
-  const int64_t pitch = centered_gram_pitch(d);
+  const int64_t pitch = (d + 7) / 8 * 8;  // centered_gram_pitch(d)
   for (int64_t k = 0; k < kc; ++k) {
     const float* row = x + k * d;
     float* s = scratch + k * pitch;
-    for (int64_t j = 0; j < d; ++j) s[j] = bl::sub(row[j], mean[j]);
+    for (int64_t j = 0; j < d; ++j) s[j] = row[j] - mean[j];
     for (int64_t j = d; j < pitch; ++j) s[j] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < d; i0 += 8) {
