@@ -81,6 +81,14 @@ class HistogramBuilder {
 #endif
 };
 
+// llround(x) for |x| < 2^62 without a library call: the truncation plus the exact fraction
+// x - trunc(x) (exact for |x| < 2^53; larger doubles are integers), halves away from zero.
+inline int64_t round_half_away(double x) {
+  const int64_t t = static_cast<int64_t>(x);
+  const double frac = x - static_cast<double>(t);
+  return t + (frac >= 0.5 ? 1 : 0) - (frac <= -0.5 ? 1 : 0);
+}
+
 // Fixed-point form of one array over the listed rows: q = round(v * 2^s), |sum| < 2^62.
 struct Quantized {
   std::vector<int64_t> q;
@@ -100,7 +108,7 @@ Quantized quantize(const std::vector<float>& v, const std::vector<int32_t>& rows
   const int s = 62 - e - b;
   out.unit = std::ldexp(1.0, -s);
   const double scale = std::ldexp(1.0, s);  // a power of two: v * scale is exact in float64
-  for (int32_t r : rows) out.q[r] = std::llround(static_cast<double>(v[r]) * scale);
+  for (int32_t r : rows) out.q[r] = round_half_away(static_cast<double>(v[r]) * scale);
   return out;
 }
 
@@ -141,9 +149,13 @@ class TreeGrower {
       node_g.push_back(gs);
       node_h.push_back(hs);
       node_split_bin.push_back(0);
+      node_begin_.push_back(0);
+      node_end_.push_back(0);
       return id;
     };
     node_split_bin.clear();
+    node_begin_.clear();
+    node_end_.clear();
     int64_t g_root = 0, h_root = 0;
     for (int32_t r : rows_) {
       g_root += g.q[r];
@@ -155,6 +167,8 @@ class TreeGrower {
     root->begin = 0;
     root->end = static_cast<int64_t>(rows_.size());
     root->depth = 0;
+    node_end_[root->id] = root->end;
+    take_hist(root->hist);
     hb_.build(rows_.data(), root->end, root->hist);
     if (splittable(*root)) {
       root->best = best_split(root->hist, g_root, h_root);
@@ -173,12 +187,8 @@ class TreeGrower {
       std::unique_ptr<NodeWork> node = std::move(open[pick]);
       open.erase(open.begin() + static_cast<std::ptrdiff_t>(pick));
       const SplitInfo s = node->best;
-      const int64_t mid = partition(node->begin, node->end, s);
       int64_t gl = 0, hl = 0;
-      for (int64_t i = node->begin; i < mid; ++i) {
-        gl += g.q[rows_[i]];
-        hl += h.q[rows_[i]];
-      }
+      const int64_t mid = partition(node->begin, node->end, s, &gl, &hl);
       const int64_t gr = node_g[node->id] - gl, hr = node_h[node->id] - hl;
       auto left = std::make_unique<NodeWork>();
       auto right = std::make_unique<NodeWork>();
@@ -196,15 +206,21 @@ class TreeGrower {
       right->begin = mid;
       right->end = node->end;
       left->depth = right->depth = node->depth + 1;
+      node_begin_[left->id] = node->begin;
+      node_end_[left->id] = node_begin_[right->id] = mid;
+      node_end_[right->id] = node->end;
       // Histogram of the smaller child; the larger is parent - smaller (exact in integers).
       NodeWork* small = (mid - node->begin) <= (node->end - mid) ? left.get() : right.get();
       NodeWork* large = small == left.get() ? right.get() : left.get();
       const bool need = splittable(*left) || splittable(*right);
       if (need) {
+        take_hist(small->hist);
+        take_hist(large->hist);
         hb_.build(rows_.data() + small->begin, small->end - small->begin, small->hist);
         large->hist.resize(node->hist.size());
         histogram_subtract(node->hist.data(), small->hist.data(), d_, large->hist.data());
       }
+      recycle_hist(node->hist);
       node.reset();
       for (auto* child : {&left, &right}) {
         NodeWork& c = **child;
@@ -217,6 +233,21 @@ class TreeGrower {
     }
     set_leaf_values(tree, node_g, node_h);
     return tree;
+  }
+
+  // For the tree grown last: adds each leaf's value to raw[r * K + k] of the rows that reached it
+  // (rows_ holds them grouped by leaf) and, when leaf_out is given, stores each row's leaf. The
+  // same single float addition per row as a traversal, without traversing.
+  void add_leaf_values(const Tree& tree, float* raw, int64_t K, int64_t k, int32_t* leaf_out) const {
+    for (int64_t id = 0; id < tree.n_nodes(); ++id) {
+      if (tree.feature[id] >= 0) continue;
+      const float v = tree.value[id];
+      for (int64_t i = node_begin_[id]; i < node_end_[id]; ++i) {
+        const int64_t r = rows_[i];
+        if (raw) raw[r * K + k] = bl::add(raw[r * K + k], v);
+        if (leaf_out) leaf_out[r] = static_cast<int32_t>(id);
+      }
+    }
   }
 
   // Symmetric (oblivious) tree: level by level, every node of the level splits on the one
@@ -235,10 +266,14 @@ class TreeGrower {
     tree.n_values = 1;
     std::vector<int64_t> node_g, node_h;
     node_split_bin.clear();
+    node_begin_.clear();
+    node_end_.clear();
     auto add_node = [&](int64_t gs, int64_t hs) {
       node_g.push_back(gs);
       node_h.push_back(hs);
       node_split_bin.push_back(0);
+      node_begin_.push_back(0);
+      node_end_.push_back(0);
       return tree.add_node();
     };
     int64_t g_root = 0, h_root = 0;
@@ -252,6 +287,8 @@ class TreeGrower {
     level[0]->begin = 0;
     level[0]->end = static_cast<int64_t>(rows_.size());
     level[0]->depth = 0;
+    node_end_[level[0]->id] = level[0]->end;
+    take_hist(level[0]->hist);
     hb_.build(rows_.data(), level[0]->end, level[0]->hist);
     const int64_t depth_limit = p_.max_depth > 0 ? p_.max_depth : 6;
     for (int64_t depth = 0; depth < depth_limit && !level.empty(); ++depth) {
@@ -260,12 +297,8 @@ class TreeGrower {
       std::vector<std::unique_ptr<NodeWork>> next;
       const bool last = depth + 1 == depth_limit;
       for (auto& node : level) {
-        const int64_t mid = partition(node->begin, node->end, s);
         int64_t gl = 0, hl = 0;
-        for (int64_t i = node->begin; i < mid; ++i) {
-          gl += g.q[rows_[i]];
-          hl += h.q[rows_[i]];
-        }
+        const int64_t mid = partition(node->begin, node->end, s, &gl, &hl);
         auto left = std::make_unique<NodeWork>();
         auto right = std::make_unique<NodeWork>();
         left->id = add_node(gl, hl);
@@ -281,9 +314,14 @@ class TreeGrower {
         right->begin = mid;
         right->end = node->end;
         left->depth = right->depth = depth + 1;
+        node_begin_[left->id] = node->begin;
+        node_end_[left->id] = node_begin_[right->id] = mid;
+        node_end_[right->id] = node->end;
         if (!last) {
           NodeWork* small = (mid - node->begin) <= (node->end - mid) ? left.get() : right.get();
           NodeWork* large = small == left.get() ? right.get() : left.get();
+          take_hist(small->hist);
+          take_hist(large->hist);
           hb_.build(rows_.data() + small->begin, small->end - small->begin, small->hist);
           large->hist.resize(node->hist.size());
           histogram_subtract(node->hist.data(), small->hist.data(), d_, large->hist.data());
@@ -292,6 +330,7 @@ class TreeGrower {
           if ((*child)->end > (*child)->begin) next.push_back(std::move(*child));
         }
       }
+      for (auto& node : level) recycle_hist(node->hist);
       level = std::move(next);
     }
     set_leaf_values(tree, node_g, node_h);
@@ -302,6 +341,18 @@ class TreeGrower {
   bool splittable(const NodeWork& n) const {
     return (p_.max_depth < 0 || n.depth < p_.max_depth) &&
            n.end - n.begin >= 2 * std::max<int64_t>(1, p_.min_samples_leaf);
+  }
+
+  // Histogram buffers are reused between nodes (a fresh vector would be zeroed twice).
+  void take_hist(std::vector<int64_t>& h) {
+    if (h.empty() && !spare_.empty()) {
+      h = std::move(spare_.back());
+      spare_.pop_back();
+    }
+  }
+  void recycle_hist(std::vector<int64_t>& h) {
+    if (!h.empty()) spare_.push_back(std::move(h));
+    h = std::vector<int64_t>();
   }
 
   // Leaf values: -T(G) / (H + l2) * learning_rate, rounded once to float.
@@ -424,18 +475,30 @@ class TreeGrower {
     return best;
   }
 
-  int64_t partition(int64_t begin, int64_t end, const SplitInfo& s) {
+  // Stable partition of rows_[begin, end) by the split; *gl, *hl receive the left child's sums.
+  int64_t partition(int64_t begin, int64_t end, const SplitInfo& s, int64_t* gl, int64_t* hl) {
     int64_t nl = 0, nr = 0;
+    int64_t gs = 0, hs = 0;
+    const int64_t* gq = g_->q.data();
+    const int64_t* hq = h_->q.data();
     for (int64_t i = begin; i < end; ++i) {
       const int32_t r = rows_[i];
-      const uint8_t b = bins_[r * d_ + s.feature];
+      const uint8_t b = bins_[static_cast<int64_t>(r) * d_ + s.feature];
       const bool go_left = b == kMissingBin ? s.default_left : b <= s.bin;
-      if (go_left) rows_[begin + nl++] = r;
-      else scratch_[nr++] = r;
+      if (go_left) {
+        rows_[begin + nl++] = r;
+        gs += gq[r];
+        hs += hq[r];
+      } else {
+        scratch_[nr++] = r;
+      }
     }
     std::copy(scratch_.begin(), scratch_.begin() + nr, rows_.begin() + begin + nl);
+    *gl = gs;
+    *hl = hs;
     return begin + nl;
   }
+
 
   const BoostParams& p_;
   const BinMapper& mapper_;
@@ -446,6 +509,8 @@ class TreeGrower {
   const Quantized* h_ = nullptr;
   const std::vector<char>* allowed_ = nullptr;
   std::vector<int32_t> rows_, scratch_;
+  std::vector<int64_t> node_begin_, node_end_;  // each node's range in rows_ (last grown tree)
+  std::vector<std::vector<int64_t>> spare_;
 };
 
 template <typename Fn>
@@ -665,7 +730,10 @@ BoostModel fit_boosting(const float* X, int64_t n, int64_t d, const float* y_val
                               : grower.grow(rows, gq, hq, allowed, split_bin);
       // Training scores follow the tree on the bins (bin <= split bin <=> x <= threshold).
       std::vector<int32_t> leaf_of_row(p.dart ? static_cast<size_t>(n) : 0);
-      for_row_chunks(n, [&](int64_t i) {
+      if (static_cast<int64_t>(rows.size()) == n) {  // every row is in a leaf's row range
+        if (p.dart) grower.add_leaf_values(tree, nullptr, K, k, leaf_of_row.data());
+        else grower.add_leaf_values(tree, raw.data(), K, k, nullptr);
+      } else for_row_chunks(n, [&](int64_t i) {
         int32_t node = 0;
         while (tree.feature[node] >= 0) {
           const uint8_t b = bins[i * d + tree.feature[node]];
