@@ -130,7 +130,17 @@ class TreeGrower {
  public:
   TreeGrower(const BoostParams& p, const BinMapper& mapper, const std::vector<uint8_t>& bins,
              int64_t d, const HistogramBuilder& hb)
-      : p_(p), mapper_(mapper), bins_(bins), d_(d), hb_(hb) {}
+      : p_(p), mapper_(mapper), bins_(bins), d_(d), hb_(hb) {
+    // Column-major copy of the bins for the partitions: one node's rows, ascending, read one
+    // column contiguously instead of one byte per d-byte row.
+    const int64_t n = static_cast<int64_t>(bins.size()) / std::max<int64_t>(1, d);
+    bins_by_column_.resize(bins.size());
+    default_pool().parallel_for(d, [&](int64_t f) {
+      uint8_t* col = bins_by_column_.data() + f * n;
+      for (int64_t r = 0; r < n; ++r) col[r] = bins[r * d + f];
+    });
+    n_rows_ = n;
+  }
 
   // Grows one tree over `rows` with the quantized gradients; node_split_bin receives each node's
   // split bin (for the training-score update on bins).
@@ -481,9 +491,10 @@ class TreeGrower {
     int64_t gs = 0, hs = 0;
     const int64_t* gq = g_->q.data();
     const int64_t* hq = h_->q.data();
+    const uint8_t* column = bins_by_column_.data() + static_cast<int64_t>(s.feature) * n_rows_;
     for (int64_t i = begin; i < end; ++i) {
       const int32_t r = rows_[i];
-      const uint8_t b = bins_[static_cast<int64_t>(r) * d_ + s.feature];
+      const uint8_t b = column[r];
       const bool go_left = b == kMissingBin ? s.default_left : b <= s.bin;
       if (go_left) {
         rows_[begin + nl++] = r;
@@ -510,6 +521,8 @@ class TreeGrower {
   const std::vector<char>* allowed_ = nullptr;
   std::vector<int32_t> rows_, scratch_;
   std::vector<int64_t> node_begin_, node_end_;  // each node's range in rows_ (last grown tree)
+  std::vector<uint8_t> bins_by_column_;          // [d, n]
+  int64_t n_rows_ = 0;
   std::vector<std::vector<int64_t>> spare_;
 };
 
