@@ -5,7 +5,9 @@
 #      file as the CPU fit;
 #   2. verify --device all: ml.random_forest / ml.hist_boosting (forest: CPU only, skipped on CUDA);
 #   3. boosting fit time and model SHA-256 on the host CPU (1, 16 threads) and with CUDA histograms
-#      at 10^6 rows: the three SHA-256 must be equal.
+#      at 10^6 rows: the three SHA-256 must be equal;
+#   4. the ensemble tests on the GPU host's CPU (another CPU model than the development host) at
+#      threads 1/2/3, and the DART / symmetric boosting model SHA-256 with CUDA histograms = CPU.
 # Writes $OUT/ml-trees.log; exits 0 always and says PASS/FAIL per item.
 set -u
 OUT=${OUT:-/tmp}
@@ -38,4 +40,18 @@ if [ -n "${shas[0]}" ] && [ "${shas[0]}" = "${shas[1]}" ] && [ "${shas[0]}" = "$
 else
   say "FAIL boosting model SHA-256 differ: ${shas[*]}"
 fi
+if $B/tests/bitlearn_tests --gtest_filter='Ensembles/*:IsolationForest.*:EnsembleParity.*:Dart.*:SymmetricTrees.*:EnsembleBadInput.*:Stacking.*' \
+    >"$OUT/ml-trees-ensembles.txt" 2>&1; then
+  say "PASS ensemble tests on the host CPU ($(grep -c '\[       OK' "$OUT/ml-trees-ensembles.txt") ok)"
+else
+  say "FAIL ensemble tests"; grep -E "FAILED|Failure" "$OUT/ml-trees-ensembles.txt" | head -20 >>"$log"
+fi
+for variant in "booster=dart rate_drop=0.2" "grow_policy=symmetric max_depth=6"; do
+  a=$($bench hist_gradient_boosting_classifier --synthetic 200000 20 classification $variant --threads 16 2>&1 | tail -1)
+  b=$($bench hist_gradient_boosting_classifier --synthetic 200000 20 classification $variant --threads 16 --device cuda 2>&1 | tail -1)
+  sa=$(echo "$a" | sed -n 's/.*"model_sha256": "\([0-9a-f]*\)".*/\1/p'); sb=$(echo "$b" | sed -n 's/.*"model_sha256": "\([0-9a-f]*\)".*/\1/p')
+  say "[$variant] cpu: $a"; say "[$variant] cuda: $b"
+  if [ -n "$sa" ] && [ "$sa" = "$sb" ]; then say "PASS $variant: CPU and CUDA-histogram model SHA-256 equal ($sa)"
+  else say "FAIL $variant: model SHA-256 differ ($sa vs $sb)"; fi
+done
 exit 0
