@@ -26,6 +26,9 @@
 #define cudaDeviceSynchronize hipDeviceSynchronize
 #define cudaGetDeviceCount hipGetDeviceCount
 #define cudaSetDevice hipSetDevice
+#define cudaGetDevice hipGetDevice
+#define cudaDeviceGetAttribute hipDeviceGetAttribute
+#define cudaDevAttrMultiProcessorCount hipDeviceAttributeMultiprocessorCount
 #define cudaGetDeviceProperties hipGetDeviceProperties
 #define cudaDeviceProp hipDeviceProp_t
 #define cudaRuntimeGetVersion hipRuntimeGetVersion
