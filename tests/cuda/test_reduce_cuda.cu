@@ -84,7 +84,8 @@ TEST(ReduceCuda, AllLengthsAndShapes) {
   if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
   for (int64_t n : interesting_lengths())
     for (const auto& x : variants(n, 100 + n)) check_reduce(ReduceShape{1, n, 1}, x);
-  const ReduceShape shapes[] = {{3, 4097, 1}, {1000, 7, 1}, {2, 33, 17}, {3, 8193, 5}, {5, 0, 2}, {1, 300000, 3}};
+  const ReduceShape shapes[] = {{3, 4097, 1}, {1000, 7, 1}, {2, 33, 17}, {3, 8193, 5}, {5, 0, 2}, {1, 300000, 3},
+                                {1, 50177, 16}, {2, 4100, 33}, {1, 9000, 100}, {3, 31, 40}, {1, 12289, 2}};
   for (ReduceShape s : shapes)
     for (const auto& x : variants(s.outer * s.n * s.inner, 7 + s.n)) check_reduce(s, x);
 }

@@ -156,33 +156,51 @@ __global__ void leaf_contiguous_kernel(const float* x, int64_t n, int64_t leaves
   }
 }
 
+// Leaves of reductions along a strided axis (inner > 1). The contract's leaf keeps kReduceLanes
+// lane accumulators (lane k takes elements k, k + 32, ... of the leaf in order) and combines them
+// pairwise (s = 16, 8, 4, 2, 1: lane k takes lane k + s). Each lane's chain is sequential, so a
+// block runs every lane of a leaf in parallel: thread (lane, jj) accumulates lane `lane` of column
+// j = tile * tj + jj (neighbouring threads read neighbouring columns), then the block combines the
+// lanes through shared memory in the contract's order. tj = blockDim.x / kReduceLanes columns per
+// block; a job is one (outer index, leaf, column tile).
 template <class Step, class Map>
-__global__ void leaf_strided_kernel(const float* x, int64_t n, int64_t inner, int64_t leaves, int64_t jobs,
-                                    const float* centers, float* p) {
-  for (int64_t g = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; g < jobs;
-       g += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    const int64_t j = g % inner, rest = g / inner;
+__global__ void leaf_strided_kernel(const float* x, int64_t n, int64_t inner, int64_t leaves, int64_t col_tiles,
+                                    int64_t jobs, const float* centers, float* p) {
+  __shared__ float part[kReduceLanes * 32];
+  const int tj = static_cast<int>(blockDim.x) / kReduceLanes;
+  const int jj = static_cast<int>(threadIdx.x) % tj, lane = static_cast<int>(threadIdx.x) / tj;
+  for (int64_t g = blockIdx.x; g < jobs; g += gridDim.x) {
+    const int64_t tile = g % col_tiles, rest = g / col_tiles;
     const int64_t l = rest % leaves, o = rest / leaves;
+    const int64_t j = tile * tj + jj;
+    const bool active = j < inner;
     const int64_t start = l * kReduceLeaf;
     const int64_t len = n - start < kReduceLeaf ? n - start : kReduceLeaf;
-    const float c = centers ? centers[o * inner + j] : 0.0f;
-    const float* xs = x + (o * n + start) * inner + j;
-    float lanes[kReduceLanes];
-#pragma unroll
-    for (int k = 0; k < kReduceLanes; ++k) lanes[k] = Step::init();
-    int64_t i = 0;
-    for (; i + kReduceLanes <= len; i += kReduceLanes) {
-#pragma unroll
-      for (int k = 0; k < kReduceLanes; ++k) lanes[k] = Step::apply(lanes[k], Map::map(xs[(i + k) * inner], c), c);
+    float acc = Step::init();
+    if (active) {
+      const float c = centers ? centers[o * inner + j] : 0.0f;
+      const float* xs = x + (o * n + start) * inner + j;
+      const int64_t step = int64_t{kReduceLanes} * inner;
+      int64_t i = lane;
+      const float* q = xs + i * inner;
+      for (; i + 3 * kReduceLanes < len; i += 4 * kReduceLanes, q += 4 * step) {
+        const float v0 = q[0], v1 = q[step], v2 = q[2 * step], v3 = q[3 * step];
+        acc = Step::apply(acc, Map::map(v0, c), c);
+        acc = Step::apply(acc, Map::map(v1, c), c);
+        acc = Step::apply(acc, Map::map(v2, c), c);
+        acc = Step::apply(acc, Map::map(v3, c), c);
+      }
+      for (; i < len; i += kReduceLanes, q += step) acc = Step::apply(acc, Map::map(q[0], c), c);
     }
+    part[lane * tj + jj] = acc;
+    __syncthreads();
 #pragma unroll
-    for (int k = 0; k < kReduceLanes; ++k)
-      if (i + k < len) lanes[k] = Step::apply(lanes[k], Map::map(xs[(i + k) * inner], c), c);
-#pragma unroll
-    for (int s = kReduceLanes / 2; s >= 1; s >>= 1)
-#pragma unroll
-      for (int k = 0; k < s; ++k) lanes[k] = Step::combine(lanes[k], lanes[k + s]);
-    p[(o * inner + j) * leaves + l] = lanes[0];
+    for (int s = kReduceLanes / 2; s >= 1; s >>= 1) {
+      if (lane < s) part[lane * tj + jj] = Step::combine(part[lane * tj + jj], part[(lane + s) * tj + jj]);
+      __syncthreads();
+    }
+    if (active && lane == 0) p[(o * inner + j) * leaves + l] = part[jj];
+    __syncthreads();
   }
 }
 
@@ -249,10 +267,16 @@ void reduce_totals(const float* x, ReduceShape shape, const float* centers, floa
     leaf_contiguous_kernel<Step, Map><<<grid_size((jobs + groups - 1) / groups, config), block>>>(
         x, n, leaves, jobs, centers, leaf_out, stored, vec);
   } else {
-    const int64_t jobs = outer * leaves * inner;
-    const int block = fitted_block(leaf_strided_kernel<Step, Map>, config);
-    leaf_strided_kernel<Step, Map><<<grid_size((jobs + block - 1) / block, config), block>>>(
-        x, n, inner, leaves, jobs, centers, leaf_out);
+    // Columns per block: as many as the configured block holds (32 lanes each), at most the next
+    // power of two >= inner, so narrow reductions do not idle most of the block.
+    int tj = fitted_block(leaf_strided_kernel<Step, Map>, config) / kReduceLanes;
+    int wanted = 1;
+    while (wanted < inner && wanted < tj) wanted *= 2;
+    tj = wanted;
+    const int64_t col_tiles = (inner + tj - 1) / tj;
+    const int64_t jobs = outer * leaves * col_tiles;
+    leaf_strided_kernel<Step, Map><<<grid_size(jobs, config), tj * kReduceLanes>>>(
+        x, n, inner, leaves, col_tiles, jobs, centers, leaf_out);
   }
   BL_CUDA_CHECK(cudaGetLastError());
   if (leaves == 1) return;
