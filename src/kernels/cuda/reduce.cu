@@ -1,6 +1,9 @@
 // CUDA reductions: the sum-schedule ops through reduce_totals (reduce_cuda.cuh), arg ops by leaf.
 #include "kernels/cuda/reduce_cuda.cuh"
 
+#include <mutex>
+#include <unordered_map>
+
 namespace bl {
 namespace {
 
@@ -130,3 +133,18 @@ void arg_reduce_cuda(ArgReduceOp op, const float* x, ReduceShape shape, int64_t*
 }
 
 }  // namespace bl
+
+namespace bl::cuda {
+
+int cached_kernel_thread_limit(const void* kernel, int (*query)(const void*)) {
+  static std::mutex mutex;
+  static std::unordered_map<const void*, int> limits;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = limits.find(kernel);
+  if (it != limits.end()) return it->second;
+  const int limit = query(kernel);
+  limits.emplace(kernel, limit);
+  return limit;
+}
+
+}  // namespace bl::cuda

@@ -34,11 +34,18 @@ inline int block_size(const LaunchConfig& config) {
 // block_size(config) clamped to the most threads `kernel` can launch with (its register use may
 // allow fewer than 1024), rounded down to a multiple of 32. Results never depend on the block size,
 // so clamping only changes which thread does what.
+// The kernel's limit is read once per kernel and cached by its address (a driver query costs about
+// a microsecond, and small ops launch several kernels each); all devices of a process run the same
+// compiled code, so one limit per kernel holds for all of them.
+int cached_kernel_thread_limit(const void* kernel, int (*query)(const void*));
 template <class Kernel>
 int fitted_block(Kernel* kernel, const LaunchConfig& config) {
-  cudaFuncAttributes attributes;
-  BL_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
-  const int cap = std::max(32, (attributes.maxThreadsPerBlock / 32) * 32);
+  const int limit = cached_kernel_thread_limit(reinterpret_cast<const void*>(kernel), [](const void* k) {
+    cudaFuncAttributes attributes;
+    BL_CUDA_CHECK(cudaFuncGetAttributes(&attributes, reinterpret_cast<Kernel*>(const_cast<void*>(k))));
+    return attributes.maxThreadsPerBlock;
+  });
+  const int cap = std::max(32, (limit / 32) * 32);
   return std::min(block_size(config), cap);
 }
 inline int grid_size(int64_t work_blocks, const LaunchConfig& config) {
