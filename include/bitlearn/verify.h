@@ -123,6 +123,11 @@ void write_report_json(const Report& report, const std::string& path);
 // Reads a report written by write_report_json; throws bl::Error naming the file on bad JSON.
 Report read_report_json(const std::string& path);
 
+// The exit status of `bitlearn verify` for a finished report: 1 when a check is DIVERGENT or two
+// devices differ; else 3 when the run is incomplete (a device in skipped_devices, or a check SKIPPED
+// that should have run); else 0. A cpu_only skip (a CPU-only algorithm on a GPU) counts as done.
+int exit_code(const Report& report);
+
 // The differences between two reports (each a line naming the check); empty when identical.
 // Every device run of a is compared with every device run of b, check by check.
 std::vector<std::string> compare_reports(const Report& a, const Report& b);

@@ -124,4 +124,65 @@ inline void matmul_reference_with_leaf(const MatmulArgs& args, const float* a, c
   }
 }
 
+// The order in which a sabotage variant folds the leaf sums of one output (the contract folds left
+// to right: c = leaf0, c = c + leaf1, ...).
+enum class LeafFold { left_to_right, right_to_left, pairwise };
+
+// Sabotage variants of the reference: every leaf sum exactly as the contract computes it, folded in
+// `fold` order (pairwise: adjacent pairs, then pairs of pairs, an odd last one carried up).
+// left_to_right reproduces the reference; the other two must be rejected by the conformance tests.
+inline void matmul_reference_with_fold(const MatmulArgs& args, const float* a, const float* b,
+                                       float* c, LeafFold fold) {
+  const int64_t leaves = gemm_k_leaf_count(args.k);
+  std::vector<float> sums(static_cast<size_t>(leaves > 0 ? leaves : 1));
+  for (int64_t bi = 0; bi < args.batch; ++bi) {
+    const float* ab = a + bi * args.stride_a;
+    const float* bb = b + bi * args.stride_b;
+    for (int64_t m = 0; m < args.m; ++m) {
+      for (int64_t n = 0; n < args.n; ++n) {
+        for (int64_t l = 0; l < leaves; ++l) {
+          const int64_t k_end = (l + 1) * kGemmKLeaf < args.k ? (l + 1) * kGemmKLeaf : args.k;
+          float acc = 0.0f;
+          for (int64_t k = l * kGemmKLeaf; k < k_end; ++k)
+            acc = fma(matmul_load_a(ab, args.lda, args.trans_a, m, k),
+                      matmul_load_b(bb, args.ldb, args.trans_b, k, n), acc);
+          sums[l] = acc;
+        }
+        float sum = 0.0f;
+        if (leaves > 0 && fold == LeafFold::left_to_right) {
+          sum = sums[0];
+          for (int64_t l = 1; l < leaves; ++l) sum = add(sum, sums[l]);
+        } else if (leaves > 0 && fold == LeafFold::right_to_left) {
+          sum = sums[leaves - 1];
+          for (int64_t l = leaves - 2; l >= 0; --l) sum = add(sum, sums[l]);
+        } else if (leaves > 0) {
+          std::vector<float> level(sums.begin(), sums.begin() + leaves);
+          while (level.size() > 1) {
+            std::vector<float> next;
+            for (size_t i = 0; i + 1 < level.size(); i += 2) next.push_back(add(level[i], level[i + 1]));
+            if (level.size() % 2 == 1) next.push_back(level.back());
+            level.swap(next);
+          }
+          sum = level[0];
+        }
+        c[bi * args.stride_c + m * args.ldc + n] = canonicalize(sum);
+      }
+    }
+  }
+}
+
+// Problems that the CUDA GEMM computes leaf by leaf in parallel at variant 0 (batch 1, at least
+// four leaves, one 64 x 64 tile, fewer tiles than any device has multiprocessors), on which the
+// two sabotage folds differ from the contract's left-to-right fold.
+inline std::vector<MatmulCase> matmul_leaf_parallel_cases() {
+  std::vector<MatmulCase> cases;
+  for (int t = 0; t < 4; ++t) {
+    const bool ta = (t & 1) != 0, tb = (t & 2) != 0;
+    cases.push_back({1, 40, 50, 1100, ta, tb, 0, 0, 1.0f});  // 5 leaves, the last one 76 long
+    cases.push_back({1, 7, 61, 1024, ta, tb, 3, 0, 1.0f});   // exactly 4 full leaves
+    cases.push_back({1, 33, 9, 2053, ta, tb, 1, 0, 1.0f});   // 9 leaves, the last one 5 long
+  }
+  return cases;
+}
+
 }  // namespace bl::conformance

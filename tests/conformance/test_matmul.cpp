@@ -1,6 +1,6 @@
 // Conformance of the CPU contract GEMM (src/kernels/cpu/matmul*.cpp) with the scalar reference
 // (src/kernels/matmul.h), by memcmp, over shapes, transposes, batches, special values and thread
-// counts 1, 2, 3; batch invariance; sabotage arms (other leaf sizes); bad input.
+// counts 1, 2, 3; batch invariance; sabotage arms (other leaf sizes, other leaf folds); bad input.
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -249,6 +249,27 @@ TEST(MatmulConformance, SabotageCaughtAcrossTheShapeSet) {
   }
   EXPECT_GT(caught_128, 10);
   EXPECT_GT(caught_none, 10);
+}
+
+// Sabotage arms for the fold of the leaf sums (the order the CUDA leaf-parallel path reproduces):
+// folding the same leaves right to left or pairwise must be rejected on the leaf-parallel shapes,
+// while the left-to-right fold agrees with the reference and with matmul_cpu at 1, 2, 3 threads.
+TEST(MatmulConformance, SabotageLeafFoldOrderIsCaught) {
+  using bl::conformance::LeafFold;
+  auto fold_impl = [](LeafFold fold) -> MatmulImpl {
+    return [fold](const MatmulArgs& args, const float* a, const float* b, float* c) {
+      bl::conformance::matmul_reference_with_fold(args, a, b, c, fold);
+    };
+  };
+  uint64_t seed = 900;
+  for (const MatmulCase& mc : bl::conformance::matmul_leaf_parallel_cases()) {
+    MatmulProblem p = bl::conformance::make_matmul_problem(mc, seed++);
+    EXPECT_TRUE(matches_reference(p, fold_impl(LeafFold::left_to_right), "fold left to right"));
+    EXPECT_FALSE(matches_reference(p, fold_impl(LeafFold::right_to_left), "fold right to left"));
+    EXPECT_FALSE(matches_reference(p, fold_impl(LeafFold::pairwise), "fold pairwise"));
+    for (int threads : bl::conformance::kThreadCounts)
+      EXPECT_TRUE(matches_reference(p, cpu_impl(threads), "matmul_cpu threads=" + std::to_string(threads)));
+  }
 }
 
 // ---- bad input ----

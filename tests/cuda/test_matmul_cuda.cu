@@ -1,7 +1,8 @@
 // Conformance of the CUDA contract GEMM (src/kernels/cuda/matmul.cu) with the scalar reference, by
 // memcmp, under every LaunchConfig of kConformanceLaunchConfigs (which pick tile shapes through
 // `variant`) and every tile variant: shapes, transposes, batches, special values, batch
-// invariance, and the leaf-size sabotage arms through the same comparison.
+// invariance, the leaf-parallel path (batch 1, many leaves, few tiles), and the leaf-size and
+// leaf-fold sabotage arms through the same comparison.
 #include <gtest/gtest.h>
 
 #include <cuda_runtime.h>
@@ -157,6 +158,53 @@ TEST(MatmulCudaConformance, SabotageLeafSizesAreCaught) {
     EXPECT_FALSE(bits_equal(sabotaged, got, "leaf=" + std::to_string(leaf)));
   }
   EXPECT_TRUE(bits_equal(run_reference(p), got, "contract leaf"));
+}
+
+// The leaf-parallel path of variant 0 (batch 1, >= 4 leaves, fewer 64 x 64 tiles than the device
+// has multiprocessors: each leaf a batch entry of one launch, then a separate fold kernel) under
+// every config, and its sabotage arm: the same leaves folded right to left or pairwise must differ
+// from its result by the same memcmp, while the contract's left-to-right fold and a variant that
+// never splits K (variant 1, one launch over all of K) must agree with it.
+int multiprocessor_count() {
+  int dev = 0, sms = 0;
+  EXPECT_EQ(cudaGetDevice(&dev), cudaSuccess);
+  EXPECT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), cudaSuccess);
+  return sms;
+}
+
+TEST(MatmulCudaConformance, LeafParallelPathMatchesReference) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  for (const MatmulCase& mc : bl::conformance::matmul_leaf_parallel_cases()) {
+    ASSERT_LT(((mc.m + 63) / 64) * ((mc.n + 63) / 64), multiprocessor_count()) << "not leaf-parallel";
+    ASSERT_GE(bl::gemm_k_leaf_count(mc.k), 4) << "not leaf-parallel";
+  }
+  check_cases(bl::conformance::matmul_leaf_parallel_cases(), 900);
+  std::vector<MatmulCase> special;
+  for (MatmulCase mc : bl::conformance::matmul_leaf_parallel_cases()) {
+    mc.special_every = 97;
+    special.push_back(mc);
+  }
+  check_cases(special, 950);
+}
+
+TEST(MatmulCudaConformance, SabotageLeafParallelFoldOrderIsCaught) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  using bl::conformance::LeafFold;
+  uint64_t seed = 900;
+  for (const MatmulCase& mc : bl::conformance::matmul_leaf_parallel_cases()) {
+    MatmulProblem p = bl::conformance::make_matmul_problem(mc, seed++);
+    std::vector<float> split = run_cuda(p, bl::LaunchConfig{});  // variant 0: leaf-parallel here
+    std::vector<float> whole = run_cuda(p, bl::LaunchConfig{64, 7, 1});
+    EXPECT_TRUE(bits_equal(run_reference(p), split, "leaf-parallel vs reference " + p.name));
+    EXPECT_TRUE(bits_equal(whole, split, "leaf-parallel vs variant 1 " + p.name));
+    for (LeafFold fold : {LeafFold::left_to_right, LeafFold::right_to_left, LeafFold::pairwise}) {
+      std::vector<float> folded = p.c_init;
+      bl::conformance::matmul_reference_with_fold(p.args, p.a.data(), p.b.data(), folded.data(), fold);
+      const std::string what = "leaf-parallel vs fold " + std::to_string(static_cast<int>(fold)) + " " + p.name;
+      if (fold == LeafFold::left_to_right) EXPECT_TRUE(bits_equal(folded, split, what));
+      else EXPECT_FALSE(bits_equal(folded, split, what));
+    }
+  }
 }
 
 TEST(MatmulCudaConformance, BadInputThrows) {

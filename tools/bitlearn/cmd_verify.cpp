@@ -131,16 +131,10 @@ int run_verify(const VerifyOptions& o) {
   for (const DeviceId& d : devices) report.runs.push_back(run_suite(report.suite, d, threads));
   compare_devices(report);
 
-  bool any_divergent = !report.cross_device_divergences.empty();
-  bool any_skipped = !missing.empty();
   double seconds = 0.0;
   for (const DeviceRun& run : report.runs) {
     print_run(run, report.runs.size() > 1);
     seconds += run.seconds;
-    for (const auto& c : run.checks) {
-      any_divergent = any_divergent || c.state == State::divergent;
-      any_skipped = any_skipped || (c.state == State::skipped && !c.cpu_only);
-    }
   }
   for (const std::string& line : report.cross_device_divergences)
     std::printf("DIVERGENT between devices: %s\n", line.c_str());
@@ -154,9 +148,7 @@ int run_verify(const VerifyOptions& o) {
   std::printf("time: %.2f s\n", seconds);
   std::printf("digest: %s\n", report.runs.empty() ? suite_digest({}).c_str()
                                                   : report.runs[0].digest.c_str());
-  if (any_divergent) return 1;
-  if (any_skipped) return 3;
-  return 0;
+  return exit_code(report);
 }
 
 void setup(CLI::App& root) {

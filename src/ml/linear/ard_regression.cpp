@@ -15,6 +15,7 @@
 #include "bitlearn/ops.h"
 #include "contract/arith.h"
 #include "core/error.h"
+#include "ml/linear/centered_problem.h"
 #include "ml/linear/cholesky.h"
 #include "ml/linear/linear_base.h"
 #include "ml/linear/linear_models.h"
@@ -30,31 +31,16 @@ using Vec = std::vector<float>;
 class ArdRegression final : public LinearModelBase {
  public:
   ArdRegression()
-      : LinearModelBase("ard_regression", {{"alpha_1", K::number, "1e-06", 0.0},
-                                           {"alpha_2", K::number, "1e-06", 0.0},
-                                           {"fit_intercept", K::boolean, "true"},
-                                           {"lambda_1", K::number, "1e-06", 0.0},
-                                           {"lambda_2", K::number, "1e-06", 0.0},
-                                           {"max_iter", K::integer, "300", 1},
-                                           {"threshold_lambda", K::number, "1e+04", 0.0},
-                                           {"tol", K::number, "0.001", 0.0}}) {}
+      : LinearModelBase("ard_regression", lin::evidence_prior_specs({{"threshold_lambda", K::number, "1e+04", 0.0}})) {}
 
   Estimator& fit(const Tensor& X, const Tensor& y) override {
     check_Xy(name_, X, y);
     const int64_t n = X.dim(0), d = X.dim(1);
     const bool center = params_.boolean("fit_intercept");
-    Device dev = X.device();
-    Tensor yf = y_f32_on(y, dev);
-    Vec mu(static_cast<size_t>(d), 0.0f);
-    float ymean = 0.0f;
-    if (center) {
-      mu = bl::mean(X, {0}).to(Device::cpu()).to_vector<float>();
-      ymean = static_cast<float>(bl::mean(yf).item());
-    }
-    Tensor Xc = bl::sub(X, Tensor::from_vector(mu, {d}, dev));
-    Tensor yc = bl::sub(yf, Tensor::scalar(ymean, DType::f32, dev)).reshape({n, 1});
-    const Vec G = bl::matmul(Xc, Xc, true, false).to(Device::cpu()).to_vector<float>();
-    const Vec b = bl::matmul(Xc, yc, true, false).to(Device::cpu()).to_vector<float>();
+    Tensor yf = y_f32_on(y, X.device());
+    const lin::CenteredProblem cp = lin::center_problem(X, yf, center);
+    const Vec& G = cp.gram;
+    const Vec& b = cp.xty;
     const float a1 = static_cast<float>(params_.number("alpha_1")), a2 = static_cast<float>(params_.number("alpha_2"));
     const float l1 = static_cast<float>(params_.number("lambda_1")), l2 = static_cast<float>(params_.number("lambda_2"));
     const float tol = static_cast<float>(params_.number("tol"));
@@ -94,8 +80,7 @@ class ArdRegression final : public LinearModelBase {
     int64_t iters = 0;
     for (int64_t it = 0; it < max_iter; ++it) {
       update_coef();
-      Tensor r = bl::sub(yc, bl::matmul(Xc, Tensor::from_vector(w, {d, 1}, dev)));
-      const float rmse = static_cast<float>(bl::sum(bl::square(r)).item());
+      const float rmse = lin::residual_sum_squares(cp, w);
       float gamma_sum = 0.0f;
       for (int64_t j = 0; j < d; ++j) {
         if (!keep[j]) continue;
@@ -113,17 +98,14 @@ class ArdRegression final : public LinearModelBase {
       iters = it + 1;
       report_progress("ard_regression", it + 1, max_iter);
       if (it > 0) {
-        float change = 0.0f;
-        for (int64_t j = 0; j < d; ++j) change = bl::add(change, bl::abs(bl::sub(w_old[j], w[j])));
-        if (change < tol) break;
+        if (lin::sum_abs_change(w_old, w) < tol) break;
       }
       w_old = w;
       if (!any) break;
     }
     report_progress("ard_regression", max_iter, max_iter);
     update_coef();
-    float icpt = ymean;
-    for (int64_t j = 0; j < d; ++j) icpt = bl::fma(bl::neg(mu[j]), w[j], icpt);
+    const float icpt = lin::centered_intercept(cp, w);
     alpha_ = alpha;
     lambda_ = lambda;
     set_fit(w, icpt, iters);

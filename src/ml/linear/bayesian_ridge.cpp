@@ -14,7 +14,9 @@
 #include "contract/arith.h"
 #include "core/error.h"
 #include "ml/decomposition/jacobi_eigen.h"
+#include "ml/linear/centered_problem.h"
 #include "ml/linear/common.h"
+#include "ml/linear/linear_base.h"
 #include "ml/linear/linear_models.h"
 
 namespace bl::ml {
@@ -27,13 +29,7 @@ using K = ParamSpec::Kind;
 class BayesianRidge final : public Estimator {
  public:
   BayesianRidge()
-      : params_("bayesian_ridge", {{"alpha_1", K::number, "1e-06", 0.0},
-                                   {"alpha_2", K::number, "1e-06", 0.0},
-                                   {"fit_intercept", K::boolean, "true"},
-                                   {"lambda_1", K::number, "1e-06", 0.0},
-                                   {"lambda_2", K::number, "1e-06", 0.0},
-                                   {"max_iter", K::integer, "300", 1},
-                                   {"tol", K::number, "0.001", 0.0}}) {}
+      : params_("bayesian_ridge", lin::evidence_prior_specs({})) {}
   std::string name() const override { return "bayesian_ridge"; }
   Params get_params() const override { return params_.all(); }
   void set_params(const Params& p) override { params_.set(p); }
@@ -43,18 +39,10 @@ class BayesianRidge final : public Estimator {
     check_Xy(name(), X, y);
     const int64_t n = X.dim(0), d = X.dim(1);
     const bool center = params_.boolean("fit_intercept");
-    Device dev = X.device();
-    Tensor yf = (y.dtype() == DType::f32 ? y : bl::cast(y, DType::f32)).to(dev);
-    std::vector<float> mu(static_cast<size_t>(d), 0.0f);
-    float ymean = 0.0f;
-    if (center) {
-      mu = bl::mean(X, {0}).to(Device::cpu()).to_vector<float>();
-      ymean = static_cast<float>(bl::mean(yf).item());
-    }
-    Tensor Xc = bl::sub(X, Tensor::from_vector(mu, {d}, dev));
-    Tensor yc = bl::sub(yf, Tensor::scalar(ymean, DType::f32, dev)).reshape({n, 1});
-    std::vector<float> G = bl::matmul(Xc, Xc, true, false).to(Device::cpu()).to_vector<float>();
-    std::vector<float> b = bl::matmul(Xc, yc, true, false).to(Device::cpu()).to_vector<float>();
+    Tensor yf = y_f32_on(y, X.device());
+    const lin::CenteredProblem cp = lin::center_problem(X, yf, center);
+    const std::vector<float>& G = cp.gram;
+    const std::vector<float>& b = cp.xty;
     SymmetricEigen e = jacobi_eigen(G, d);
     std::vector<float> ev(static_cast<size_t>(d)), vb(static_cast<size_t>(d));  // eigenvalues, V^T b
     for (int64_t k = 0; k < d; ++k) {
@@ -78,15 +66,11 @@ class BayesianRidge final : public Estimator {
       }
       return w;
     };
-    auto rmse_for = [&](const std::vector<float>& w) {
-      Tensor r = bl::sub(yc, bl::matmul(Xc, Tensor::from_vector(w, {d, 1}, dev)));
-      return static_cast<float>(bl::sum(bl::square(r)).item());
-    };
     std::vector<float> w_old;
     n_iter_ = 0;
     for (int64_t it = 0; it < max_iter; ++it) {
       std::vector<float> w = coef_for(alpha, lambda);
-      float rmse = rmse_for(w);
+      float rmse = lin::residual_sum_squares(cp, w);
       float gamma = 0.0f;
       for (int64_t k = 0; k < d; ++k) {
         float ae = bl::mul(alpha, ev[k]);
@@ -97,16 +81,12 @@ class BayesianRidge final : public Estimator {
       n_iter_ = it + 1;
       report_progress("bayesian_ridge", it + 1, max_iter);
       if (it != 0) {
-        float change = 0.0f;
-        for (int64_t j = 0; j < d; ++j) change = bl::add(change, bl::abs(bl::sub(w_old[j], w[j])));
-        if (change < tol) break;
+        if (lin::sum_abs_change(w_old, w) < tol) break;
       }
       w_old = w;
     }
     coef_ = coef_for(alpha, lambda);
-    float icpt = ymean;
-    for (int64_t j = 0; j < d; ++j) icpt = bl::fma(bl::neg(mu[j]), coef_[j], icpt);
-    intercept_ = icpt;
+    intercept_ = lin::centered_intercept(cp, coef_);
     alpha_ = alpha;
     lambda_ = lambda;
     fitted_ = true;

@@ -56,6 +56,16 @@ void ParamSet::set(const Params& params) {
   }
 }
 
+std::vector<ParamSpec> evidence_prior_specs(std::vector<ParamSpec> extra) {
+  using K = ParamSpec::Kind;
+  std::vector<ParamSpec> specs{{"alpha_1", K::number, "1e-06", 0.0},  {"alpha_2", K::number, "1e-06", 0.0},
+                               {"fit_intercept", K::boolean, "true"}, {"lambda_1", K::number, "1e-06", 0.0},
+                               {"lambda_2", K::number, "1e-06", 0.0}, {"max_iter", K::integer, "300", 1}};
+  for (ParamSpec& s : extra) specs.push_back(std::move(s));
+  specs.push_back({"tol", K::number, "0.001", 0.0});
+  return specs;
+}
+
 double ParamSet::number(const std::string& key) const {
   return param_double(estimator_, key, values_.at(key));
 }

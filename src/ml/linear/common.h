@@ -43,6 +43,11 @@ class ParamSet {
   Params values_;
 };
 
+// The hyper-parameters of the evidence-maximization fits (bayesian_ridge, ard_regression) in name
+// order: alpha_1, alpha_2 (1e-06), fit_intercept (true), lambda_1, lambda_2 (1e-06), max_iter (300),
+// then `extra`, then tol (0.001).
+std::vector<ParamSpec> evidence_prior_specs(std::vector<ParamSpec> extra);
+
 // Sorted distinct labels of y (f32, i32 or i64, as float) and each row's class index.
 struct EncodedLabels {
   std::vector<float> classes;

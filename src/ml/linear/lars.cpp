@@ -15,6 +15,7 @@
 #include "bitlearn/ops.h"
 #include "contract/arith.h"
 #include "core/error.h"
+#include "ml/linear/centered_problem.h"
 #include "ml/linear/cholesky.h"
 #include "ml/linear/linear_base.h"
 #include "ml/linear/linear_models.h"
@@ -42,18 +43,10 @@ class Lars final : public LinearModelBase {
     check_Xy(name_, X, y);
     const int64_t n = X.dim(0), d = X.dim(1);
     const bool center = params_.boolean("fit_intercept");
-    Device dev = X.device();
-    Tensor yf = y_f32_on(y, dev);
-    Vec mu(static_cast<size_t>(d), 0.0f);
-    float ymean = 0.0f;
-    if (center) {
-      mu = bl::mean(X, {0}).to(Device::cpu()).to_vector<float>();
-      ymean = static_cast<float>(bl::mean(yf).item());
-    }
-    Tensor Xc = bl::sub(X, Tensor::from_vector(mu, {d}, dev));
-    Tensor yc = bl::sub(yf, Tensor::scalar(ymean, DType::f32, dev)).reshape({n, 1});
-    const Vec G = bl::matmul(Xc, Xc, true, false).to(Device::cpu()).to_vector<float>();
-    Vec c = bl::matmul(Xc, yc, true, false).to(Device::cpu()).to_vector<float>();
+    Tensor yf = y_f32_on(y, X.device());
+    const lin::CenteredProblem cp = lin::center_problem(X, yf, center);
+    const Vec& G = cp.gram;
+    Vec c = cp.xty;
     const float nf = static_cast<float>(n);
     const float alpha_target = lasso_ ? static_cast<float>(params_.number("alpha")) : -1.0f;
     const int64_t max_steps = lasso_ ? params_.integer("max_iter") : params_.integer("n_nonzero_coefs");
@@ -141,9 +134,7 @@ class Lars final : public LinearModelBase {
       if (!lasso_ && k == d) break;  // least squares on every feature
     }
     report_progress(name_ + " path", max_steps, max_steps);
-    float icpt = ymean;
-    for (int64_t j = 0; j < d; ++j) icpt = bl::fma(bl::neg(mu[j]), w[j], icpt);
-    set_fit(w, icpt, steps);
+    set_fit(w, lin::centered_intercept(cp, w), steps);
     return *this;
   }
 

@@ -1,6 +1,8 @@
 // lbfgs.cpp: see lbfgs.h.
 #include "ml/linear/lbfgs.h"
 
+#include <utility>
+
 #include "bitlearn/ml/progress.h"
 #include "contract/arith.h"
 #include "ml/linear/common.h"
@@ -23,32 +25,62 @@ float projected_max_abs(const Vec& x, const Vec& g, const LbfgsOptions& opt) {
 
 }  // namespace
 
+void LbfgsHistory::clear() {
+  s.clear();
+  y.clear();
+  rho.clear();
+}
+
+void lbfgs_push_pair(LbfgsHistory& h, const Vec& x, const Vec& xn, const Vec& g, const Vec& gn, int limit) {
+  const size_t p = x.size();
+  Vec s(p), yv(p);
+  for (size_t i = 0; i < p; ++i) {
+    s[i] = bl::sub(xn[i], x[i]);
+    yv[i] = bl::sub(gn[i], g[i]);
+  }
+  float sy = lin::dot(s, yv);
+  if (!(sy > 0.0f) || limit <= 0) return;
+  if (static_cast<int>(h.s.size()) >= limit) {
+    h.s.erase(h.s.begin());
+    h.y.erase(h.y.begin());
+    h.rho.erase(h.rho.begin());
+  }
+  h.s.push_back(std::move(s));
+  h.y.push_back(std::move(yv));
+  h.rho.push_back(bl::div(1.0f, sy));
+}
+
+Vec lbfgs_direction(const Vec& g, const LbfgsHistory& h) {
+  const size_t p = g.size(), pairs = h.s.size();
+  Vec q = g;
+  Vec alpha(pairs);
+  for (size_t k = pairs; k-- > 0;) {
+    alpha[k] = bl::mul(h.rho[k], lin::dot(h.s[k], q));
+    for (size_t i = 0; i < p; ++i) q[i] = bl::fma(bl::neg(alpha[k]), h.y[k][i], q[i]);
+  }
+  if (pairs > 0) {
+    float gamma = bl::div(lin::dot(h.s.back(), h.y.back()), lin::dot(h.y.back(), h.y.back()));
+    for (auto& v : q) v = bl::mul(gamma, v);
+  }
+  for (size_t k = 0; k < pairs; ++k) {
+    float beta = bl::mul(h.rho[k], lin::dot(h.y[k], q));
+    for (size_t i = 0; i < p; ++i) q[i] = bl::fma(bl::sub(alpha[k], beta), h.s[k][i], q[i]);
+  }
+  Vec dir(p);
+  for (size_t i = 0; i < p; ++i) dir[i] = bl::neg(q[i]);
+  return dir;
+}
+
 LbfgsResult lbfgs_minimize(const LbfgsObjective& f, Vec x0, const LbfgsOptions& opt) {
   const size_t p = x0.size();
   Vec x = std::move(x0), g;
   if (opt.bounded_index >= 0) x[opt.bounded_index] = bl::max(x[opt.bounded_index], opt.lower_bound);
   float fx = f(x, g);
-  std::vector<Vec> S, Y;
-  Vec rho;
+  LbfgsHistory hist;
   int64_t iters = 0;
   for (int64_t it = 0; it < opt.max_iter; ++it) {
     if (projected_max_abs(x, g, opt) <= opt.gtol) break;
-    Vec q = g;
-    Vec alpha(S.size());
-    for (size_t k = S.size(); k-- > 0;) {
-      alpha[k] = bl::mul(rho[k], lin::dot(S[k], q));
-      for (size_t i = 0; i < p; ++i) q[i] = bl::fma(bl::neg(alpha[k]), Y[k][i], q[i]);
-    }
-    if (!S.empty()) {
-      float gamma = bl::div(lin::dot(S.back(), Y.back()), lin::dot(Y.back(), Y.back()));
-      for (auto& v : q) v = bl::mul(gamma, v);
-    }
-    for (size_t k = 0; k < S.size(); ++k) {
-      float beta = bl::mul(rho[k], lin::dot(Y[k], q));
-      for (size_t i = 0; i < p; ++i) q[i] = bl::fma(bl::sub(alpha[k], beta), S[k][i], q[i]);
-    }
-    Vec dir(p);
-    for (size_t i = 0; i < p; ++i) dir[i] = bl::neg(q[i]);
+    Vec dir = lbfgs_direction(g, hist);
     auto pin = [&](Vec& dv) {
       if (opt.bounded_index >= 0 && x[opt.bounded_index] <= opt.lower_bound && dv[opt.bounded_index] < 0.0f)
         dv[opt.bounded_index] = 0.0f;
@@ -56,15 +88,13 @@ LbfgsResult lbfgs_minimize(const LbfgsObjective& f, Vec x0, const LbfgsOptions& 
     pin(dir);
     float gd = lin::dot(g, dir);
     if (!(gd < 0.0f)) {  // not a descent direction: restart from steepest descent
-      S.clear();
-      Y.clear();
-      rho.clear();
+      hist.clear();
       for (size_t i = 0; i < p; ++i) dir[i] = bl::neg(g[i]);
       pin(dir);
       gd = lin::dot(g, dir);
       if (!(gd < 0.0f)) break;
     }
-    float step = S.empty() ? bl::min(1.0f, bl::div(1.0f, bl::sqrt(lin::dot(dir, dir)))) : 1.0f;
+    float step = hist.empty() ? bl::min(1.0f, bl::div(1.0f, bl::sqrt(lin::dot(dir, dir)))) : 1.0f;
     Vec xn(p), gn;
     float fn = 0.0f;
     bool accepted = false;
@@ -99,22 +129,7 @@ LbfgsResult lbfgs_minimize(const LbfgsObjective& f, Vec x0, const LbfgsOptions& 
     iters = it + 1;
     report_progress(opt.stage, it + 1, opt.max_iter);
     if (!accepted) break;  // no decrease at binary32 resolution: converged
-    Vec s(p), yv(p);
-    for (size_t i = 0; i < p; ++i) {
-      s[i] = bl::sub(xn[i], x[i]);
-      yv[i] = bl::sub(gn[i], g[i]);
-    }
-    float sy = lin::dot(s, yv);
-    if (sy > 0.0f) {
-      if (static_cast<int>(S.size()) == opt.history) {
-        S.erase(S.begin());
-        Y.erase(Y.begin());
-        rho.erase(rho.begin());
-      }
-      S.push_back(s);
-      Y.push_back(yv);
-      rho.push_back(bl::div(1.0f, sy));
-    }
+    lbfgs_push_pair(hist, x, xn, g, gn, opt.history);
     x = xn;
     g = gn;
     fx = fn;

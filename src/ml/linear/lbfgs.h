@@ -37,4 +37,21 @@ struct LbfgsResult {
 // Minimizes f from x0.
 LbfgsResult lbfgs_minimize(const LbfgsObjective& f, std::vector<float> x0, const LbfgsOptions& opt);
 
+// The curvature pairs of L-BFGS, oldest first: s = x_new - x, y = g_new - g and rho = 1 / (s . y).
+struct LbfgsHistory {
+  std::vector<std::vector<float>> s, y;
+  std::vector<float> rho;
+  bool empty() const { return s.empty(); }
+  void clear();
+};
+
+// Adds the pair of the step x -> xn (gradients g -> gn) when s . y > 0, dropping the oldest pair
+// when `limit` pairs are kept already (limit <= 0 keeps none). Differences and dot in index order.
+void lbfgs_push_pair(LbfgsHistory& h, const std::vector<float>& x, const std::vector<float>& xn,
+                     const std::vector<float>& g, const std::vector<float>& gn, int limit);
+
+// The two-loop recursion: -H g for the inverse-Hessian estimate H of the pairs (newest to oldest,
+// initial scaling gamma = s.y / y.y of the newest pair, oldest to newest); -g without pairs.
+std::vector<float> lbfgs_direction(const std::vector<float>& g, const LbfgsHistory& h);
+
 }  // namespace bl::ml

@@ -17,6 +17,8 @@
 #include "contract/arith.h"
 #include "core/error.h"
 #include "ml/linear/common.h"
+#include "ml/linear/lbfgs.h"
+#include "ml/linear/linear_classifier.h"
 #include "ml/linear/linear_models.h"
 
 namespace bl::ml {
@@ -90,7 +92,7 @@ class LogisticRegression final : public Estimator {
   std::string name() const override { return "logistic_regression"; }
   Params get_params() const override { return params_.all(); }
   void set_params(const Params& p) override { params_.set(p); }
-  bool fitted() const override { return fitted_; }
+  bool fitted() const override { return fit_.fitted; }
 
   Estimator& fit(const Tensor& X, const Tensor& y) override {
     check_Xy(name(), X, y);
@@ -112,45 +114,30 @@ class LogisticRegression final : public Estimator {
     fixed_intercept_ = !params_.boolean("fit_intercept");
     Vec theta = penalty == "l1" ? fista(loss, weight) : lbfgs(loss, weight);
     // Back to original coordinates: coef [m, d], intercept [m].
-    classes_ = enc.classes;
-    label_dtype_ = y.dtype();
-    n_features_ = d;
-    outputs_ = m;
-    coef_.assign(static_cast<size_t>(m * d), 0.0f);
-    intercept_.assign(static_cast<size_t>(m), 0.0f);
+    fit_.classes = enc.classes;
+    fit_.label_dtype = y.dtype();
+    fit_.n_features = d;
+    fit_.outputs = m;
+    fit_.coef.assign(static_cast<size_t>(m * d), 0.0f);
+    fit_.intercept.assign(static_cast<size_t>(m), 0.0f);
     for (int64_t c = 0; c < m; ++c) {
       float b = theta[d * m + c];
       for (int64_t j = 0; j < d; ++j) {
         float w = bl::div(theta[j * m + c], st.scale[j]);
-        coef_[c * d + j] = w;
+        fit_.coef[c * d + j] = w;
         b = bl::fma(bl::neg(st.mean[j]), w, b);
       }
-      intercept_[c] = b;
+      fit_.intercept[c] = b;
     }
-    fitted_ = true;
+    fit_.fitted = true;
     return *this;
   }
 
-  Tensor decision_function(const Tensor& X) const {
-    BL_CHECK(fitted_, name(), ": predict before fit");
-    lin::check_predict_X(name(), X, n_features_);
-    Tensor C = Tensor::from_vector(coef_, {outputs_, n_features_}, X.device());
-    Tensor B = Tensor::from_vector(intercept_, {outputs_}, X.device());
-    return bl::add(bl::matmul(X, C, false, true), B);
-  }
-
-  Tensor predict(const Tensor& X) const override {
-    Tensor Z = decision_function(X);
-    Tensor idx = outputs_ == 1
-                     ? bl::cast(bl::gt(Z.reshape({X.dim(0)}), Tensor::scalar(0.0, DType::f32, X.device())),
-                                DType::i64)
-                     : bl::argmax(Z, 1);
-    return lin::labels_from_index(classes_, idx, label_dtype_, X.device());
-  }
+  Tensor predict(const Tensor& X) const override { return fit_.predict(name(), X); }
 
   Tensor predict_proba(const Tensor& X) const override {
-    Tensor Z = decision_function(X);
-    if (outputs_ > 1) return bl::softmax(Z, 1);
+    Tensor Z = fit_.decision_function(name(), X);
+    if (fit_.outputs > 1) return bl::softmax(Z, 1);
     Tensor p = bl::sigmoid(Z);
     Tensor q = bl::sigmoid(bl::neg(Z));
     return bl::concat({q, p}, 1);
@@ -158,31 +145,14 @@ class LogisticRegression final : public Estimator {
 
   double score(const Tensor& X, const Tensor& y) const override { return lin::accuracy_score(y, predict(X)); }
 
-  void save_state(nlohmann::json& state) const override {
-    state["n_features"] = n_features_;
-    state["outputs"] = outputs_;
-    state["n_iter"] = n_iter_;
-    state["label_dtype"] = dtype_name(label_dtype_);
-    lin::put_f32(state, "classes", classes_);
-    lin::put_f32(state, "coef", coef_);
-    lin::put_f32(state, "intercept", intercept_);
-  }
+  void save_state(nlohmann::json& state) const override { fit_.save(state); }
   void load_state(const nlohmann::json& state) override {
-    n_features_ = lin::get_int(state, "n_features", 1, name());
-    outputs_ = lin::get_int(state, "outputs", 1, name());
-    n_iter_ = lin::get_int(state, "n_iter", 0, name());
-    classes_ = lin::get_f32(state, "classes", -1, name());
-    BL_CHECK(classes_.size() >= 2 && (outputs_ == 1 ? classes_.size() == 2
-                                                    : static_cast<int64_t>(classes_.size()) == outputs_),
-             name(), ": model state: ", classes_.size(), " classes do not match ", outputs_, " outputs");
-    coef_ = lin::get_f32(state, "coef", outputs_ * n_features_, name());
-    intercept_ = lin::get_f32(state, "intercept", outputs_, name());
-    std::string dt = state.value("label_dtype", "f32");
-    label_dtype_ = dt == "i32" ? DType::i32 : dt == "i64" ? DType::i64 : DType::f32;
-    fitted_ = true;
+    lin::LinearClassifierFit loaded;
+    loaded.load(state, name());
+    fit_ = std::move(loaded);
   }
 
-  LinearView view() const { return LinearView{coef_, intercept_, outputs_}; }
+  LinearView view() const { return LinearView{fit_.coef, fit_.intercept, fit_.outputs}; }
 
  private:
   // Penalized objective value and gradient (l2 / none).
@@ -199,42 +169,24 @@ class LogisticRegression final : public Estimator {
   }
 
   Vec lbfgs(const LogisticLoss& loss, const Vec& w8) {
-    const int64_t max_iter = params_.integer("max_iter"), hist = 10;
+    const int64_t max_iter = params_.integer("max_iter");
+    const int hist = 10;
     const float tol = static_cast<float>(params_.number("tol"));
     const size_t p = static_cast<size_t>(loss.size());
     Vec x(p, 0.0f), g;
     float f = objective(loss, w8, x, &g);
-    std::vector<Vec> S, Y;
-    Vec rho;
-    n_iter_ = 0;
+    LbfgsHistory pairs;
+    fit_.n_iter = 0;
     for (int64_t it = 0; it < max_iter; ++it) {
       if (lin::max_abs(g) <= tol) break;
-      // Two-loop recursion: dir = -H g.
-      Vec q = g;
-      Vec alpha(S.size());
-      for (size_t k = S.size(); k-- > 0;) {
-        alpha[k] = bl::mul(rho[k], lin::dot(S[k], q));
-        for (size_t i = 0; i < p; ++i) q[i] = bl::fma(bl::neg(alpha[k]), Y[k][i], q[i]);
-      }
-      if (!S.empty()) {
-        float gamma = bl::div(lin::dot(S.back(), Y.back()), lin::dot(Y.back(), Y.back()));
-        for (auto& v : q) v = bl::mul(gamma, v);
-      }
-      for (size_t k = 0; k < S.size(); ++k) {
-        float beta = bl::mul(rho[k], lin::dot(Y[k], q));
-        for (size_t i = 0; i < p; ++i) q[i] = bl::fma(bl::sub(alpha[k], beta), S[k][i], q[i]);
-      }
-      Vec dir(p);
-      for (size_t i = 0; i < p; ++i) dir[i] = bl::neg(q[i]);
+      Vec dir = lbfgs_direction(g, pairs);
       float gd = lin::dot(g, dir);
       if (!(gd < 0.0f)) {  // not a descent direction: restart from steepest descent
-        S.clear();
-        Y.clear();
-        rho.clear();
+        pairs.clear();
         for (size_t i = 0; i < p; ++i) dir[i] = bl::neg(g[i]);
         gd = lin::dot(g, dir);
       }
-      float step = S.empty() ? bl::div(1.0f, bl::sqrt(lin::dot(g, g))) : 1.0f;
+      float step = pairs.empty() ? bl::div(1.0f, bl::sqrt(lin::dot(g, g))) : 1.0f;
       if (step > 1.0f) step = 1.0f;
       Vec xn(p), gn;
       float fn = 0.0f;
@@ -248,25 +200,10 @@ class LogisticRegression final : public Estimator {
         }
         step = bl::mul(step, 0.5f);
       }
-      n_iter_ = it + 1;
+      fit_.n_iter = it + 1;
       report_progress("logistic_regression L-BFGS", it + 1, max_iter);
       if (!accepted) break;  // no decrease at binary32 resolution: converged
-      Vec s(p), yv(p);
-      for (size_t i = 0; i < p; ++i) {
-        s[i] = bl::sub(xn[i], x[i]);
-        yv[i] = bl::sub(gn[i], g[i]);
-      }
-      float sy = lin::dot(s, yv);
-      if (sy > 0.0f) {
-        if (static_cast<int64_t>(S.size()) == hist) {
-          S.erase(S.begin());
-          Y.erase(Y.begin());
-          rho.erase(rho.begin());
-        }
-        S.push_back(s);
-        Y.push_back(yv);
-        rho.push_back(bl::div(1.0f, sy));
-      }
+      lbfgs_push_pair(pairs, x, xn, g, gn, hist);
       x = xn;
       g = gn;
       f = fn;
@@ -283,7 +220,7 @@ class LogisticRegression final : public Estimator {
     Vec x(p, 0.0f), yv = x, gy;
     float t = 1.0f, L = 1.0f;
     float fy = loss.eval(yv, &gy);
-    n_iter_ = 0;
+    fit_.n_iter = 0;
     for (int64_t it = 0; it < max_iter; ++it) {
       Vec xn(p);
       for (int bt = 0; bt < 60; ++bt) {
@@ -318,7 +255,7 @@ class LogisticRegression final : public Estimator {
       }
       x = xn;
       t = tn;
-      n_iter_ = it + 1;
+      fit_.n_iter = it + 1;
       report_progress("logistic_regression FISTA", it + 1, max_iter);
       if (max_dx <= bl::mul(tol, bl::max(1.0f, lin::max_abs(x)))) break;
       fy = loss.eval(yv, &gy);
@@ -328,10 +265,8 @@ class LogisticRegression final : public Estimator {
   }
 
   lin::ParamSet params_;
-  std::vector<float> classes_, coef_, intercept_;
-  DType label_dtype_ = DType::f32;
-  int64_t n_features_ = 0, outputs_ = 0, n_iter_ = 0;
-  bool fitted_ = false, fixed_intercept_ = false;
+  lin::LinearClassifierFit fit_;
+  bool fixed_intercept_ = false;
 };
 
 }  // namespace

@@ -32,6 +32,7 @@
 #include "core/error.h"
 #include "core/thread_pool.h"
 #include "ml/linear/linear_base.h"
+#include "ml/linear/linear_classifier.h"
 #include "ml/linear/linear_models.h"
 
 namespace bl::ml {
@@ -339,7 +340,7 @@ class SgdClassifier final : public Estimator, public HasLinearView {
   std::string name() const override { return "sgd_classifier"; }
   Params get_params() const override { return params_.all(); }
   void set_params(const Params& p) override { params_.set(p); }
-  bool fitted() const override { return fitted_; }
+  bool fitted() const override { return fit_.fitted; }
 
   Estimator& fit(const Tensor& X, const Tensor& y) override {
     check_Xy(name(), X, y);
@@ -356,48 +357,33 @@ class SgdClassifier final : public Estimator, public HasLinearView {
       for (int64_t i = 0; i < n; ++i) yk[i] = enc.index[i] == positive ? 1.0f : -1.0f;
       res[k] = sgd_fit_one(Xh.data<float>(), n, d, yk, c, static_cast<uint64_t>(k), name());
     });
-    coef_.assign(static_cast<size_t>(m * d), 0.0f);
-    intercept_.assign(static_cast<size_t>(m), 0.0f);
-    n_iter_ = 0;
+    fit_.coef.assign(static_cast<size_t>(m * d), 0.0f);
+    fit_.intercept.assign(static_cast<size_t>(m), 0.0f);
+    fit_.n_iter = 0;
     for (int64_t k = 0; k < m; ++k) {
-      for (int64_t j = 0; j < d; ++j) coef_[k * d + j] = res[k].w[j];
-      intercept_[k] = res[k].b;
-      n_iter_ = std::max(n_iter_, res[k].epochs);
+      for (int64_t j = 0; j < d; ++j) fit_.coef[k * d + j] = res[k].w[j];
+      fit_.intercept[k] = res[k].b;
+      fit_.n_iter = std::max(fit_.n_iter, res[k].epochs);
     }
-    report_progress("sgd_classifier epochs", n_iter_, n_iter_);
-    classes_ = enc.classes;
-    label_dtype_ = y.dtype();
-    n_features_ = d;
-    outputs_ = m;
+    report_progress("sgd_classifier epochs", fit_.n_iter, fit_.n_iter);
+    fit_.classes = enc.classes;
+    fit_.label_dtype = y.dtype();
+    fit_.n_features = d;
+    fit_.outputs = m;
     log_loss_ = params_.text("loss") == "log_loss";
-    fitted_ = true;
+    fit_.fitted = true;
     return *this;
   }
 
-  Tensor decision_function(const Tensor& X) const {
-    BL_CHECK(fitted_, name(), ": predict before fit");
-    lin::check_predict_X(name(), X, n_features_);
-    Tensor C = Tensor::from_vector(coef_, {outputs_, n_features_}, X.device());
-    Tensor B = Tensor::from_vector(intercept_, {outputs_}, X.device());
-    return bl::add(bl::matmul(X, C, false, true), B);
-  }
-
-  Tensor predict(const Tensor& X) const override {
-    Tensor Z = decision_function(X);
-    Tensor idx = outputs_ == 1
-                     ? bl::cast(bl::gt(Z.reshape({X.dim(0)}), Tensor::scalar(0.0, DType::f32, X.device())),
-                                DType::i64)
-                     : bl::argmax(Z, 1);
-    return lin::labels_from_index(classes_, idx, label_dtype_, X.device());
-  }
+  Tensor predict(const Tensor& X) const override { return fit_.predict(name(), X); }
 
   // log_loss only: sigmoid of the decision; several classes normalize the one-vs-all sigmoids.
   Tensor predict_proba(const Tensor& X) const override {
-    BL_CHECK(!fitted_ || log_loss_, name(), ": predict_proba needs loss=log_loss (this model was fit with loss=",
+    BL_CHECK(!fit_.fitted || log_loss_, name(), ": predict_proba needs loss=log_loss (this model was fit with loss=",
              loss_name_or_default(), ")");
-    Tensor Z = decision_function(X);
+    Tensor Z = fit_.decision_function(name(), X);
     Tensor p = bl::sigmoid(Z);
-    if (outputs_ == 1) return bl::concat({bl::sigmoid(bl::neg(Z)), p}, 1);
+    if (fit_.outputs == 1) return bl::concat({bl::sigmoid(bl::neg(Z)), p}, 1);
     return bl::div(p, bl::sum(p, {1}, true));
   }
 
@@ -405,47 +391,30 @@ class SgdClassifier final : public Estimator, public HasLinearView {
 
   void save_state(nlohmann::json& state) const override {
     state["written_by"] = name();
-    state["n_features"] = n_features_;
-    state["outputs"] = outputs_;
-    state["n_iter"] = n_iter_;
-    state["label_dtype"] = dtype_name(label_dtype_);
     state["log_loss"] = log_loss_;
-    lin::put_f32(state, "classes", classes_);
-    lin::put_f32(state, "coef", coef_);
-    lin::put_f32(state, "intercept", intercept_);
+    fit_.save(state);
   }
   void load_state(const nlohmann::json& state) override {
     check_written_by(state, name());
-    n_features_ = lin::get_int(state, "n_features", 1, name());
-    outputs_ = lin::get_int(state, "outputs", 1, name());
-    n_iter_ = lin::get_int(state, "n_iter", 0, name());
-    classes_ = lin::get_f32(state, "classes", -1, name());
-    BL_CHECK(classes_.size() >= 2 && (outputs_ == 1 ? classes_.size() == 2
-                                                    : static_cast<int64_t>(classes_.size()) == outputs_),
-             name(), ": model state: ", classes_.size(), " classes do not match ", outputs_, " outputs");
-    coef_ = lin::get_f32(state, "coef", outputs_ * n_features_, name());
-    intercept_ = lin::get_f32(state, "intercept", outputs_, name());
+    lin::LinearClassifierFit loaded;
+    loaded.load(state, name());
     BL_CHECK(state.contains("log_loss") && state["log_loss"].is_boolean(), name(),
              ": model state has no boolean field 'log_loss'");
     log_loss_ = state["log_loss"].get<bool>();
-    std::string dt = state.value("label_dtype", "f32");
-    label_dtype_ = dt == "i32" ? DType::i32 : dt == "i64" ? DType::i64 : DType::f32;
-    fitted_ = true;
+    fit_ = std::move(loaded);
   }
 
   LinearView view() const override {
-    BL_CHECK(fitted_, name(), ": not fitted");
-    return LinearView{coef_, intercept_, outputs_};
+    BL_CHECK(fit_.fitted, name(), ": not fitted");
+    return LinearView{fit_.coef, fit_.intercept, fit_.outputs};
   }
 
  private:
   std::string loss_name_or_default() const { return params_.text("loss"); }
 
   lin::ParamSet params_;
-  Vec classes_, coef_, intercept_;
-  DType label_dtype_ = DType::f32;
-  int64_t n_features_ = 0, outputs_ = 0, n_iter_ = 0;
-  bool fitted_ = false, log_loss_ = false;
+  lin::LinearClassifierFit fit_;
+  bool log_loss_ = false;
 };
 
 }  // namespace
