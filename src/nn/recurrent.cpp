@@ -5,7 +5,10 @@
 
 #include "bitlearn/nn/init.h"
 #include "contract/arith.h"
+#include "core/allocator.h"
 #include "core/error.h"
+#include "kernels/lstm_cell.h"
+#include "ops/op_util.h"
 
 namespace bl::nn {
 
@@ -27,54 +30,108 @@ const char* kind_name(RecurrentKind kind) {
   }
 }
 
-// The saved values of one LSTM step for the backward sweep.
-struct LstmStep {
-  Tensor h_prev, c_prev, i, f, g, o, tc;
-};
+#if defined(BITLEARN_HAS_CUDA)
+void select_device(const Tensor& x) {
+  if (x.device().is_cuda()) cuda_set_device(x.device().index);
+}
+#else
+void select_device(const Tensor&) {}
+[[noreturn]] void no_cuda() { throw Error("LSTM: this build has no CUDA backend"); }
+#endif
+
+const float* cptr(const Tensor& t) { return static_cast<const float*>(t.raw_data()); }
+float* mptr(Tensor& t) { return static_cast<float*>(t.raw_data()); }
+
+// One LSTM cell step (kernels/lstm_cell.h) on the device of `on`.
+void run_cell_forward(const LstmCellForward& a, const Tensor& on) {
+  select_device(on);
+  if (on.device().is_cpu()) {
+    lstm_cell_forward_cpu(a, op_pool());
+  } else {
+#if defined(BITLEARN_HAS_CUDA)
+    lstm_cell_forward_cuda(a, op_launch_config());
+#else
+    no_cuda();
+#endif
+  }
+}
+
+void run_cell_backward(const LstmCellBackward& a, const Tensor& on) {
+  select_device(on);
+  if (on.device().is_cpu()) {
+    lstm_cell_backward_cpu(a, op_pool());
+  } else {
+#if defined(BITLEARN_HAS_CUDA)
+    lstm_cell_backward_cuda(a, op_launch_config());
+#else
+    no_cuda();
+#endif
+  }
+}
+
+// Row k of a contiguous [T, N, W] buffer as a contiguous [N, W] view.
+Tensor step_view(const Tensor& all, int64_t k) {
+  return all.slice(0, k, k + 1).reshape({all.dim(1), all.dim(2)});
+}
 
 // A whole LSTM direction as one tape node: xproj [N, T, 4H] (input projections with b_ih), the
 // recurrent weight [4H, H] and bias [4H] -> the hidden states [N, T, H]. Step by step the forward
 // runs gates = xproj_t + (h W_hh^T + b_hh), the cell's gate functions and
-// c = f c_prev + i g, h = o tanh(c).
+// c = f c_prev + i g, h = o tanh(c): one matmul and one fused cell kernel (kernels/lstm_cell.h),
+// which also writes h into the output sequence.
 //
 // The backward sweep is the reverse-mode rule of exactly that per-step graph (slices, matmul, adds
 // and the cell), op for op and in the order the tape would run it, so every gradient bit is what
 // the step-by-step graph gives: where the tape would add a contribution to a zero-filled slice
 // gradient, the same add with +0 is kept (it turns -0 into +0), and the recurrent weight and bias
 // receive one contribution per step in the tape's order (the node lists them once per step, last
-// step first). What it saves is the per-step tape: the zero-filled [N, T, 4H] gradient of every
-// step's slice of xproj and their T full-size sums, and nine nodes per step.
+// step first). The cell's part of each step is one fused kernel, which also writes the step's
+// slice of the xproj gradient (with the +0 of the tape's sum of the T zero-filled slice gradients
+// when there are two or more steps); then the bias sum and the two matmuls.
 ag::Var lstm_sequence(const ag::Var& xproj, const ag::Var& w_hh, const ag::Var& b_hh, int64_t steps,
                       bool reverse, int64_t h) {
-  const Tensor xp = xproj.value();
+  const Tensor xp = xproj.value().contiguous();
   const Tensor w = w_hh.value();
-  const Tensor b = b_hh.value();
+  const Tensor b = b_hh.value().contiguous();
   const int64_t n = xp.dim(0), g4 = xp.dim(2);
   const Device dev = xp.device();
   const bool record_steps = ag::grad_enabled() &&
                             (xproj.requires_grad() || w_hh.requires_grad() || b_hh.requires_grad());
-  auto saved = std::make_shared<std::vector<LstmStep>>();
-  if (record_steps) saved->reserve(static_cast<size_t>(steps));
-  Tensor state = Tensor::zeros({n, h}, DType::f32, dev);
-  Tensor cstate = state;
-  std::vector<Tensor> outputs(static_cast<size_t>(steps));
+  // Per step: the gate activations, c, tanh(c) and h ([T, N, *], step k at row k).
+  const int64_t kept = record_steps ? steps : 1;
+  Tensor acts_all = Tensor::empty({kept, n, g4}, DType::f32, dev);
+  Tensor tc_all = Tensor::empty({kept, n, h}, DType::f32, dev);
+  Tensor c_all = Tensor::empty({steps, n, h}, DType::f32, dev);
+  Tensor h_all = Tensor::empty({steps, n, h}, DType::f32, dev);
+  Tensor seq = Tensor::empty({n, steps, h}, DType::f32, dev);
+  const Tensor zeros = Tensor::zeros({n, h}, DType::f32, dev);
+  Tensor state = zeros;
+  Tensor cstate = zeros;
   for (int64_t k = 0; k < steps; ++k) {
-    int64_t t = reverse ? steps - 1 - k : k;
-    Tensor xt = xp.slice(1, t, t + 1).reshape({n, g4});
-    Tensor gates = bl::add(xt, bl::add(bl::matmul(state, w, false, true), b));
-    Tensor i = bl::sigmoid(gates.slice(1, 0, h));
-    Tensor f = bl::sigmoid(gates.slice(1, h, 2 * h));
-    Tensor g = bl::tanh(gates.slice(1, 2 * h, 3 * h));
-    Tensor o = bl::sigmoid(gates.slice(1, 3 * h, 4 * h));
-    Tensor c = bl::add(bl::mul(f, cstate), bl::mul(i, g));
-    Tensor tc = bl::tanh(c);
-    Tensor hv = bl::mul(o, tc);
-    if (record_steps) saved->push_back(LstmStep{state, cstate, i, f, g, o, tc});
+    const int64_t t = reverse ? steps - 1 - k : k;
+    Tensor hw = bl::matmul(state, w, false, true).contiguous();
+    Tensor acts = step_view(acts_all, record_steps ? k : 0);
+    Tensor tc = step_view(tc_all, record_steps ? k : 0);
+    Tensor c = step_view(c_all, k);
+    Tensor hv = step_view(h_all, k);
+    LstmCellForward a;
+    a.n = n;
+    a.h = h;
+    a.x = cptr(xp) + t * g4;
+    a.x_stride = steps * g4;
+    a.hw = cptr(hw);
+    a.bias = cptr(b);
+    a.c_prev = cptr(cstate);
+    a.acts = mptr(acts);
+    a.c = mptr(c);
+    a.tc = mptr(tc);
+    a.h_out = mptr(hv);
+    a.seq = mptr(seq) + t * h;
+    a.seq_stride = steps * h;
+    run_cell_forward(a, xp);
     state = hv;
     cstate = c;
-    outputs[static_cast<size_t>(t)] = hv.reshape({n, 1, h});
   }
-  Tensor seq = bl::concat(outputs, 1);
   // Inputs: xproj, then (b_hh, w_hh) once per step, last step first: the order in which the
   // step-by-step tape adds their contributions.
   std::vector<ag::Var> inputs{xproj};
@@ -83,41 +140,54 @@ ag::Var lstm_sequence(const ag::Var& xproj, const ag::Var& w_hh, const ag::Var& 
     inputs.push_back(w_hh);
   }
   const bool need_x = xproj.requires_grad(), need_w = w_hh.requires_grad(), need_b = b_hh.requires_grad();
-  return ag::record("lstm_sequence", seq, std::move(inputs), [=](const Tensor& dseq) {
+  return ag::record("lstm_sequence", seq, std::move(inputs), [=](const Tensor& dseq_in) {
     std::vector<Tensor> r(static_cast<size_t>(1 + 2 * steps));
-    const Tensor one = Tensor::scalar(1.0, DType::f32, dev);
-    const Tensor zero = Tensor::scalar(0.0, DType::f32, dev);
+    const Tensor dseq = dseq_in.contiguous();
     Tensor dx;
     if (need_x) dx = Tensor::empty({n, steps, g4}, DType::f32, dev);
     Tensor dstate_next, dc_next;  // contributions from step k + 1 (matmul input, cell input)
+    // One dgates buffer and two alternating dc buffers serve every step: each step's readers (the
+    // bias sum, the matmuls, the next cell kernel) run before the buffer is written again, in
+    // program order on the CPU and in stream order on CUDA.
+    Tensor dgates = Tensor::empty({n, g4}, DType::f32, dev);
+    Tensor dc_bufs[2];
+    if (steps >= 2) {
+      dc_bufs[0] = Tensor::empty({n, h}, DType::f32, dev);
+      dc_bufs[1] = Tensor::empty({n, h}, DType::f32, dev);
+    }
     for (int64_t k = steps - 1; k >= 0; --k) {
-      const LstmStep& sv = (*saved)[static_cast<size_t>(k)];
-      int64_t t = reverse ? steps - 1 - k : k;
-      Tensor d_out = dseq.slice(1, t, t + 1).contiguous().reshape({n, h});
-      Tensor dstate = dstate_next.defined() ? bl::add(dstate_next, d_out) : d_out;
-      // The cell's output gradient [dh | dc]: the sum of the zero-filled halves, as the tape adds them.
-      Tensor dh = dc_next.defined() ? bl::add(zero, dstate) : dstate;
-      Tensor dc_in = dc_next.defined() ? bl::add(dc_next, zero) : Tensor();
-      Tensor dc_term = bl::mul(bl::mul(dh, sv.o), bl::sub(one, bl::square(sv.tc)));
-      Tensor dc = bl::add(dc_in.defined() ? dc_in : zero, dc_term);
-      Tensor d_o = bl::mul(bl::mul(dh, sv.tc), bl::mul(sv.o, bl::sub(one, sv.o)));
-      Tensor d_i = bl::mul(bl::mul(dc, sv.g), bl::mul(sv.i, bl::sub(one, sv.i)));
-      Tensor d_g = bl::mul(bl::mul(dc, sv.i), bl::sub(one, bl::square(sv.g)));
-      Tensor d_f = bl::mul(bl::mul(dc, sv.c_prev), bl::mul(sv.f, bl::sub(one, sv.f)));
-      Tensor dgates = bl::concat({d_i, d_f, d_g, d_o}, 1);
-      dc_next = k >= 1 ? bl::mul(dc, sv.f) : Tensor();
+      const int64_t t = reverse ? steps - 1 - k : k;
+      const Tensor h_prev = k >= 1 ? step_view(h_all, k - 1) : zeros;
+      const Tensor c_prev = k >= 1 ? step_view(c_all, k - 1) : zeros;
+      const Tensor acts = step_view(acts_all, k);
+      const Tensor tc = step_view(tc_all, k);
+      Tensor dc_prev;
+      if (k >= 1) dc_prev = dc_bufs[k % 2];
+      LstmCellBackward a;
+      a.n = n;
+      a.h = h;
+      a.dh_out = cptr(dseq) + t * h;
+      a.dh_out_stride = steps * h;
+      a.dstate_next = dstate_next.defined() ? cptr(dstate_next) : nullptr;
+      a.dc_next = dc_next.defined() ? cptr(dc_next) : nullptr;
+      a.acts = cptr(acts);
+      a.tc = cptr(tc);
+      a.c_prev = cptr(c_prev);
+      a.dgates = mptr(dgates);
+      if (need_x) {
+        a.dx = mptr(dx) + t * g4;
+        a.dx_stride = steps * g4;
+        a.dx_add_zero = steps >= 2;
+      }
+      a.dc_prev = k >= 1 ? mptr(dc_prev) : nullptr;
+      run_cell_backward(a, dgates);
+      dc_next = dc_prev;
       size_t slot = static_cast<size_t>(1 + 2 * (steps - 1 - k));
       if (need_b) r[slot] = bl::sum(dgates, {0}, true).reshape({g4});
-      dstate_next = k >= 1 ? bl::matmul(dgates, w) : Tensor();
-      if (need_w) r[slot + 1] = bl::matmul(dgates, sv.h_prev, true, false);
-      if (need_x) {
-        Tensor part = dx.slice(1, t, t + 1);
-        copy_into(part, dgates.reshape({n, 1, g4}));
-      }
+      dstate_next = k >= 1 ? bl::matmul(dgates, w).contiguous() : Tensor();
+      if (need_w) r[slot + 1] = bl::matmul(dgates, h_prev, true, false);
     }
-    // Each step's slice gradient was zero-filled to [N, T, 4H] and summed: with two or more steps
-    // every element went through an add with +0.
-    if (need_x) r[0] = steps >= 2 ? bl::add(dx, zero) : dx;
+    if (need_x) r[0] = dx;
     return r;
   });
 }
