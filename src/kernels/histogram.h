@@ -42,10 +42,35 @@ inline void histogram_reference(const uint8_t* bins, int64_t d, const int32_t* r
   }
 }
 
+// Gathered form (reference): the same histogram, but the fixed-point pair of the i-th listed row
+// rows[i] is passed in list order as g[i], h[i] instead of gq[rows[i]], hq[rows[i]]. h == nullptr
+// means every listed row's hessian equals h_const; its sums are then count * h_const (mod 2^64),
+// the same integers the additions give.
+inline void histogram_gathered_reference(const uint8_t* bins, int64_t d, const int32_t* rows, int64_t n_rows,
+                                         const int64_t* g, const int64_t* h, int64_t h_const, int64_t* hist) {
+  std::memset(hist, 0, static_cast<size_t>(histogram_size(d)) * sizeof(int64_t));
+  uint64_t* out = reinterpret_cast<uint64_t*>(hist);
+  for (int64_t i = 0; i < n_rows; ++i) {
+    const int64_t r = rows[i];
+    for (int64_t f = 0; f < d; ++f) {
+      uint64_t* cell = out + (f * kHistBins + bins[r * d + f]) * kHistStats;
+      cell[0] += static_cast<uint64_t>(g[i]);
+      cell[1] += static_cast<uint64_t>(h ? h[i] : h_const);
+      cell[2] += 1u;
+    }
+  }
+}
+
 // CPU: the listed rows cut into contiguous ranges, one private histogram per range, merged by
 // integer addition (any cut gives the same bits).
 void histogram_cpu(const uint8_t* bins, int64_t d, const int32_t* rows, int64_t n_rows,
                    const int64_t* gq, const int64_t* hq, int64_t* hist, ThreadPool& pool);
+
+// CPU, gathered form (see histogram_gathered_reference): the rows' bin bytes are prefetched a few
+// rows ahead, the pairs read sequentially; the work is cut by feature ranges (no merge) when there
+// are enough features, else by row ranges as histogram_cpu. rows must not be null.
+void histogram_gathered_cpu(const uint8_t* bins, int64_t d, const int32_t* rows, int64_t n_rows,
+                            const int64_t* g, const int64_t* h, int64_t h_const, int64_t* hist, ThreadPool& pool);
 
 // out = a - b entry by entry (modulo 2^64): the sibling histogram from its parent's.
 void histogram_subtract(const int64_t* a, const int64_t* b, int64_t d, int64_t* out);

@@ -2,7 +2,10 @@
 #include "ml/boosting/binning.h"
 
 #include <algorithm>
+#include <cstring>
+#include <limits>
 
+#include "core/error.h"
 #include "core/thread_pool.h"
 
 namespace bl::ml {
@@ -11,6 +14,51 @@ namespace {
 float midpoint(float a, float b) {
   float m = static_cast<float>((static_cast<double>(a) + static_cast<double>(b)) * 0.5);
   return (m >= b) ? a : m;
+}
+
+// Unsigned keys in the order of the float values (no NaN): positives above negatives, negatives
+// reversed.
+inline uint32_t float_key(float x) {
+  uint32_t u;
+  std::memcpy(&u, &x, sizeof(u));
+  return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+inline float key_float(uint32_t k) {
+  const uint32_t u = (k & 0x80000000u) ? (k & 0x7FFFFFFFu) : ~k;
+  float x;
+  std::memcpy(&x, &u, sizeof(x));
+  return x;
+}
+
+// Ascending sort of NaN-free floats by a least-significant-digit radix sort on float_key (4 byte
+// passes, a pass skipped when every key has the same byte there). Equal values have equal bits
+// here (-0 was made +0), so the result is exactly std::sort's.
+void radix_sort_floats(std::vector<float>& v) {
+  const size_t m = v.size();
+  std::vector<uint32_t> keys(m), other(m);
+  for (size_t i = 0; i < m; ++i) keys[i] = float_key(v[i]);
+  for (int shift = 0; shift < 32; shift += 8) {
+    size_t count[256] = {};
+    for (uint32_t k : keys) ++count[(k >> shift) & 0xFFu];
+    if (m == 0 || count[(keys[0] >> shift) & 0xFFu] == m) continue;
+    size_t start = 0;
+    for (size_t& c : count) {
+      const size_t n = c;
+      c = start;
+      start += n;
+    }
+    for (uint32_t k : keys) other[count[(k >> shift) & 0xFFu]++] = k;
+    keys.swap(other);
+  }
+  for (size_t i = 0; i < m; ++i) v[i] = key_float(keys[i]);
+}
+
+// Number of entries of t[0..255) below x, for t ascending and padded with +inf: a branch-free
+// binary search (the comparisons become conditional moves), equal to std::lower_bound's index.
+inline int bins_below(const float* t, float x) {
+  int pos = 0;
+  for (int step = 128; step > 0; step >>= 1) pos += t[pos + step - 1] < x ? step : 0;
+  return pos;
 }
 }  // namespace
 
@@ -28,7 +76,7 @@ BinMapper fit_bins(const float* X, int64_t n, int64_t d, int64_t max_bins) {
       if (x != x) missing[f] = 1;
       else v.push_back(x == 0.0f ? 0.0f : x);  // -0 and +0 are one value
     }
-    std::sort(v.begin(), v.end());
+    radix_sort_floats(v);
     std::vector<float> distinct = v;
     distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
     std::vector<float>& t = m.thresholds[f];
@@ -49,18 +97,24 @@ BinMapper fit_bins(const float* X, int64_t n, int64_t d, int64_t max_bins) {
 }
 
 std::vector<uint8_t> apply_bins(const BinMapper& mapper, const float* X, int64_t n, int64_t d) {
+  constexpr int64_t kTable = 256;
+  std::vector<float> tables(static_cast<size_t>(d * kTable), std::numeric_limits<float>::infinity());
+  for (int64_t f = 0; f < d; ++f) {
+    const std::vector<float>& t = mapper.thresholds[f];
+    BL_CHECK(static_cast<int64_t>(t.size()) < kTable - 1, "apply_bins: feature ", f, " has ", t.size(),
+             " thresholds, expected at most 254");
+    std::copy(t.begin(), t.end(), tables.begin() + f * kTable);
+  }
   std::vector<uint8_t> bins(static_cast<size_t>(n * d));
   constexpr int64_t kChunk = 4096;
   const int64_t chunks = (n + kChunk - 1) / kChunk;
   default_pool().parallel_for(chunks, [&](int64_t c) {
-    for (int64_t i = c * kChunk; i < std::min(n, (c + 1) * kChunk); ++i) {
-      for (int64_t f = 0; f < d; ++f) {
-        float x = X[i * d + f];
-        const std::vector<float>& t = mapper.thresholds[f];
-        uint8_t b;
-        if (x != x) b = kMissingBin;
-        else b = static_cast<uint8_t>(std::lower_bound(t.begin(), t.end(), x) - t.begin());
-        bins[i * d + f] = b;
+    const int64_t end = std::min(n, (c + 1) * kChunk);
+    for (int64_t f = 0; f < d; ++f) {
+      const float* t = tables.data() + f * kTable;
+      for (int64_t i = c * kChunk; i < end; ++i) {
+        const float x = X[i * d + f];
+        bins[i * d + f] = x != x ? static_cast<uint8_t>(kMissingBin) : static_cast<uint8_t>(bins_below(t, x));
       }
     }
   });

@@ -39,19 +39,24 @@ class HistogramBuilder {
 #endif
   }
 
-  // Gradients of the current tree (host arrays of n entries).
+  // Gradients of the current tree (host arrays of n entries), copied to the device for CUDA; the
+  // CPU reads the gathered pairs passed to build.
   void set_gradients(const std::vector<int64_t>& gq, const std::vector<int64_t>& hq) {
-    gq_ = &gq;
-    hq_ = &hq;
 #if defined(BITLEARN_HAS_CUDA)
     if (cuda_) {
       dev_gq_ = Tensor::from_vector(gq, {n_}, Device::cuda());
       dev_hq_ = Tensor::from_vector(hq, {n_}, Device::cuda());
     }
+#else
+    (void)gq;
+    (void)hq;
 #endif
   }
 
-  void build(const int32_t* rows, int64_t count, std::vector<int64_t>& hist) const {
+  // Histogram of the listed rows; g, h hold their pairs in list order (h null: every hessian is
+  // h_const). CUDA reads the pairs by row from its own copies.
+  void build(const int32_t* rows, int64_t count, const int64_t* g, const int64_t* h, int64_t h_const,
+             std::vector<int64_t>& hist) const {
     hist.resize(static_cast<size_t>(histogram_size(d_)));
 #if defined(BITLEARN_HAS_CUDA)
     if (cuda_) {
@@ -67,15 +72,13 @@ class HistogramBuilder {
       return;
     }
 #endif
-    histogram_cpu(bins_.data(), d_, rows, count, gq_->data(), hq_->data(), hist.data(), default_pool());
+    histogram_gathered_cpu(bins_.data(), d_, rows, count, g, h, h_const, hist.data(), default_pool());
   }
 
  private:
   const std::vector<uint8_t>& bins_;
   int64_t n_, d_;
   bool cuda_;
-  const std::vector<int64_t>* gq_ = nullptr;
-  const std::vector<int64_t>* hq_ = nullptr;
 #if defined(BITLEARN_HAS_CUDA)
   Tensor dev_bins_, dev_gq_, dev_hq_;
 #endif
@@ -92,15 +95,30 @@ inline int64_t round_half_away(double x) {
 // Fixed-point form of one array over the listed rows: q = round(v * 2^s), |sum| < 2^62.
 struct Quantized {
   std::vector<int64_t> q;
-  double unit = 1.0;  // 2^-s: value of one integer step
+  double unit = 1.0;       // 2^-s: value of one integer step
+  bool constant = false;   // every listed row has the same q (squared error's hessians)
+  int64_t constant_q = 0;  // that q
 };
+
+// Marks out.constant when every listed row's q is the same.
+void mark_constant(Quantized& out, const std::vector<int32_t>& rows) {
+  const int64_t first = out.q[rows[0]];
+  for (int32_t r : rows) {
+    if (out.q[r] != first) return;
+  }
+  out.constant = true;
+  out.constant_q = first;
+}
 
 Quantized quantize(const std::vector<float>& v, const std::vector<int32_t>& rows, int64_t n) {
   Quantized out;
   out.q.assign(static_cast<size_t>(n), 0);
   float max_abs = 0.0f;
   for (int32_t r : rows) max_abs = std::max(max_abs, bl::abs(v[r]));
-  if (max_abs == 0.0f) return out;
+  if (max_abs == 0.0f) {
+    mark_constant(out, rows);
+    return out;
+  }
   int e = 0;
   std::frexp(static_cast<double>(max_abs), &e);  // max_abs < 2^e
   int b = 0;
@@ -109,6 +127,7 @@ Quantized quantize(const std::vector<float>& v, const std::vector<int32_t>& rows
   out.unit = std::ldexp(1.0, -s);
   const double scale = std::ldexp(1.0, s);  // a power of two: v * scale is exact in float64
   for (int32_t r : rows) out.q[r] = round_half_away(static_cast<double>(v[r]) * scale);
+  mark_constant(out, rows);
   return out;
 }
 
@@ -125,6 +144,59 @@ struct NodeWork {
   std::vector<int64_t> hist;
   SplitInfo best;
 };
+
+// The arrays a partition moves: rows and their gathered pairs (rh null: constant hessians), and
+// the scratch space for the right side.
+struct PartitionArrays {
+  int32_t* rows;
+  int64_t* rg;
+  int64_t* rh;
+  int32_t* out_rows;
+  int64_t* out_g;
+  int64_t* out_h;
+};
+
+// Stable partition of [begin, end) by goes_left[column[row]]; returns the left count and adds
+// the left rows' pairs to *gs, *hs. Branch-free: every row is written to both sides' next slot
+// and only its own side advances (a data-dependent branch mispredicts about half the time).
+template <bool kHasHessian>
+int64_t partition_rows(const uint8_t* column, const uint8_t* goes_left, const PartitionArrays& a, int64_t begin,
+                       int64_t end, uint64_t* gs, uint64_t* hs) {
+  constexpr int64_t kAhead = 16;
+  int32_t* rows = a.rows + begin;
+  int64_t* rg = a.rg + begin;
+  int64_t* rh = kHasHessian ? a.rh + begin : nullptr;
+  const int64_t count = end - begin;
+  int64_t nl = 0, nr = 0;
+  uint64_t g_left = 0, h_left = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    if (i + kAhead < count) __builtin_prefetch(column + rows[i + kAhead]);
+    const int32_t r = rows[i];
+    const int64_t g = rg[i];
+    const int64_t left = goes_left[column[r]];
+    const uint64_t mask = uint64_t{0} - static_cast<uint64_t>(left);
+    // Slot nl <= i: row i has been read before it is overwritten.
+    rows[nl] = r;
+    rg[nl] = g;
+    a.out_rows[nr] = r;
+    a.out_g[nr] = g;
+    g_left += static_cast<uint64_t>(g) & mask;
+    if (kHasHessian) {
+      const int64_t h = rh[i];
+      rh[nl] = h;
+      a.out_h[nr] = h;
+      h_left += static_cast<uint64_t>(h) & mask;
+    }
+    nl += left;
+    nr += 1 - left;
+  }
+  std::copy(a.out_rows, a.out_rows + nr, rows + nl);
+  std::copy(a.out_g, a.out_g + nr, rg + nl);
+  if (kHasHessian) std::copy(a.out_h, a.out_h + nr, rh + nl);
+  *gs += g_left;
+  *hs += h_left;
+  return nl;
+}
 
 class TreeGrower {
  public:
@@ -146,11 +218,8 @@ class TreeGrower {
   // split bin (for the training-score update on bins).
   Tree grow(std::vector<int32_t> rows, const Quantized& g, const Quantized& h,
             const std::vector<char>& allowed, std::vector<int32_t>& node_split_bin) {
-    g_ = &g;
-    h_ = &h;
-    allowed_ = &allowed;
-    rows_ = std::move(rows);
-    scratch_.resize(rows_.size());
+    int64_t g_root = 0, h_root = 0;
+    start_tree(std::move(rows), g, h, allowed, &g_root, &h_root);
     Tree tree;
     tree.n_values = 1;
     std::vector<int64_t> node_g, node_h;
@@ -166,11 +235,6 @@ class TreeGrower {
     node_split_bin.clear();
     node_begin_.clear();
     node_end_.clear();
-    int64_t g_root = 0, h_root = 0;
-    for (int32_t r : rows_) {
-      g_root += g.q[r];
-      h_root += h.q[r];
-    }
     std::vector<std::unique_ptr<NodeWork>> open;
     auto root = std::make_unique<NodeWork>();
     root->id = add_node(g_root, h_root);
@@ -179,7 +243,7 @@ class TreeGrower {
     root->depth = 0;
     node_end_[root->id] = root->end;
     take_hist(root->hist);
-    hb_.build(rows_.data(), root->end, root->hist);
+    build_hist(0, root->end, root->hist);
     if (splittable(*root)) {
       root->best = best_split(root->hist, g_root, h_root);
       if (root->best.gain > p_.min_split_gain) open.push_back(std::move(root));
@@ -226,7 +290,7 @@ class TreeGrower {
       if (need) {
         take_hist(small->hist);
         take_hist(large->hist);
-        hb_.build(rows_.data() + small->begin, small->end - small->begin, small->hist);
+        build_hist(small->begin, small->end, small->hist);
         large->hist.resize(node->hist.size());
         histogram_subtract(node->hist.data(), small->hist.data(), d_, large->hist.data());
       }
@@ -267,11 +331,8 @@ class TreeGrower {
   // stay leaves. Depth max_depth (6 when unset); growth stops when the best sum <= min_split_gain.
   Tree grow_symmetric(std::vector<int32_t> rows, const Quantized& g, const Quantized& h,
                       const std::vector<char>& allowed, std::vector<int32_t>& node_split_bin) {
-    g_ = &g;
-    h_ = &h;
-    allowed_ = &allowed;
-    rows_ = std::move(rows);
-    scratch_.resize(rows_.size());
+    int64_t g_root = 0, h_root = 0;
+    start_tree(std::move(rows), g, h, allowed, &g_root, &h_root);
     Tree tree;
     tree.n_values = 1;
     std::vector<int64_t> node_g, node_h;
@@ -286,11 +347,6 @@ class TreeGrower {
       node_end_.push_back(0);
       return tree.add_node();
     };
-    int64_t g_root = 0, h_root = 0;
-    for (int32_t r : rows_) {
-      g_root += g.q[r];
-      h_root += h.q[r];
-    }
     std::vector<std::unique_ptr<NodeWork>> level;
     level.push_back(std::make_unique<NodeWork>());
     level[0]->id = add_node(g_root, h_root);
@@ -299,7 +355,7 @@ class TreeGrower {
     level[0]->depth = 0;
     node_end_[level[0]->id] = level[0]->end;
     take_hist(level[0]->hist);
-    hb_.build(rows_.data(), level[0]->end, level[0]->hist);
+    build_hist(0, level[0]->end, level[0]->hist);
     const int64_t depth_limit = p_.max_depth > 0 ? p_.max_depth : 6;
     for (int64_t depth = 0; depth < depth_limit && !level.empty(); ++depth) {
       const SplitInfo s = best_level_split(level, node_g, node_h);
@@ -332,7 +388,7 @@ class TreeGrower {
           NodeWork* large = small == left.get() ? right.get() : left.get();
           take_hist(small->hist);
           take_hist(large->hist);
-          hb_.build(rows_.data() + small->begin, small->end - small->begin, small->hist);
+          build_hist(small->begin, small->end, small->hist);
           large->hist.resize(node->hist.size());
           histogram_subtract(node->hist.data(), small->hist.data(), d_, large->hist.data());
         }
@@ -348,6 +404,43 @@ class TreeGrower {
   }
 
  private:
+  // Per tree: the rows (ascending), their fixed-point pairs gathered in the same order (the
+  // hessians only when they differ between rows) and the root's sums.
+  void start_tree(std::vector<int32_t> rows, const Quantized& g, const Quantized& h, const std::vector<char>& allowed,
+                  int64_t* g_root, int64_t* h_root) {
+    g_ = &g;
+    h_ = &h;
+    allowed_ = &allowed;
+    rows_ = std::move(rows);
+    const size_t m = rows_.size();
+    scratch_.resize(m);
+    row_g_.resize(m);
+    scratch_g_.resize(m);
+    row_h_.resize(h.constant ? 0 : m);
+    scratch_h_.resize(h.constant ? 0 : m);
+    int64_t gs = 0, hs = 0;
+    for (size_t i = 0; i < m; ++i) {
+      row_g_[i] = g.q[rows_[i]];
+      gs += row_g_[i];
+    }
+    if (h.constant) {
+      hs = static_cast<int64_t>(m) * h.constant_q;
+    } else {
+      for (size_t i = 0; i < m; ++i) {
+        row_h_[i] = h.q[rows_[i]];
+        hs += row_h_[i];
+      }
+    }
+    *g_root = gs;
+    *h_root = hs;
+  }
+
+  // Histogram of the rows at rows_[begin, end).
+  void build_hist(int64_t begin, int64_t end, std::vector<int64_t>& hist) const {
+    hb_.build(rows_.data() + begin, end - begin, row_g_.data() + begin,
+              h_->constant ? nullptr : row_h_.data() + begin, h_->constant_q, hist);
+  }
+
   bool splittable(const NodeWork& n) const {
     return (p_.max_depth < 0 || n.depth < p_.max_depth) &&
            n.end - n.begin >= 2 * std::max<int64_t>(1, p_.min_samples_leaf);
@@ -485,31 +578,22 @@ class TreeGrower {
     return best;
   }
 
-  // Stable partition of rows_[begin, end) by the split; *gl, *hl receive the left child's sums.
+  // Stable partition of rows_[begin, end) (and of the gathered pairs) by the split; *gl, *hl
+  // receive the left child's sums.
   int64_t partition(int64_t begin, int64_t end, const SplitInfo& s, int64_t* gl, int64_t* hl) {
-    int64_t nl = 0, nr = 0;
-    int64_t gs = 0, hs = 0;
-    const int64_t* gq = g_->q.data();
-    const int64_t* hq = h_->q.data();
+    uint8_t goes_left[kHistBins];
+    for (int64_t b = 0; b < kHistBins; ++b) goes_left[b] = b <= s.bin ? 1 : 0;
+    goes_left[kMissingBin] = s.default_left ? 1 : 0;
+    PartitionArrays a{rows_.data(), row_g_.data(), h_->constant ? nullptr : row_h_.data(),
+                      scratch_.data(), scratch_g_.data(), scratch_h_.data()};
     const uint8_t* column = bins_by_column_.data() + static_cast<int64_t>(s.feature) * n_rows_;
-    for (int64_t i = begin; i < end; ++i) {
-      const int32_t r = rows_[i];
-      const uint8_t b = column[r];
-      const bool go_left = b == kMissingBin ? s.default_left : b <= s.bin;
-      if (go_left) {
-        rows_[begin + nl++] = r;
-        gs += gq[r];
-        hs += hq[r];
-      } else {
-        scratch_[nr++] = r;
-      }
-    }
-    std::copy(scratch_.begin(), scratch_.begin() + nr, rows_.begin() + begin + nl);
-    *gl = gs;
-    *hl = hs;
+    uint64_t gs = 0, hs = 0;
+    const int64_t nl = a.rh ? partition_rows<true>(column, goes_left, a, begin, end, &gs, &hs)
+                            : partition_rows<false>(column, goes_left, a, begin, end, &gs, &hs);
+    *gl = static_cast<int64_t>(gs);
+    *hl = a.rh ? static_cast<int64_t>(hs) : nl * h_->constant_q;
     return begin + nl;
   }
-
 
   const BoostParams& p_;
   const BinMapper& mapper_;
@@ -520,6 +604,8 @@ class TreeGrower {
   const Quantized* h_ = nullptr;
   const std::vector<char>* allowed_ = nullptr;
   std::vector<int32_t> rows_, scratch_;
+  std::vector<int64_t> row_g_, row_h_;          // the pairs of rows_[i], gathered (row_h_ empty: constant)
+  std::vector<int64_t> scratch_g_, scratch_h_;
   std::vector<int64_t> node_begin_, node_end_;  // each node's range in rows_ (last grown tree)
   std::vector<uint8_t> bins_by_column_;          // [d, n]
   int64_t n_rows_ = 0;
