@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
 
 #include "bitlearn/ops.h"
@@ -37,6 +38,17 @@ inline BinaryTensorFn binary_tensor_fn(BinaryOp op) {
 inline BinaryTensorFn compare_tensor_fn(CompareOp op) {
   static const BinaryTensorFn fns[] = {&bl::eq, &bl::ne, &bl::lt, &bl::le, &bl::gt, &bl::ge};
   return fns[static_cast<int>(op)];
+}
+
+// Expects fn() to throw a bl::Error whose message contains needle.
+template <class Fn>
+void expect_error(Fn&& fn, const std::string& needle) {
+  try {
+    fn();
+    ADD_FAILURE() << "expected bl::Error containing " << needle;
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
 }
 
 // A view of n contiguous elements for the raw references.

@@ -357,14 +357,6 @@ TEST(ElementwiseSabotage, CastWithoutSaturationIsCaught) {
 TEST(ElementwiseErrors, NamedErrors) {
   Tensor f = Tensor::zeros({2, 3});
   Tensor i = Tensor::zeros({2, 3}, DType::i32);
-  auto expect_error = [](auto&& fn, const std::string& needle) {
-    try {
-      fn();
-      ADD_FAILURE() << "expected bl::Error containing " << needle;
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-    }
-  };
   expect_error([&] { add(f, i); }, "add");
   expect_error([&] { add(f, Tensor::zeros({4})); }, "do not broadcast");
   expect_error([&] { bl::exp(i); }, "exp");

@@ -261,14 +261,6 @@ TEST(IndexSabotage, ScatterFirstWinsIsCaught) {
 // ---- bad input ----
 
 TEST(IndexErrors, NamedErrors) {
-  auto expect_error = [](auto&& fn, const std::string& needle) {
-    try {
-      fn();
-      ADD_FAILURE() << "expected bl::Error containing " << needle;
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-    }
-  };
   Tensor x = Tensor::zeros({4, 5});
   Tensor bad = Tensor::from_vector(std::vector<int64_t>{0, 4}, {2});
   Tensor neg = Tensor::from_vector(std::vector<int64_t>{-1, 0}, {2});

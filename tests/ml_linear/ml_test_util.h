@@ -1,6 +1,10 @@
 // ml_test_util.h: shared helpers of the ml_linear tests (data files, synthetic data, digests).
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -9,6 +13,8 @@
 #include "bitlearn/tensor.h"
 #include "contract/rng.h"
 #include "core/digest.h"
+#include "core/error.h"
+#include "core/thread_pool.h"
 
 namespace bl::ml_test {
 
@@ -30,4 +36,43 @@ inline Tensor normal_data(int64_t n, int64_t d, uint64_t seed) {
 
 inline std::string sha256_text(const std::string& s) { return sha256_hex(s.data(), s.size()); }
 
+// The message of the bl::Error that f throws, or "(no error)".
+inline std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+// What an identity test records of one fit: SHA-256 of the model file and digests of the outputs.
+struct FitDigests {
+  std::string model_sha, predict_digest;
+};
+
+// Runs fit at 1 thread, then at 2 and 3, and expects the same digests each time; prints the
+// reference digests under `name`. Restores the thread count.
+inline void expect_same_digests_across_threads(const std::string& name, const std::function<FitDigests()>& fit) {
+  const int saved = num_threads();
+  set_num_threads(1);
+  const FitDigests ref = fit();
+  for (int t : {2, 3}) {
+    set_num_threads(t);
+    const FitDigests o = fit();
+    EXPECT_EQ(o.model_sha, ref.model_sha) << name << " threads " << t;
+    EXPECT_EQ(o.predict_digest, ref.predict_digest) << name << " threads " << t;
+  }
+  std::printf("  %-22s model %.16s predictions %.16s\n", name.c_str(), ref.model_sha.c_str(),
+              ref.predict_digest.c_str());
+  set_num_threads(saved);
+}
+
 }  // namespace bl::ml_test
+
+// Expects the bl::Error thrown by stmt to mention text.
+#define EXPECT_ERROR_HAS(stmt, text)                                 \
+  do {                                                                \
+    std::string msg_ = ::bl::ml_test::error_of([&] { stmt; });        \
+    EXPECT_NE(msg_.find(text), std::string::npos) << msg_;            \
+  } while (0)

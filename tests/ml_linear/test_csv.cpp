@@ -10,18 +10,12 @@
 #include "bitlearn/csv.h"
 #include "bitlearn/io.h"
 #include "core/error.h"
+#include "ml_test_util.h"
 
 namespace bl {
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using ml_test::error_of;
 
 TEST(MlCsv, ParsesHeaderCellsAndTarget) {
   CsvTable t = parse_csv("a, b ,y\n1,2.5,0\n-3e2,\"4\",1\n\n5,,1\n");

@@ -14,21 +14,6 @@
 namespace bl {
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
-#define EXPECT_ERROR_HAS(stmt, text)                      \
-  do {                                                     \
-    std::string msg_ = error_of([&] { stmt; });            \
-    EXPECT_NE(msg_.find(text), std::string::npos) << msg_; \
-  } while (0)
-
 const char* kRegressors[] = {"sgd_regressor", "huber_regressor", "quantile_regressor", "poisson_regressor",
                              "gamma_regressor", "tweedie_regressor", "ard_regression", "lars", "lasso_lars"};
 

@@ -79,9 +79,7 @@ const Tensor& target(const Problem& p, char t) {
   }
 }
 
-struct Outcome {
-  std::string model_sha, predict_digest;
-};
+using Outcome = ml_test::FitDigests;
 
 Outcome fit_once(const Config& c, const Problem& p, const Tensor& X) {
   auto est = ml::make_estimator(c.name, c.params);
@@ -102,21 +100,10 @@ Outcome fit_once(const Config& c, const Problem& p, const Tensor& X) {
 
 TEST(LinearModelsIdentity, ModelAndPredictionHashesAcrossThreads) {
   Problem p = make_problem(2003, 11);
-  int saved = num_threads();
   for (const Config& c : configs()) {
     SCOPED_TRACE(c.name);
-    set_num_threads(1);
-    Outcome ref = fit_once(c, p, p.X);
-    for (int t : {2, 3}) {
-      set_num_threads(t);
-      Outcome o = fit_once(c, p, p.X);
-      EXPECT_EQ(o.model_sha, ref.model_sha) << "threads " << t;
-      EXPECT_EQ(o.predict_digest, ref.predict_digest) << "threads " << t;
-    }
-    std::printf("  %-20s model %.16s predictions %.16s\n", c.name.c_str(), ref.model_sha.c_str(),
-                ref.predict_digest.c_str());
+    ml_test::expect_same_digests_across_threads(c.name, [&] { return fit_once(c, p, p.X); });
   }
-  set_num_threads(saved);
 }
 
 TEST(LinearModelsIdentity, SabotageOneChangedRowMovesTheModelHash) {

@@ -13,21 +13,6 @@
 namespace bl {
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
-#define EXPECT_ERROR_HAS(stmt, text)                          \
-  do {                                                         \
-    std::string msg_ = error_of([&] { stmt; });                \
-    EXPECT_NE(msg_.find(text), std::string::npos) << msg_;     \
-  } while (0)
-
 TEST(MlBadInput, ClearErrors) {
   Tensor X = ml_test::normal_data(20, 3, 1);
   std::vector<float> yv(20, 1.0f);

@@ -125,11 +125,7 @@ class AdaBoostClassifier : public Estimator {
   }
 
   Tensor predict(const Tensor& X) const override {
-    std::vector<float> dec = decision(X);
-    const int64_t n = X.dim(0), K = static_cast<int64_t>(classes_.size());
-    std::vector<int32_t> idx(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) idx[i] = argmax_row(&dec[i * K], K);
-    return decode_labels(classes_, idx);
+    return labels_of_best_scores(classes_, decision(X), X.dim(0));
   }
 
   // scikit-learn's SAMME probabilities: softmax of decision / (K - 1); two classes: of
@@ -166,24 +162,14 @@ class AdaBoostClassifier : public Estimator {
     state["n_features"] = n_features_;
     state["classes"] = classes_;
     state["estimator_weights"] = f32_to_hex(alphas_);
-    nlohmann::json list = nlohmann::json::array();
-    for (const Tree& t : trees_) {
-      nlohmann::json j;
-      tree_to_json(t, j);
-      list.push_back(j);
-    }
-    state["trees"] = list;
+    state["trees"] = trees_to_json(trees_);
   }
 
   void load_state(const nlohmann::json& state) override {
     const std::string est = name();
-    for (const char* key : {"n_features", "classes", "estimator_weights", "trees"}) {
-      BL_CHECK(state.contains(key), est, ": model state has no ", key);
-    }
-    n_features_ = state["n_features"].get<int64_t>();
-    BL_CHECK(n_features_ >= 1, est, ": state.n_features must be >= 1");
-    classes_ = state["classes"].get<std::vector<double>>();
-    BL_CHECK(classes_.size() >= 2, est, ": state.classes needs >= 2 labels");
+    require_state_keys(state, est, {"n_features", "classes", "estimator_weights", "trees"});
+    n_features_ = state_n_features(state, est);
+    classes_ = state_classes(state, est, /*classifier=*/true);
     alphas_ = f32_from_hex(state["estimator_weights"].get<std::string>(), "state.estimator_weights");
     const auto& js = state["trees"];
     BL_CHECK(js.is_array() && !js.empty() && js.size() == alphas_.size(), est,
@@ -200,10 +186,7 @@ class AdaBoostClassifier : public Estimator {
  private:
   // Weighted class votes divided by the sum of the weights, estimators in order.
   std::vector<float> decision(const Tensor& X) const {
-    BL_CHECK(fitted(), name(), ": predict before fit");
-    check_X(name(), X, /*allow_nan=*/true);
-    BL_CHECK(X.dim(1) == n_features_, name(), ": X has ", X.dim(1), " features, the model was fitted on ",
-             n_features_);
+    check_fitted_X(name(), fitted(), X, n_features_);
     Tensor hx = host_f32(X);
     const int64_t n = hx.dim(0), d = hx.dim(1), K = static_cast<int64_t>(classes_.size());
     std::vector<float> dec(static_cast<size_t>(n * K), 0.0f);
@@ -337,10 +320,7 @@ class AdaBoostRegressor : public Estimator {
   // Weighted median of the estimators' predictions (scikit-learn's rule: the smallest prediction
   // whose cumulative weight, predictions ascending and ties by estimator order, reaches half).
   Tensor predict(const Tensor& X) const override {
-    BL_CHECK(fitted(), name(), ": predict before fit");
-    check_X(name(), X, /*allow_nan=*/true);
-    BL_CHECK(X.dim(1) == n_features_, name(), ": X has ", X.dim(1), " features, the model was fitted on ",
-             n_features_);
+    check_fitted_X(name(), fitted(), X, n_features_);
     const int64_t n = X.dim(0), E = static_cast<int64_t>(models_.size());
     std::vector<std::vector<float>> preds;
     for (const auto& m : models_) preds.push_back(host_f32(m->predict(X)).to_vector<float>());
@@ -370,31 +350,18 @@ class AdaBoostRegressor : public Estimator {
   void save_state(nlohmann::json& state) const override {
     state["n_features"] = n_features_;
     state["estimator_weights"] = f32_to_hex(alphas_);
-    nlohmann::json list = nlohmann::json::array();
-    for (const auto& m : models_) {
-      nlohmann::json j;
-      save_sub_estimator(*m, j);
-      list.push_back(j);
-    }
-    state["estimators"] = list;
+    state["estimators"] = save_sub_estimators(models_);
   }
 
   void load_state(const nlohmann::json& state) override {
     const std::string est = name();
-    for (const char* key : {"n_features", "estimator_weights", "estimators"}) {
-      BL_CHECK(state.contains(key), est, ": model state has no ", key);
-    }
-    n_features_ = state["n_features"].get<int64_t>();
-    BL_CHECK(n_features_ >= 1, est, ": state.n_features must be >= 1");
+    require_state_keys(state, est, {"n_features", "estimator_weights", "estimators"});
+    n_features_ = state_n_features(state, est);
     alphas_ = f32_from_hex(state["estimator_weights"].get<std::string>(), "state.estimator_weights");
     const auto& list = state["estimators"];
     BL_CHECK(list.is_array() && !list.empty() && list.size() == alphas_.size(), est,
              ": state.estimators must be a non-empty list as long as state.estimator_weights");
-    std::vector<std::unique_ptr<Estimator>> models;
-    for (size_t e = 0; e < list.size(); ++e) {
-      models.push_back(load_sub_estimator(list[e], est + ": state.estimators[" + std::to_string(e) + "]"));
-    }
-    models_ = std::move(models);
+    models_ = load_sub_estimators(list, est);
   }
 
  private:

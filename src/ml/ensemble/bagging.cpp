@@ -46,7 +46,7 @@ class Bagging : public Estimator {
         n_estimators_ = param_int(est, k, v);
         BL_CHECK(n_estimators_ >= 1, est, ": parameter n_estimators=", v, ": expected >= 1");
       } else if (k == "max_samples" || k == "max_features") {
-        resolve_count(k, v, 1 << 30);  // validates the text
+        count_or_fraction(est, k, v, 1 << 30);  // validates the text
         (k == "max_samples" ? max_samples_ : max_features_) = v;
       } else if (k == "bootstrap") bootstrap_ = param_bool(est, k, v);
       else if (k == "bootstrap_features") bootstrap_features_ = param_bool(est, k, v);
@@ -62,8 +62,8 @@ class Bagging : public Estimator {
     check_Xy(est, X, y);
     const int64_t n = X.dim(0), d = X.dim(1);
     if (classifier_) classes_ = encode_labels(est, y).classes;
-    const int64_t m_rows = resolve_count("max_samples", max_samples_, n);
-    const int64_t m_cols = resolve_count("max_features", max_features_, d);
+    const int64_t m_rows = count_or_fraction(est, "max_samples", max_samples_, n);
+    const int64_t m_cols = count_or_fraction(est, "max_features", max_features_, d);
     BL_CHECK(bootstrap_ || m_rows <= n, est, ": max_samples=", max_samples_, " asks for ", m_rows,
              " rows without replacement from ", n);
     BL_CHECK(bootstrap_features_ || m_cols <= d, est, ": max_features=", max_features_, " asks for ", m_cols,
@@ -96,10 +96,7 @@ class Bagging : public Estimator {
     std::vector<float> v = average(X);
     const int64_t n = X.dim(0);
     if (!classifier_) return Tensor::from_vector(v, {n});
-    const int64_t k = static_cast<int64_t>(classes_.size());
-    std::vector<int32_t> idx(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) idx[i] = argmax_row(&v[i * k], k);
-    return decode_labels(classes_, idx);
+    return labels_of_best_scores(classes_, v, n);
   }
 
   Tensor predict_proba(const Tensor& X) const override {
@@ -128,13 +125,9 @@ class Bagging : public Estimator {
 
   void load_state(const nlohmann::json& state) override {
     const std::string est = name();
-    for (const char* key : {"n_features", "classes", "soft", "estimators"}) {
-      BL_CHECK(state.contains(key), est, ": model state has no ", key);
-    }
-    n_features_ = state["n_features"].get<int64_t>();
-    BL_CHECK(n_features_ >= 1, est, ": state.n_features must be >= 1");
-    classes_ = state["classes"].get<std::vector<double>>();
-    BL_CHECK(!classifier_ || classes_.size() >= 2, est, ": state.classes needs >= 2 labels");
+    require_state_keys(state, est, {"n_features", "classes", "soft", "estimators"});
+    n_features_ = state_n_features(state, est);
+    classes_ = state_classes(state, est, classifier_);
     soft_ = state["soft"].get<bool>();
     const auto& list = state["estimators"];
     BL_CHECK(list.is_array() && !list.empty(), est, ": state.estimators must be a non-empty list");
@@ -157,18 +150,6 @@ class Bagging : public Estimator {
   }
 
  private:
-  // A count (integer text) or a fraction of `total` (text with '.', 'e'): at least 1.
-  int64_t resolve_count(const std::string& key, const std::string& v, int64_t total) const {
-    if (v.find_first_of(".eE") != std::string::npos) {
-      const double f = param_double(name(), key, v);
-      BL_CHECK(f > 0.0 && f <= 1.0, name(), ": parameter ", key, "=", v, ": a fraction must be in (0, 1]");
-      return std::max<int64_t>(1, static_cast<int64_t>(f * static_cast<double>(total)));
-    }
-    const int64_t c = param_int(name(), key, v);
-    BL_CHECK(c >= 1, name(), ": parameter ", key, "=", v, ": expected a count >= 1 or a fraction in (0, 1]");
-    return c;
-  }
-
   // Whether the member gives predict_proba (tried on one row); otherwise members vote.
   static bool supports_proba(const Estimator& model, const Tensor& one_row) {
     try {
@@ -182,10 +163,7 @@ class Bagging : public Estimator {
 
   // Mean class probabilities (soft), vote fractions (hard) or mean predictions, in member order.
   std::vector<float> average(const Tensor& X) const {
-    BL_CHECK(fitted(), name(), ": predict before fit");
-    check_X(name(), X, /*allow_nan=*/true);
-    BL_CHECK(X.dim(1) == n_features_, name(), ": X has ", X.dim(1), " features, the model was fitted on ",
-             n_features_);
+    check_fitted_X(name(), fitted(), X, n_features_);
     Tensor hx = host_f32(X);
     const int64_t n = hx.dim(0);
     const int64_t k = classifier_ ? static_cast<int64_t>(classes_.size()) : 1;

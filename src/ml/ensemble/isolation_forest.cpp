@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/thread_pool.h"
 #include "ml/ensemble/ensemble_estimators.h"
+#include "ml/ensemble/sub_estimators.h"
 #include "ml/tree/tree_model.h"
 
 namespace bl::ml {
@@ -121,10 +122,10 @@ class IsolationForest : public Estimator {
         n_estimators_ = param_int(kName, k, v);
         BL_CHECK(n_estimators_ >= 1, kName, ": parameter n_estimators=", v, ": expected >= 1");
       } else if (k == "max_samples") {
-        if (v != "auto") resolve(k, v, 1 << 30);
+        if (v != "auto") count_or_fraction(kName, k, v, 1 << 30);
         max_samples_ = v;
       } else if (k == "max_features") {
-        resolve(k, v, 1 << 30);
+        count_or_fraction(kName, k, v, 1 << 30);
         max_features_ = v;
       } else if (k == "contamination") {
         if (v != "auto") {
@@ -144,9 +145,9 @@ class IsolationForest : public Estimator {
     check_X(kName, X);
     Tensor hx = host_f32(X);
     const int64_t n = hx.dim(0), d = hx.dim(1);
-    const int64_t m = max_samples_ == "auto" ? std::min<int64_t>(256, n) : resolve("max_samples", max_samples_, n);
+    const int64_t m = max_samples_ == "auto" ? std::min<int64_t>(256, n) : count_or_fraction(kName, "max_samples", max_samples_, n);
     BL_CHECK(bootstrap_ || m <= n, kName, ": max_samples=", max_samples_, " asks for ", m, " rows of ", n);
-    const int64_t n_feat = resolve("max_features", max_features_, d);
+    const int64_t n_feat = count_or_fraction(kName, "max_features", max_features_, d);
     BL_CHECK(n_feat <= d, kName, ": max_features=", max_features_, " asks for ", n_feat, " features of ", d);
     int64_t limit = 0;  // ceil(log2(m))
     while ((int64_t{1} << limit) < m) ++limit;
@@ -191,21 +192,12 @@ class IsolationForest : public Estimator {
     state["n_features"] = n_features_;
     state["max_samples_used"] = max_samples_used_;
     state["offset"] = f32_to_hex({offset_});
-    nlohmann::json list = nlohmann::json::array();
-    for (const Tree& t : trees_) {
-      nlohmann::json j;
-      tree_to_json(t, j);
-      list.push_back(j);
-    }
-    state["trees"] = list;
+    state["trees"] = trees_to_json(trees_);
   }
 
   void load_state(const nlohmann::json& state) override {
-    for (const char* key : {"n_features", "max_samples_used", "offset", "trees"}) {
-      BL_CHECK(state.contains(key), kName, ": model state has no ", key);
-    }
-    n_features_ = state["n_features"].get<int64_t>();
-    BL_CHECK(n_features_ >= 1, kName, ": state.n_features must be >= 1");
+    require_state_keys(state, kName, {"n_features", "max_samples_used", "offset", "trees"});
+    n_features_ = state_n_features(state, kName);
     max_samples_used_ = state["max_samples_used"].get<int64_t>();
     BL_CHECK(max_samples_used_ >= 1, kName, ": state.max_samples_used must be >= 1");
     std::vector<float> off = f32_from_hex(state["offset"].get<std::string>(), "state.offset");
@@ -222,21 +214,8 @@ class IsolationForest : public Estimator {
   }
 
  private:
-  int64_t resolve(const std::string& key, const std::string& v, int64_t total) const {
-    if (v.find_first_of(".eE") != std::string::npos) {
-      const double f = param_double(kName, key, v);
-      BL_CHECK(f > 0.0 && f <= 1.0, kName, ": parameter ", key, "=", v, ": a fraction must be in (0, 1]");
-      return std::max<int64_t>(1, static_cast<int64_t>(f * static_cast<double>(total)));
-    }
-    const int64_t c = param_int(kName, key, v);
-    BL_CHECK(c >= 1, kName, ": parameter ", key, "=", v, ": expected a count >= 1 or a fraction in (0, 1]");
-    return c;
-  }
-
   std::vector<float> scores(const Tensor& X) const {
-    BL_CHECK(fitted(), kName, ": predict before fit");
-    check_X(kName, X, /*allow_nan=*/true);
-    BL_CHECK(X.dim(1) == n_features_, kName, ": X has ", X.dim(1), " features, the model was fitted on ", n_features_);
+    check_fitted_X(kName, fitted(), X, n_features_);
     return score_samples_host(host_f32(X));
   }
 

@@ -157,33 +157,19 @@ class Stacking : public Estimator {
   void save_state(nlohmann::json& state) const override {
     state["n_features"] = n_features_;
     state["classes"] = classes_;
-    nlohmann::json list = nlohmann::json::array();
-    for (const auto& m : bases_) {
-      nlohmann::json j;
-      save_sub_estimator(*m, j);
-      list.push_back(j);
-    }
-    state["estimators"] = list;
+    state["estimators"] = save_sub_estimators(bases_);
     save_sub_estimator(*final_model_, state["final_estimator"]);
   }
 
   void load_state(const nlohmann::json& state) override {
     const std::string est = name();
-    for (const char* key : {"n_features", "classes", "estimators", "final_estimator"}) {
-      BL_CHECK(state.contains(key), est, ": model state has no ", key);
-    }
-    n_features_ = state["n_features"].get<int64_t>();
-    BL_CHECK(n_features_ >= 1, est, ": state.n_features must be >= 1");
-    classes_ = state["classes"].get<std::vector<double>>();
-    BL_CHECK(!classifier_ || classes_.size() >= 2, est, ": state.classes needs >= 2 labels");
+    require_state_keys(state, est, {"n_features", "classes", "estimators", "final_estimator"});
+    n_features_ = state_n_features(state, est);
+    classes_ = state_classes(state, est, classifier_);
     const auto& list = state["estimators"];
     BL_CHECK(list.is_array() && list.size() == specs_.size(), est, ": state.estimators must list ",
              specs_.size(), " models (parameter estimators)");
-    std::vector<std::unique_ptr<Estimator>> bases;
-    for (size_t e = 0; e < list.size(); ++e) {
-      bases.push_back(load_sub_estimator(list[e], est + ": state.estimators[" + std::to_string(e) + "]"));
-    }
-    bases_ = std::move(bases);
+    bases_ = load_sub_estimators(list, est);
     final_model_ = load_sub_estimator(state["final_estimator"], est + ": state.final_estimator");
   }
 
@@ -214,10 +200,7 @@ class Stacking : public Estimator {
   }
 
   Tensor meta_features(const Tensor& X) const {
-    final_model_checked();
-    check_X(name(), X, /*allow_nan=*/true);
-    BL_CHECK(X.dim(1) == n_features_, name(), ": X has ", X.dim(1), " features, the model was fitted on ",
-             n_features_);
+    check_fitted_X(name(), fitted(), X, n_features_);
     Tensor hx = host_f32(X);
     const int64_t n = hx.dim(0), d = hx.dim(1), width = block_width();
     const int64_t n_meta = width * static_cast<int64_t>(bases_.size()) + (passthrough_ ? d : 0);

@@ -125,6 +125,68 @@ std::unique_ptr<Estimator> load_sub_estimator(const nlohmann::json& in, const st
   return est;
 }
 
+nlohmann::json save_sub_estimators(const std::vector<std::unique_ptr<Estimator>>& models) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& m : models) {
+    nlohmann::json j;
+    save_sub_estimator(*m, j);
+    list.push_back(j);
+  }
+  return list;
+}
+
+std::vector<std::unique_ptr<Estimator>> load_sub_estimators(const nlohmann::json& list, const std::string& est) {
+  BL_CHECK(list.is_array(), est, ": state.estimators must be a list");
+  std::vector<std::unique_ptr<Estimator>> models;
+  for (size_t e = 0; e < list.size(); ++e) {
+    models.push_back(load_sub_estimator(list[e], est + ": state.estimators[" + std::to_string(e) + "]"));
+  }
+  return models;
+}
+
+void require_state_keys(const nlohmann::json& state, const std::string& est,
+                        std::initializer_list<const char*> keys) {
+  for (const char* key : keys) {
+    BL_CHECK(state.contains(key), est, ": model state has no ", key);
+  }
+}
+
+int64_t state_n_features(const nlohmann::json& state, const std::string& est) {
+  const int64_t n_features = state["n_features"].get<int64_t>();
+  BL_CHECK(n_features >= 1, est, ": state.n_features must be >= 1");
+  return n_features;
+}
+
+std::vector<double> state_classes(const nlohmann::json& state, const std::string& est, bool classifier) {
+  std::vector<double> classes = state["classes"].get<std::vector<double>>();
+  BL_CHECK(!classifier || classes.size() >= 2, est, ": state.classes needs >= 2 labels");
+  return classes;
+}
+
+void check_fitted_X(const std::string& est, bool fitted, const Tensor& X, int64_t n_features) {
+  BL_CHECK(fitted, est, ": predict before fit");
+  check_X(est, X, /*allow_nan=*/true);
+  BL_CHECK(X.dim(1) == n_features, est, ": X has ", X.dim(1), " features, the model was fitted on ", n_features);
+}
+
+Tensor labels_of_best_scores(const std::vector<double>& classes, const std::vector<float>& scores, int64_t n) {
+  const int64_t k = static_cast<int64_t>(classes.size());
+  std::vector<int32_t> idx(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) idx[i] = argmax_row(&scores[i * k], k);
+  return decode_labels(classes, idx);
+}
+
+int64_t count_or_fraction(const std::string& est, const std::string& key, const std::string& v, int64_t total) {
+  if (v.find_first_of(".eE") != std::string::npos) {
+    const double f = param_double(est, key, v);
+    BL_CHECK(f > 0.0 && f <= 1.0, est, ": parameter ", key, "=", v, ": a fraction must be in (0, 1]");
+    return std::max<int64_t>(1, static_cast<int64_t>(f * static_cast<double>(total)));
+  }
+  const int64_t c = param_int(est, key, v);
+  BL_CHECK(c >= 1, est, ": parameter ", key, "=", v, ": expected a count >= 1 or a fraction in (0, 1]");
+  return c;
+}
+
 Tensor gather_rows_cols(const Tensor& X, const std::vector<int64_t>& rows, const std::vector<int64_t>& cols) {
   Tensor h = host_f32(X);
   const float* p = h.data<float>();

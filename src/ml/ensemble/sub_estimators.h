@@ -6,6 +6,8 @@
 // Values may not contain ';', ',', '(' or ')'.
 #pragma once
 
+#include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
@@ -36,6 +38,28 @@ std::unique_ptr<Estimator> make_sub_estimator(const SubSpec& spec, const std::st
 // `prefix` on error).
 void save_sub_estimator(const Estimator& est, nlohmann::json& out);
 std::unique_ptr<Estimator> load_sub_estimator(const nlohmann::json& in, const std::string& prefix);
+
+// The fitted sub-estimators as a JSON list of save_sub_estimator objects, and back (entry e is
+// named `est`: state.estimators[e] on error; callers check the list's length).
+nlohmann::json save_sub_estimators(const std::vector<std::unique_ptr<Estimator>>& models);
+std::vector<std::unique_ptr<Estimator>> load_sub_estimators(const nlohmann::json& list, const std::string& est);
+
+// Model-state checks of the ensembles, each naming `est`: every key present; state.n_features >= 1;
+// state.classes with at least two labels when `classifier`.
+void require_state_keys(const nlohmann::json& state, const std::string& est,
+                        std::initializer_list<const char*> keys);
+int64_t state_n_features(const nlohmann::json& state, const std::string& est);
+std::vector<double> state_classes(const nlohmann::json& state, const std::string& est, bool classifier);
+
+// Predict-time checks of an ensemble: fitted, X a 2-d f32 tensor (NaN allowed) with n_features columns.
+void check_fitted_X(const std::string& est, bool fitted, const Tensor& X, int64_t n_features);
+
+// The label of the largest score of each row (scores [n, classes.size()], the first on ties).
+Tensor labels_of_best_scores(const std::vector<double>& classes, const std::vector<float>& scores, int64_t n);
+
+// A count parameter given as an integer (>= 1) or as a fraction in (0, 1] of `total` (text with '.',
+// 'e' or 'E'; at least 1); throws naming `est` and `key`.
+int64_t count_or_fraction(const std::string& est, const std::string& key, const std::string& v, int64_t total);
 
 // The rows `rows` (repeats allowed) and columns `cols` of host X [n, d] as a new f32 tensor.
 Tensor gather_rows_cols(const Tensor& X, const std::vector<int64_t>& rows, const std::vector<int64_t>& cols);

@@ -64,10 +64,7 @@ class Voting : public Estimator {
     std::vector<float> v = combine(X, classifier_ && !soft_);
     const int64_t n = X.dim(0);
     if (!classifier_) return Tensor::from_vector(v, {n});
-    const int64_t k = static_cast<int64_t>(classes_.size());
-    std::vector<int32_t> idx(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) idx[i] = argmax_row(&v[i * k], k);
-    return decode_labels(classes_, idx);
+    return labels_of_best_scores(classes_, v, n);
   }
 
   Tensor predict_proba(const Tensor& X) const override {
@@ -83,33 +80,19 @@ class Voting : public Estimator {
   void save_state(nlohmann::json& state) const override {
     state["n_features"] = n_features_;
     state["classes"] = classes_;
-    nlohmann::json list = nlohmann::json::array();
-    for (const auto& m : models_) {
-      nlohmann::json j;
-      save_sub_estimator(*m, j);
-      list.push_back(j);
-    }
-    state["estimators"] = list;
+    state["estimators"] = save_sub_estimators(models_);
   }
 
   void load_state(const nlohmann::json& state) override {
     const std::string est = name();
-    for (const char* key : {"n_features", "classes", "estimators"}) {
-      BL_CHECK(state.contains(key), est, ": model state has no ", key);
-    }
-    n_features_ = state["n_features"].get<int64_t>();
-    BL_CHECK(n_features_ >= 1, est, ": state.n_features must be >= 1");
-    classes_ = state["classes"].get<std::vector<double>>();
-    BL_CHECK(!classifier_ || classes_.size() >= 2, est, ": state.classes needs >= 2 labels");
+    require_state_keys(state, est, {"n_features", "classes", "estimators"});
+    n_features_ = state_n_features(state, est);
+    classes_ = state_classes(state, est, classifier_);
     const auto& list = state["estimators"];
     BL_CHECK(list.is_array() && !list.empty(), est, ": state.estimators must be a non-empty list");
     BL_CHECK(weights_.empty() || weights_.size() == list.size(), est, ": weights has ", weights_.size(),
              " entries for ", list.size(), " estimators");
-    std::vector<std::unique_ptr<Estimator>> models;
-    for (size_t e = 0; e < list.size(); ++e) {
-      models.push_back(load_sub_estimator(list[e], est + ": state.estimators[" + std::to_string(e) + "]"));
-    }
-    models_ = std::move(models);
+    models_ = load_sub_estimators(list, est);
   }
 
  private:
@@ -131,10 +114,7 @@ class Voting : public Estimator {
 
   // Weighted votes (hard), or the weighted mean of probabilities / predictions; members in order.
   std::vector<float> combine(const Tensor& X, bool hard) const {
-    BL_CHECK(fitted(), name(), ": predict before fit");
-    check_X(name(), X, /*allow_nan=*/true);
-    BL_CHECK(X.dim(1) == n_features_, name(), ": X has ", X.dim(1), " features, the model was fitted on ",
-             n_features_);
+    check_fitted_X(name(), fitted(), X, n_features_);
     const int64_t n = X.dim(0);
     const int64_t k = classifier_ ? static_cast<int64_t>(classes_.size()) : 1;
     std::vector<float> acc(static_cast<size_t>(n * k), 0.0f);

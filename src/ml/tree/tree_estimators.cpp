@@ -192,13 +192,7 @@ class CartEstimator : public Estimator {
   void save_state(nlohmann::json& state) const override {
     state["n_features"] = n_features_;
     state["classes"] = classes_;
-    nlohmann::json trees = nlohmann::json::array();
-    for (const Tree& t : trees_) {
-      nlohmann::json j;
-      tree_to_json(t, j);
-      trees.push_back(j);
-    }
-    state["trees"] = trees;
+    state["trees"] = trees_to_json(trees_);
   }
 
   void load_state(const nlohmann::json& state) override {

@@ -54,6 +54,16 @@ void tree_to_json(const Tree& tree, nlohmann::json& out) {
   out["value"] = f32_to_hex(tree.value);
 }
 
+nlohmann::json trees_to_json(const std::vector<Tree>& trees) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const Tree& t : trees) {
+    nlohmann::json j;
+    tree_to_json(t, j);
+    list.push_back(j);
+  }
+  return list;
+}
+
 Tree tree_from_json(const nlohmann::json& in, int64_t n_features, const std::string& prefix) {
   BL_CHECK(in.is_object(), prefix, ": expected an object");
   for (const char* key : {"n_values", "feature", "left", "right", "default_left", "threshold", "value"}) {

@@ -38,6 +38,8 @@ struct Tree {
 // field (prefix) on error.
 void tree_to_json(const Tree& tree, nlohmann::json& out);
 Tree tree_from_json(const nlohmann::json& in, int64_t n_features, const std::string& prefix);
+// The trees as a JSON list of tree_to_json objects, in order.
+nlohmann::json trees_to_json(const std::vector<Tree>& trees);
 
 // Host copy of X as contiguous f32 (moves CUDA inputs to the host).
 Tensor host_f32(const Tensor& X);
