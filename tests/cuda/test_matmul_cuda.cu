@@ -7,6 +7,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,9 @@ struct DeviceBuffer {
   }
 };
 
+// Every launch config and tile variant under test. With BITLEARN_TEST_MATMUL_VARIANT=<n> in the
+// environment only the configs of variant n run (the GPU script uses it to report each variant
+// alone, so that one broken variant cannot hide the results of the others).
 std::vector<bl::LaunchConfig> all_configs() {
   std::vector<bl::LaunchConfig> v(std::begin(bl::kConformanceLaunchConfigs),
                                   std::end(bl::kConformanceLaunchConfigs));
@@ -54,6 +58,18 @@ std::vector<bl::LaunchConfig> all_configs() {
   v.push_back({256, 0, 5});  // the pipelined variant with leaf sums in registers
   v.push_back({256, 0, 6});  // the pipelined 128 x 128 variant that variant 0 picks for large shapes
   v.push_back({256, 9, 6});  // ... with a capped grid
+  // The wide-tile kernels of matmul_wide.cu, whole grid and a capped grid each.
+  for (int variant = 7; variant <= 10; ++variant) {
+    v.push_back({256, 0, variant});
+    v.push_back({256, 3, variant});
+  }
+  if (const char* only = std::getenv("BITLEARN_TEST_MATMUL_VARIANT")) {
+    const int want = std::atoi(only);
+    std::vector<bl::LaunchConfig> kept;
+    for (const bl::LaunchConfig& c : v)
+      if (c.variant == want) kept.push_back(c);
+    return kept;
+  }
   return v;
 }
 
@@ -104,6 +120,8 @@ TEST(MatmulCudaConformance, MatchesReferenceOnLargerShapes) {
     cases.push_back({2, 129, 257, 520, (t & 1) != 0, (t & 2) != 0, 1, 301, 1.0f});
     // Pitches that are multiples of 4 with K that is not: 16-byte copies up to a partial chunk.
     cases.push_back({1, 260, 300, 1030, (t & 1) != 0, (t & 2) != 0, 2, 0, 1.0f});
+    // Several 128 x 256 tiles (the wide variants), a partial last tile in both directions.
+    cases.push_back({1, 257, 520, 777, (t & 1) != 0, (t & 2) != 0, 0, 0, 1.0f});
   }
   check_cases(cases, 700);
 }
@@ -150,14 +168,19 @@ TEST(MatmulCudaConformance, SabotageLeafSizesAreCaught) {
   // must differ, while the reference must agree.
   MatmulCase mc{1, 40, 50, 700, false, false, 0, 0, 1.0f};
   MatmulProblem p = bl::conformance::make_matmul_problem(mc, 55);
-  std::vector<float> got = run_cuda(p, bl::LaunchConfig{});
+  std::vector<std::vector<float>> sabotaged;
   for (int64_t leaf : {int64_t{128}, int64_t{0}}) {
-    std::vector<float> sabotaged = p.c_init;
-    bl::conformance::matmul_reference_with_leaf(p.args, p.a.data(), p.b.data(), sabotaged.data(),
-                                                leaf);
-    EXPECT_FALSE(bits_equal(sabotaged, got, "leaf=" + std::to_string(leaf)));
+    sabotaged.push_back(p.c_init);
+    bl::conformance::matmul_reference_with_leaf(p.args, p.a.data(), p.b.data(),
+                                                sabotaged.back().data(), leaf);
   }
-  EXPECT_TRUE(bits_equal(run_reference(p), got, "contract leaf"));
+  const std::vector<float> expected = run_reference(p);
+  for (const bl::LaunchConfig& config : all_configs()) {
+    std::vector<float> got = run_cuda(p, config);
+    EXPECT_FALSE(bits_equal(sabotaged[0], got, "leaf=128 " + config_name(config)));
+    EXPECT_FALSE(bits_equal(sabotaged[1], got, "leaf=K " + config_name(config)));
+    EXPECT_TRUE(bits_equal(expected, got, "contract leaf " + config_name(config)));
+  }
 }
 
 // The leaf-parallel path of variant 0 (batch 1, >= 4 leaves, fewer 64 x 64 tiles than the device
@@ -212,7 +235,7 @@ TEST(MatmulCudaConformance, BadInputThrows) {
   args.ldb = 2;
   EXPECT_THROW(bl::matmul_cuda(args, nullptr, nullptr, nullptr, bl::LaunchConfig{}), bl::Error);
   args = bl::matmul_dense_args(1, 4, 4, 4);
-  bl::LaunchConfig bad_variant{256, 0, 9};
+  bl::LaunchConfig bad_variant{256, 0, 11};
   float* dummy = reinterpret_cast<float*>(16);
   EXPECT_THROW(bl::matmul_cuda(args, dummy, dummy, dummy, bad_variant), bl::Error);
 }

@@ -66,35 +66,107 @@ __global__ void map2_f32x4_kernel(const float4* a, const float4* b, float4* out,
 bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
 
 // Transposing copy: dst is contiguous and src reads its second-to-last dimension with stride 1
-// (a transposed view). 32 x 32 tiles pass through shared memory so that both the reads (along the
+// (a transposed view). Square tiles pass through shared memory so that both the reads (along the
 // source's unit stride) and the writes (along dst's rows) are coalesced. Leading dimensions are
-// batches. The launch shape changes nothing but speed: every element is copied exactly.
+// batches. LaunchConfig.variant picks the kernel (0: 32 x 32 tiles; 7: 64 x 64 tiles; 8: 64 x 64
+// tiles moved as 16-byte quads, for 4-byte elements with 16-byte aligned columns and rows, else
+// variant 7). Kernel and launch shape change nothing but speed: every element is copied exactly.
 constexpr int kTile = 32, kTileRows = 8;
 
-template <typename T>
+template <typename T, int TILE, int ROWS>
 __global__ void transpose_copy_kernel(const T* src, StridedView batch_view, int64_t col_stride, T* dst,
                                       int64_t batches, int64_t rows, int64_t cols) {
-  __shared__ T tile[kTile][kTile + 1];
-  const int64_t tiles_r = (rows + kTile - 1) / kTile, tiles_c = (cols + kTile - 1) / kTile;
+  __shared__ T tile[TILE][TILE + 1];
+  const int64_t tiles_r = (rows + TILE - 1) / TILE, tiles_c = (cols + TILE - 1) / TILE;
   const int64_t total = batches * tiles_r * tiles_c;
   for (int64_t t = blockIdx.x; t < total; t += gridDim.x) {
     const int64_t b = t / (tiles_r * tiles_c), rc = t % (tiles_r * tiles_c);
-    const int64_t r0 = (rc / tiles_c) * kTile, c0 = (rc % tiles_c) * kTile;
+    const int64_t r0 = (rc / tiles_c) * TILE, c0 = (rc % tiles_c) * TILE;
     const T* s = src + strided_offset(batch_view, b);
     // Read: threadIdx.x walks rows (unit stride in src).
-    for (int j = threadIdx.y; j < kTile; j += kTileRows) {
+    for (int j = threadIdx.y; j < TILE; j += ROWS) {
       const int64_t r = r0 + threadIdx.x, c = c0 + j;
       if (r < rows && c < cols) tile[j][threadIdx.x] = s[r + c * col_stride];
     }
     __syncthreads();
     // Write: threadIdx.x walks columns (unit stride in dst).
     T* d = dst + b * rows * cols;
-    for (int j = threadIdx.y; j < kTile; j += kTileRows) {
+    for (int j = threadIdx.y; j < TILE; j += ROWS) {
       const int64_t r = r0 + j, c = c0 + threadIdx.x;
       if (r < rows && c < cols) d[r * cols + c] = tile[threadIdx.x][j];
     }
     __syncthreads();
   }
+}
+
+// Transposing copy of 4-byte elements in 64 x 64 tiles, 256 threads, each moving 16-byte quads:
+// reads are quads of 4 source rows (unit stride) of one column, writes quads of 4 dst columns of
+// one row. Requires (see transpose_quads_ok) src, dst, col_stride, every batch stride and cols to be
+// multiples of 16 bytes / 4 elements, so every full quad is aligned; quads cut by the matrix edge
+// move element by element.
+constexpr int kQuadTile = 64, kQuadThreads = 256;
+
+__global__ void transpose_copy_quads_kernel(const uint32_t* src, StridedView batch_view,
+                                            int64_t col_stride, uint32_t* dst, int64_t batches,
+                                            int64_t rows, int64_t cols) {
+  __shared__ uint32_t tile[kQuadTile][kQuadTile + 1];  // tile[column][row] within the tile
+  constexpr int kQuads = kQuadTile / 4, kLines = kQuadThreads / kQuads;
+  const int q = static_cast<int>(threadIdx.x) % kQuads, line = static_cast<int>(threadIdx.x) / kQuads;
+  const int64_t tiles_r = (rows + kQuadTile - 1) / kQuadTile, tiles_c = (cols + kQuadTile - 1) / kQuadTile;
+  const int64_t total = batches * tiles_r * tiles_c;
+  for (int64_t t = blockIdx.x; t < total; t += gridDim.x) {
+    const int64_t b = t / (tiles_r * tiles_c), rc = t % (tiles_r * tiles_c);
+    const int64_t r0 = (rc / tiles_c) * kQuadTile, c0 = (rc % tiles_c) * kQuadTile;
+    const uint32_t* s = src + strided_offset(batch_view, b);
+    for (int cl = line; cl < kQuadTile; cl += kLines) {  // source rows 4q..4q+3 of column cl
+      const int64_t r = r0 + 4 * q, c = c0 + cl;
+      if (c >= cols || r >= rows) continue;
+      const uint32_t* p = s + r + c * col_stride;
+      if (r + 3 < rows) {
+        const uint4 v = *reinterpret_cast<const uint4*>(p);
+        tile[cl][4 * q] = v.x;
+        tile[cl][4 * q + 1] = v.y;
+        tile[cl][4 * q + 2] = v.z;
+        tile[cl][4 * q + 3] = v.w;
+      } else {
+        for (int e = 0; r + e < rows; ++e) tile[cl][4 * q + e] = p[e];
+      }
+    }
+    __syncthreads();
+    uint32_t* d = dst + b * rows * cols;
+    for (int rl = line; rl < kQuadTile; rl += kLines) {  // dst columns 4q..4q+3 of row rl
+      const int64_t r = r0 + rl, c = c0 + 4 * q;
+      if (r >= rows || c >= cols) continue;
+      uint32_t* p = d + r * cols + c;
+      if (c + 3 < cols) {
+        uint4 v;
+        v.x = tile[4 * q][rl];
+        v.y = tile[4 * q + 1][rl];
+        v.z = tile[4 * q + 2][rl];
+        v.w = tile[4 * q + 3][rl];
+        *reinterpret_cast<uint4*>(p) = v;
+      } else {
+        for (int e = 0; c + e < cols; ++e) p[e] = tile[4 * q + e][rl];
+      }
+    }
+    __syncthreads();
+  }
+}
+
+// True when every full quad of transpose_copy_quads_kernel is 16-byte aligned.
+bool transpose_quads_ok(const void* src, const StridedView& batch_view, int64_t col_stride,
+                        const void* dst, int64_t cols) {
+  if (!aligned16(src) || !aligned16(dst) || col_stride % 4 != 0 || cols % 4 != 0) return false;
+  for (int d = 0; d < batch_view.ndim; ++d)
+    if (batch_view.shape[d] > 1 && batch_view.strides[d] % 4 != 0) return false;
+  return true;
+}
+
+// Grid of a tile kernel: one block per tile, at most cfg.grid_cap (tiles are walked grid-stride).
+unsigned transpose_blocks(int64_t tiles, const LaunchConfig& cfg) {
+  int64_t blocks = tiles < (int64_t(1) << 30) ? tiles : (int64_t(1) << 30);
+  if (cfg.grid_cap > 0 && blocks > cfg.grid_cap) blocks = cfg.grid_cap;
+  return static_cast<unsigned>(blocks);
 }
 
 template <typename T>
@@ -252,12 +324,21 @@ void strided_copy_typed(const void* src, const StridedView& sv, void* dst, const
       batches *= sv.shape[d];
     }
     const int64_t rows = sv.shape[nd - 2], cols = sv.shape[nd - 1];
-    const int64_t tiles = batches * ((rows + kTile - 1) / kTile) * ((cols + kTile - 1) / kTile);
-    int64_t blocks = tiles < (int64_t(1) << 30) ? tiles : (int64_t(1) << 30);
-    if (cfg.grid_cap > 0 && blocks > cfg.grid_cap) blocks = cfg.grid_cap;
-    transpose_copy_kernel<<<static_cast<unsigned>(blocks), dim3(kTile, kTileRows)>>>(
-        static_cast<const T*>(src), batch_view, sv.strides[nd - 1], static_cast<T*>(dst), batches, rows,
-        cols);
+    const int64_t col_stride = sv.strides[nd - 1];
+    const T* s = static_cast<const T*>(src);
+    T* d = static_cast<T*>(dst);
+    auto tiles = [&](int64_t tile) { return batches * ((rows + tile - 1) / tile) * ((cols + tile - 1) / tile); };
+    if (cfg.variant == 8 && sizeof(T) == 4 && transpose_quads_ok(src, batch_view, col_stride, dst, cols)) {
+      transpose_copy_quads_kernel<<<transpose_blocks(tiles(kQuadTile), cfg), kQuadThreads>>>(
+          reinterpret_cast<const uint32_t*>(s), batch_view, col_stride, reinterpret_cast<uint32_t*>(d),
+          batches, rows, cols);
+    } else if (cfg.variant == 7 || cfg.variant == 8) {
+      transpose_copy_kernel<T, 64, 4><<<transpose_blocks(tiles(64), cfg), dim3(64, 4)>>>(
+          s, batch_view, col_stride, d, batches, rows, cols);
+    } else {
+      transpose_copy_kernel<T, kTile, kTileRows><<<transpose_blocks(tiles(kTile), cfg), dim3(kTile, kTileRows)>>>(
+          s, batch_view, col_stride, d, batches, rows, cols);
+    }
     cuda_sync_check("copy");
     return;
   }

@@ -34,6 +34,8 @@
 #include "core/cuda_check.h"
 #include "core/error.h"
 #include "kernels/cuda/launch_util.cuh"
+#include "kernels/cuda/matmul_pipe.cuh"
+#include "kernels/cuda/matmul_wide.h"
 #include "kernels/cuda/reduce_cuda.cuh"
 #include "kernels/launch.h"
 #include "kernels/matmul.h"
@@ -243,83 +245,9 @@ __global__ void __launch_bounds__((MatmulTile<BM, BN, BK, TM, TN>::kThreads), MI
 // ---- Pipelined kernel: cp.async global -> shared copies in STAGES stages ----------------------
 //
 // Same per-output order as matmul_kernel (leaf partials from +0 with one fma per k in ascending k,
-// folded into C once per leaf), only the data movement differs: each operand slab is copied into
-// shared memory as it is stored in global memory (k-contiguous operands as [outer][BK + 4],
-// outer-contiguous ones as [BK][outer + 4]) by asynchronous 16-byte copies, STAGES - 1 slabs ahead
-// of the compute, so no registers hold in-flight slabs and one __syncthreads guards each slab.
-// Chunks at the matrix edge, or of operands whose rows are not 16-byte aligned, are copied one
-// element at a time; elements outside the matrix are zero-filled and never reach a stored output
-// or a k step that is run.
-
-#if defined(__HIP_PLATFORM_AMD__)
-// AMD GPUs have no cp.async: the same copies done synchronously (src_bytes of the chunk are read,
-// the rest zero-filled, as cp.async does). Only data movement differs; every fma stays in place.
-__device__ __forceinline__ void cp_async_16(float* smem, const float* gmem, int src_bytes) {
-  for (int i = 0; i < 4; ++i) smem[i] = 4 * i < src_bytes ? gmem[i] : 0.0f;
-}
-__device__ __forceinline__ void cp_async_4(float* smem, const float* gmem, int src_bytes) {
-  smem[0] = src_bytes >= 4 ? gmem[0] : 0.0f;
-}
-__device__ __forceinline__ void cp_async_commit() {}
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {}
-#else
-__device__ __forceinline__ void cp_async_16(float* smem, const float* gmem, int src_bytes) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem), "r"(src_bytes));
-}
-__device__ __forceinline__ void cp_async_4(float* smem, const float* gmem, int src_bytes) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(s), "l"(gmem), "r"(src_bytes));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N>
-__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
-#endif
-
-// Shared-memory geometry of one operand slab (BO outer x BK deep).
-template <int BO, int BK, bool K_CONTIGUOUS>
-struct PipeSlab {
-  static constexpr int kPitch = K_CONTIGUOUS ? BK + 4 : BO + 4;  // floats; rows stay 16-byte aligned
-  static constexpr int kFloats = K_CONTIGUOUS ? BO * kPitch : BK * kPitch;
-  static constexpr int kChunksPerRow = (K_CONTIGUOUS ? BK : BO) / 4;  // 4-float chunks
-  static constexpr int kChunks = BO * BK / 4;
-};
-
-// Issues the copies of slab s of one operand into smem. x is the batch entry's matrix, o0 the
-// tile's first outer index, vec whether 16-byte copies are allowed (aligned rows).
-template <int BO, int BK, int kThreads, bool K_CONTIGUOUS>
-__device__ __forceinline__ void pipe_load_slab(float* smem, const float* x, int64_t ld, int64_t o0,
-                                               int64_t outer_total, int64_t k_total, int64_t s,
-                                               bool vec) {
-  using S = PipeSlab<BO, BK, K_CONTIGUOUS>;
-  static_assert(S::kChunks % kThreads == 0, "whole chunks per thread");
-  const int64_t k0 = s * BK;
-#pragma unroll
-  for (int i = 0; i < S::kChunks / kThreads; ++i) {
-    const int c = static_cast<int>(threadIdx.x) + i * kThreads;
-    const int row = c / S::kChunksPerRow;        // smem row: outer (k-contiguous) or k
-    const int col = (c % S::kChunksPerRow) * 4;  // first of 4 contiguous elements in that row
-    float* dst = smem + row * S::kPitch + col;
-    // Global (outer, k) of the chunk's first element and how many of its 4 elements are inside.
-    const int64_t o = K_CONTIGUOUS ? o0 + row : o0 + col;
-    const int64_t k = K_CONTIGUOUS ? k0 + col : k0 + row;
-    const int64_t in_k = K_CONTIGUOUS ? k_total - k : (k < k_total ? 4 : 0);
-    const int64_t in_o = K_CONTIGUOUS ? (o < outer_total ? 4 : 0) : outer_total - o;
-    int64_t inside = in_k < in_o ? in_k : in_o;
-    if (inside < 0) inside = 0;
-    const float* src = K_CONTIGUOUS ? x + o * ld + k : x + k * ld + o;
-    if (vec && inside >= 4) {
-      cp_async_16(dst, src, 16);
-    } else {
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const bool ok = e < inside;
-        cp_async_4(dst + e, ok ? src + e : x, ok ? 4 : 0);
-      }
-    }
-  }
-}
+// folded into C once per leaf), only the data movement differs: the operand slabs are copied into
+// shared memory by cp.async (matmul_pipe.cuh), STAGES - 1 slabs ahead of the compute, so no
+// registers hold in-flight slabs and one __syncthreads guards each slab.
 
 template <int BM, int BN, int BK, int STAGES, bool A_KC, bool B_KC>
 struct PipeTile {
@@ -559,11 +487,6 @@ __global__ void __launch_bounds__((PipeTile<BM, BN, BK, STAGES, A_KC, B_KC>::kTh
   }
 }
 
-// True when every 4-aligned chunk of rows of x starts 16-byte aligned in every batch entry.
-bool rows_16b_aligned(const float* x, int64_t ld, int64_t stride, int64_t batch) {
-  return reinterpret_cast<uintptr_t>(x) % 16 == 0 && ld % 4 == 0 && (batch <= 1 || stride % 4 == 0);
-}
-
 template <int BM, int BN, int BK, int STAGES, int MIN_BLOCKS, bool SUM_REGS, bool A_KC, bool B_KC>
 void launch_pipe_typed(const MatmulDeviceArgs& p, const float* a, const float* b, float* c,
                        unsigned blocks, int vec_a, int vec_b, cudaStream_t stream) {
@@ -722,6 +645,10 @@ void matmul_cuda(const MatmulArgs& args, const float* a, const float* b, float* 
   cudaStream_t s = static_cast<cudaStream_t>(stream);
   // variant picks the tile shape; the block size follows from it (config.block is not used).
   const int variant = config.variant == 0 ? auto_variant(args.batch, args.m, args.n) : config.variant;
+  if (matmul_wide_variant(variant)) {  // 7..10: the wide-tile kernels of matmul_wide.cu
+    matmul_cuda_wide(variant, args, a, b, c, config, s);
+    return;
+  }
   switch (variant) {
     case 6:  // pipelined: 128 x 128 tiles, BK = 32, 3 cp.async stages, one block per multiprocessor
              // (the fastest on the H200 at every benchmarked large shape but 8192^3, 0.6% behind there)
@@ -743,7 +670,7 @@ void matmul_cuda(const MatmulArgs& args, const float* a, const float* b, float* 
       launch_matmul_pipe<128, 128, 32, 3, 1, true>(p, args.batch, a, b, c, config, s);
       break;
     default:
-      BL_CHECK(false, "matmul_cuda: LaunchConfig.variant must be 0..6, got ", config.variant);
+      BL_CHECK(false, "matmul_cuda: LaunchConfig.variant must be 0..10, got ", config.variant);
   }
 }
 

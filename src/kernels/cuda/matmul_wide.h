@@ -1,0 +1,20 @@
+// matmul_wide.h: the wide-tile CUDA GEMM kernels (variants 7..10 of matmul_cuda), internal to the
+// CUDA backend. Same contract order as every other variant; only tiling and data movement differ.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "kernels/launch.h"
+#include "kernels/matmul.h"
+
+namespace bl {
+
+// True when variant is one of the wide-tile kernels of matmul_wide.cu (7..10).
+inline bool matmul_wide_variant(int variant) { return variant >= 7 && variant <= 10; }
+
+// Runs args (already validated, batch, m and n > 0) with wide-tile variant 7..10 on stream.
+// config.grid_cap bounds the grid (tiles are walked grid-stride); the bits never depend on it.
+void matmul_cuda_wide(int variant, const MatmulArgs& args, const float* a, const float* b, float* c,
+                      const LaunchConfig& config, cudaStream_t stream);
+
+}  // namespace bl
