@@ -1,5 +1,6 @@
 // bench_gemm: the contract GEMM on the CPU (bl::matmul_cpu) side by side with OpenBLAS
-// cblas_sgemm, same shapes, same thread counts (1 and 2), in one process.
+// cblas_sgemm, same shapes, same thread counts (1 and 2, or the comma-separated list in the
+// environment variable BITLEARN_BENCH_THREADS, e.g. 16), in one process.
 //
 // Shapes are M x N x K: square 256..4096, the LM shapes 8192x768x3072, 8192x3072x768,
 // 8192x768x768, and 2048x768x3072, 2048x3072x768 (the LM shapes with 4x fewer rows, a proxy that
@@ -8,7 +9,10 @@
 // both sides interleaved with repetitions and prints the ratio.
 #include <benchmark/benchmark.h>
 
+#include <cstdlib>
 #include <memory>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "core/thread_pool.h"
@@ -64,13 +68,27 @@ void BM_openblas_sgemm(benchmark::State& state) {
 }
 #endif
 
+// Thread counts to measure: BITLEARN_BENCH_THREADS ("16", "1,4,16") or 1 and 2.
+std::vector<int64_t> bench_thread_counts() {
+  std::vector<int64_t> counts;
+  const char* env = std::getenv("BITLEARN_BENCH_THREADS");
+  if (env && *env) {
+    std::stringstream list(env);
+    std::string item;
+    while (std::getline(list, item, ','))
+      if (!item.empty() && std::atoi(item.c_str()) > 0) counts.push_back(std::atoi(item.c_str()));
+  }
+  if (counts.empty()) counts = {1, 2};
+  return counts;
+}
+
 void gemm_shapes(benchmark::internal::Benchmark* b) {
   const int64_t shapes[][3] = {{256, 256, 256},    {512, 512, 512},    {1024, 1024, 1024},
                                {2048, 2048, 2048}, {4096, 4096, 4096}, {8192, 768, 3072},
                                {8192, 3072, 768},  {8192, 768, 768},   {2048, 768, 3072},
                                {2048, 3072, 768}};
   for (const auto& s : shapes)
-    for (int64_t threads : {1, 2}) b->Args({s[0], s[1], s[2], threads});
+    for (int64_t threads : bench_thread_counts()) b->Args({s[0], s[1], s[2], threads});
   b->ArgNames({"M", "N", "K", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
 }
 

@@ -13,6 +13,7 @@ bool cpu_has_avx2_fma() {
 
 #if !(defined(__x86_64__) || defined(_M_X64))
 float probe_mul_add_avx2(float a, float b, float c) { return a * b + c; }
+float probe_mul_add_avx512(float a, float b, float c) { return a * b + c; }
 #endif
 
 }  // namespace bl

@@ -8,6 +8,8 @@ namespace bl {
 float probe_mul_add(float a, float b, float c);
 // The same, compiled for AVX2+FMA (x86-64); call only when the CPU has them.
 float probe_mul_add_avx2(float a, float b, float c);
+// The same, compiled for AVX-512 (x86-64); call only when bl::isa_supported(Isa::avx512).
+float probe_mul_add_avx512(float a, float b, float c);
 // True when the AVX2+FMA kernel variants may run: the CPU has AVX2 and FMA and the active ISA
 // (src/core/isa.h, BITLEARN_ISA) is avx2 or wider. False on other architectures.
 bool cpu_has_avx2_fma();

@@ -102,7 +102,7 @@ std::vector<MathFn> all_math_fns();
 constexpr int64_t kMathMapChunk = 16384;
 
 // CPU map: same bits as math_map_reference, run on `pool` in chunks of kMathMapChunk elements.
-// Uses the AVX2+FMA build of the loop when the CPU has it. Throws bl::Error for pow (use the
+// Uses the AVX-512 or AVX2+FMA build of the loop when the active ISA variant is one of them. Throws bl::Error for pow (use the
 // overload with y), for a negative n, or for null pointers with n > 0.
 void math_map_cpu(MathFn fn, const float* x, float* out, int64_t n, ThreadPool& pool);
 // CPU map for pow: out[i] = pow(x[i], y[i]). Throws bl::Error for any other (unary) function.
@@ -114,6 +114,8 @@ void math_map_cpu(MathFn fn, const float* x, const float* y, float* out, int64_t
 // cpu_has_avx2_fma() returned true.
 void math_map_chunk_baseline(MathFn fn, const float* x, const float* y, float* out, int64_t n);
 void math_map_chunk_avx2(MathFn fn, const float* x, const float* y, float* out, int64_t n);
+// The AVX-512 build of the same loop; call only when bl::active_isa() is Isa::avx512.
+void math_map_chunk_avx512(MathFn fn, const float* x, const float* y, float* out, int64_t n);
 
 #if defined(BITLEARN_HAS_CUDA)
 // CUDA map on device pointers (device 0's current stream 0): a grid-stride loop with

@@ -19,8 +19,8 @@ class ThreadPool;
 
 constexpr int64_t kSkinnyMaxRows = 16;
 
-// CPU: tasks over fixed blocks of columns; AVX2+FMA or NEON lanes where the CPU has them, else
-// scalar.
+// CPU: tasks over fixed blocks of columns; AVX-512, AVX2+FMA or NEON lanes where the CPU has
+// them, else scalar.
 void skinny_matmul_cpu(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k,
                        ThreadPool& pool);
 
@@ -29,6 +29,10 @@ namespace skinny_detail {
 // the AVX2 translation unit.
 void columns_avx2(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k, int64_t n0,
                   int64_t n1);
+// The same with 16-lane AVX-512 vectors (n1 - n0 a multiple of 16); defined in the AVX-512
+// translation unit, called only when bl::active_isa() is Isa::avx512.
+void columns_avx512(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k, int64_t n0,
+                    int64_t n1);
 // The same with 4-lane NEON vectors (n1 - n0 a multiple of 4); defined in the NEON translation
 // unit, called only when bl::active_isa() is Isa::neon.
 void columns_neon(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k, int64_t n0,

@@ -3,6 +3,7 @@
 
 #include "contract/arith.h"
 #include "core/fp_probe.h"
+#include "core/isa.h"
 
 namespace bl {
 float sabotage_mul_add_contracted(float a, float b, float c);  // tests/contract/*_contracted.cpp
@@ -25,6 +26,11 @@ TEST(Contraction, BaselineBuildKeepsMultiplyAndAddSeparate) {
 TEST(Contraction, Avx2FmaBuildKeepsMultiplyAndAddSeparate) {
   if (!bl::cpu_has_avx2_fma()) GTEST_SKIP() << "CPU has no AVX2+FMA";
   EXPECT_EQ(bl::probe_mul_add_avx2(g_a, g_b, g_c), 0.0f);
+}
+
+TEST(Contraction, Avx512BuildKeepsMultiplyAndAddSeparate) {
+  if (!bl::isa_supported(bl::Isa::avx512)) GTEST_SKIP() << "CPU has no AVX-512F/BW/DQ/VL";
+  EXPECT_EQ(bl::probe_mul_add_avx512(g_a, g_b, g_c), 0.0f);
 }
 
 // Sabotage arm: the same expression compiled with contraction on must be caught by the check above.

@@ -96,6 +96,12 @@ std::vector<Check> run_checks(const bl::FpState& fp, const bl::CudaStatus& cuda)
   } else {
     checks.push_back({"contraction probe (avx2+fma)", Outcome::skip, "CPU has no AVX2+FMA"});
   }
+  if (bl::isa_supported(bl::Isa::avx512)) {
+    checks.push_back(check_contraction("contraction probe (avx512)",
+                                       bl::probe_mul_add_avx512(g_probe_a, g_probe_b, g_probe_c)));
+  } else {
+    checks.push_back({"contraction probe (avx512)", Outcome::skip, "CPU has no AVX-512F/BW/DQ/VL"});
+  }
 #if defined(BITLEARN_HAS_CUDA)
   if (!cuda.devices.empty()) {
     try {
@@ -156,7 +162,9 @@ std::string kernel_variant_text() {
   switch (isa) {
     case bl::Isa::scalar: text += " (portable kernels)"; break;
     case bl::Isa::avx2: text += " (AVX2+FMA GEMM tile, reductions, math maps)"; break;
-    case bl::Isa::avx512: text += " (the AVX2+FMA kernels; no AVX-512 kernels yet)"; break;
+    case bl::Isa::avx512:
+      text += " (AVX-512 GEMM tile, skinny GEMM, reductions, math maps; AVX2+FMA elsewhere)";
+      break;
     case bl::Isa::neon: text += " (NEON GEMM tile, skinny GEMM, reductions)"; break;
   }
   if (std::getenv("BITLEARN_ISA") && *std::getenv("BITLEARN_ISA")) text += ", forced by BITLEARN_ISA";

@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "core/fp_probe.h"
+#include "core/isa.h"
 #include "core/thread_pool.h"
 #include "kernels/cpu/math_map_loop.h"
 
@@ -45,12 +46,15 @@ void check_args(const char* op, MathFn fn, const float* x, const float* y, const
 void run_chunks(MathFn fn, const float* x, const float* y, float* out, int64_t n,
                 ThreadPool& pool) {
   const bool avx2 = cpu_has_avx2_fma();
+  const bool avx512 = active_isa() == Isa::avx512;
   const int64_t n_tasks = (n + kMathMapChunk - 1) / kMathMapChunk;
   pool.parallel_for(n_tasks, [&](int64_t t) {
     const int64_t begin = t * kMathMapChunk;
     const int64_t len = n - begin < kMathMapChunk ? n - begin : kMathMapChunk;
     const float* yt = y ? y + begin : nullptr;
-    if (avx2)
+    if (avx512)
+      math_map_chunk_avx512(fn, x + begin, yt, out + begin, len);
+    else if (avx2)
       math_map_chunk_avx2(fn, x + begin, yt, out + begin, len);
     else
       math_map_chunk_baseline(fn, x + begin, yt, out + begin, len);
@@ -84,6 +88,13 @@ void math_map_chunk_baseline(MathFn fn, const float* x, const float* y, float* o
 #if !(defined(__x86_64__) || defined(_M_X64))
 // No AVX2 build off x86-64; cpu_has_avx2_fma() is false there, so this is never reached.
 void math_map_chunk_avx2(MathFn fn, const float* x, const float* y, float* out, int64_t n) {
+  math_map_chunk_loops(fn, x, y, out, n);
+}
+#endif
+
+#if !(defined(__x86_64__) || defined(_M_X64))
+// No AVX-512 build off x86-64; active_isa() is never avx512 there, so this is never reached.
+void math_map_chunk_avx512(MathFn fn, const float* x, const float* y, float* out, int64_t n) {
   math_map_chunk_loops(fn, x, y, out, n);
 }
 #endif

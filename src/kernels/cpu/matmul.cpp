@@ -5,6 +5,8 @@
 // Tasks are (batch entry, block of up to kTaskRows rows, block of up to kTaskCols columns): a
 // partition that depends on the problem size only. Every output is computed whole by one task in the contract
 // order, so the bits do not depend on the partition or on which thread runs which task.
+// The ISA variant picks the tile (TileConfig): its A panel height, how many packed B panels of
+// kMatmulTileCols it spans and the column cap of a task; the packed B layout is the same for all.
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -21,6 +23,7 @@ namespace bl {
 
 using matmul_detail::kMatmulTileCols;
 using matmul_detail::kMatmulTileRows;
+using matmul_detail::kMatmulTileRowsAvx512;
 using matmul_detail::TileKernel;
 
 namespace {
@@ -29,8 +32,23 @@ namespace {
 // while a 256 x 16 panel of packed B stays in L1. balanced_block() evens the blocks out.
 constexpr int64_t kTaskRows = 144;
 constexpr int64_t kTaskCols = 1024;
+// The AVX-512 variant cuts columns into blocks of at most 256 (a 256 x 32 B tile is 32 KiB, in L1
+// with the A panel), which also gives 16 threads work at N = 1024 (32 tasks at 1024^3, not 8).
+constexpr int64_t kTaskColsAvx512 = 256;
 static_assert(kTaskRows % kMatmulTileRows == 0, "task rows are whole tile panels");
+static_assert(kTaskRows % kMatmulTileRowsAvx512 == 0, "task rows are whole tile panels");
 static_assert(kTaskCols % kMatmulTileCols == 0, "task columns are whole tile panels");
+static_assert(kTaskColsAvx512 % (kMatmulTileCols * matmul_detail::kMatmulTilePanelsAvx512) == 0,
+              "task columns are whole tiles");
+
+// The tile of one ISA variant: rows per A panel and per tile, packed B panels per tile, the column
+// cap of a task, and the kernel. None of it changes a bit (every output is one task's fma chain).
+struct TileConfig {
+  int rows;
+  int col_panels;
+  int64_t task_cols;
+  TileKernel kernel;
+};
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -52,34 +70,44 @@ struct PackBuffer {
   }
 };
 
-// Rows [m0, m0 + mc) and k [k0, k0 + kc) of op(A) into panels of kMatmulTileRows rows; rows past
+// Rows [m0, m0 + mc) and k [k0, k0 + kc) of op(A) into panels of kPanelRows rows; rows past
 // M are zero (their outputs are never stored). Written in k order, one panel step at a time, so
-// the stores stream and the reads run along kMatmulTileRows rows at once.
-void pack_a(const MatmulArgs& args, const float* a, int64_t m0, int64_t mc, int64_t k0, int64_t kc,
-            float* dst) {
+// the stores stream and the reads run along kPanelRows rows at once. A template so the inner
+// loop has a constant trip count (6 for the scalar/AVX2/NEON tiles, 12 for AVX-512).
+template <int kPanelRows>
+void pack_a_panels(const MatmulArgs& args, const float* a, int64_t m0, int64_t mc, int64_t k0,
+                   int64_t kc, float* dst) {
   static const float kZeroRow[kGemmKLeaf] = {};
-  for (int64_t p = 0; p < ceil_div(mc, kMatmulTileRows); ++p) {
-    float* panel = dst + p * kc * kMatmulTileRows;
-    int64_t row0 = m0 + p * kMatmulTileRows;
-    int rows = static_cast<int>(std::min<int64_t>(kMatmulTileRows, m0 + mc - row0));
+  for (int64_t p = 0; p < ceil_div(mc, kPanelRows); ++p) {
+    float* panel = dst + p * kc * kPanelRows;
+    int64_t row0 = m0 + p * kPanelRows;
+    int rows = static_cast<int>(std::min<int64_t>(kPanelRows, m0 + mc - row0));
     if (args.trans_a) {
       for (int64_t k = 0; k < kc; ++k) {
         const float* src = a + (k0 + k) * args.lda + row0;
-        float* out = panel + k * kMatmulTileRows;
+        float* out = panel + k * kPanelRows;
         int r = 0;
         for (; r < rows; ++r) out[r] = src[r];
-        for (; r < kMatmulTileRows; ++r) out[r] = 0.0f;
+        for (; r < kPanelRows; ++r) out[r] = 0.0f;
       }
       continue;
     }
-    const float* src[kMatmulTileRows];
-    for (int r = 0; r < kMatmulTileRows; ++r)
+    const float* src[kPanelRows];
+    for (int r = 0; r < kPanelRows; ++r)
       src[r] = r < rows ? a + (row0 + r) * args.lda + k0 : kZeroRow;
     for (int64_t k = 0; k < kc; ++k) {
-      float* out = panel + k * kMatmulTileRows;
-      for (int r = 0; r < kMatmulTileRows; ++r) out[r] = src[r][k];
+      float* out = panel + k * kPanelRows;
+      for (int r = 0; r < kPanelRows; ++r) out[r] = src[r][k];
     }
   }
+}
+
+void pack_a(const MatmulArgs& args, const float* a, int64_t m0, int64_t mc, int64_t k0, int64_t kc,
+            int panel_rows, float* dst) {
+  if (panel_rows == kMatmulTileRowsAvx512)
+    pack_a_panels<kMatmulTileRowsAvx512>(args, a, m0, mc, k0, kc, dst);
+  else
+    pack_a_panels<kMatmulTileRows>(args, a, m0, mc, k0, kc, dst);
 }
 
 // Columns [n0, n0 + nc) and k [k0, k0 + kc) of op(B) into panels of kMatmulTileCols columns;
@@ -126,35 +154,38 @@ void pack_b(const MatmulArgs& args, const float* b, int64_t n0, int64_t nc, int6
 // panels. It is packed once per call and shared by every task, so each element of B is copied once.
 
 // One task: all leaves of one (batch entry, row block, column block).
+// A tile spans tile.col_panels adjacent panels (columns col0 .. col0 + cols); its panels lie one
+// after another in packed B, so the kernel finds panel q at pb + q * kc * kMatmulTileCols.
 void run_task(const MatmulArgs& args, const float* a, const float* packed_b, int64_t padded_n,
-              float* c, int64_t m0, int64_t mc, int64_t n0, int64_t nc, TileKernel tile) {
+              float* c, int64_t m0, int64_t mc, int64_t n0, int64_t nc, const TileConfig& tile) {
   thread_local PackBuffer buf_a;
-  const int64_t panels_m = ceil_div(mc, kMatmulTileRows);
+  const int64_t panels_m = ceil_div(mc, tile.rows);
   const int64_t panels_n = ceil_div(nc, kMatmulTileCols);
   const int64_t panel0 = n0 / kMatmulTileCols;
-  float* packed_a = buf_a.get(static_cast<size_t>(panels_m * kMatmulTileRows * kGemmKLeaf));
+  const int64_t tile_cols = int64_t{kMatmulTileCols} * tile.col_panels;
+  float* packed_a = buf_a.get(static_cast<size_t>(panels_m * tile.rows * kGemmKLeaf));
   for (int64_t k0 = 0; k0 < args.k; k0 += kGemmKLeaf) {
     const int64_t kc = std::min<int64_t>(kGemmKLeaf, args.k - k0);
     const bool first_leaf = (k0 == 0);
     const bool last_leaf = (k0 + kc == args.k);
     const float* leaf_b = packed_b + k0 * padded_n;
-    pack_a(args, a, m0, mc, k0, kc, packed_a);
-    for (int64_t jp = 0; jp < panels_n; ++jp) {
+    pack_a(args, a, m0, mc, k0, kc, tile.rows, packed_a);
+    for (int64_t jp = 0; jp < panels_n; jp += tile.col_panels) {
       const int64_t col0 = n0 + jp * kMatmulTileCols;
-      const int cols = static_cast<int>(std::min<int64_t>(kMatmulTileCols, n0 + nc - col0));
+      const int cols = static_cast<int>(std::min<int64_t>(tile_cols, n0 + nc - col0));
       const float* pb = leaf_b + (panel0 + jp) * kc * kMatmulTileCols;
       for (int64_t ip = 0; ip < panels_m; ++ip) {
-        const int64_t row0 = m0 + ip * kMatmulTileRows;
-        const int rows = static_cast<int>(std::min<int64_t>(kMatmulTileRows, m0 + mc - row0));
-        tile(packed_a + ip * kc * kMatmulTileRows, pb, kc, c + row0 * args.ldc + col0, args.ldc,
-             rows, cols, first_leaf, last_leaf);
+        const int64_t row0 = m0 + ip * tile.rows;
+        const int rows = static_cast<int>(std::min<int64_t>(tile.rows, m0 + mc - row0));
+        tile.kernel(packed_a + ip * kc * tile.rows, pb, kc, c + row0 * args.ldc + col0, args.ldc,
+                    rows, cols, first_leaf, last_leaf);
       }
     }
   }
 }
 
 void matmul_cpu_with(const char* op, const MatmulArgs& args, const float* a, const float* b,
-                     float* c, ThreadPool* pool, TileKernel tile) {
+                     float* c, ThreadPool* pool, const TileConfig& tile) {
   matmul_check_args(op, args, a, b, c);
   if (args.batch == 0 || args.m == 0 || args.n == 0) return;
   if (args.k == 0) {  // the empty sum is +0.0
@@ -189,8 +220,9 @@ void matmul_cpu_with(const char* op, const MatmulArgs& args, const float* a, con
   });
 
   // Phase 2: tasks over (batch entry, row block, column block).
-  const int64_t rows_per_task = balanced_block(args.m, kTaskRows, kMatmulTileRows);
-  const int64_t cols_per_task = balanced_block(args.n, kTaskCols, kMatmulTileCols);
+  const int64_t rows_per_task = balanced_block(args.m, kTaskRows, tile.rows);
+  const int64_t cols_per_task =
+      balanced_block(args.n, tile.task_cols, int64_t{kMatmulTileCols} * tile.col_panels);
   const int64_t blocks_m = ceil_div(args.m, rows_per_task);
   const int64_t blocks_n = ceil_div(args.n, cols_per_task);
   const int64_t n_tasks = args.batch * blocks_m * blocks_n;
@@ -286,17 +318,22 @@ void matmul_check_args(const char* op, const MatmulArgs& args, const float* a, c
 
 void matmul_cpu(const MatmulArgs& args, const float* a, const float* b, float* c,
                 ThreadPool* pool) {
-  TileKernel tile = &matmul_detail::matmul_tile_portable;
-  if (cpu_has_avx2_fma())
-    tile = &matmul_detail::matmul_tile_avx2;
-  else if (active_isa() == Isa::neon)
-    tile = &matmul_detail::matmul_tile_neon;
+  TileConfig tile{kMatmulTileRows, 1, kTaskCols, &matmul_detail::matmul_tile_portable};
+  const Isa isa = active_isa();
+  if (isa == Isa::avx512)
+    tile = TileConfig{kMatmulTileRowsAvx512, matmul_detail::kMatmulTilePanelsAvx512, kTaskColsAvx512,
+                      &matmul_detail::matmul_tile_avx512};
+  else if (cpu_has_avx2_fma())
+    tile.kernel = &matmul_detail::matmul_tile_avx2;
+  else if (isa == Isa::neon)
+    tile.kernel = &matmul_detail::matmul_tile_neon;
   matmul_cpu_with("matmul_cpu", args, a, b, c, pool, tile);
 }
 
 void matmul_cpu_portable(const MatmulArgs& args, const float* a, const float* b, float* c,
                          ThreadPool* pool) {
-  matmul_cpu_with("matmul_cpu_portable", args, a, b, c, pool, &matmul_detail::matmul_tile_portable);
+  const TileConfig tile{kMatmulTileRows, 1, kTaskCols, &matmul_detail::matmul_tile_portable};
+  matmul_cpu_with("matmul_cpu_portable", args, a, b, c, pool, tile);
 }
 
 }  // namespace bl

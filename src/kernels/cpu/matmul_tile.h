@@ -31,6 +31,16 @@ void matmul_tile_portable(const float* packed_a, const float* packed_b, int64_t 
 void matmul_tile_avx2(const float* packed_a, const float* packed_b, int64_t kc, float* c,
                       int64_t ldc, int rows, int cols, bool first_leaf, bool last_leaf);
 
+// AVX-512 tile: 12 rows x 32 columns, i.e. two adjacent packed B panels of kMatmulTileCols columns
+// (the second at packed_b + kc * kMatmulTileCols, read only when cols > kMatmulTileCols) and A
+// packed in panels of kMatmulTileRowsAvx512 rows. 16 lanes over columns, one fma per k step, so
+// every output runs the reference's fma chain in ascending k. Call only when bl::active_isa() is
+// Isa::avx512.
+constexpr int kMatmulTileRowsAvx512 = 12;
+constexpr int kMatmulTilePanelsAvx512 = 2;
+void matmul_tile_avx512(const float* packed_a, const float* packed_b, int64_t kc, float* c,
+                        int64_t ldc, int rows, int cols, bool first_leaf, bool last_leaf);
+
 // AArch64 NEON tile kernel (vfmaq_f32, one rounding per step), same lanes-over-columns order.
 // Call only when bl::active_isa() is Isa::neon.
 void matmul_tile_neon(const float* packed_a, const float* packed_b, int64_t kc, float* c,

@@ -17,6 +17,7 @@ bool& simd_enabled() {
   return enabled;
 }
 bool use_avx2() { return simd_enabled() && cpu_has_avx2_fma(); }
+bool use_avx512() { return simd_enabled() && active_isa() == Isa::avx512; }
 bool use_neon() { return simd_enabled() && active_isa() == Isa::neon; }
 }  // namespace cpu
 

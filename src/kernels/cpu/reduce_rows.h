@@ -35,6 +35,13 @@ float leaf_square_sum_avx2(const float* x, int64_t len, float c);
 float leaf_centered_square_sum_avx2(const float* x, int64_t len, float c);
 float leaf_max_avx2(const float* x, int64_t len, float c);  // c unused; len >= 1
 float leaf_min_avx2(const float* x, int64_t len, float c);
+// The same leaves with AVX-512 (reduce_avx512.cpp); call only if use_avx512().
+float leaf_sum_avx512(const float* x, int64_t len, float c);
+float leaf_abs_sum_avx512(const float* x, int64_t len, float c);
+float leaf_square_sum_avx512(const float* x, int64_t len, float c);
+float leaf_centered_square_sum_avx512(const float* x, int64_t len, float c);
+float leaf_max_avx512(const float* x, int64_t len, float c);  // c unused; len >= 1
+float leaf_min_avx512(const float* x, int64_t len, float c);
 // The same leaves with AArch64 NEON (reduce_neon.cpp); call only if use_neon().
 float leaf_sum_neon(const float* x, int64_t len, float c);
 float leaf_abs_sum_neon(const float* x, int64_t len, float c);
@@ -47,6 +54,7 @@ float leaf_min_neon(const float* x, int64_t len, float c);
 // scalar versions too). Results are the same either way.
 bool& simd_enabled();
 bool use_avx2();  // simd_enabled() && cpu_has_avx2_fma()
+bool use_avx512();  // simd_enabled() && active_isa() == Isa::avx512 (x86-64 only)
 bool use_neon();  // simd_enabled() && active_isa() == Isa::neon (AArch64 only)
 
 // The fastest contiguous leaf this CPU has for Step (scalar where no SIMD version exists).
@@ -56,36 +64,42 @@ inline ContiguousLeafFn best_contiguous_leaf() {
 }
 template <>
 inline ContiguousLeafFn best_contiguous_leaf<StepAdd>() {
+  if (use_avx512()) return &leaf_sum_avx512;
   if (use_avx2()) return &leaf_sum_avx2;
   if (use_neon()) return &leaf_sum_neon;
   return &scalar_contiguous_leaf<StepAdd>;
 }
 template <>
 inline ContiguousLeafFn best_contiguous_leaf<StepAddAbs>() {
+  if (use_avx512()) return &leaf_abs_sum_avx512;
   if (use_avx2()) return &leaf_abs_sum_avx2;
   if (use_neon()) return &leaf_abs_sum_neon;
   return &scalar_contiguous_leaf<StepAddAbs>;
 }
 template <>
 inline ContiguousLeafFn best_contiguous_leaf<StepSquare>() {
+  if (use_avx512()) return &leaf_square_sum_avx512;
   if (use_avx2()) return &leaf_square_sum_avx2;
   if (use_neon()) return &leaf_square_sum_neon;
   return &scalar_contiguous_leaf<StepSquare>;
 }
 template <>
 inline ContiguousLeafFn best_contiguous_leaf<StepMax>() {
+  if (use_avx512()) return &leaf_max_avx512;
   if (use_avx2()) return &leaf_max_avx2;
   if (use_neon()) return &leaf_max_neon;
   return &scalar_contiguous_leaf<StepMax>;
 }
 template <>
 inline ContiguousLeafFn best_contiguous_leaf<StepMin>() {
+  if (use_avx512()) return &leaf_min_avx512;
   if (use_avx2()) return &leaf_min_avx2;
   if (use_neon()) return &leaf_min_neon;
   return &scalar_contiguous_leaf<StepMin>;
 }
 template <>
 inline ContiguousLeafFn best_contiguous_leaf<StepCenteredSquare>() {
+  if (use_avx512()) return &leaf_centered_square_sum_avx512;
   if (use_avx2()) return &leaf_centered_square_sum_avx2;
   if (use_neon()) return &leaf_centered_square_sum_neon;
   return &scalar_contiguous_leaf<StepCenteredSquare>;

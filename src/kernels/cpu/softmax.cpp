@@ -24,7 +24,9 @@ void softmax_cpu(const float* x, int64_t rows, int64_t n, float* y, bool log_for
   cpu::reduce_totals<StepMax>(x, shape, nullptr, m.data(), pool);
 
   const bool avx2 = cpu::use_avx2();
-  const auto exp_chunk = avx2 ? &math_map_chunk_avx2 : &math_map_chunk_baseline;
+  const auto exp_chunk = cpu::use_avx512() ? &math_map_chunk_avx512
+                         : avx2           ? &math_map_chunk_avx2
+                                          : &math_map_chunk_baseline;
   const cpu::ContiguousLeafFn leaf_fn = cpu::best_contiguous_leaf<StepAdd>();
   const int64_t leaves = reduce_leaf_count(n);
   const int64_t jobs = rows * leaves;
