@@ -94,23 +94,36 @@ BL_HD void lstm_cell_forward_one(const LstmCellForward& a, int64_t e) {
   if (a.seq) a.seq[b * a.seq_stride + j] = hv;
 }
 
+// The backward values of one element (the gate gradients and dc f); has_next = an inner step,
+// where dstate_next and dc_next are the next step's contributions (ignored at the last step).
+struct LstmCellGrads {
+  float d_i, d_f, d_g, d_o, dc_f;
+};
+BL_HD LstmCellGrads lstm_cell_grads(float i, float f, float g, float o, float tc, float c_prev, float d_out,
+                                    bool has_next, float dstate_next, float dc_next) {
+  const float dstate = has_next ? lstm_add(dstate_next, d_out) : d_out;
+  const float dh = has_next ? lstm_add(0.0f, dstate) : dstate;
+  const float dc_in = has_next ? lstm_add(dc_next, 0.0f) : 0.0f;
+  const float dc_term = lstm_mul(lstm_mul(dh, o), lstm_sub(1.0f, lstm_mul(tc, tc)));
+  const float dc = lstm_add(dc_in, dc_term);
+  LstmCellGrads r;
+  r.d_o = lstm_mul(lstm_mul(dh, tc), lstm_mul(o, lstm_sub(1.0f, o)));
+  r.d_i = lstm_mul(lstm_mul(dc, g), lstm_mul(i, lstm_sub(1.0f, i)));
+  r.d_g = lstm_mul(lstm_mul(dc, i), lstm_sub(1.0f, lstm_mul(g, g)));
+  r.d_f = lstm_mul(lstm_mul(dc, c_prev), lstm_mul(f, lstm_sub(1.0f, f)));
+  r.dc_f = lstm_mul(dc, f);
+  return r;
+}
+
 // Backward element e = b * H + j.
 BL_HD void lstm_cell_backward_one(const LstmCellBackward& a, int64_t e) {
   const int64_t b = e / a.h, j = e % a.h, h = a.h;
   const float* acts = a.acts + b * 4 * h + j;
-  const float i = acts[0], f = acts[h], g = acts[2 * h], o = acts[3 * h];
-  const float tc = a.tc[e];
-  const float d_out = a.dh_out[b * a.dh_out_stride + j];
   const bool has_next = a.dc_next != nullptr;
-  const float dstate = has_next ? lstm_add(a.dstate_next[e], d_out) : d_out;
-  const float dh = has_next ? lstm_add(0.0f, dstate) : dstate;
-  const float dc_in = has_next ? lstm_add(a.dc_next[e], 0.0f) : 0.0f;
-  const float dc_term = lstm_mul(lstm_mul(dh, o), lstm_sub(1.0f, lstm_mul(tc, tc)));
-  const float dc = lstm_add(dc_in, dc_term);
-  const float d_o = lstm_mul(lstm_mul(dh, tc), lstm_mul(o, lstm_sub(1.0f, o)));
-  const float d_i = lstm_mul(lstm_mul(dc, g), lstm_mul(i, lstm_sub(1.0f, i)));
-  const float d_g = lstm_mul(lstm_mul(dc, i), lstm_sub(1.0f, lstm_mul(g, g)));
-  const float d_f = lstm_mul(lstm_mul(dc, a.c_prev[e]), lstm_mul(f, lstm_sub(1.0f, f)));
+  const LstmCellGrads r = lstm_cell_grads(acts[0], acts[h], acts[2 * h], acts[3 * h], a.tc[e], a.c_prev[e],
+                                          a.dh_out[b * a.dh_out_stride + j], has_next,
+                                          has_next ? a.dstate_next[e] : 0.0f, has_next ? a.dc_next[e] : 0.0f);
+  const float d_i = r.d_i, d_f = r.d_f, d_g = r.d_g, d_o = r.d_o;
   float* dg = a.dgates + b * 4 * h + j;
   dg[0] = d_i;
   dg[h] = d_f;
@@ -123,7 +136,7 @@ BL_HD void lstm_cell_backward_one(const LstmCellBackward& a, int64_t e) {
     dx[2 * h] = a.dx_add_zero ? lstm_add(d_g, 0.0f) : d_g;
     dx[3 * h] = a.dx_add_zero ? lstm_add(d_o, 0.0f) : d_o;
   }
-  if (a.dc_prev) a.dc_prev[e] = lstm_mul(dc, f);
+  if (a.dc_prev) a.dc_prev[e] = r.dc_f;
 }
 
 // REFERENCES: every element in ascending order.

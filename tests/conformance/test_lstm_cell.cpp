@@ -1,7 +1,8 @@
 // Conformance of the fused LSTM cell step (kernels/lstm_cell.h): lstm_cell_forward_cpu and
 // lstm_cell_backward_cpu equal the references bit for bit over shapes with N or H = 0, 1, odd,
 // primes and large, strided operands, special values (NaN of both signs, +-inf, +-0, subnormals,
-// huge) at 1, 2 and 3 threads, with and without the next step's gradients, the dx copy and dc_prev.
+// huge) at 1, 2 and 3 threads and every CPU variant this machine runs (scalar, AVX2), with and
+// without the next step's gradients, the dx copy and dc_prev.
 // The references equal the Tensor op chain they replace (slices, bl::sigmoid / tanh / add / mul /
 // sub / square, the adds with +0). Sabotage arms: a reassociated pre-activation sum and a dropped
 // +0 add must be caught.
@@ -13,6 +14,7 @@
 #include "bitlearn/ops.h"
 #include "conformance/harness.h"
 #include "core/error.h"
+#include "core/isa.h"
 #include "core/thread_pool.h"
 #include "kernels/lstm_cell.h"
 
@@ -120,16 +122,26 @@ struct BackwardCase {
 
 std::string shape_str(CellShape s) { return "N=" + std::to_string(s.n) + " H=" + std::to_string(s.h); }
 
+// The CPU kernel variants this machine can run.
+std::vector<Isa> cpu_variants() {
+  std::vector<Isa> v;
+  for (Isa isa : {Isa::scalar, Isa::avx2}) if (isa_supported(isa)) v.push_back(isa);
+  return v;
+}
+
 TEST(LstmCellConformance, ForwardCpuEqualsReference) {
+  const Isa before = active_isa();
   int cases = 0;
   for (const CellShape& s : kShapes) {
     ForwardCase ref(s, static_cast<uint64_t>(s.n * 131 + s.h));
     lstm_cell_forward_reference(ref.args());
-    for (int threads : kThreadCounts) {
+    for (Isa isa : cpu_variants()) for (int threads : kThreadCounts) {
+      set_active_isa(isa);
       ThreadPool pool(threads);
       ForwardCase got(s, static_cast<uint64_t>(s.n * 131 + s.h));
       lstm_cell_forward_cpu(got.args(), pool);
-      std::string ctx = shape_str(s) + " threads=" + std::to_string(threads);
+      set_active_isa(before);
+      std::string ctx = shape_str(s) + " isa=" + isa_name(isa) + " threads=" + std::to_string(threads);
       ASSERT_TRUE(bits_equal(ref.acts, got.acts, ctx + " acts"));
       ASSERT_TRUE(bits_equal(ref.c, got.c, ctx + " c"));
       ASSERT_TRUE(bits_equal(ref.tc, got.tc, ctx + " tanh(c)"));
@@ -138,21 +150,25 @@ TEST(LstmCellConformance, ForwardCpuEqualsReference) {
       ++cases;
     }
   }
-  EXPECT_EQ(cases, static_cast<int>(kShapes.size() * 3));
+  EXPECT_EQ(cases, static_cast<int>(kShapes.size() * 3 * cpu_variants().size()));
 }
 
 TEST(LstmCellConformance, BackwardCpuEqualsReference) {
+  const Isa before = active_isa();
   int cases = 0;
   for (const CellShape& s : kShapes) {
     for (int variant = 0; variant < 8; ++variant) {
       const uint64_t seed = static_cast<uint64_t>(s.n * 977 + s.h * 3 + variant);
       BackwardCase ref(s, seed, variant);
       lstm_cell_backward_reference(ref.args());
-      for (int threads : kThreadCounts) {
+      for (Isa isa : cpu_variants()) for (int threads : kThreadCounts) {
+        set_active_isa(isa);
         ThreadPool pool(threads);
         BackwardCase got(s, seed, variant);
         lstm_cell_backward_cpu(got.args(), pool);
-        std::string ctx = shape_str(s) + " variant=" + std::to_string(variant) + " threads=" + std::to_string(threads);
+        set_active_isa(before);
+        std::string ctx = shape_str(s) + " variant=" + std::to_string(variant) + " isa=" + isa_name(isa) +
+                          " threads=" + std::to_string(threads);
         ASSERT_TRUE(bits_equal(ref.dgates, got.dgates, ctx + " dgates"));
         ASSERT_TRUE(bits_equal(ref.dx, got.dx, ctx + " dx"));
         ASSERT_TRUE(bits_equal(ref.dc_prev, got.dc_prev, ctx + " dc_prev"));
@@ -160,7 +176,7 @@ TEST(LstmCellConformance, BackwardCpuEqualsReference) {
       }
     }
   }
-  EXPECT_EQ(cases, static_cast<int>(kShapes.size() * 8 * 3));
+  EXPECT_EQ(cases, static_cast<int>(kShapes.size() * 8 * 3 * cpu_variants().size()));
 }
 
 // The Tensor op chain of one forward step (what src/nn/recurrent.cpp ran before the fused kernel),

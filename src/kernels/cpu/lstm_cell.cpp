@@ -1,9 +1,11 @@
 // lstm_cell.cpp: CPU LSTM cell step, forward and backward (see kernels/lstm_cell.h).
 #include <algorithm>
+#include <vector>
 
 #include "core/error.h"
 #include "core/fp_probe.h"
 #include "core/thread_pool.h"
+#include "kernels/cpu/lstm_cell_rows.h"
 #include "kernels/lstm_cell.h"
 #include "kernels/math_map.h"
 
@@ -16,50 +18,12 @@ int64_t task_count(int64_t rows, int64_t elements) {
   return std::max<int64_t>(1, std::min<int64_t>(rows, elements / 32768));
 }
 
-// out[k] = f(x[k]) through the math map's chunk loop (AVX2 build where the CPU has it): the same
-// bits as lstm_sigmoid / lstm_tanh, which canonicalize the contract function's result too.
-void map_row(MathFn fn, bool avx2, const float* x, float* out, int64_t len) {
-  if (avx2)
-    math_map_chunk_avx2(fn, x, nullptr, out, len);
-  else
-    math_map_chunk_baseline(fn, x, nullptr, out, len);
-}
-
-// Forward row b in passes over contiguous runs: the pre-activations, the gate functions in
-// place, the cell state, tanh(c), h. Each element sees the reference's operations in its order.
-void forward_row(const LstmCellForward& a, int64_t b, bool avx2) {
-  const int64_t h = a.h;
-  const float* x = a.x + b * a.x_stride;
-  const float* hw = a.hw + b * 4 * h;
-  float* acts = a.acts + b * 4 * h;
-  for (int64_t q = 0; q < 4 * h; ++q) acts[q] = lstm_pre(x[q], hw[q], a.bias[q]);
-  map_row(MathFn::sigmoid, avx2, acts, acts, 2 * h);
-  map_row(MathFn::tanh, avx2, acts + 2 * h, acts + 2 * h, h);
-  map_row(MathFn::sigmoid, avx2, acts + 3 * h, acts + 3 * h, h);
-  const float* i = acts;
-  const float* f = acts + h;
-  const float* g = acts + 2 * h;
-  const float* o = acts + 3 * h;
-  const float* c_prev = a.c_prev + b * h;
-  float* c = a.c + b * h;
-  float* tc = a.tc + b * h;
-  float* hv = a.h_out + b * h;
-  for (int64_t j = 0; j < h; ++j) c[j] = lstm_add(lstm_mul(f[j], c_prev[j]), lstm_mul(i[j], g[j]));
-  map_row(MathFn::tanh, avx2, c, tc, h);
-  for (int64_t j = 0; j < h; ++j) hv[j] = lstm_mul(o[j], tc[j]);
-  if (a.seq) {
-    float* seq = a.seq + b * a.seq_stride;
-    for (int64_t j = 0; j < h; ++j) seq[j] = hv[j];
-  }
-}
-
+// Rows [b0, b1) of each task, the cut from the shape alone.
 template <class Fn>
-void run_rows(int64_t n, int64_t h, ThreadPool& pool, const Fn& row) {
+void run_tasks(int64_t n, int64_t h, ThreadPool& pool, const Fn& rows) {
   if (n * h == 0) return;
   const int64_t tasks = task_count(n, n * 4 * h);
-  pool.parallel_for(tasks, [&](int64_t t) {
-    for (int64_t b = n * t / tasks; b < n * (t + 1) / tasks; ++b) row(b);
-  });
+  pool.parallel_for(tasks, [&](int64_t t) { rows(n * t / tasks, n * (t + 1) / tasks); });
 }
 
 void check_common(int64_t n, int64_t h, const char* op) {
@@ -93,13 +57,33 @@ void lstm_cell_backward_check(const LstmCellBackward& a) {
 void lstm_cell_forward_cpu(const LstmCellForward& a, ThreadPool& pool) {
   lstm_cell_forward_check(a);
   const bool avx2 = cpu_has_avx2_fma();
-  run_rows(a.n, a.h, pool, [&](int64_t b) { forward_row(a, b, avx2); });
+  run_tasks(a.n, a.h, pool, [&](int64_t b0, int64_t b1) {
+    if (avx2)
+      lstm_cell_forward_rows_avx2(a, b0, b1);
+    else
+      lstm_forward_rows<math_map_chunk_baseline>(a, b0, b1);
+  });
 }
+
+#if !(defined(__x86_64__) || defined(_M_X64))
+// No AVX2 build off x86-64; cpu_has_avx2_fma() is false there, so this is never reached.
+void lstm_cell_forward_rows_avx2(const LstmCellForward& a, int64_t b0, int64_t b1) {
+  lstm_forward_rows<math_map_chunk_baseline>(a, b0, b1);
+}
+void lstm_cell_backward_rows_avx2(const LstmCellBackward& a, int64_t b0, int64_t b1, float* scratch) {
+  lstm_backward_rows(a, b0, b1, scratch);
+}
+#endif
 
 void lstm_cell_backward_cpu(const LstmCellBackward& a, ThreadPool& pool) {
   lstm_cell_backward_check(a);
-  run_rows(a.n, a.h, pool, [&](int64_t b) {
-    for (int64_t j = 0; j < a.h; ++j) lstm_cell_backward_one(a, b * a.h + j);
+  const bool avx2 = cpu_has_avx2_fma();
+  run_tasks(a.n, a.h, pool, [&](int64_t b0, int64_t b1) {
+    std::vector<float> scratch(static_cast<size_t>(a.h));
+    if (avx2)
+      lstm_cell_backward_rows_avx2(a, b0, b1, scratch.data());
+    else
+      lstm_backward_rows(a, b0, b1, scratch.data());
   });
 }
 
