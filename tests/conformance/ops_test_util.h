@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,15 @@ inline BinaryTensorFn binary_tensor_fn(BinaryOp op) {
 inline BinaryTensorFn compare_tensor_fn(CompareOp op) {
   static const BinaryTensorFn fns[] = {&bl::eq, &bl::ne, &bl::lt, &bl::le, &bl::gt, &bl::ge};
   return fns[static_cast<int>(op)];
+}
+
+// The elements of t (any strides) in view order, as raw values of type T.
+template <typename T>
+std::vector<T> raw_vector(const Tensor& t) {
+  Tensor c = t.contiguous();
+  std::vector<T> out(static_cast<size_t>(c.numel()));
+  if (!out.empty()) std::memcpy(out.data(), c.raw_data(), out.size() * sizeof(T));
+  return out;
 }
 
 // Expects fn() to throw a bl::Error whose message contains needle.

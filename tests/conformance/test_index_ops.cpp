@@ -9,14 +9,6 @@
 namespace bl::conformance {
 namespace {
 
-template <typename T>
-std::vector<T> raw_vector(const Tensor& t) {
-  Tensor c = t.contiguous();
-  std::vector<T> out(static_cast<size_t>(c.numel()));
-  if (!out.empty()) std::memcpy(out.data(), c.raw_data(), out.size() * sizeof(T));
-  return out;
-}
-
 std::vector<int64_t> random_indices(int64_t n, int64_t extent, uint64_t seed) {
   test_rng::SplitMix64 rng(seed);
   std::vector<int64_t> v(static_cast<size_t>(n));

@@ -19,14 +19,6 @@ std::vector<T> reference_copy(const Tensor& t) {
   return out;
 }
 
-template <typename T>
-std::vector<T> raw_vector(const Tensor& t) {
-  Tensor c = t.contiguous();
-  std::vector<T> out(static_cast<size_t>(c.numel()));
-  if (!out.empty()) std::memcpy(out.data(), c.raw_data(), out.size() * sizeof(T));
-  return out;
-}
-
 std::vector<Tensor> views_of(const Tensor& base4d) {
   // base4d is [a, b, c, d]
   return {base4d,
