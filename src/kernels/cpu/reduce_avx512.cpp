@@ -6,13 +6,18 @@
 
 #include <cstdint>
 
-#if defined(__AVX512F__) && defined(__AVX512VL__)
+// BL_AVX512_EMULATION: a test (tests/isa/) supplies the intrinsics as plain C++ so that machines
+// without AVX-512 check this code's logic too; never defined in the library build.
+#if defined(BL_AVX512_EMULATION)
+#define BL_AVX512_BODY 1
+#elif defined(__AVX512F__) && defined(__AVX512VL__)
 #include <immintrin.h>
+#define BL_AVX512_BODY 1
 #endif
 
 namespace bl::cpu {
 
-#if defined(__AVX512F__) && defined(__AVX512VL__)
+#if defined(BL_AVX512_BODY)
 namespace {
 
 static_assert(kReduceLanes == 32, "two 16-lane registers hold the 32 lanes");

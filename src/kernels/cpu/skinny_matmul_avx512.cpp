@@ -11,8 +11,12 @@
 
 #include "kernels/skinny_matmul.h"
 
-#if defined(__AVX512F__) && defined(__AVX512VL__)
+// BL_AVX512_EMULATION: a test (tests/isa/) supplies the intrinsics as plain C++ so that machines
+// without AVX-512 check this code's logic too; never defined in the library build.
+#if defined(BL_AVX512_EMULATION) || (defined(__AVX512F__) && defined(__AVX512VL__))
+#if !defined(BL_AVX512_EMULATION)
 #include <immintrin.h>
+#endif
 
 #include "contract/arith.h"
 
