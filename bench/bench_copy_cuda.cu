@@ -63,7 +63,7 @@ void run_size(int64_t side, float* x, float* y, float* z) {
   dv.ndim = 1;
   dv.shape[0] = n;
   dv.strides[0] = 1;
-  for (int variant : {0, 7, 8}) {
+  for (int variant : {0, 6, 7}) {  // 0: the default (16-byte quads), 6: 32 x 32, 7: 64 x 64
     bl::LaunchConfig cfg;
     cfg.variant = variant;
     const float t = best_ms([&] { bl::cuda::strided_copy(4, x, sv, y, dv, n, cfg); });

@@ -6,7 +6,8 @@
 #      each variant gets its own PASS/FAIL line;
 #   3. bench_gemm_cuda at 4096^3, 8192^3 and the LM shapes: cuBLAS strict fp32, then each variant in
 #      its own process; a table of GFLOP/s and the ratio to cuBLAS per shape;
-#   4. bench_copy_cuda: transposing copy (variants 0, 7, 8) and add against cudaMemcpy D2D.
+#   4. bench_copy_cuda: transposing copy (variants 0 = default quads, 6 = 32 x 32, 7 = 64 x 64) and add
+#      against cudaMemcpy D2D.
 # Writes the summary to $OUT/cuda-gemm.log (raw outputs beside it); always exits 0. About 3 minutes.
 OUT="${OUT:-.}"
 LOG="$OUT/cuda-gemm.log"

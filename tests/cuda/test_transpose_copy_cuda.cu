@@ -1,6 +1,7 @@
 // Conformance of the CUDA transposing copy (src/kernels/cuda/elementwise_cuda.cu, the tiled path of
-// bl::cuda::strided_copy) with strided_copy_reference, by memcmp, for every kernel variant (0: 32 x
-// 32 tiles, 7: 64 x 64 tiles, 8: 64 x 64 tiles in 16-byte quads) and capped grids: 1-, 4- and 8-byte
+// bl::cuda::strided_copy) with strided_copy_reference, by memcmp, for every kernel variant (6: 32 x
+// 32 tiles, 7: 64 x 64 tiles, 0 and 8 (default): 64 x 64 tiles in 16-byte quads where aligned, else
+// 64 x 64 tiles) and capped grids: 1-, 4- and 8-byte
 // elements, edges of every size, batches, padded and unaligned sources (which send variant 8 to its
 // element-wise fallback). Sabotage arm: a result with two elements swapped must be caught.
 #include <gtest/gtest.h>
@@ -42,8 +43,8 @@ std::string case_name(const CopyCase& c, size_t elem, const bl::LaunchConfig& cf
          " grid_cap=" + std::to_string(cfg.grid_cap) + " variant=" + std::to_string(cfg.variant);
 }
 
-const bl::LaunchConfig kCopyConfigs[] = {{256, 0, 0}, {256, 0, 7}, {256, 3, 7},
-                                         {256, 0, 8}, {256, 2, 8}, {64, 7, 1}};
+const bl::LaunchConfig kCopyConfigs[] = {{256, 0, 0}, {256, 0, 6}, {256, 5, 6}, {256, 0, 7},
+                                         {256, 3, 7}, {256, 0, 8}, {256, 2, 8}, {64, 7, 1}};
 
 // Runs one case for element type T (an unsigned integer of the element size) under every config;
 // the source bytes are a counter pattern with float NaN payloads mixed in.

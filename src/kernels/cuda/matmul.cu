@@ -13,20 +13,15 @@
 // memory); matmul_pipe_kernel copies them with cp.async into 3-4 shared-memory stages and keeps the
 // running leaf sum either in C or in registers.
 //
-// Speed (H200, bench/bench_gemm_cuda, GFLOP/s, cuBLAS strict fp32 in brackets): variant 0 reaches
+// Speed (H200, bench/bench_gemm_cuda, GFLOP/s, cuBLAS strict fp32 in brackets): variant 6 reaches
 // 29.5k [49.1k] at 2048^3, 30.8k [51.2k] at 4096^3 and 8192^3, 30.1k [43.8k] at 8192x768x3072,
 // 31.0k [46.1k] at 8192x3072x768, 29.4k [43.1k] at 8192x768x768: 0.60 of cuBLAS on squares, 0.67-0.69
-// on the LM shapes (the register-staged kernel, variant 3: 23-27k). Profile of variant 0 at 4096^3:
-// 3.1 cycles per issued instruction with 8 warps per multiprocessor (2 per scheduler), compute
-// throughput 62% of peak: the scheduler idles a third of the time, so latency, not bandwidth, is
-// the limit. What remains for 1.0, none of which touches the order of operations: (1) two blocks
-// (16 warps) per multiprocessor without spills: every 128 x 128 variant needs 150-250 registers
-// and spills under the 128-register cap, so the index math (int64 now) and the slab copies must
-// shrink (one pointer per operand advanced by a constant per slab, 32-bit offsets); (2) a
-// warp-tiled thread layout (warp 64 x 32, each thread 2 x 2 sub-tiles of 4 x 4) so A fragments of
-// a warp are 8 distinct rows instead of 2 rows one bank apart; (3) for the N = 768 shapes, split-K
-// across blocks with the partials folded in ascending leaf order by a second kernel; (4) the
-// running leaf sum in shared memory instead of C or spilled registers.
+// on the LM shapes (the register-staged kernel, variant 3: 23-27k). Variant 0 picks the warp-tiled
+// variant 10 of matmul_wide.cu for large shapes instead (warp tiles, leaf sums in shared memory):
+// 36.4k at 4096^3, 37.3k at 8192^3, 35.7k, 33.9k, 32.1k at the LM shapes, 0.71-0.80 of cuBLAS.
+// Profile of variant 6 at 4096^3: 3.1 cycles per issued instruction with 8 warps per
+// multiprocessor, compute throughput 62% of peak: latency, not bandwidth, is the limit. What
+// remains for 1.0 (none of it touches the order of operations) is listed in docs/performance.md.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -556,13 +551,30 @@ int64_t current_multiprocessors() {
   return cached[dev];
 }
 
-// Variant 0 picks the tile by shape so that small products still fill the device: the 128 x 128
-// pipeline when it gives every multiprocessor a tile, else the 128 x 64 pipeline when that does,
-// else the 64 x 64 tile. Every variant gives the same bits, so the choice changes only speed.
+// Opt-in shared memory per block of the current device, bytes (read once per device index).
+int64_t current_smem_optin() {
+  static int64_t cached[64] = {};
+  int dev = 0;
+  BL_CUDA_CHECK(cudaGetDevice(&dev));
+  if (dev < 0 || dev >= 64) return 0;
+  if (cached[dev] == 0) {
+    int v = 0;
+    BL_CUDA_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    cached[dev] = v > 0 ? v : 1;
+  }
+  return cached[dev];
+}
+
+// Variant 0 picks the tile by shape so that small products still fill the device: a 128 x 128
+// tile when it gives every multiprocessor a tile (the warp-tiled variant 10 where the device has
+// the shared memory for it, H200: 0.71-0.80 of cuBLAS against 0.60-0.67 for variant 6; else the
+// pipeline of variant 6), else the 128 x 64 pipeline when that does, else the 64 x 64 tile. Every
+// variant gives the same bits, so the choice changes only speed.
 int auto_variant(int64_t batch, int64_t m, int64_t n) {
   const int64_t sms = current_multiprocessors();
   auto tiles = [&](int64_t bm, int64_t bn) { return batch * ((m + bm - 1) / bm) * ((n + bn - 1) / bn); };
-  if (tiles(128, 128) >= sms) return 6;
+  if (tiles(128, 128) >= sms)
+    return static_cast<int64_t>(matmul_wide_smem_bytes(10)) <= current_smem_optin() ? 10 : 6;
   if (tiles(128, 64) >= sms) return 4;
   return 1;
 }
@@ -651,7 +663,7 @@ void matmul_cuda(const MatmulArgs& args, const float* a, const float* b, float* 
   }
   switch (variant) {
     case 6:  // pipelined: 128 x 128 tiles, BK = 32, 3 cp.async stages, one block per multiprocessor
-             // (the fastest on the H200 at every benchmarked large shape but 8192^3, 0.6% behind there)
+             // (variant 0's large-shape choice where variant 10 does not fit in shared memory)
       launch_matmul_pipe<128, 128, 32, 3, 1, false>(p, args.batch, a, b, c, config, s);
       break;
     case 1:  // small tiles, for small or skinny problems

@@ -4,6 +4,8 @@
 
 #include <cuda_runtime.h>
 
+#include <stddef.h>
+
 #include "kernels/launch.h"
 #include "kernels/matmul.h"
 
@@ -11,6 +13,10 @@ namespace bl {
 
 // True when variant is one of the wide-tile kernels of matmul_wide.cu (7..10).
 inline bool matmul_wide_variant(int variant) { return variant >= 7 && variant <= 10; }
+
+// Largest dynamic shared memory (bytes) wide variant 7..10 asks for, over the four transpose
+// combinations; the variant runs only where the device's opt-in limit per block is at least this.
+size_t matmul_wide_smem_bytes(int variant);
 
 // Runs args (already validated, batch, m and n > 0) with wide-tile variant 7..10 on stream.
 // config.grid_cap bounds the grid (tiles are walked grid-stride); the bits never depend on it.
