@@ -14,6 +14,13 @@
 #include "contract/ff.h"
 #include "contract/math/exp_log_core.h"
 #include "contract/math/exp_log_exceptions.h"
+#include "contract/math/exp_f64.h"
+
+// 1: CUDA/HIP device code evaluates exp in binary64 with a rounding test and the float-float path
+// as fallback (exp_f64.h); same bits, since both are correctly rounded. 0: float-float everywhere.
+#ifndef BL_EXP_F64_DEVICE
+#define BL_EXP_F64_DEVICE 1
+#endif
 
 namespace bl {
 namespace exp_log_detail {
@@ -191,13 +198,24 @@ BL_EXP_LOG_INLINE float gelu_tanh_fast(float x, bool* hard) {
   return select_f(is_nan(x), canonical_nan(), y);
 }
 
+// e^x by the float-float path: the definition, and the path of every device without binary64.
+BL_EXP_LOG_INLINE float exp_float_float(float x) {
+  bool hard;
+  float y = exp_fast(x, &hard);
+  return select_f(hard, exp_exception(x, y), y);
+}
+
 }  // namespace exp_log_detail
 
 // e^x, correctly rounded. exp(-inf) = +0, exp(+inf) = +inf, exp(+-0) = 1.
 BL_EXP_LOG_INLINE float exp(float x) {
-  bool hard;
-  float y = exp_log_detail::exp_fast(x, &hard);
-  return exp_log_detail::select_f(hard, exp_log_detail::exp_exception(x, y), y);
+#if BL_DEVICE_PASS && BL_EXP_F64_DEVICE && BL_HAS_F64
+  bool hard_f64;
+  const float y64 = exp_f64_detail::exp_f64_fast(x, exp_f64_detail::kExpF64Degree,
+                                                 exp_f64_detail::kExpF64MarginBits, &hard_f64);
+  if (!hard_f64) return y64;  // rare otherwise (about 2^-19 of inputs): float-float decides
+#endif
+  return exp_log_detail::exp_float_float(x);
 }
 
 // e^x - 1, correctly rounded, accurate near 0. expm1(+-0) = +-0, expm1(-inf) = -1.
