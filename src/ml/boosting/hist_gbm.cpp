@@ -292,7 +292,7 @@ class TreeGrower {
         take_hist(large->hist);
         build_hist(small->begin, small->end, small->hist);
         large->hist.resize(node->hist.size());
-        histogram_subtract(node->hist.data(), small->hist.data(), d_, large->hist.data());
+        subtract_hist(node->hist, small->hist, large->hist);
       }
       recycle_hist(node->hist);
       node.reset();
@@ -390,7 +390,7 @@ class TreeGrower {
           take_hist(large->hist);
           build_hist(small->begin, small->end, small->hist);
           large->hist.resize(node->hist.size());
-          histogram_subtract(node->hist.data(), small->hist.data(), d_, large->hist.data());
+          subtract_hist(node->hist, small->hist, large->hist);
         }
         for (auto* child : {&left, &right}) {
           if ((*child)->end > (*child)->begin) next.push_back(std::move(*child));
@@ -439,6 +439,23 @@ class TreeGrower {
   void build_hist(int64_t begin, int64_t end, std::vector<int64_t>& hist) const {
     hb_.build(rows_.data() + begin, end - begin, row_g_.data() + begin,
               h_->constant ? nullptr : row_h_.data() + begin, h_->constant_q, hist);
+  }
+
+  // large = parent - small (exact in integers), by feature ranges in parallel on several threads.
+  void subtract_hist(const std::vector<int64_t>& parent, const std::vector<int64_t>& small,
+                     std::vector<int64_t>& large) const {
+    large.resize(parent.size());
+    ThreadPool& pool = default_pool();
+    const int64_t tasks = std::min<int64_t>(pool.threads(), d_);
+    if (tasks <= 1) {
+      histogram_subtract(parent.data(), small.data(), d_, large.data());
+      return;
+    }
+    pool.parallel_for(tasks, [&](int64_t t) {
+      const int64_t f0 = d_ * t / tasks, f1 = d_ * (t + 1) / tasks;
+      const int64_t at = f0 * kHistBins * kHistStats;
+      histogram_subtract(parent.data() + at, small.data() + at, f1 - f0, large.data() + at);
+    });
   }
 
   bool splittable(const NodeWork& n) const {
@@ -537,45 +554,60 @@ class TreeGrower {
 
   // Best split of a node from its histogram: features ascending, bins ascending, missing values
   // first tried on the right, then on the left; a later candidate must be strictly better.
+  // On more than one thread the features are searched in parallel and their bests reduced in
+  // feature order with the same strict comparison: the result is the sequential scan's.
   SplitInfo best_split(const std::vector<int64_t>& hist, int64_t g_tot, int64_t h_tot) const {
-    SplitInfo best;
     const double parent = score(g_tot, h_tot);
-    for (int64_t f = 0; f < d_; ++f) {
-      if (!(*allowed_)[f]) continue;
-      const int64_t nb = static_cast<int64_t>(mapper_.thresholds[f].size()) + 1;
-      if (nb < 2) continue;
-      const int64_t* hf = hist.data() + f * kHistBins * kHistStats;
-      const int64_t* miss = hf + kMissingBin * kHistStats;
-      int64_t n_tot = 0;
-      for (int64_t b = 0; b < nb; ++b) n_tot += hf[b * kHistStats + 2];
-      n_tot += miss[2];
-      int64_t gl = 0, hl = 0, nl = 0;
-      for (int64_t b = 0; b + 1 < nb; ++b) {
-        gl += hf[b * kHistStats];
-        hl += hf[b * kHistStats + 1];
-        nl += hf[b * kHistStats + 2];
-        for (int dir = 0; dir < 2; ++dir) {
-          const bool miss_left = dir == 1;
-          if (miss_left && miss[2] == 0) break;
-          const int64_t G = gl + (miss_left ? miss[0] : 0);
-          const int64_t H = hl + (miss_left ? miss[1] : 0);
-          const int64_t N = nl + (miss_left ? miss[2] : 0);
-          if (N < p_.min_samples_leaf || n_tot - N < p_.min_samples_leaf || N == 0 || N == n_tot) continue;
-          if (static_cast<double>(H) * h_->unit < p_.min_child_weight ||
-              static_cast<double>(h_tot - H) * h_->unit < p_.min_child_weight)
-            continue;
-          const double gain = score(G, H) + score(g_tot - G, h_tot - H) - parent;
-          if (gain > best.gain) {
-            best.gain = gain;
-            best.feature = static_cast<int32_t>(f);
-            best.bin = static_cast<int32_t>(b);
-            // Without missing values in the node, NaN follows the larger child (ties: left).
-            best.default_left = miss[2] > 0 ? miss_left : (N >= n_tot - N);
-          }
+    SplitInfo best;
+    ThreadPool& pool = default_pool();
+    if (pool.threads() == 1) {
+      for (int64_t f = 0; f < d_; ++f) best_split_of_feature(hist, f, g_tot, h_tot, parent, best);
+      return best;
+    }
+    std::vector<SplitInfo> per_feature(static_cast<size_t>(d_));
+    pool.parallel_for(d_, [&](int64_t f) { best_split_of_feature(hist, f, g_tot, h_tot, parent, per_feature[f]); });
+    for (const SplitInfo& s : per_feature) {
+      if (s.gain > best.gain) best = s;
+    }
+    return best;
+  }
+
+  // Feature f's candidates, scanned in order into best (replaced only by a strictly larger gain).
+  void best_split_of_feature(const std::vector<int64_t>& hist, int64_t f, int64_t g_tot, int64_t h_tot,
+                             double parent, SplitInfo& best) const {
+    if (!(*allowed_)[f]) return;
+    const int64_t nb = static_cast<int64_t>(mapper_.thresholds[f].size()) + 1;
+    if (nb < 2) return;
+    const int64_t* hf = hist.data() + f * kHistBins * kHistStats;
+    const int64_t* miss = hf + kMissingBin * kHistStats;
+    int64_t n_tot = 0;
+    for (int64_t b = 0; b < nb; ++b) n_tot += hf[b * kHistStats + 2];
+    n_tot += miss[2];
+    int64_t gl = 0, hl = 0, nl = 0;
+    for (int64_t b = 0; b + 1 < nb; ++b) {
+      gl += hf[b * kHistStats];
+      hl += hf[b * kHistStats + 1];
+      nl += hf[b * kHistStats + 2];
+      for (int dir = 0; dir < 2; ++dir) {
+        const bool miss_left = dir == 1;
+        if (miss_left && miss[2] == 0) break;
+        const int64_t G = gl + (miss_left ? miss[0] : 0);
+        const int64_t H = hl + (miss_left ? miss[1] : 0);
+        const int64_t N = nl + (miss_left ? miss[2] : 0);
+        if (N < p_.min_samples_leaf || n_tot - N < p_.min_samples_leaf || N == 0 || N == n_tot) continue;
+        if (static_cast<double>(H) * h_->unit < p_.min_child_weight ||
+            static_cast<double>(h_tot - H) * h_->unit < p_.min_child_weight)
+          continue;
+        const double gain = score(G, H) + score(g_tot - G, h_tot - H) - parent;
+        if (gain > best.gain) {
+          best.gain = gain;
+          best.feature = static_cast<int32_t>(f);
+          best.bin = static_cast<int32_t>(b);
+          // Without missing values in the node, NaN follows the larger child (ties: left).
+          best.default_left = miss[2] > 0 ? miss_left : (N >= n_tot - N);
         }
       }
     }
-    return best;
   }
 
   // Stable partition of rows_[begin, end) (and of the gathered pairs) by the split; *gl, *hl
