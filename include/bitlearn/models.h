@@ -11,11 +11,16 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "bitlearn/tensor.h"
+
+namespace bl {
+class PackedMatrix;  // kernels/matmul_packed.h: a weight packed once for the CPU GEMM
+}
 
 namespace bl::models {
 
@@ -120,6 +125,9 @@ class CausalLM {
     Tensor weight;            // [in, out] when transposed (how every weight is kept after loading), else [out, in]
     Tensor bias;              // undefined when absent
     bool transposed = false;
+    // CPU models: the weight packed once at load for products of many rows (prefill); their bits
+    // are those of the plain product.
+    std::shared_ptr<const PackedMatrix> packed;
   };
   struct Layer {
     Tensor attn_norm_weight, attn_norm_bias, mlp_norm_weight, mlp_norm_bias;
@@ -151,6 +159,7 @@ class CausalLM {
   Device device_ = Device::cpu();
   Tensor embed_tokens, embed_positions, final_norm_weight, final_norm_bias;
   Tensor lm_head;             // [hidden, vocab] (a transposed copy, also when tied)
+  std::shared_ptr<const PackedMatrix> lm_head_packed;  // CPU: lm_head packed for prefill products
   Tensor rope_cos, rope_sin;  // [max_positions, head_dim]
   std::vector<Layer> layers_;
   std::vector<MambaLayer> mamba_layers_;

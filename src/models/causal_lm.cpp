@@ -10,6 +10,7 @@
 #include "bitlearn/safetensors.h"
 #include "core/allocator.h"
 #include "core/error.h"
+#include "kernels/matmul_packed.h"
 #include "kernels/skinny_matmul.h"
 #include "models/model_parts.h"
 #include "ops/op_util.h"
@@ -42,14 +43,33 @@ CausalLM::Linear linear(const WeightSource& w, const std::string& name, int64_t 
   CausalLM::Linear l;
   l.weight = w.take(name + ".weight", {out, in}, why).transpose(0, 1).contiguous();
   l.transposed = true;
+  l.packed = pack_weight(l.weight);
   if (bias) l.bias = w.take(name + ".bias", {out}, why);
   return l;
 }
 
-// x [M, K] times w [K, N] (dense): the skinny kernel for M <= kSkinnyMaxRows, else bl::matmul;
-// both are the contract GEMM, so the choice changes no bit.
-Tensor product(const Tensor& x_in, const Tensor& w) {
+std::shared_ptr<const PackedMatrix> pack_weight(const Tensor& w) {
+  if (!w.device().is_cpu()) return nullptr;
+  BL_CHECK(w.ndim() == 2 && w.is_contiguous(), "pack_weight: expected a contiguous [K, N] weight, got ",
+           shape_str(w.shape()));
+  const auto* wp = static_cast<const float*>(w.raw_data());
+  return std::make_shared<const PackedMatrix>(matmul_pack_b_cpu(wp, w.dim(0), w.dim(1), w.dim(1), false, &op_pool()));
+}
+
+// x [M, K] times w [K, N] (dense): the skinny kernel for M <= kSkinnyMaxRows, else the
+// weight-stationary GEMM when w was packed (CPU), else bl::matmul; all are the contract GEMM, so
+// the choice changes no bit.
+Tensor product(const Tensor& x_in, const Tensor& w, const PackedMatrix* packed) {
   const int64_t M = x_in.dim(0), K = x_in.dim(1), N = w.dim(1);
+  if (M > kSkinnyMaxRows && packed != nullptr && x_in.device().is_cpu()) {
+    BL_CHECK(packed->k() == K && packed->n() == N, "CausalLM: packed weight [", packed->k(), ", ", packed->n(),
+             "] does not match the product's [", K, ", ", N, "]");
+    const Tensor x = x_in.contiguous();
+    Tensor out = Tensor::empty({M, N}, DType::f32, x.device());
+    matmul_cpu_packed_b(static_cast<const float*>(x.raw_data()), M, K, *packed, static_cast<float*>(out.raw_data()),
+                        N, &op_pool());
+    return out;
+  }
   if (M > kSkinnyMaxRows || !w.is_contiguous()) return matmul(x_in, w);
   const Tensor x = x_in.contiguous();
   Tensor out = Tensor::empty({M, N}, DType::f32, x.device());
@@ -71,7 +91,7 @@ Tensor product(const Tensor& x_in, const Tensor& w) {
 
 // x [N, in] -> [N, out].
 Tensor apply(const CausalLM::Linear& l, const Tensor& x) {
-  Tensor y = l.transposed ? product(x, l.weight) : matmul(x, l.weight, false, true);
+  Tensor y = l.transposed ? product(x, l.weight, l.packed.get()) : matmul(x, l.weight, false, true);
   if (l.bias.defined()) y = add(y, l.bias);
   return y;
 }
@@ -122,6 +142,7 @@ CausalLM::Linear conv1d(const WeightSource& w, const std::string& name, int64_t 
   l.weight = w.take(name + ".weight", {in, out}, why);
   l.bias = w.take(name + ".bias", {out}, why);
   l.transposed = true;
+  l.packed = pack_weight(l.weight);
   return l;
 }
 
@@ -247,6 +268,7 @@ CausalLM CausalLM::from_tensors(const ModelConfig& c, const std::map<std::string
     m.rope_cos = cos_t.to(device);
     m.rope_sin = sin_t.to(device);
   }
+  m.lm_head_packed = pack_weight(m.lm_head);
   return m;
 }
 
@@ -405,7 +427,7 @@ Tensor CausalLM::run(const std::vector<std::vector<int32_t>>& seqs, KvCache* cac
     for (int64_t b = 0; b < B; ++b) cache->lengths_[b] = kv_len[b];
   }
   h = norm(c, h, final_norm_weight, final_norm_bias);
-  Tensor logits = product(h, lm_head).reshape({B, T, c.vocab_size});
+  Tensor logits = product(h, lm_head, lm_head_packed.get()).reshape({B, T, c.vocab_size});
   bool padded = false;
   for (auto v : valid) padded = padded || v == 0;
   if (padded) {

@@ -158,6 +158,7 @@ void CausalLM::load_ssm(const std::map<std::string, Tensor>& tensors, const std:
                                    : w.take("lm_head.weight", {V, C}, fields("vocab_size", V, "hidden_size", C)))
                 .transpose(0, 1)
                 .contiguous();
+  lm_head_packed = pack_weight(lm_head);
 }
 
 KvCache CausalLM::new_ssm_cache(int64_t batch, int64_t capacity) const {
@@ -256,7 +257,7 @@ Tensor CausalLM::run_ssm(const std::vector<std::vector<int32_t>>& seqs, KvCache*
   if (cache != nullptr)
     for (int64_t b = 0; b < B; ++b) cache->lengths_[b] += lengths[b];
   h = rms_norm(h, final_norm_weight, c.norm_eps);
-  Tensor logits = product(h, lm_head).reshape({B, T, c.vocab_size});
+  Tensor logits = product(h, lm_head, lm_head_packed.get()).reshape({B, T, c.vocab_size});
   bool padded = false;
   for (auto v : valid) padded = padded || v == 0;
   if (padded) {

@@ -34,9 +34,13 @@ std::string fields(const std::string& a, int64_t va, const std::string& b = "", 
 CausalLM::Linear linear(const WeightSource& w, const std::string& name, int64_t out, int64_t in, bool bias,
                         const std::string& why);
 
-// x [M, K] times w [K, N]: the skinny kernel for few rows, else bl::matmul; both are the contract
-// GEMM, so the bits of a row never depend on M.
-Tensor product(const Tensor& x, const Tensor& w);
+// x [M, K] times w [K, N]: the skinny kernel for few rows, else the weight-stationary GEMM with
+// `packed` (w packed by pack_weight; CPU) or bl::matmul; all are the contract GEMM, so the bits of a
+// row never depend on M.
+Tensor product(const Tensor& x, const Tensor& w, const PackedMatrix* packed = nullptr);
+
+// w [K, N] (contiguous) packed for the CPU weight-stationary GEMM; null for a weight on a GPU.
+std::shared_ptr<const PackedMatrix> pack_weight(const Tensor& w);
 
 // x [N, in] -> [N, out] through a Linear (bias added when present).
 Tensor apply(const CausalLM::Linear& l, const Tensor& x);

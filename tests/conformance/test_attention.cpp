@@ -69,6 +69,10 @@ std::vector<AttnCase> cases() {
       {1, 40, 2, 1, 257, 40, 0, false, false, 0}, {1, 2, 1, 1, 4, 4100, 0, true, false, 0},
       {2, 17, 4, 4, 31, 17, 0, false, true, 5},   {0, 3, 2, 1, 8, 3, 0, false, false, 0},
       {1, 3, 2, 1, 0, 3, 0, false, false, 0},     {3, 1, 8, 2, 32, 61, 7, true, true, 7},
+      // Across the vector path's query blocks (16), key groups (32, 8) and head_dim groups
+      // (32, 8, scalar tail); a long decode cache (several value leaves); a window over blocks.
+      {2, 70, 4, 2, 72, 70, 0, false, true, 11},  {1, 20, 3, 1, 12, 600, 0, true, false, 0},
+      {1, 50, 2, 2, 40, 50, 19, false, false, 3}, {1, 128, 2, 2, 64, 128, 0, false, false, 0},
   };
 }
 

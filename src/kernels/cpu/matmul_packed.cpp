@@ -1,0 +1,196 @@
+// Weight-stationary CPU GEMM (kernels/matmul_packed.h): op(B) packed once, products that only
+// pack A.
+//
+// A is packed once per product into row panels (the layout matmul_cpu packs per task). Each task
+// owns a block of rows and a block of columns of C and walks the k leaves in order: one tile kernel
+// call per (column panel, row panel), which computes the leaf partial from +0 in ascending k and
+// folds it into C. Every output is computed whole by one task in the contract order, so neither
+// the partition nor the thread that runs a task can change a bit. The tile kernels are those of matmul_cpu (matmul_tile.h).
+#include <algorithm>
+#include <cstring>
+
+#include "core/error.h"
+#include "core/fp_probe.h"
+#include "core/isa.h"
+#include "core/thread_pool.h"
+#include "kernels/cpu/matmul_tile.h"
+#include "kernels/matmul.h"
+#include "kernels/matmul_packed.h"
+
+namespace bl {
+
+using matmul_detail::kMatmulTileCols;
+using matmul_detail::kMatmulTileRows;
+using matmul_detail::TileKernel;
+
+namespace {
+
+// Task block caps (multiples of the tile shape). At M = 128 rows are cut in two blocks, and
+// columns in blocks of 6 panels: a GPT-2 124M projection (N = 768) gives 16 tasks, the MLP
+// (N = 3072) 64. A row block's packed A leaf (72 x 256 floats) stays in L2 and a B panel
+// (256 x 16) in L1 while the tile kernel sweeps the row panels.
+constexpr int64_t kPackedTaskRows = 72;
+constexpr int64_t kPackedTaskCols = 96;
+static_assert(kPackedTaskRows % kMatmulTileRows == 0, "task rows are whole tile panels");
+static_assert(kPackedTaskCols % kMatmulTileCols == 0, "task columns are whole tile panels");
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// The block length that cuts `extent` into as many blocks as blocks of `cap` would, of about equal
+// length (a multiple of `unit`). A function of the extent alone.
+int64_t balanced_block(int64_t extent, int64_t cap, int64_t unit) {
+  const int64_t blocks = ceil_div(extent, cap);
+  return std::min(cap, ceil_div(ceil_div(extent, blocks), unit) * unit);
+}
+
+TileKernel pick_tile_kernel() {
+  if (cpu_has_avx2_fma()) return &matmul_detail::matmul_tile_avx2;
+  if (active_isa() == Isa::neon) return &matmul_detail::matmul_tile_neon;
+  return &matmul_detail::matmul_tile_portable;
+}
+
+// One leaf (k0, kc) and one column panel p of op(B) into dst (kc steps of kMatmulTileCols).
+void pack_b_panel(const float* b, int64_t n, int64_t ldb, bool trans_b, int64_t k0, int64_t kc, int64_t p,
+                  float* dst) {
+  const int64_t col0 = p * kMatmulTileCols;
+  const int cols = static_cast<int>(std::min<int64_t>(kMatmulTileCols, n - col0));
+  if (!trans_b) {
+    for (int64_t k = 0; k < kc; ++k) {
+      const float* src = b + (k0 + k) * ldb + col0;
+      float* out = dst + k * kMatmulTileCols;
+      int j = 0;
+      for (; j < cols; ++j) out[j] = src[j];
+      for (; j < kMatmulTileCols; ++j) out[j] = 0.0f;
+    }
+    return;
+  }
+  for (int j = 0; j < kMatmulTileCols; ++j) {
+    if (j >= cols) {
+      for (int64_t k = 0; k < kc; ++k) dst[k * kMatmulTileCols + j] = 0.0f;
+      continue;
+    }
+    const float* src = b + (col0 + j) * ldb + k0;
+    for (int64_t k = 0; k < kc; ++k) dst[k * kMatmulTileCols + j] = src[k];
+  }
+}
+
+// Row panel p (kMatmulTileRows rows from row p * kMatmulTileRows) and k [k0, k0 + kc) of A
+// (row-major) into dst, kc steps of kMatmulTileRows values; rows past M are zero (their outputs
+// are never stored).
+void pack_a_panel(const float* a, int64_t m, int64_t lda, int64_t p, int64_t k0, int64_t kc, float* dst) {
+  static const float kZeroRow[kGemmKLeaf] = {};
+  const int64_t row0 = p * kMatmulTileRows;
+  const int rows = static_cast<int>(std::min<int64_t>(kMatmulTileRows, m - row0));
+  const float* src[kMatmulTileRows];
+  for (int r = 0; r < kMatmulTileRows; ++r) src[r] = r < rows ? a + (row0 + r) * lda + k0 : kZeroRow;
+  for (int64_t k = 0; k < kc; ++k) {
+    float* out = dst + k * kMatmulTileRows;
+    for (int r = 0; r < kMatmulTileRows; ++r) out[r] = src[r][k];
+  }
+}
+
+// A float buffer aligned to 64 bytes, reused by the thread that owns it.
+struct RowPackBuffer {
+  std::vector<float> storage;
+  float* get(size_t n) {
+    if (storage.size() < n + 16) storage.resize(n + 16);
+    uintptr_t p = reinterpret_cast<uintptr_t>(storage.data());
+    return reinterpret_cast<float*>((p + 63) & ~static_cast<uintptr_t>(63));
+  }
+};
+
+}  // namespace
+
+PackedMatrix matmul_pack_b_cpu(const float* b, int64_t k, int64_t n, int64_t ldb, bool trans_b,
+                               ThreadPool* pool) {
+  BL_CHECK(k >= 0 && n >= 0, "matmul_pack_b_cpu: sizes must be >= 0, got K=", k, " N=", n);
+  const int64_t need_ldb = trans_b ? k : n;
+  BL_CHECK(ldb >= need_ldb, "matmul_pack_b_cpu: ldb of B (", trans_b ? "transposed, N x K" : "K x N",
+           ") must be >= ", need_ldb, ", got ", ldb);
+  BL_CHECK(k == 0 || n == 0 || b != nullptr, "matmul_pack_b_cpu: B is null");
+  PackedMatrix out;
+  out.k_ = k;
+  out.n_ = n;
+  const int64_t panels = ceil_div(n, kMatmulTileCols);
+  out.padded_n_ = panels * kMatmulTileCols;
+  if (k == 0 || n == 0) return out;
+  out.storage_.resize(static_cast<size_t>(k * out.padded_n_ + 16));
+  const uintptr_t base = reinterpret_cast<uintptr_t>(out.storage_.data());
+  out.offset_ = static_cast<int64_t>((((base + 63) & ~static_cast<uintptr_t>(63)) - base) / sizeof(float));
+  float* dst = out.storage_.data() + out.offset_;
+  const int64_t leaves = gemm_k_leaf_count(k);
+  const int64_t padded_n = out.padded_n_;
+  ThreadPool& workers = pool ? *pool : default_pool();
+  // One task per (leaf, panel): pure copies, so any partition gives the same bytes.
+  workers.parallel_for(leaves * panels, [&](int64_t t) {
+    const int64_t leaf = t / panels, p = t % panels;
+    const int64_t k0 = leaf * kGemmKLeaf;
+    const int64_t kc = std::min<int64_t>(kGemmKLeaf, k - k0);
+    pack_b_panel(b, n, ldb, trans_b, k0, kc, p, dst + k0 * padded_n + p * kc * kMatmulTileCols);
+  });
+  return out;
+}
+
+void matmul_cpu_packed_b(const float* a, int64_t m, int64_t lda, const PackedMatrix& b, float* c,
+                         int64_t ldc, ThreadPool* pool) {
+  const int64_t k = b.k(), n = b.n();
+  BL_CHECK(m >= 0, "matmul_cpu_packed_b: M must be >= 0, got ", m);
+  BL_CHECK(lda >= k, "matmul_cpu_packed_b: lda of A (M x K) must be >= K = ", k, ", got ", lda);
+  BL_CHECK(ldc >= n, "matmul_cpu_packed_b: ldc of C (M x N) must be >= N = ", n, ", got ", ldc);
+  if (m == 0 || n == 0) return;
+  BL_CHECK(c != nullptr, "matmul_cpu_packed_b: C is null");
+  if (k == 0) {  // the empty sum is +0.0
+    for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
+    return;
+  }
+  BL_CHECK(a != nullptr, "matmul_cpu_packed_b: A is null");
+  const TileKernel tile = pick_tile_kernel();
+  ThreadPool& workers = pool ? *pool : default_pool();
+
+  // Phase 1: pack all of A once (pure copies, any partition gives the same bytes): leaf l, row
+  // panel p at k0 * padded_m + p * kc * kMatmulTileRows, as op(B) is laid out.
+  const int64_t panels_m_total = ceil_div(m, kMatmulTileRows);
+  const int64_t padded_m = panels_m_total * kMatmulTileRows;
+  const int64_t leaves = gemm_k_leaf_count(k);
+  thread_local RowPackBuffer buf;  // the calling thread's; reused across calls
+  float* packed_a = buf.get(static_cast<size_t>(padded_m * k));
+  workers.parallel_for(leaves * panels_m_total, [&](int64_t t) {
+    const int64_t leaf = t / panels_m_total, p = t % panels_m_total;
+    const int64_t k0 = leaf * kGemmKLeaf;
+    const int64_t kc = std::min<int64_t>(kGemmKLeaf, k - k0);
+    pack_a_panel(a, m, lda, p, k0, kc, packed_a + k0 * padded_m + p * kc * kMatmulTileRows);
+  });
+
+  // Phase 2: tasks over (row block, column block), all leaves of each in order.
+  const float* packed_b = b.data();
+  const int64_t padded_n = b.padded_n();
+  const int64_t rows_per_task = balanced_block(m, kPackedTaskRows, kMatmulTileRows);
+  const int64_t cols_per_task = balanced_block(n, kPackedTaskCols, kMatmulTileCols);
+  const int64_t blocks_m = ceil_div(m, rows_per_task);
+  const int64_t blocks_n = ceil_div(n, cols_per_task);
+  workers.parallel_for(blocks_m * blocks_n, [&](int64_t t) {
+    const int64_t m0 = (t / blocks_n) * rows_per_task, n0 = (t % blocks_n) * cols_per_task;
+    const int64_t mc = std::min(rows_per_task, m - m0), nc = std::min(cols_per_task, n - n0);
+    const int64_t panels_m = ceil_div(mc, kMatmulTileRows), panel_m0 = m0 / kMatmulTileRows;
+    const int64_t panels_n = ceil_div(nc, kMatmulTileCols), panel_n0 = n0 / kMatmulTileCols;
+    for (int64_t k0 = 0; k0 < k; k0 += kGemmKLeaf) {
+      const int64_t kc = std::min<int64_t>(kGemmKLeaf, k - k0);
+      const bool first_leaf = k0 == 0, last_leaf = k0 + kc == k;
+      const float* leaf_a = packed_a + k0 * padded_m;
+      const float* leaf_b = packed_b + k0 * padded_n;
+      for (int64_t jp = 0; jp < panels_n; ++jp) {
+        const int64_t col0 = n0 + jp * kMatmulTileCols;
+        const int cols = static_cast<int>(std::min<int64_t>(kMatmulTileCols, n0 + nc - col0));
+        const float* pb = leaf_b + (panel_n0 + jp) * kc * kMatmulTileCols;
+        for (int64_t ip = 0; ip < panels_m; ++ip) {
+          const int64_t row0 = m0 + ip * kMatmulTileRows;
+          const int rows = static_cast<int>(std::min<int64_t>(kMatmulTileRows, m0 + mc - row0));
+          tile(leaf_a + (panel_m0 + ip) * kc * kMatmulTileRows, pb, kc, c + row0 * ldc + col0, ldc, rows, cols,
+               first_leaf, last_leaf);
+        }
+      }
+    }
+  });
+}
+
+}  // namespace bl
