@@ -5,7 +5,8 @@
 // owns a block of rows and a block of columns of C and walks the k leaves in order: one tile kernel
 // call per (column panel, row panel), which computes the leaf partial from +0 in ascending k and
 // folds it into C. Every output is computed whole by one task in the contract order, so neither
-// the partition nor the thread that runs a task can change a bit. The tile kernels are those of matmul_cpu (matmul_tile.h).
+// the partition nor the thread that runs a task can change a bit. The tile kernels and their choice by ISA (6 x 16, or 12 x 32 over two B
+// panels on AVX-512) are those of matmul_cpu (matmul_tile.h).
 #include <algorithm>
 #include <cstring>
 
@@ -32,7 +33,9 @@ namespace {
 constexpr int64_t kPackedTaskRows = 72;
 constexpr int64_t kPackedTaskCols = 96;
 static_assert(kPackedTaskRows % kMatmulTileRows == 0, "task rows are whole tile panels");
-static_assert(kPackedTaskCols % kMatmulTileCols == 0, "task columns are whole tile panels");
+static_assert(kPackedTaskRows % matmul_detail::kMatmulTileRowsAvx512 == 0, "task rows are whole tile panels");
+static_assert(kPackedTaskCols % (kMatmulTileCols * matmul_detail::kMatmulTilePanelsAvx512) == 0,
+              "task columns are whole tiles");
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -43,10 +46,21 @@ int64_t balanced_block(int64_t extent, int64_t cap, int64_t unit) {
   return std::min(cap, ceil_div(ceil_div(extent, blocks), unit) * unit);
 }
 
-TileKernel pick_tile_kernel() {
-  if (cpu_has_avx2_fma()) return &matmul_detail::matmul_tile_avx2;
-  if (active_isa() == Isa::neon) return &matmul_detail::matmul_tile_neon;
-  return &matmul_detail::matmul_tile_portable;
+// The tile of the active ISA: rows per A panel, packed B panels per tile, kernel (as matmul_cpu).
+struct PackedTile {
+  int rows;
+  int col_panels;
+  TileKernel kernel;
+};
+
+PackedTile pick_tile() {
+  const Isa isa = active_isa();
+  if (isa == Isa::avx512)
+    return {matmul_detail::kMatmulTileRowsAvx512, matmul_detail::kMatmulTilePanelsAvx512,
+            &matmul_detail::matmul_tile_avx512};
+  if (cpu_has_avx2_fma()) return {kMatmulTileRows, 1, &matmul_detail::matmul_tile_avx2};
+  if (isa == Isa::neon) return {kMatmulTileRows, 1, &matmul_detail::matmul_tile_neon};
+  return {kMatmulTileRows, 1, &matmul_detail::matmul_tile_portable};
 }
 
 // One leaf (k0, kc) and one column panel p of op(B) into dst (kc steps of kMatmulTileCols).
@@ -74,18 +88,18 @@ void pack_b_panel(const float* b, int64_t n, int64_t ldb, bool trans_b, int64_t 
   }
 }
 
-// Row panel p (kMatmulTileRows rows from row p * kMatmulTileRows) and k [k0, k0 + kc) of A
-// (row-major) into dst, kc steps of kMatmulTileRows values; rows past M are zero (their outputs
-// are never stored).
+// Row panel p (panel_rows rows from row p * panel_rows) and k [k0, k0 + kc) of A (row-major)
+// into dst, kc steps of panel_rows values; rows past M are zero (their outputs are never stored).
+template <int kPanelRows>
 void pack_a_panel(const float* a, int64_t m, int64_t lda, int64_t p, int64_t k0, int64_t kc, float* dst) {
   static const float kZeroRow[kGemmKLeaf] = {};
-  const int64_t row0 = p * kMatmulTileRows;
-  const int rows = static_cast<int>(std::min<int64_t>(kMatmulTileRows, m - row0));
-  const float* src[kMatmulTileRows];
-  for (int r = 0; r < kMatmulTileRows; ++r) src[r] = r < rows ? a + (row0 + r) * lda + k0 : kZeroRow;
+  const int64_t row0 = p * kPanelRows;
+  const int rows = static_cast<int>(std::min<int64_t>(kPanelRows, m - row0));
+  const float* src[kPanelRows];
+  for (int r = 0; r < kPanelRows; ++r) src[r] = r < rows ? a + (row0 + r) * lda + k0 : kZeroRow;
   for (int64_t k = 0; k < kc; ++k) {
-    float* out = dst + k * kMatmulTileRows;
-    for (int r = 0; r < kMatmulTileRows; ++r) out[r] = src[r][k];
+    float* out = dst + k * kPanelRows;
+    for (int r = 0; r < kPanelRows; ++r) out[r] = src[r][k];
   }
 }
 
@@ -144,13 +158,13 @@ void matmul_cpu_packed_b(const float* a, int64_t m, int64_t lda, const PackedMat
     return;
   }
   BL_CHECK(a != nullptr, "matmul_cpu_packed_b: A is null");
-  const TileKernel tile = pick_tile_kernel();
+  const PackedTile tile = pick_tile();
   ThreadPool& workers = pool ? *pool : default_pool();
 
   // Phase 1: pack all of A once (pure copies, any partition gives the same bytes): leaf l, row
-  // panel p at k0 * padded_m + p * kc * kMatmulTileRows, as op(B) is laid out.
-  const int64_t panels_m_total = ceil_div(m, kMatmulTileRows);
-  const int64_t padded_m = panels_m_total * kMatmulTileRows;
+  // panel p at k0 * padded_m + p * kc * tile.rows, as op(B) is laid out.
+  const int64_t panels_m_total = ceil_div(m, tile.rows);
+  const int64_t padded_m = panels_m_total * tile.rows;
   const int64_t leaves = gemm_k_leaf_count(k);
   thread_local RowPackBuffer buf;  // the calling thread's; reused across calls
   float* packed_a = buf.get(static_cast<size_t>(padded_m * k));
@@ -158,35 +172,41 @@ void matmul_cpu_packed_b(const float* a, int64_t m, int64_t lda, const PackedMat
     const int64_t leaf = t / panels_m_total, p = t % panels_m_total;
     const int64_t k0 = leaf * kGemmKLeaf;
     const int64_t kc = std::min<int64_t>(kGemmKLeaf, k - k0);
-    pack_a_panel(a, m, lda, p, k0, kc, packed_a + k0 * padded_m + p * kc * kMatmulTileRows);
+    float* dst = packed_a + k0 * padded_m + p * kc * tile.rows;
+    if (tile.rows == matmul_detail::kMatmulTileRowsAvx512)
+      pack_a_panel<matmul_detail::kMatmulTileRowsAvx512>(a, m, lda, p, k0, kc, dst);
+    else
+      pack_a_panel<kMatmulTileRows>(a, m, lda, p, k0, kc, dst);
   });
 
-  // Phase 2: tasks over (row block, column block), all leaves of each in order.
+  // Phase 2: tasks over (row block, column block), all leaves of each in order. A tile spans
+  // tile.col_panels adjacent packed B panels, so column blocks are whole tiles.
   const float* packed_b = b.data();
   const int64_t padded_n = b.padded_n();
-  const int64_t rows_per_task = balanced_block(m, kPackedTaskRows, kMatmulTileRows);
-  const int64_t cols_per_task = balanced_block(n, kPackedTaskCols, kMatmulTileCols);
+  const int64_t tile_cols = int64_t{kMatmulTileCols} * tile.col_panels;
+  const int64_t rows_per_task = balanced_block(m, kPackedTaskRows, tile.rows);
+  const int64_t cols_per_task = balanced_block(n, kPackedTaskCols, tile_cols);
   const int64_t blocks_m = ceil_div(m, rows_per_task);
   const int64_t blocks_n = ceil_div(n, cols_per_task);
   workers.parallel_for(blocks_m * blocks_n, [&](int64_t t) {
     const int64_t m0 = (t / blocks_n) * rows_per_task, n0 = (t % blocks_n) * cols_per_task;
     const int64_t mc = std::min(rows_per_task, m - m0), nc = std::min(cols_per_task, n - n0);
-    const int64_t panels_m = ceil_div(mc, kMatmulTileRows), panel_m0 = m0 / kMatmulTileRows;
+    const int64_t panels_m = ceil_div(mc, tile.rows), panel_m0 = m0 / tile.rows;
     const int64_t panels_n = ceil_div(nc, kMatmulTileCols), panel_n0 = n0 / kMatmulTileCols;
     for (int64_t k0 = 0; k0 < k; k0 += kGemmKLeaf) {
       const int64_t kc = std::min<int64_t>(kGemmKLeaf, k - k0);
       const bool first_leaf = k0 == 0, last_leaf = k0 + kc == k;
       const float* leaf_a = packed_a + k0 * padded_m;
       const float* leaf_b = packed_b + k0 * padded_n;
-      for (int64_t jp = 0; jp < panels_n; ++jp) {
+      for (int64_t jp = 0; jp < panels_n; jp += tile.col_panels) {
         const int64_t col0 = n0 + jp * kMatmulTileCols;
-        const int cols = static_cast<int>(std::min<int64_t>(kMatmulTileCols, n0 + nc - col0));
+        const int cols = static_cast<int>(std::min<int64_t>(tile_cols, n0 + nc - col0));
         const float* pb = leaf_b + (panel_n0 + jp) * kc * kMatmulTileCols;
         for (int64_t ip = 0; ip < panels_m; ++ip) {
-          const int64_t row0 = m0 + ip * kMatmulTileRows;
-          const int rows = static_cast<int>(std::min<int64_t>(kMatmulTileRows, m0 + mc - row0));
-          tile(leaf_a + (panel_m0 + ip) * kc * kMatmulTileRows, pb, kc, c + row0 * ldc + col0, ldc, rows, cols,
-               first_leaf, last_leaf);
+          const int64_t row0 = m0 + ip * tile.rows;
+          const int rows = static_cast<int>(std::min<int64_t>(tile.rows, m0 + mc - row0));
+          tile.kernel(leaf_a + (panel_m0 + ip) * kc * tile.rows, pb, kc, c + row0 * ldc + col0, ldc, rows, cols,
+                      first_leaf, last_leaf);
         }
       }
     }
