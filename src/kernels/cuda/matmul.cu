@@ -570,12 +570,30 @@ int64_t current_smem_optin() {
 // the shared memory for it, H200: 0.71-0.80 of cuBLAS against 0.60-0.67 for variant 6; else the
 // pipeline of variant 6), else the 128 x 64 pipeline when that does, else the 64 x 64 tile. Every
 // variant gives the same bits, so the choice changes only speed.
+// Where a device gives a block less shared memory (AMD: 64 KiB per workgroup), each choice falls
+// back to the next smaller tile that fits; the 64 x 64 tile's static buffers always do.
+template <int BM, int BN, int BK, int STAGES>
+constexpr size_t pipe_smem_bytes() {
+  const size_t a = PipeTile<BM, BN, BK, STAGES, false, false>::kSmemBytes;
+  const size_t b = PipeTile<BM, BN, BK, STAGES, true, true>::kSmemBytes;
+  const size_t c = PipeTile<BM, BN, BK, STAGES, true, false>::kSmemBytes;
+  const size_t d = PipeTile<BM, BN, BK, STAGES, false, true>::kSmemBytes;
+  const size_t ab = a > b ? a : b, cd = c > d ? c : d;
+  return ab > cd ? ab : cd;
+}
+
 int auto_variant(int64_t batch, int64_t m, int64_t n) {
   const int64_t sms = current_multiprocessors();
+  const int64_t optin = current_smem_optin();
   auto tiles = [&](int64_t bm, int64_t bn) { return batch * ((m + bm - 1) / bm) * ((n + bn - 1) / bn); };
-  if (tiles(128, 128) >= sms)
-    return static_cast<int64_t>(matmul_wide_smem_bytes(10)) <= current_smem_optin() ? 10 : 6;
-  if (tiles(128, 64) >= sms) return 4;
+  const bool fits10 = static_cast<int64_t>(matmul_wide_smem_bytes(10)) <= optin;
+  const bool fits6 = static_cast<int64_t>(pipe_smem_bytes<128, 128, 32, 3>()) <= optin;
+  const bool fits4 = static_cast<int64_t>(pipe_smem_bytes<128, 64, 16, 4>()) <= optin;
+  if (tiles(128, 128) >= sms) {
+    if (fits10) return 10;
+    if (fits6) return 6;
+  }
+  if (tiles(128, 64) >= sms && fits4) return 4;
   return 1;
 }
 
