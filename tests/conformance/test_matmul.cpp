@@ -195,7 +195,9 @@ TEST(MatmulConformance, EveryIsaVariantMatchesReference) {
                               {1, 150, 70, 300, true, false, 3, 0, 1.0f},
                               {2, 17, 19, 513, false, true, 1, 0, 1.0f},
                               {1, 37, 45, 600, true, true, 1, 97, 1.0f},
-                              {1, 29, 33, 520, false, false, 0, 7, 1e-19f}};
+                              {1, 29, 33, 520, false, false, 0, 7, 1e-19f},
+                              // 2 x 3 task blocks for the 256-column SIMD partition, 2 leaves
+                              {1, 150, 600, 300, false, false, 0, 0, 1.0f}};
   const bl::Isa before = bl::active_isa();
   int variants = 0;
   for (bl::Isa isa : {bl::Isa::scalar, bl::Isa::avx2, bl::Isa::avx512, bl::Isa::neon}) {

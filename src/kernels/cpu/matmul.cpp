@@ -32,13 +32,15 @@ namespace {
 // while a 256 x 16 panel of packed B stays in L1. balanced_block() evens the blocks out.
 constexpr int64_t kTaskRows = 144;
 constexpr int64_t kTaskCols = 1024;
-// The AVX-512 variant cuts columns into blocks of at most 256 (a 256 x 32 B tile is 32 KiB, in L1
-// with the A panel), which also gives 16 threads work at N = 1024 (32 tasks at 1024^3, not 8).
-constexpr int64_t kTaskColsAvx512 = 256;
+// The AVX2 and AVX-512 variants cut columns into blocks of at most 256 (for AVX-512 a 256 x 32 B
+// tile is 32 KiB, in L1 with the A panel). Narrow blocks give 16 threads work at N = 1024: 32
+// tasks at 1024^3 instead of the 8 that 1024-column blocks make, of which 16 threads ran half.
+// The portable and NEON variants keep 1024 (not measured on many-core machines).
+constexpr int64_t kTaskColsSimd = 256;
 static_assert(kTaskRows % kMatmulTileRows == 0, "task rows are whole tile panels");
 static_assert(kTaskRows % kMatmulTileRowsAvx512 == 0, "task rows are whole tile panels");
 static_assert(kTaskCols % kMatmulTileCols == 0, "task columns are whole tile panels");
-static_assert(kTaskColsAvx512 % (kMatmulTileCols * matmul_detail::kMatmulTilePanelsAvx512) == 0,
+static_assert(kTaskColsSimd % (kMatmulTileCols * matmul_detail::kMatmulTilePanelsAvx512) == 0,
               "task columns are whole tiles");
 
 // The tile of one ISA variant: rows per A panel and per tile, packed B panels per tile, the column
@@ -321,10 +323,10 @@ void matmul_cpu(const MatmulArgs& args, const float* a, const float* b, float* c
   TileConfig tile{kMatmulTileRows, 1, kTaskCols, &matmul_detail::matmul_tile_portable};
   const Isa isa = active_isa();
   if (isa == Isa::avx512)
-    tile = TileConfig{kMatmulTileRowsAvx512, matmul_detail::kMatmulTilePanelsAvx512, kTaskColsAvx512,
+    tile = TileConfig{kMatmulTileRowsAvx512, matmul_detail::kMatmulTilePanelsAvx512, kTaskColsSimd,
                       &matmul_detail::matmul_tile_avx512};
   else if (cpu_has_avx2_fma())
-    tile.kernel = &matmul_detail::matmul_tile_avx2;
+    tile = TileConfig{kMatmulTileRows, 1, kTaskColsSimd, &matmul_detail::matmul_tile_avx2};
   else if (isa == Isa::neon)
     tile.kernel = &matmul_detail::matmul_tile_neon;
   matmul_cpu_with("matmul_cpu", args, a, b, c, pool, tile);
