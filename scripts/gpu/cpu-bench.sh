@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # CPU bandwidth and AVX2 GEMM partition on the GPU machine's host CPU (16 cores, AVX-512).
 # Run from the repo root after scripts/gpu/build.sh -DBITLEARN_BENCH=ON (build-gpu/):
-#   1. CPU GEMM conformance with the automatic ISA and with BITLEARN_ISA=avx2 (16 cores);
+#   1. CPU GEMM, norm, reduce and softmax conformance with the automatic ISA and with BITLEARN_ISA=avx2 (16 cores);
 #   2. `bitlearn verify` full and quick with BITLEARN_ISA=avx2 at 16 threads (expected digests);
 #   3. bench_gemm vs OpenBLAS at 16 threads, BITLEARN_ISA=avx2, OpenBLAS forced to its AVX2
 #      (Haswell) kernels and with its own choice (bench/gemm_ratio.py, interleaved, medians);
@@ -27,12 +27,12 @@ if [ -x "$B/tests/bitlearn_tests" ]; then
   for isa in auto avx2; do
     if [ "$isa" = auto ]; then env_isa=(env -u BITLEARN_ISA); else env_isa=(env BITLEARN_ISA=$isa); fi
     "${env_isa[@]}" timeout 60 "$B/tests/bitlearn_tests" \
-      --gtest_filter='MatmulConformance.*:MatmulOps.*:MatmulPackedConformance.*:SkinnyMatmul*' \
+      --gtest_filter='MatmulConformance.*:MatmulOps.*:MatmulPackedConformance.*:SkinnyMatmul*:NormConformance.*:ReduceConformance*:SoftmaxConformance*' \
       > "$OUT/cpu-bench_tests_$isa.txt" 2>&1
     rc=$?
     summary=$(grep -E "^\[  (PASSED|FAILED) " "$OUT/cpu-bench_tests_$isa.txt" | tr '\n' ' ')
-    [ $rc -eq 0 ] && say "PASS matmul conformance isa=$isa: $summary ($(elapsed))" ||
-      { say "FAIL matmul conformance isa=$isa (rc $rc): $summary"; grep -E "^\[  FAILED|first diff" "$OUT/cpu-bench_tests_$isa.txt" | head -10 | tee -a "$LOG"; }
+    [ $rc -eq 0 ] && say "PASS matmul+norm+reduce conformance isa=$isa: $summary ($(elapsed))" ||
+      { say "FAIL matmul+norm+reduce conformance isa=$isa (rc $rc): $summary"; grep -E "^\[  FAILED|first diff" "$OUT/cpu-bench_tests_$isa.txt" | head -10 | tee -a "$LOG"; }
   done
 else
   say "FAIL missing $B/tests/bitlearn_tests"

@@ -178,6 +178,20 @@ void reduce_totals(const float* x, ReduceShape shape, const float* centers, floa
   });
 }
 
+// The tree total of Step over one contiguous reduction x[0..n), n >= 1, with the step value c:
+// the leaves by leaf_fn (best_contiguous_leaf<Step>()) and the leaf tree, the same bits as
+// reduce_totals gives for one row of an (outer, n, 1) array. `leaves` holds reduce_leaf_count(n)
+// floats of scratch. Single-threaded: for kernels that keep a row in cache across passes.
+template <class Step>
+float row_total(ContiguousLeafFn leaf_fn, const float* x, int64_t n, float c, float* leaves) {
+  const int64_t count = reduce_leaf_count(n);
+  for (int64_t l = 0; l < count; ++l) {
+    const int64_t start = l * kReduceLeaf;
+    leaves[l] = leaf_fn(x + start, std::min<int64_t>(kReduceLeaf, n - start), c);
+  }
+  return leaf_tree<Step>(leaves, count);
+}
+
 // Calls body(r, i0, i1) over the elements [i0, i1) of row r of a (rows, n) array, cut into tasks
 // of about kTaskElements elements (the cut depends on the shape only).
 template <class Body>
