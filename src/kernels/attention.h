@@ -141,11 +141,21 @@ void attention_reference(const AttentionArgs& args, const float* q, const float*
 void attention_cpu(const AttentionArgs& args, const float* q, const float* k, const float* v,
                    const int64_t* q_pos, const int64_t* kv_len, float* out, ThreadPool& pool);
 
+// LaunchConfig::variant that makes attention_cuda run the block-rows kernel on every shape.
+constexpr int kAttentionVariantBlockRows = 3;
+
 #if defined(BITLEARN_HAS_CUDA)
-// CUDA: every pointer on the current device; one block per row; default stream, returns when done.
+// CUDA: every pointer on the current device; default stream, returns when done. One 32-lane group
+// per row (head_dim <= 256 and shared memory permitting), else one block per row; config.variant ==
+// kAttentionVariantBlockRows or env BITLEARN_ATTENTION=block_rows forces the block-per-row kernel.
 void attention_cuda(const AttentionArgs& args, const float* q, const float* k, const float* v,
                     const int64_t* q_pos, const int64_t* kv_len, float* out,
                     const LaunchConfig& config = LaunchConfig());
+
+// Sabotage arm for the tests only: the warp-rows kernel with its softmax lanes folded in a wrong
+// order. Throws bl::Error when the shape is outside that kernel.
+void attention_cuda_sabotaged_fold(const AttentionArgs& args, const float* q, const float* k, const float* v,
+                                   const int64_t* q_pos, const int64_t* kv_len, float* out);
 #endif
 
 }  // namespace bl

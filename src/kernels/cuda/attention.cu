@@ -1,4 +1,9 @@
-// CUDA attention: blocks stride over (batch, query, head) rows. Inside a block, threads compute the
+// CUDA attention: attention_cuda picks the kernel. The warp-rows kernel (attention_warp_rows.cu)
+// runs every shape it covers; the block-rows kernel below covers the rest, and
+// LaunchConfig::variant == kAttentionVariantBlockRows (or BITLEARN_ATTENTION=block_rows) selects it
+// for every shape, so tests and benchmarks can compare the two.
+//
+// Block rows: blocks stride over (batch, query, head) rows. Inside a block, threads compute the
 // scores (one key each, the GEMM-schedule dot product), the maximum (bl::max is order-free), the
 // 32 lanes of each softmax leaf (lane j of leaf l adds its keys in ascending order, exactly
 // leaf_reduce's lanes), then one thread folds the lanes and the leaf tree; the probabilities
@@ -7,7 +12,11 @@
 #include "core/allocator.h"
 #include "core/cuda_check.h"
 #include "core/error.h"
+#include <cstdlib>
+#include <cstring>
+
 #include "kernels/attention.h"
+#include "kernels/cuda/attention_kernels.h"
 #include "kernels/cuda/reduce_cuda.cuh"
 
 namespace bl {
@@ -18,7 +27,7 @@ __host__ __device__ int64_t cuda_row_scratch(int64_t capacity) {
   return capacity + (kReduceLanes + 1) * reduce_leaf_count(capacity) + 1;
 }
 
-__global__ void attention_kernel(AttentionArgs a, const float* q, const float* k, const float* v,
+__global__ void attention_block_rows_kernel(AttentionArgs a, const float* q, const float* k, const float* v,
                                  const int64_t* q_pos, const int64_t* kv_len, float* out,
                                  float* scratch_all, int64_t slots) {
   __shared__ float shared_max[1024];
@@ -89,20 +98,51 @@ __global__ void attention_kernel(AttentionArgs a, const float* q, const float* k
   }
 }
 
+// True when BITLEARN_ATTENTION=block_rows asks for the block-rows kernel on every shape (read once).
+bool block_rows_forced() {
+  static const bool forced = [] {
+    const char* env = std::getenv("BITLEARN_ATTENTION");
+    return env != nullptr && std::strcmp(env, "block_rows") == 0;
+  }();
+  return forced;
+}
+
 }  // namespace
+
+namespace cuda {
+
+void attention_block_rows(const AttentionArgs& a, const float* q, const float* k, const float* v,
+                          const int64_t* q_pos, const int64_t* kv_len, float* out, const LaunchConfig& config) {
+  const int64_t rows = a.batch * a.q_len * a.n_heads;
+  if (rows == 0 || a.head_dim == 0) return;
+  int block = fitted_block(attention_block_rows_kernel, config);
+  if (block > 1024) block = 1024;
+  const int grid = grid_size(rows, config);
+  DeviceScratch<float> scratch(static_cast<int64_t>(grid) * cuda_row_scratch(a.kv_capacity));
+  attention_block_rows_kernel<<<grid, block>>>(a, q, k, v, q_pos, kv_len, out, scratch.ptr, grid);
+  BL_CUDA_CHECK(cudaGetLastError());
+  cuda_sync_check("causal_attention");
+}
+
+}  // namespace cuda
 
 void attention_cuda(const AttentionArgs& a, const float* q, const float* k, const float* v,
                     const int64_t* q_pos, const int64_t* kv_len, float* out, const LaunchConfig& config) {
   attention_check_args(a);
   const int64_t rows = a.batch * a.q_len * a.n_heads;
   if (rows == 0 || a.head_dim == 0) return;
-  int block = cuda::fitted_block(attention_kernel, config);
-  if (block > 1024) block = 1024;
-  const int grid = cuda::grid_size(rows, config);
-  cuda::DeviceScratch<float> scratch(static_cast<int64_t>(grid) * cuda_row_scratch(a.kv_capacity));
-  attention_kernel<<<grid, block>>>(a, q, k, v, q_pos, kv_len, out, scratch.ptr, grid);
-  BL_CUDA_CHECK(cudaGetLastError());
-  cuda_sync_check("causal_attention");
+  const bool block_rows = config.variant == kAttentionVariantBlockRows || block_rows_forced();
+  if (!block_rows && cuda::attention_warp_rows(a, q, k, v, q_pos, kv_len, out, config, false)) return;
+  cuda::attention_block_rows(a, q, k, v, q_pos, kv_len, out, config);
+}
+
+void attention_cuda_sabotaged_fold(const AttentionArgs& a, const float* q, const float* k, const float* v,
+                                   const int64_t* q_pos, const int64_t* kv_len, float* out) {
+  attention_check_args(a);
+  const int64_t rows = a.batch * a.q_len * a.n_heads;
+  if (rows == 0 || a.head_dim == 0) return;
+  BL_CHECK(cuda::attention_warp_rows(a, q, k, v, q_pos, kv_len, out, LaunchConfig(), true),
+           "attention_cuda_sabotaged_fold: the shape is outside the warp-rows kernel");
 }
 
 }  // namespace bl

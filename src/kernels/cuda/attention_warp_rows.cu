@@ -1,0 +1,257 @@
+// attention_warp_rows.cu: CUDA attention with one 32-lane group ("row group") per query row.
+//
+// A block takes a tile of consecutive rows that share one (batch, key/value head): row i of the
+// group list is query t = i / heads_per_group of head g * heads_per_group + i % heads_per_group.
+// The block stages the keys of the union of its rows' key ranges in shared memory, a chunk at a
+// time, and every row group reads them from there. Inside a row with allowed keys lo..hi:
+//   scores   lane L computes the scores of relative keys i = j - lo with i mod 32 == L (the
+//            GEMM-schedule dot of attention_score) and keeps them in the row's shared slots;
+//   max      lane maxima combined by shuffles (bl::max is associative and commutative);
+//   sum      per softmax leaf of 4096 keys, lane L adds exp(s_i - m) for its i in ascending order:
+//            exactly lane L of leaf_reduce. The lanes are folded by shuffles in the schedule's
+//            halving order (lane[j] += lane[j + w], w = 16, 8, 4, 2, 1), the leaf values by leaf_tree;
+//   p_i      exp(s_i - m) / S (the exponential is the one already computed for the sum);
+//   o[d]     lane L owns d = L, L + 32, ... and adds p_i * v_i[d] over the keys in ascending order,
+//            a fresh fma chain per GEMM leaf of 256 keys, the leaves folded left to right.
+// Every value is the value attention_row computes, so the output has the reference's bits for any
+// block size or grid. The 32-lane group is a software width (shuffles are given width 32), never
+// the hardware warp width.
+#include <atomic>
+
+#include "core/cuda_check.h"
+#include "core/error.h"
+#include "kernels/cuda/attention_kernels.h"
+#include "kernels/cuda/reduce_cuda.cuh"
+
+namespace bl::cuda {
+namespace {
+
+constexpr int kGroupLanes = 32;                        // lanes per row group = the sum schedule's lanes
+constexpr int kMaxHeadDim = 256;                       // the widest head_dim covered
+constexpr int kDimSlots = kMaxHeadDim / kGroupLanes;   // output elements per lane at most
+constexpr int64_t kSharedBudget = 160 * 1024;          // dynamic shared memory per block at most
+constexpr unsigned kFullMask = 0xFFFFFFFFu;
+
+static_assert(kReduceLanes == kGroupLanes, "one row group lane per sum-schedule lane");
+
+// How a launch is laid out: rows per block, keys per staged chunk, shared memory slices.
+struct WarpRowsShape {
+  int groups = 1;          // row groups (rows) per block
+  int chunk = 32;          // keys staged per step
+  int dim_pad = 1;         // row stride of staged keys (odd, so lanes reading 32 rows hit 32 banks)
+  int64_t score_cap = 1;   // score slots per row
+  int64_t leaf_cap = 1;    // softmax leaf slots per row
+  int64_t smem_bytes = 0;
+};
+
+__device__ int64_t lesser(int64_t x, int64_t y) { return x < y ? x : y; }
+__device__ int64_t greater(int64_t x, int64_t y) { return x > y ? x : y; }
+
+// Lane 0 ends with the fold of the 32 lane values: halving (the schedule) or, for the sabotage
+// test, doubling strides (a different tree).
+template <bool kReversedFold>
+__device__ float fold_row_lanes(float acc) {
+  if (kReversedFold) {
+    for (int w = 1; w < kGroupLanes; w *= 2) acc = add(acc, __shfl_down_sync(kFullMask, acc, w, kGroupLanes));
+  } else {
+    for (int w = kGroupLanes / 2; w >= 1; w /= 2) acc = add(acc, __shfl_down_sync(kFullMask, acc, w, kGroupLanes));
+  }
+  return acc;
+}
+
+template <bool kReversedFold>
+__global__ void attention_warp_rows_kernel(AttentionArgs a, const float* q, const float* k, const float* v,
+                                           const int64_t* q_pos, const int64_t* kv_len, float* out,
+                                           WarpRowsShape sh) {
+  extern __shared__ float smem[];
+  __shared__ int64_t row_lo[32], row_hi[32];
+  const int dim = static_cast<int>(a.head_dim);
+  const int group = threadIdx.x / kGroupLanes, lane = threadIdx.x % kGroupLanes;
+  float* staged = smem;
+  float* qs = staged + sh.chunk * sh.dim_pad + group * dim;
+  float* s = staged + sh.chunk * sh.dim_pad + sh.groups * dim + group * sh.score_cap;
+  float* leaves = staged + sh.chunk * sh.dim_pad + sh.groups * (dim + sh.score_cap) + group * sh.leaf_cap;
+  const int64_t heads_per_group = a.n_heads / a.n_kv_heads;
+  const int64_t rows_per_group = a.q_len * heads_per_group;
+  const int64_t tiles_per_group = (rows_per_group + sh.groups - 1) / sh.groups;
+  const int64_t tiles = a.batch * a.n_kv_heads * tiles_per_group;
+  for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const int64_t bg = tile / tiles_per_group;
+    const int64_t b = bg / a.n_kv_heads, g = bg % a.n_kv_heads;
+    const int64_t row = (tile % tiles_per_group) * sh.groups + group;
+    const bool has_row = row < rows_per_group;
+    const int64_t t = has_row ? row / heads_per_group : 0;
+    const int64_t h = g * heads_per_group + (has_row ? row % heads_per_group : 0);
+    int64_t lo = 0, hi = -1;
+    if (has_row) attention_key_range(q_pos[b * a.q_len + t], kv_len[b], a.window, &lo, &hi);
+    const int64_t n = hi >= lo ? hi - lo + 1 : 0;
+    if (n > 0) {
+      const float* qr = q + b * a.q_sb + t * a.q_st + h * a.q_sh;
+      for (int d = lane; d < dim; d += kGroupLanes) qs[d] = qr[d];
+    }
+    if (lane == 0) {
+      row_lo[group] = n > 0 ? lo : INT64_MAX;
+      row_hi[group] = n > 0 ? hi : -1;
+    }
+    __syncthreads();
+    int64_t key_lo = INT64_MAX, key_hi = -1;
+    for (int r = 0; r < sh.groups; ++r) {
+      key_lo = lesser(key_lo, row_lo[r]);
+      key_hi = greater(key_hi, row_hi[r]);
+    }
+    const float* kb = k + b * a.k_sb + g * a.k_sh;
+    const float* vb = v + b * a.v_sb + g * a.v_sh;
+
+    // Scores of this chunk's keys; lane L takes the relative keys i with i mod 32 == L.
+    float m = StepMax::init();
+    for (int64_t c0 = key_lo; c0 <= key_hi; c0 += sh.chunk) {
+      const int len = static_cast<int>(lesser(sh.chunk, key_hi - c0 + 1));
+      __syncthreads();
+      for (int e = threadIdx.x; e < len * dim; e += blockDim.x) {
+        const int key = e / dim, d = e - key * dim;
+        staged[key * sh.dim_pad + d] = kb[(c0 + key) * a.k_st + d];
+      }
+      __syncthreads();
+      const int64_t from = greater(c0, lo), to = lesser(c0 + len - 1, hi);
+      if (n > 0 && from <= to) {
+        const int64_t i0 = from - lo;
+        for (int64_t i = i0 + ((lane - static_cast<int>(i0 & 31)) & 31); i <= to - lo; i += kGroupLanes) {
+          const float score = attention_score(qs, staged + (lo + i - c0) * sh.dim_pad, dim, a.scale);
+          s[i] = score;
+          m = bl::max(m, score);
+        }
+      }
+    }
+    for (int w = kGroupLanes / 2; w >= 1; w /= 2) m = bl::max(m, __shfl_xor_sync(kFullMask, m, w, kGroupLanes));
+
+    // The softmax denominator on the sum schedule, then the probabilities (each lane its own keys).
+    if (n > 0) {
+      const int64_t leaf_count = reduce_leaf_count(n);
+      for (int64_t l = 0; l < leaf_count; ++l) {
+        const int64_t start = l * kReduceLeaf, end = lesser(n, start + kReduceLeaf);
+        float acc = StepExpShift::init();
+        for (int64_t i = start + lane; i < end; i += kGroupLanes) {
+          const float e = exp(sub(s[i], m));
+          s[i] = e;
+          acc = add(acc, e);
+        }
+        acc = fold_row_lanes<kReversedFold>(acc);
+        if (lane == 0) leaves[l] = acc;
+      }
+      float total = 0.0f;
+      if (lane == 0) total = leaf_tree<StepExpShift>(leaves, leaf_count);
+      total = __shfl_sync(kFullMask, total, 0, kGroupLanes);
+      for (int64_t i = lane; i < n; i += kGroupLanes) s[i] = canonicalize(div(s[i], total));
+    }
+
+    // o[d] over the keys in ascending order, GEMM leaves of kGemmKLeaf keys.
+    float acc[kDimSlots], c[kDimSlots];
+    for (int x = 0; x < kDimSlots; ++x) acc[x] = 0.0f, c[x] = 0.0f;
+    for (int64_t c0 = key_lo; c0 <= key_hi; c0 += sh.chunk) {
+      const int len = static_cast<int>(lesser(sh.chunk, key_hi - c0 + 1));
+      __syncthreads();
+      for (int e = threadIdx.x; e < len * dim; e += blockDim.x) {
+        const int key = e / dim, d = e - key * dim;
+        staged[key * dim + d] = vb[(c0 + key) * a.v_st + d];
+      }
+      __syncthreads();
+      const int64_t from = greater(c0, lo), to = lesser(c0 + len - 1, hi);
+      if (n > 0) {
+        for (int64_t j = from; j <= to; ++j) {
+          const int64_t i = j - lo;
+          if (i > 0 && i % kGemmKLeaf == 0) {
+            for (int x = 0; x < kDimSlots; ++x) {
+              c[x] = i == kGemmKLeaf ? acc[x] : add(c[x], acc[x]);
+              acc[x] = 0.0f;
+            }
+          }
+          const float p = s[i];
+          const float* vr = staged + (j - c0) * dim;
+          for (int x = 0; x < kDimSlots; ++x) {
+            const int d = lane + x * kGroupLanes;
+            if (d < dim) acc[x] = fma(p, vr[d], acc[x]);
+          }
+        }
+      }
+    }
+    if (has_row) {
+      float* o = out + b * a.o_sb + t * a.o_st + h * a.o_sh;
+      for (int x = 0; x < kDimSlots; ++x) {
+        const int d = lane + x * kGroupLanes;
+        if (d < dim) o[d] = n == 0 ? 0.0f : canonicalize(n > kGemmKLeaf ? add(c[x], acc[x]) : acc[x]);
+      }
+    }
+    __syncthreads();  // the next tile rewrites row_lo, row_hi and the staged keys
+  }
+}
+
+// The most dynamic shared memory a block may use here (the device's opt-in limit, capped).
+int64_t shared_budget() {
+  static std::atomic<int64_t> cached{-1};
+  int64_t v = cached.load();
+  if (v < 0) {
+    int dev = 0, optin = 0;
+    BL_CUDA_CHECK(cudaGetDevice(&dev));
+    BL_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    v = optin - static_cast<int64_t>(2 * 32 * sizeof(int64_t)) - 1024;
+    if (v > kSharedBudget) v = kSharedBudget;
+    if (v < 48 * 1024 - 1024) v = 48 * 1024 - 1024;
+    cached.store(v);
+  }
+  return v;
+}
+
+template <bool kReversedFold>
+void launch_warp_rows(const AttentionArgs& a, const float* q, const float* k, const float* v, const int64_t* q_pos,
+                      const int64_t* kv_len, float* out, const WarpRowsShape& sh, int grid) {
+  auto kernel = attention_warp_rows_kernel<kReversedFold>;
+  static std::atomic<bool> opted_in{false};
+  if (sh.smem_bytes > 48 * 1024 && !opted_in.load()) {
+    BL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(shared_budget())));
+    opted_in.store(true);
+  }
+  kernel<<<grid, sh.groups * kGroupLanes, static_cast<size_t>(sh.smem_bytes)>>>(a, q, k, v, q_pos, kv_len, out, sh);
+  BL_CUDA_CHECK(cudaGetLastError());
+}
+
+}  // namespace
+
+bool attention_warp_rows(const AttentionArgs& a, const float* q, const float* k, const float* v,
+                         const int64_t* q_pos, const int64_t* kv_len, float* out, const LaunchConfig& config,
+                         bool reversed_fold) {
+  if (a.head_dim > kMaxHeadDim) return false;
+  WarpRowsShape sh;
+  const int dim = static_cast<int>(a.head_dim);
+  sh.dim_pad = dim % 2 == 0 ? dim + 1 : dim;
+  sh.chunk = sh.dim_pad <= 65 ? 128 : (sh.dim_pad <= 129 ? 64 : 32);
+  sh.score_cap = a.window > 0 && a.window < a.kv_capacity ? a.window : a.kv_capacity;
+  if (sh.score_cap < 1) sh.score_cap = 1;
+  sh.leaf_cap = reduce_leaf_count(sh.score_cap);
+  const int64_t rows_per_group = a.q_len * (a.n_heads / a.n_kv_heads);
+  // Rows per block from the launch config; a few idle groups still help to stage keys.
+  int64_t groups = block_size(config) / kGroupLanes;
+  const int64_t useful = rows_per_group > 4 ? rows_per_group : 4;
+  if (groups > useful) groups = useful;
+  auto bytes = [&](int64_t gr) {
+    return static_cast<int64_t>(sizeof(float)) *
+           (sh.chunk * sh.dim_pad + gr * (dim + sh.score_cap + sh.leaf_cap));
+  };
+  const int64_t budget = shared_budget();
+  while (groups > 1 && bytes(groups) > budget) groups /= 2;
+  if (bytes(groups) > budget) return false;
+  sh.groups = static_cast<int>(groups);
+  sh.smem_bytes = bytes(groups);
+  const int64_t tiles = a.batch * a.n_kv_heads * ((rows_per_group + groups - 1) / groups);
+  if (tiles == 0) return true;
+  const int grid = grid_size(tiles, config);
+  if (reversed_fold) {
+    launch_warp_rows<true>(a, q, k, v, q_pos, kv_len, out, sh, grid);
+  } else {
+    launch_warp_rows<false>(a, q, k, v, q_pos, kv_len, out, sh, grid);
+  }
+  cuda_sync_check("causal_attention");
+  return true;
+}
+
+}  // namespace bl::cuda

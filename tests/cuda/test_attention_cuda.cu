@@ -1,0 +1,176 @@
+// test_attention_cuda.cu: both CUDA attention kernels (warp rows, the default, and block rows, the
+// fallback) equal attention_reference bit for bit over many shapes (grouped-query heads, sliding
+// windows, padding rows, kv_len 0 / 1 / odd / > 32 / > 256 / > 4096, head_dim 1 / odd / 64 / 128 /
+// 256 / 257, packed q|k|v rows as in GPT-2, special values) under several launch configs; a warp-rows
+// kernel folding its softmax lanes in another order differs (sabotage arm). Skips without a GPU.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "bitlearn/tensor.h"
+#include "conformance/harness.h"
+#include "core/cuda_check.h"
+#include "kernels/attention.h"
+
+namespace bl {
+namespace {
+
+#define BL_REQUIRE_GPU() \
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device"
+
+const Device kGpu = Device::cuda(0);
+
+enum class Layout { prefill, decode, packed, empty_second };
+
+struct Case {
+  int64_t batch, q_len, heads, kv_heads, dim, capacity, window;
+  Layout layout;
+  int special_every;
+};
+
+std::string describe(const Case& c, const LaunchConfig& cfg) {
+  return "batch " + std::to_string(c.batch) + " q_len " + std::to_string(c.q_len) + " heads " +
+         std::to_string(c.heads) + "/" + std::to_string(c.kv_heads) + " dim " + std::to_string(c.dim) + " cap " +
+         std::to_string(c.capacity) + " window " + std::to_string(c.window) + " block " + std::to_string(cfg.block) +
+         " grid_cap " + std::to_string(cfg.grid_cap) + " variant " + std::to_string(cfg.variant);
+}
+
+// Positions and key counts of a case: prefill rows past a sequence's length are padding (-1).
+void positions(const Case& c, std::vector<int64_t>* pos, std::vector<int64_t>* len) {
+  for (int64_t b = 0; b < c.batch; ++b) {
+    int64_t l = c.layout == Layout::decode ? c.capacity - b % 2 : std::max<int64_t>(1, c.q_len - 2 * b);
+    if (c.layout == Layout::empty_second && b == 1) l = 0;
+    len->push_back(l);
+    for (int64_t t = 0; t < c.q_len; ++t) {
+      if (c.layout == Layout::decode) pos->push_back(l - c.q_len + t);
+      else pos->push_back(t < l ? t : -1);
+    }
+  }
+}
+
+// Strides of q, k, v, out: separate [b][t][h][d] arrays, or one packed [b][t][3][h][d] array.
+AttentionArgs make_args(const Case& c) {
+  AttentionArgs a;
+  a.batch = c.batch, a.q_len = c.q_len, a.n_heads = c.heads, a.n_kv_heads = c.kv_heads, a.head_dim = c.dim;
+  a.kv_capacity = c.capacity, a.scale = 0.125f, a.window = c.window;
+  if (c.layout == Layout::packed) {
+    a.q_st = 3 * c.heads * c.dim, a.q_sh = c.dim, a.q_sb = c.q_len * a.q_st;
+    a.k_st = a.q_st, a.k_sh = c.dim, a.k_sb = a.q_sb;
+  } else {
+    a.q_st = c.heads * c.dim, a.q_sh = c.dim, a.q_sb = c.q_len * a.q_st;
+    a.k_st = c.kv_heads * c.dim, a.k_sh = c.dim, a.k_sb = c.capacity * a.k_st;
+  }
+  a.v_st = a.k_st, a.v_sh = a.k_sh, a.v_sb = a.k_sb;
+  a.o_st = c.heads * c.dim, a.o_sh = c.dim, a.o_sb = c.q_len * a.o_st;
+  return a;
+}
+
+void run_case(const Case& c, const std::vector<LaunchConfig>& configs, uint64_t seed) {
+  const AttentionArgs a = make_args(c);
+  const int64_t n_out = c.batch * c.q_len * c.heads * c.dim;
+  std::vector<float> q, k, v;
+  int64_t k_offset = 0, v_offset = 0;
+  if (c.layout == Layout::packed) {
+    q = conformance::generate_floats(c.batch * c.q_len * 3 * c.heads * c.dim, seed, 2.0f, c.special_every);
+    k = q, v = q;
+    k_offset = c.heads * c.dim, v_offset = 2 * c.heads * c.dim;
+  } else {
+    const int64_t nk = c.batch * c.capacity * c.kv_heads * c.dim;
+    q = conformance::generate_floats(n_out, seed, 2.0f, c.special_every);
+    k = conformance::generate_floats(nk, seed + 1, 2.0f, c.special_every);
+    v = conformance::generate_floats(nk, seed + 2, 1.0f, c.special_every);
+  }
+  std::vector<int64_t> pos, len;
+  positions(c, &pos, &len);
+  std::vector<float> expected(static_cast<size_t>(n_out));
+  attention_reference(a, q.data(), k.data() + k_offset, v.data() + v_offset, pos.data(), len.data(), expected.data());
+  const Tensor qg = Tensor::from_vector(q, {static_cast<int64_t>(q.size())}, kGpu);
+  const Tensor kg = Tensor::from_vector(k, {static_cast<int64_t>(k.size())}, kGpu);
+  const Tensor vg = Tensor::from_vector(v, {static_cast<int64_t>(v.size())}, kGpu);
+  const Tensor pg = Tensor::from_vector(pos, {static_cast<int64_t>(pos.size())}, kGpu);
+  const Tensor lg = Tensor::from_vector(len, {static_cast<int64_t>(len.size())}, kGpu);
+  for (const LaunchConfig& cfg : configs) {
+    Tensor og = Tensor::full({n_out}, 3.0, DType::f32, kGpu);
+    attention_cuda(a, static_cast<const float*>(qg.raw_data()), static_cast<const float*>(kg.raw_data()) + k_offset,
+                   static_cast<const float*>(vg.raw_data()) + v_offset, static_cast<const int64_t*>(pg.raw_data()),
+                   static_cast<const int64_t*>(lg.raw_data()), static_cast<float*>(og.raw_data()), cfg);
+    ASSERT_TRUE(conformance::bits_equal(expected, og.to(Device::cpu()).to_vector<float>(), describe(c, cfg)));
+  }
+}
+
+std::vector<LaunchConfig> warp_rows_configs() {
+  std::vector<LaunchConfig> configs(std::begin(kConformanceLaunchConfigs), std::end(kConformanceLaunchConfigs));
+  configs.push_back({32, 2, 0});    // one row per block, two blocks striding over the tiles
+  configs.push_back({1024, 0, 1});  // 32 rows per block
+  return configs;
+}
+
+std::vector<LaunchConfig> block_rows_configs() {
+  return {{256, 0, kAttentionVariantBlockRows}, {64, 5, kAttentionVariantBlockRows},
+          {1024, 2, kAttentionVariantBlockRows}};
+}
+
+const Case kCases[] = {
+    {1, 1, 1, 1, 1, 1, 0, Layout::prefill, 0},        // one key, head_dim 1
+    {2, 5, 4, 2, 16, 5, 0, Layout::prefill, 0},        // grouped-query heads, padding rows
+    {3, 7, 6, 3, 13, 7, 3, Layout::prefill, 0},        // window 3, odd head_dim
+    {1, 1, 4, 2, 64, 300, 0, Layout::decode, 0},       // > 256 keys: two GEMM leaves over keys
+    {1, 3, 2, 2, 256, 600, 0, Layout::decode, 0},      // head_dim 256, three GEMM leaves
+    {1, 40, 2, 1, 257, 40, 0, Layout::prefill, 0},     // head_dim 257: two GEMM leaves over d
+    {1, 2, 1, 1, 4, 4100, 0, Layout::decode, 0},       // > 4096 keys: two softmax leaves
+    {1, 1, 2, 1, 64, 8193, 0, Layout::decode, 0},      // three softmax leaves
+    {2, 17, 4, 4, 31, 17, 0, Layout::prefill, 5},      // special values
+    {3, 1, 8, 2, 32, 61, 7, Layout::decode, 7},        // window in decode, special values
+    {1, 128, 12, 12, 64, 128, 0, Layout::packed, 0},   // GPT-2 124M prefill rows, packed q|k|v
+    {2, 33, 4, 1, 128, 33, 0, Layout::prefill, 0},     // head_dim 128, 4 heads per key head, 33 keys
+    {1, 70, 2, 2, 64, 70, 16, Layout::prefill, 3},     // window 16 over 70 keys
+    {3, 9, 2, 2, 8, 9, 0, Layout::empty_second, 0},    // a sequence with kv_len 0
+    {1, 300, 1, 1, 33, 300, 0, Layout::prefill, 11},   // 300 queries over up to 300 keys
+    {1, 1, 1, 1, 4, 50000, 0, Layout::decode, 0},      // scores beyond shared memory: block rows
+};
+
+TEST(AttentionCuda, WarpRowsMatchReference) {
+  BL_REQUIRE_GPU();
+  uint64_t seed = 700;
+  for (const Case& c : kCases) run_case(c, warp_rows_configs(), seed += 3);
+}
+
+TEST(AttentionCuda, BlockRowsMatchReference) {
+  BL_REQUIRE_GPU();
+  uint64_t seed = 900;
+  for (const Case& c : kCases) run_case(c, block_rows_configs(), seed += 3);
+}
+
+TEST(AttentionCuda, SabotagedLaneFoldDiffers) {
+  BL_REQUIRE_GPU();
+  const Case c{1, 1, 1, 1, 64, 300, 0, Layout::decode, 0};
+  const AttentionArgs a = make_args(c);
+  const auto q = conformance::generate_floats(c.dim, 41, 2.0f);
+  const auto k = conformance::generate_floats(c.capacity * c.dim, 42, 2.0f);
+  const auto v = conformance::generate_floats(c.capacity * c.dim, 43, 1.0f);
+  std::vector<int64_t> pos, len;
+  positions(c, &pos, &len);
+  std::vector<float> expected(static_cast<size_t>(c.dim));
+  attention_reference(a, q.data(), k.data(), v.data(), pos.data(), len.data(), expected.data());
+  const Tensor qg = Tensor::from_vector(q, {c.dim}, kGpu);
+  const Tensor kg = Tensor::from_vector(k, {c.capacity * c.dim}, kGpu);
+  const Tensor vg = Tensor::from_vector(v, {c.capacity * c.dim}, kGpu);
+  const Tensor pg = Tensor::from_vector(pos, {1}, kGpu);
+  const Tensor lg = Tensor::from_vector(len, {1}, kGpu);
+  const auto* qp = static_cast<const float*>(qg.raw_data());
+  const auto* kp = static_cast<const float*>(kg.raw_data());
+  const auto* vp = static_cast<const float*>(vg.raw_data());
+  const auto* pp = static_cast<const int64_t*>(pg.raw_data());
+  const auto* lp = static_cast<const int64_t*>(lg.raw_data());
+  Tensor good = Tensor::full({c.dim}, 3.0, DType::f32, kGpu);
+  attention_cuda(a, qp, kp, vp, pp, lp, static_cast<float*>(good.raw_data()));
+  EXPECT_TRUE(conformance::bits_equal(expected, good.to(Device::cpu()).to_vector<float>(), "warp rows"));
+  Tensor bad = Tensor::full({c.dim}, 3.0, DType::f32, kGpu);
+  attention_cuda_sabotaged_fold(a, qp, kp, vp, pp, lp, static_cast<float*>(bad.raw_data()));
+  EXPECT_FALSE(conformance::bits_equal(expected, bad.to(Device::cpu()).to_vector<float>(), "sabotaged fold"));
+}
+
+}  // namespace
+}  // namespace bl
