@@ -22,7 +22,10 @@ namespace {
 
 const Device kGpu = Device::cuda(0);
 
-enum class Layout { prefill, decode, packed, empty_second };
+// prefill: padded batch of prompts; decode: the last q_len positions of each sequence; packed: one
+// [b][t][3][h][d] array as in GPT-2; empty_second: sequence 1 has no keys; shifted: prefill with
+// every array one float past a 16-byte boundary (no vector loads).
+enum class Layout { prefill, decode, packed, empty_second, shifted };
 
 struct Case {
   int64_t batch, q_len, heads, kv_heads, dim, capacity, window;
@@ -71,7 +74,7 @@ void run_case(const Case& c, const std::vector<LaunchConfig>& configs, uint64_t 
   const AttentionArgs a = make_args(c);
   const int64_t n_out = c.batch * c.q_len * c.heads * c.dim;
   std::vector<float> q, k, v;
-  int64_t k_offset = 0, v_offset = 0;
+  int64_t q_offset = 0, k_offset = 0, v_offset = 0;
   if (c.layout == Layout::packed) {
     q = conformance::generate_floats(c.batch * c.q_len * 3 * c.heads * c.dim, seed, 2.0f, c.special_every);
     k = q, v = q;
@@ -81,11 +84,15 @@ void run_case(const Case& c, const std::vector<LaunchConfig>& configs, uint64_t 
     q = conformance::generate_floats(n_out, seed, 2.0f, c.special_every);
     k = conformance::generate_floats(nk, seed + 1, 2.0f, c.special_every);
     v = conformance::generate_floats(nk, seed + 2, 1.0f, c.special_every);
+    if (c.layout == Layout::shifted) {
+      q.insert(q.begin(), 5.0f), k.insert(k.begin(), 5.0f), v.insert(v.begin(), 5.0f);
+      q_offset = k_offset = v_offset = 1;
+    }
   }
   std::vector<int64_t> pos, len;
   positions(c, &pos, &len);
   std::vector<float> expected(static_cast<size_t>(n_out));
-  attention_reference(a, q.data(), k.data() + k_offset, v.data() + v_offset, pos.data(), len.data(), expected.data());
+  attention_reference(a, q.data() + q_offset, k.data() + k_offset, v.data() + v_offset, pos.data(), len.data(), expected.data());
   const Tensor qg = Tensor::from_vector(q, {static_cast<int64_t>(q.size())}, kGpu);
   const Tensor kg = Tensor::from_vector(k, {static_cast<int64_t>(k.size())}, kGpu);
   const Tensor vg = Tensor::from_vector(v, {static_cast<int64_t>(v.size())}, kGpu);
@@ -93,7 +100,7 @@ void run_case(const Case& c, const std::vector<LaunchConfig>& configs, uint64_t 
   const Tensor lg = Tensor::from_vector(len, {static_cast<int64_t>(len.size())}, kGpu);
   for (const LaunchConfig& cfg : configs) {
     Tensor og = Tensor::full({n_out}, 3.0, DType::f32, kGpu);
-    attention_cuda(a, static_cast<const float*>(qg.raw_data()), static_cast<const float*>(kg.raw_data()) + k_offset,
+    attention_cuda(a, static_cast<const float*>(qg.raw_data()) + q_offset, static_cast<const float*>(kg.raw_data()) + k_offset,
                    static_cast<const float*>(vg.raw_data()) + v_offset, static_cast<const int64_t*>(pg.raw_data()),
                    static_cast<const int64_t*>(lg.raw_data()), static_cast<float*>(og.raw_data()), cfg);
     ASSERT_TRUE(conformance::bits_equal(expected, og.to(Device::cpu()).to_vector<float>(), describe(c, cfg)));
@@ -128,6 +135,7 @@ const Case kCases[] = {
     {1, 70, 2, 2, 64, 70, 16, Layout::prefill, 3},     // window 16 over 70 keys
     {3, 9, 2, 2, 8, 9, 0, Layout::empty_second, 0},    // a sequence with kv_len 0
     {1, 300, 1, 1, 33, 300, 0, Layout::prefill, 11},   // 300 queries over up to 300 keys
+    {2, 20, 4, 2, 64, 20, 0, Layout::shifted, 0},     // head_dim 64 without vector loads
     {1, 1, 1, 1, 4, 50000, 0, Layout::decode, 0},      // scores beyond shared memory: block rows
 };
 

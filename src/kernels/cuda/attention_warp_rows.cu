@@ -17,6 +17,7 @@
 // block size or grid. The 32-lane group is a software width (shuffles are given width 32), never
 // the hardware warp width.
 #include <atomic>
+#include <cstdint>
 
 #include "core/cuda_check.h"
 #include "core/error.h"
@@ -42,10 +43,51 @@ struct WarpRowsShape {
   int64_t score_cap = 1;   // score slots per row
   int64_t leaf_cap = 1;    // softmax leaf slots per row
   int64_t smem_bytes = 0;
+  bool vec_k = false;      // every staged key row starts 16-byte aligned and head_dim % 4 == 0
+  bool vec_v = false;      // likewise for values
 };
 
 __device__ int64_t lesser(int64_t x, int64_t y) { return x < y ? x : y; }
 __device__ int64_t greater(int64_t x, int64_t y) { return x > y ? x : y; }
+
+// Copies `rows` rows of `dim` floats (row r at src + r * src_stride) to dst (row stride
+// dst_stride), all threads of the block together; four loads are issued before their stores so
+// that the global-memory latency overlaps. `vec`: rows are 16-byte aligned and dim % 4 == 0.
+__device__ void stage_rows(float* dst, int dst_stride, const float* src, int64_t src_stride, int rows, int dim,
+                           bool vec) {
+  constexpr int kBatch = 4;
+  const int width = vec ? dim / 4 : dim;
+  const int total = rows * width;
+  const int step = blockDim.x;
+  for (int base = threadIdx.x; base < total; base += kBatch * step) {
+    float4 x[kBatch];
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+      const int e = base + u * step;
+      if (e < total) {
+        const int r = e / width, col = e - r * width;
+        if (vec) {
+          x[u] = *reinterpret_cast<const float4*>(src + r * src_stride + 4 * col);
+        } else {
+          x[u].x = src[r * src_stride + col];
+        }
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+      const int e = base + u * step;
+      if (e < total) {
+        const int r = e / width, col = e - r * width;
+        if (vec) {
+          float* d = dst + r * dst_stride + 4 * col;
+          d[0] = x[u].x, d[1] = x[u].y, d[2] = x[u].z, d[3] = x[u].w;
+        } else {
+          dst[r * dst_stride + col] = x[u].x;
+        }
+      }
+    }
+  }
+}
 
 // Lane 0 ends with the fold of the 32 lane values: halving (the schedule) or, for the sabotage
 // test, doubling strides (a different tree).
@@ -107,10 +149,7 @@ __global__ void attention_warp_rows_kernel(AttentionArgs a, const float* q, cons
     for (int64_t c0 = key_lo; c0 <= key_hi; c0 += sh.chunk) {
       const int len = static_cast<int>(lesser(sh.chunk, key_hi - c0 + 1));
       __syncthreads();
-      for (int e = threadIdx.x; e < len * dim; e += blockDim.x) {
-        const int key = e / dim, d = e - key * dim;
-        staged[key * sh.dim_pad + d] = kb[(c0 + key) * a.k_st + d];
-      }
+      stage_rows(staged, sh.dim_pad, kb + c0 * a.k_st, a.k_st, len, dim, sh.vec_k);
       __syncthreads();
       const int64_t from = greater(c0, lo), to = lesser(c0 + len - 1, hi);
       if (n > 0 && from <= to) {
@@ -146,20 +185,19 @@ __global__ void attention_warp_rows_kernel(AttentionArgs a, const float* q, cons
 
     // o[d] over the keys in ascending order, GEMM leaves of kGemmKLeaf keys.
     float acc[kDimSlots], c[kDimSlots];
+#pragma unroll
     for (int x = 0; x < kDimSlots; ++x) acc[x] = 0.0f, c[x] = 0.0f;
     for (int64_t c0 = key_lo; c0 <= key_hi; c0 += sh.chunk) {
       const int len = static_cast<int>(lesser(sh.chunk, key_hi - c0 + 1));
       __syncthreads();
-      for (int e = threadIdx.x; e < len * dim; e += blockDim.x) {
-        const int key = e / dim, d = e - key * dim;
-        staged[key * dim + d] = vb[(c0 + key) * a.v_st + d];
-      }
+      stage_rows(staged, dim, vb + c0 * a.v_st, a.v_st, len, dim, sh.vec_v);
       __syncthreads();
       const int64_t from = greater(c0, lo), to = lesser(c0 + len - 1, hi);
       if (n > 0) {
         for (int64_t j = from; j <= to; ++j) {
           const int64_t i = j - lo;
           if (i > 0 && i % kGemmKLeaf == 0) {
+#pragma unroll
             for (int x = 0; x < kDimSlots; ++x) {
               c[x] = i == kGemmKLeaf ? acc[x] : add(c[x], acc[x]);
               acc[x] = 0.0f;
@@ -167,6 +205,7 @@ __global__ void attention_warp_rows_kernel(AttentionArgs a, const float* q, cons
           }
           const float p = s[i];
           const float* vr = staged + (j - c0) * dim;
+#pragma unroll
           for (int x = 0; x < kDimSlots; ++x) {
             const int d = lane + x * kGroupLanes;
             if (d < dim) acc[x] = fma(p, vr[d], acc[x]);
@@ -176,6 +215,7 @@ __global__ void attention_warp_rows_kernel(AttentionArgs a, const float* q, cons
     }
     if (has_row) {
       float* o = out + b * a.o_sb + t * a.o_st + h * a.o_sh;
+#pragma unroll
       for (int x = 0; x < kDimSlots; ++x) {
         const int d = lane + x * kGroupLanes;
         if (d < dim) o[d] = n == 0 ? 0.0f : canonicalize(n > kGemmKLeaf ? add(c[x], acc[x]) : acc[x]);
@@ -205,11 +245,9 @@ template <bool kReversedFold>
 void launch_warp_rows(const AttentionArgs& a, const float* q, const float* k, const float* v, const int64_t* q_pos,
                       const int64_t* kv_len, float* out, const WarpRowsShape& sh, int grid) {
   auto kernel = attention_warp_rows_kernel<kReversedFold>;
-  static std::atomic<bool> opted_in{false};
-  if (sh.smem_bytes > 48 * 1024 && !opted_in.load()) {
+  if (sh.smem_bytes > 48 * 1024) {
     BL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       static_cast<int>(shared_budget())));
-    opted_in.store(true);
+                                       static_cast<int>(sh.smem_bytes)));
   }
   kernel<<<grid, sh.groups * kGroupLanes, static_cast<size_t>(sh.smem_bytes)>>>(a, q, k, v, q_pos, kv_len, out, sh);
   BL_CUDA_CHECK(cudaGetLastError());
@@ -230,7 +268,7 @@ bool attention_warp_rows(const AttentionArgs& a, const float* q, const float* k,
   sh.leaf_cap = reduce_leaf_count(sh.score_cap);
   const int64_t rows_per_group = a.q_len * (a.n_heads / a.n_kv_heads);
   // Rows per block from the launch config; a few idle groups still help to stage keys.
-  int64_t groups = block_size(config) / kGroupLanes;
+  int64_t groups = fitted_block(attention_warp_rows_kernel<false>, config) / kGroupLanes;
   const int64_t useful = rows_per_group > 4 ? rows_per_group : 4;
   if (groups > useful) groups = useful;
   auto bytes = [&](int64_t gr) {
@@ -242,6 +280,11 @@ bool attention_warp_rows(const AttentionArgs& a, const float* q, const float* k,
   if (bytes(groups) > budget) return false;
   sh.groups = static_cast<int>(groups);
   sh.smem_bytes = bytes(groups);
+  const auto aligned = [](const float* p, int64_t sb, int64_t st, int64_t shd, int64_t dim) {
+    return reinterpret_cast<uintptr_t>(p) % 16 == 0 && sb % 4 == 0 && st % 4 == 0 && shd % 4 == 0 && dim % 4 == 0;
+  };
+  sh.vec_k = aligned(k, a.k_sb, a.k_st, a.k_sh, a.head_dim);
+  sh.vec_v = aligned(v, a.v_sb, a.v_st, a.v_sh, a.head_dim);
   const int64_t tiles = a.batch * a.n_kv_heads * ((rows_per_group + groups - 1) / groups);
   if (tiles == 0) return true;
   const int grid = grid_size(tiles, config);
