@@ -20,11 +20,11 @@ timeout 60 $T --gtest_filter='AttentionCuda.*' >"$OUT/attention_tests.txt" 2>&1;
 grep -E "^\[       OK|^\[  FAILED|^\[  PASSED|Failure|differ" "$OUT/attention_tests.txt" | head -20 | tee -a "$LOG"
 [ $rc -eq 0 ] && say "PASS attention conformance (AttentionCuda.*)" || say "FAIL attention conformance rc=$rc"
 
-timeout 60 $T --gtest_filter='Fixtures/HfModelCuda.*' >"$OUT/fixture_tests.txt" 2>&1; rc=$?
+timeout 45 $T --gtest_filter='Fixtures/HfModelCuda.*' >"$OUT/fixture_tests.txt" 2>&1; rc=$?
 grep -E "^\[  FAILED|^\[  PASSED" "$OUT/fixture_tests.txt" | tee -a "$LOG"
 [ $rc -eq 0 ] && say "PASS fixture models CPU = CUDA (Fixtures/HfModelCuda.*)" || say "FAIL fixture models rc=$rc"
 
-timeout 60 build-gpu/bitlearn verify --device all >"$OUT/verify.txt" 2>&1; rc=$?
+timeout 45 build-gpu/bitlearn verify --device all >"$OUT/verify.txt" 2>&1; rc=$?
 grep -E "llm\." "$OUT/verify.txt" | tee -a "$LOG"
 if grep -qE "DIVERGENT" "$OUT/verify.txt"; then say "FAIL verify --device all (rc=$rc): see verify.txt"
 elif grep -qE "llm\.forward.*IDENTICAL" "$OUT/verify.txt"; then say "PASS verify --device all (rc=$rc)"
@@ -34,7 +34,7 @@ if [ -x $B ]; then
   # Interleaved: warp rows (default), block rows, twice each.
   for rep in 1 2; do
     for kind in warp_rows block_rows; do
-      env BL_LLM_DEVICE=cuda BL_LLM_ONLY=gpt2-124m BITLEARN_ATTENTION=$kind timeout 40 $B --benchmark_min_time=0.5s \
+      env BL_LLM_DEVICE=cuda BL_LLM_ONLY=gpt2-124m BITLEARN_ATTENTION=$kind timeout 25 $B --benchmark_min_time=0.3s \
         >"$OUT/bench_${kind}_$rep.txt" 2>&1
       say "bench $kind rep $rep: $(grep -E '^(prefill|decode)/' "$OUT/bench_${kind}_$rep.txt" | awk '{printf "%s %s ms; ", $1, $2}')"
     done
@@ -48,7 +48,7 @@ if [ -x $B ]; then
   fi
   if command -v ncu >/dev/null; then
     for kind in warp_rows block_rows; do
-      env BL_LLM_DEVICE=cuda BL_LLM_ONLY=gpt2-124m BL_LLM_DECODE=1 BITLEARN_ATTENTION=$kind timeout 60 \
+      env BL_LLM_DEVICE=cuda BL_LLM_ONLY=gpt2-124m BL_LLM_DECODE=1 BITLEARN_ATTENTION=$kind timeout 30 \
         ncu --kernel-name regex:attention --launch-count 12 --metrics gpu__time_duration.sum --csv \
         $B --benchmark_filter=prefill --benchmark_min_time=1x >"$OUT/ncu_$kind.csv" 2>"$OUT/ncu_$kind.err"
       say "ncu $kind: $(python3 - "$OUT/ncu_$kind.csv" <<'EOF'
