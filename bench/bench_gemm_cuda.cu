@@ -1,9 +1,11 @@
-// bench_gemm_cuda: the contract GEMM on the GPU (bl::matmul_cuda, each tile variant 0..10) side by side
+// bench_gemm_cuda: the contract GEMM on the GPU (bl::matmul_cuda, each tile variant 0..16) side by side
 // with cuBLAS cublasSgemm in strict fp32 (CUBLAS_DEFAULT_MATH with TF32 not allowed, i.e. no
 // tensor cores), same shapes, same device, in one process.
 //
-// Shapes are M x N x K: square 2048, 4096, 8192 and the LM shapes 8192x768x3072, 8192x3072x768,
-// 8192x768x768. Times come from CUDA events (manual time); GFLOP/s = 2*M*N*K / time.
+// Shapes are M x N x K: square 2048, 4096, 8192, the LM shapes 8192x768x3072, 8192x3072x768,
+// 8192x768x768, the GPT-2 124M prefill shapes at 128 tokens, and the LM head of that prefill
+// (128 x 50257 x 768) with the weight stored [K, N] (plain) and [N, K] (transposed B, as the tied
+// embedding is stored). Times come from CUDA events (manual time); GFLOP/s = 2*M*N*K / time.
 #include <benchmark/benchmark.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -18,7 +20,7 @@ namespace {
 
 struct DeviceGemm {
   float *a = nullptr, *b = nullptr, *c = nullptr;
-  DeviceGemm(int64_t m, int64_t n, int64_t k) {
+  DeviceGemm(int64_t m, int64_t n, int64_t k) {  // B holds K * N elements either way
     cudaMalloc(&a, m * k * sizeof(float));
     cudaMalloc(&b, k * n * sizeof(float));
     cudaMalloc(&c, m * n * sizeof(float));
@@ -69,6 +71,35 @@ void BM_bitlearn_matmul_cuda(benchmark::State& state) {
   time_gpu(state, m, n, k, [&] { bl::matmul_cuda(args, d.a, d.b, d.c, config); });
 }
 
+// The LM head: range(3) = 1 stores B as [N, K] (trans_b), 0 as [K, N].
+void BM_bitlearn_lm_head_cuda(benchmark::State& state) {
+  const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
+  const bool trans_b = state.range(3) != 0;
+  bl::LaunchConfig config;
+  config.variant = static_cast<int>(state.range(4));
+  DeviceGemm d(m, n, k);
+  bl::MatmulArgs args = bl::matmul_dense_args(1, m, n, k, false, trans_b);
+  time_gpu(state, m, n, k, [&] { bl::matmul_cuda(args, d.a, d.b, d.c, config); });
+}
+
+void BM_cublas_lm_head(benchmark::State& state) {
+  const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
+  const bool trans_b = state.range(3) != 0;
+  DeviceGemm d(m, n, k);
+  cublasHandle_t handle;
+  cublasCreate(&handle);
+  cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH);
+  const float one = 1.0f, zero = 0.0f;
+  // Row-major B [N, K] is column-major K x N: C^T = op(B) A^T with op = transpose.
+  time_gpu(state, m, n, k, [&] {
+    cublasSgemm(handle, trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(n),
+                static_cast<int>(m), static_cast<int>(k), &one, d.b,
+                static_cast<int>(trans_b ? k : n), d.a, static_cast<int>(k), &zero, d.c,
+                static_cast<int>(n));
+  });
+  cublasDestroy(handle);
+}
+
 void BM_cublas_sgemm_strict(benchmark::State& state) {
   const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
   DeviceGemm d(m, n, k);
@@ -93,11 +124,14 @@ const int64_t kShapes[][3] = {{2048, 2048, 2048}, {4096, 4096, 4096}, {8192, 819
                               {128, 768, 768}};
 
 // Every tile variant at every shape; the wide-tile variants 7..10 (128 x 128 and 128 x 256 tiles)
-// only where M >= 2048, as they leave most of the device idle on the 128-token shapes.
+// only where M >= 2048, as they leave most of the device idle on the 128-token shapes, and the
+// small-tile variants 11..16 only where M < 2048.
 void bitlearn_shapes(benchmark::internal::Benchmark* b) {
   for (const auto& s : kShapes)
-    for (int64_t variant = 0; variant <= 10; ++variant)
-      if (variant < 7 || s[0] >= 2048) b->Args({s[0], s[1], s[2], variant});
+    for (int64_t variant = 0; variant <= 16; ++variant) {
+      const bool wide = variant >= 7 && variant <= 10, small = variant >= 11;
+      if ((!wide || s[0] >= 2048) && (!small || s[0] < 2048)) b->Args({s[0], s[1], s[2], variant});
+    }
   b->ArgNames({"M", "N", "K", "variant"})->UseManualTime()->Unit(benchmark::kMillisecond);
 }
 
@@ -106,8 +140,21 @@ void cublas_shapes(benchmark::internal::Benchmark* b) {
   b->ArgNames({"M", "N", "K"})->UseManualTime()->Unit(benchmark::kMillisecond);
 }
 
+void lm_head_shapes(benchmark::internal::Benchmark* b) {
+  for (int64_t trans_b = 0; trans_b <= 1; ++trans_b)
+    for (int64_t variant : {0, 10, 11, 12}) b->Args({128, 50257, 768, trans_b, variant});
+  b->ArgNames({"M", "N", "K", "trans_b", "variant"})->UseManualTime()->Unit(benchmark::kMillisecond);
+}
+
+void cublas_lm_head_shapes(benchmark::internal::Benchmark* b) {
+  for (int64_t trans_b = 0; trans_b <= 1; ++trans_b) b->Args({128, 50257, 768, trans_b});
+  b->ArgNames({"M", "N", "K", "trans_b"})->UseManualTime()->Unit(benchmark::kMillisecond);
+}
+
 BENCHMARK(BM_cublas_sgemm_strict)->Apply(cublas_shapes);
 BENCHMARK(BM_bitlearn_matmul_cuda)->Apply(bitlearn_shapes);
+BENCHMARK(BM_cublas_lm_head)->Apply(cublas_lm_head_shapes);
+BENCHMARK(BM_bitlearn_lm_head_cuda)->Apply(lm_head_shapes);
 
 }  // namespace
 

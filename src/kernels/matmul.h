@@ -68,7 +68,7 @@ void matmul_cpu_portable(const MatmulArgs& args, const float* a, const float* b,
 
 #if defined(BITLEARN_HAS_CUDA)
 // CUDA matrix product; a, b, c are device pointers on the current device; stream is a
-// cudaStream_t (null = default stream). config.variant picks the tile shape (1..10; 0 = by shape); the result is
+// cudaStream_t (null = default stream). config.variant picks the tile shape (1..16; 0 = by shape); the result is
 // the same bits for every config. Asynchronous on the stream; errors are thrown as bl::Error.
 void matmul_cuda(const MatmulArgs& args, const float* a, const float* b, float* c,
                  const LaunchConfig& config, void* stream = nullptr);

@@ -63,6 +63,12 @@ std::vector<bl::LaunchConfig> all_configs() {
     v.push_back({256, 0, variant});
     v.push_back({256, 3, variant});
   }
+  // The small warp tiles (11..13: 32 x 64, 64 x 64, 32 x 32) over all of K, and the same tiles with
+  // the k leaves in parallel (14..16), whole grid and a capped grid each.
+  for (int variant = 11; variant <= 16; ++variant) {
+    v.push_back({256, 0, variant});
+    v.push_back({128, 5, variant});
+  }
   if (const char* only = std::getenv("BITLEARN_TEST_MATMUL_VARIANT")) {
     const int want = std::atoi(only);
     std::vector<bl::LaunchConfig> kept;
@@ -126,6 +132,23 @@ TEST(MatmulCudaConformance, MatchesReferenceOnLargerShapes) {
   check_cases(cases, 700);
 }
 
+// Products with few rows (the GPT-2 124M prefill shapes at 128 tokens, shortened in N so that the
+// scalar reference stays quick), odd and prime sizes, K of 1..12 leaves with and without a short
+// last leaf: the small-tile variants 11..16 and variant 0's choice for them.
+TEST(MatmulCudaConformance, MatchesReferenceOnFewRowShapes) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  std::vector<MatmulCase> cases;
+  for (int t = 0; t < 4; ++t) {
+    const bool ta = (t & 1) != 0, tb = (t & 2) != 0;
+    cases.push_back({1, 128, 200, 768, ta, tb, 0, 0, 1.0f});   // qkv / attention / fc: 3 leaves
+    cases.push_back({1, 128, 72, 3072, ta, tb, 0, 0, 1.0f});   // mlp projection: 12 leaves
+    cases.push_back({1, 127, 131, 777, ta, tb, 1, 0, 1.0f});   // odd sizes, a 9-long last leaf
+    cases.push_back({1, 31, 67, 257, ta, tb, 3, 0, 1.0f});     // one full leaf and one of 1
+    cases.push_back({2, 65, 97, 600, ta, tb, 0, 0, 1.0f});     // batched: never split
+  }
+  check_cases(cases, 800);
+}
+
 TEST(MatmulCudaConformance, RowAloneEqualsRowInsideLargeM) {
   if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
   MatmulCase mc{1, 301, 37, 777, false, true, 2, 0, 1.0f};
@@ -183,7 +206,7 @@ TEST(MatmulCudaConformance, SabotageLeafSizesAreCaught) {
   }
 }
 
-// The leaf-parallel path of variant 0 (batch 1, >= 4 leaves, fewer 64 x 64 tiles than the device
+// The leaf-parallel path of variant 0 (batch 1, >= 2 leaves, fewer 128 x 64 tiles than the device
 // has multiprocessors: each leaf a batch entry of one launch, then a separate fold kernel) under
 // every config, and its sabotage arm: the same leaves folded right to left or pairwise must differ
 // from its result by the same memcmp, while the contract's left-to-right fold and a variant that
@@ -235,7 +258,7 @@ TEST(MatmulCudaConformance, BadInputThrows) {
   args.ldb = 2;
   EXPECT_THROW(bl::matmul_cuda(args, nullptr, nullptr, nullptr, bl::LaunchConfig{}), bl::Error);
   args = bl::matmul_dense_args(1, 4, 4, 4);
-  bl::LaunchConfig bad_variant{256, 0, 11};
+  bl::LaunchConfig bad_variant{256, 0, 17};
   float* dummy = reinterpret_cast<float*>(16);
   EXPECT_THROW(bl::matmul_cuda(args, dummy, dummy, dummy, bad_variant), bl::Error);
 }

@@ -565,11 +565,20 @@ int64_t current_smem_optin() {
   return cached[dev];
 }
 
+// True when the leaf-parallel path (variants 14..16) may split this product: a single product
+// (batch 1) on the default stream (the scratch is stream-ordered there) with two or more k leaves.
+// Otherwise those variants run their tile over all of K in one launch.
+bool leaf_parallel_applies(const MatmulArgs& args, void* stream) {
+  return stream == nullptr && args.batch == 1 && gemm_k_leaf_count(args.k) >= 2;
+}
+
 // Variant 0 picks the tile by shape so that small products still fill the device: a 128 x 128
 // tile when it gives every multiprocessor a tile (the warp-tiled variant 10 where the device has
 // the shared memory for it, H200: 0.71-0.80 of cuBLAS against 0.60-0.67 for variant 6; else the
-// pipeline of variant 6), else the 128 x 64 pipeline when that does, else the 64 x 64 tile. Every
-// variant gives the same bits, so the choice changes only speed.
+// pipeline of variant 6), else the 128 x 64 pipeline when that does. Below that (products with few
+// rows, such as a 128-token prefill) the small warp tiles of variant 11 (32 x 64), with the k
+// leaves run in parallel (variant 14) when a single product has two or more of them. Every variant
+// gives the same bits, so the choice changes only speed.
 // Where a device gives a block less shared memory (AMD: 64 KiB per workgroup), each choice falls
 // back to the next smaller tile that fits; the 64 x 64 tile's static buffers always do.
 template <int BM, int BN, int BK, int STAGES>
@@ -582,19 +591,22 @@ constexpr size_t pipe_smem_bytes() {
   return ab > cd ? ab : cd;
 }
 
-int auto_variant(int64_t batch, int64_t m, int64_t n) {
+int auto_variant(const MatmulArgs& args, void* stream) {
   const int64_t sms = current_multiprocessors();
   const int64_t optin = current_smem_optin();
+  const int64_t batch = args.batch, m = args.m, n = args.n;
   auto tiles = [&](int64_t bm, int64_t bn) { return batch * ((m + bm - 1) / bm) * ((n + bn - 1) / bn); };
   const bool fits10 = static_cast<int64_t>(matmul_wide_smem_bytes(10)) <= optin;
   const bool fits6 = static_cast<int64_t>(pipe_smem_bytes<128, 128, 32, 3>()) <= optin;
   const bool fits4 = static_cast<int64_t>(pipe_smem_bytes<128, 64, 16, 4>()) <= optin;
+  const bool fits11 = static_cast<int64_t>(matmul_wide_smem_bytes(11)) <= optin;
   if (tiles(128, 128) >= sms) {
     if (fits10) return 10;
     if (fits6) return 6;
   }
   if (tiles(128, 64) >= sms && fits4) return 4;
-  return 1;
+  if (!fits11) return 1;
+  return leaf_parallel_applies(args, stream) ? 14 : 11;
 }
 
 // c[i * ldc + j] = leaf 0, then + leaf 1, + leaf 2, ... (left to right, as the contract folds),
@@ -610,25 +622,18 @@ __global__ void fold_leaves_kernel(const float* partial, float* c, int64_t m, in
   }
 }
 
-// True when a single product is too small to give every multiprocessor a 64 x 64 tile and K has
-// at least four leaves: then the leaves run in parallel (matmul_leaf_parallel). With fewer leaves
-// the scratch and fold cost more than they gain (H200: 128 x 768 x 768 took 0.070 ms split against
-// 0.066 ms whole; 128 x 768 x 3072 took 0.093 ms split against 0.248 ms whole).
-bool use_leaf_parallel(const MatmulArgs& args, void* stream) {
-  if (stream != nullptr || args.batch != 1 || gemm_k_leaf_count(args.k) < 4) return false;
-  const int64_t tiles = ((args.m + 63) / 64) * ((args.n + 63) / 64);
-  return tiles < current_multiprocessors();
-}
-
 // Leaf-parallel product: every full 256-wide k slice is a one-leaf product, so the kernel stores
 // exactly that leaf's fma chain from +0; the slices run as the batch entries of one launch (the
-// short last leaf as a second launch) into scratch, and fold_leaves_kernel adds them left to right.
-// The bits are those of one launch over all of K; only the parallelism changes.
+// short last leaf as a second launch) of the small-tile variant tile_variant into scratch, and
+// fold_leaves_kernel adds them left to right. The bits are those of one launch over all of K; only
+// the parallelism changes.
 void matmul_leaf_parallel(const MatmulArgs& args, const float* a, const float* b, float* c,
-                          const LaunchConfig& config) {
+                          const LaunchConfig& config, int tile_variant) {
   const int64_t m = args.m, n = args.n, k = args.k;
   const int64_t full = k / kGemmKLeaf, rem = k % kGemmKLeaf, leaves = gemm_k_leaf_count(k);
   cuda::DeviceScratch<float> partial(leaves * m * n);
+  LaunchConfig sub_config = config;
+  sub_config.variant = tile_variant;
   MatmulArgs sub = args;
   sub.ldc = n;
   sub.stride_c = m * n;
@@ -636,12 +641,12 @@ void matmul_leaf_parallel(const MatmulArgs& args, const float* a, const float* b
   sub.batch = full;
   sub.stride_a = args.trans_a ? kGemmKLeaf * args.lda : kGemmKLeaf;
   sub.stride_b = args.trans_b ? kGemmKLeaf : kGemmKLeaf * args.ldb;
-  if (full > 0) matmul_cuda(sub, a, b, partial.ptr, config, nullptr);
+  if (full > 0) matmul_cuda(sub, a, b, partial.ptr, sub_config, nullptr);
   if (rem > 0) {
     sub.batch = 1;
     sub.k = rem;
-    matmul_cuda(sub, a + full * sub.stride_a, b + full * sub.stride_b, partial.ptr + full * m * n, config,
-                nullptr);
+    matmul_cuda(sub, a + full * sub.stride_a, b + full * sub.stride_b, partial.ptr + full * m * n,
+                sub_config, nullptr);
   }
   const cuda::GridShape g = cuda::grid_for(m * n, config);
   fold_leaves_kernel<<<g.blocks, g.threads>>>(partial.ptr, c, m, n, args.ldc, leaves);
@@ -654,9 +659,14 @@ void matmul_cuda(const MatmulArgs& args, const float* a, const float* b, float* 
                  const LaunchConfig& config, void* stream) {
   matmul_check_args("matmul_cuda", args, a, b, c);
   if (args.batch == 0 || args.m == 0 || args.n == 0) return;
-  if (config.variant == 0 && use_leaf_parallel(args, stream)) {
-    matmul_leaf_parallel(args, a, b, c, config);
-    return;
+  // variant picks the tile shape; the block size follows from it (config.block is not used).
+  int variant = config.variant == 0 ? auto_variant(args, stream) : config.variant;
+  if (variant >= 14 && variant <= 16) {  // leaf-parallel over the small tiles of variant 11..13
+    if (leaf_parallel_applies(args, stream)) {
+      matmul_leaf_parallel(args, a, b, c, config, variant - 3);
+      return;
+    }
+    variant -= 3;
   }
   MatmulDeviceArgs p;
   p.m = args.m;
@@ -673,9 +683,7 @@ void matmul_cuda(const MatmulArgs& args, const float* a, const float* b, float* 
   p.tiles_m = p.tiles_n = 0;
   p.tiles_total = args.batch;
   cudaStream_t s = static_cast<cudaStream_t>(stream);
-  // variant picks the tile shape; the block size follows from it (config.block is not used).
-  const int variant = config.variant == 0 ? auto_variant(args.batch, args.m, args.n) : config.variant;
-  if (matmul_wide_variant(variant)) {  // 7..10: the wide-tile kernels of matmul_wide.cu
+  if (matmul_wide_variant(variant)) {  // 7..13: the warp-tiled kernels of matmul_wide.cu
     matmul_cuda_wide(variant, args, a, b, c, config, s);
     return;
   }
@@ -700,7 +708,7 @@ void matmul_cuda(const MatmulArgs& args, const float* a, const float* b, float* 
       launch_matmul_pipe<128, 128, 32, 3, 1, true>(p, args.batch, a, b, c, config, s);
       break;
     default:
-      BL_CHECK(false, "matmul_cuda: LaunchConfig.variant must be 0..10, got ", config.variant);
+      BL_CHECK(false, "matmul_cuda: LaunchConfig.variant must be 0..16, got ", config.variant);
   }
 }
 

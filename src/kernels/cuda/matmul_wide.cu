@@ -1,4 +1,6 @@
-// matmul_wide.cu: wide-tile CUDA contract GEMM kernels, matmul_cuda variants 7..10.
+// matmul_wide.cu: warp-tiled CUDA contract GEMM kernels, matmul_cuda variants 7..10 (wide tiles
+// for large products) and 11..13 (small tiles for products with few rows, such as the 128-token
+// prefill of a language model, where 128 x 128 tiles would leave most multiprocessors idle).
 //
 // The order of operations is the one of every other variant (src/kernels/matmul.h): per output and
 // per k leaf a partial runs from +0.0 with one fma per k in ascending k; the partials are folded left
@@ -328,6 +330,10 @@ using WideVariant7 = WideConfig<128, 256, 16, 8, 16, 0, 0, 3, 1>;
 using WideVariant8 = WideConfig<128, 128, 8, 8, 8, 64, 32, 4, 2>;
 using WideVariant9 = WideConfig<128, 256, 16, 8, 16, 64, 64, 3, 1>;
 using WideVariant10 = WideConfig<128, 128, 32, 8, 8, 64, 32, 3, 1>;
+// Small tiles: 4 x 4 outputs per thread, warp tiles 32 x 16, several blocks per multiprocessor.
+using SmallVariant11 = WideConfig<32, 64, 32, 4, 4, 32, 16, 3, 4>;
+using SmallVariant12 = WideConfig<64, 64, 16, 4, 4, 32, 16, 4, 2>;
+using SmallVariant13 = WideConfig<32, 32, 32, 4, 4, 32, 16, 3, 8>;
 
 }  // namespace
 
@@ -337,7 +343,10 @@ size_t matmul_wide_smem_bytes(int variant) {
     case 8: return wide_smem_max<WideVariant8>();
     case 9: return wide_smem_max<WideVariant9>();
     case 10: return wide_smem_max<WideVariant10>();
-    default: BL_CHECK(false, "matmul_cuda: wide variant must be 7..10, got ", variant);
+    case 11: return wide_smem_max<SmallVariant11>();
+    case 12: return wide_smem_max<SmallVariant12>();
+    case 13: return wide_smem_max<SmallVariant13>();
+    default: BL_CHECK(false, "matmul_cuda: wide variant must be 7..13, got ", variant);
   }
   return 0;
 }
@@ -359,8 +368,17 @@ void matmul_cuda_wide(int variant, const MatmulArgs& args, const float* a, const
               // variant 0 (H200: 0.71-0.80 of cuBLAS at 4096^3, 8192^3 and the LM shapes)
       launch_wide<WideVariant10>(args, a, b, c, config, stream);
       break;
+    case 11:  // 32 x 64, warp tiles 32 x 16, 4 x 4 per thread (128 threads), BK 32
+      launch_wide<SmallVariant11>(args, a, b, c, config, stream);
+      break;
+    case 12:  // 64 x 64, warp tiles 32 x 16, 4 x 4 per thread (256 threads), BK 16, 4 stages
+      launch_wide<SmallVariant12>(args, a, b, c, config, stream);
+      break;
+    case 13:  // 32 x 32, warp tiles 32 x 16, 4 x 4 per thread (64 threads), BK 32
+      launch_wide<SmallVariant13>(args, a, b, c, config, stream);
+      break;
     default:
-      BL_CHECK(false, "matmul_cuda: wide variant must be 7..10, got ", variant);
+      BL_CHECK(false, "matmul_cuda: wide variant must be 7..13, got ", variant);
   }
 }
 
