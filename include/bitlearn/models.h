@@ -159,6 +159,7 @@ class CausalLM {
   Device device_ = Device::cpu();
   Tensor embed_tokens, embed_positions, final_norm_weight, final_norm_bias;
   Tensor lm_head;             // [hidden, vocab] (a transposed copy, also when tied)
+  Tensor lm_head_rows;        // CUDA, tied: the embedding [vocab, hidden], read as transposed B by prefill
   std::shared_ptr<const PackedMatrix> lm_head_packed;  // CPU: lm_head packed for prefill products
   Tensor rope_cos, rope_sin;  // [max_positions, head_dim]
   std::vector<Layer> layers_;

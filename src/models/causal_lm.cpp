@@ -269,6 +269,7 @@ CausalLM CausalLM::from_tensors(const ModelConfig& c, const std::map<std::string
     m.rope_sin = sin_t.to(device);
   }
   m.lm_head_packed = pack_weight(m.lm_head);
+  if (device.is_cuda() && c.tie_word_embeddings) m.lm_head_rows = m.embed_tokens;
   return m;
 }
 
@@ -427,7 +428,12 @@ Tensor CausalLM::run(const std::vector<std::vector<int32_t>>& seqs, KvCache* cac
     for (int64_t b = 0; b < B; ++b) cache->lengths_[b] = kv_len[b];
   }
   h = norm(c, h, final_norm_weight, final_norm_bias);
-  Tensor logits = product(h, lm_head, lm_head_packed.get()).reshape({B, T, c.vocab_size});
+  // CUDA products with more rows than the skinny kernel takes read the tied embedding as stored
+  // ([vocab, hidden], 16-byte aligned rows) as a transposed B; [hidden, vocab] rows of an odd vocab
+  // are not 16-byte aligned. The contract GEMM gives the same bits either way.
+  const bool rows_b = lm_head_rows.defined() && h.dim(0) > kSkinnyMaxRows;
+  Tensor logits = (rows_b ? matmul(h, lm_head_rows, false, true) : product(h, lm_head, lm_head_packed.get()))
+                      .reshape({B, T, c.vocab_size});
   bool padded = false;
   for (auto v : valid) padded = padded || v == 0;
   if (padded) {
