@@ -17,8 +17,13 @@ namespace bl::cpu {
 
 // About this many elements per task (a pure constant: tasks depend on the shape only).
 constexpr int64_t kTaskElements = int64_t{1} << 16;
-// Columns handled together when inner > 1 (keeps the column loads in one cache line run).
-constexpr int64_t kColumnBlock = 16;
+// Columns handled together when inner > 1. Each row of a block is one contiguous run of up to
+// 1 KiB that the hardware prefetcher follows, and the block's 32 lanes (32 KiB) stay in L1; with
+// 16 columns (64 bytes a row) a sum over the rows of a 4096-column array ran at a quarter of
+// memory bandwidth, every row a new page and a lone cache line.
+constexpr int64_t kColumnBlock = 256;
+// How many rows ahead the column loop prefetches.
+constexpr int64_t kPrefetchRows = 16;
 
 // A contiguous leaf: x[0..len), len <= kReduceLeaf, with the per-reduction value c.
 using ContiguousLeafFn = float (*)(const float* x, int64_t len, float c);
@@ -154,11 +159,14 @@ void reduce_totals(const float* x, ReduceShape shape, const float* centers, floa
         const int64_t len = std::min<int64_t>(kReduceLeaf, n - start);
         for (int64_t jj = 0; jj < width; ++jj) c[jj] = centers ? centers[o * inner + j0 + jj] : 0.0f;
         for (int lane = 0; lane < kReduceLanes; ++lane)
-          for (int64_t jj = 0; jj < kColumnBlock; ++jj) lanes[lane][jj] = Step::init();
+          for (int64_t jj = 0; jj < width; ++jj) lanes[lane][jj] = Step::init();
         const float* base = x + (o * n + start) * inner + j0;
         for (int64_t i = 0; i < len; ++i) {
           float* lane = lanes[i % kReduceLanes];
           const float* src = base + i * inner;
+          // Rows are a page or more apart: ask for a row kPrefetchRows ahead, line by line.
+          if (i + kPrefetchRows < len)
+            for (int64_t jj = 0; jj < width; jj += 16) __builtin_prefetch(src + kPrefetchRows * inner + jj);
           for (int64_t jj = 0; jj < width; ++jj) lane[jj] = Step::apply(lane[jj], src[jj], c[jj]);
         }
         for (int s = kReduceLanes / 2; s >= 1; s /= 2)
