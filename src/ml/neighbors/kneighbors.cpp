@@ -1,22 +1,22 @@
 // kneighbors.cpp: kneighbors_classifier and kneighbors_regressor (exact brute force).
 //
-// Squared distances from a block of query rows to every training row: the cross products come from
-// the contract GEMM on X's device, then D = relu((-2 q.t + |q|^2) + |t|^2) as in ml/cluster/distances.h
-// is formed on the host inside the selection of the n_neighbors smallest (equal distances go to the
-// lowest training index), one task per query row. Votes (classifier: most votes, lowest class on ties;
+// The n_neighbors nearest training rows of each query (squared distances D = relu((-2 q.t + |q|^2)
+// + |t|^2) as in ml/cluster/distances.h, equal distances to the lowest training index) come from
+// nearest_rows.h: fused GEMM tiles + selection on the CPU, GEMM on the device + host selection
+// elsewhere, the same bits. Votes (classifier: most votes, lowest class on ties;
 // weights=distance: 1 / distance, exact matches alone when any) and means (regressor, neighbors
-// in distance order) are taken on the host in binary32 in a fixed order. Query blocks hold at most
-// 2^24 / n_train rows (at least 1); blocks do not change results (each row is computed alone).
+// in distance order) are taken on the host in binary32 in a fixed order.
 #include <algorithm>
 
 #include "bitlearn/ml/progress.h"
 #include "bitlearn/ops.h"
 #include "contract/arith.h"
 #include "core/error.h"
-#include "core/thread_pool.h"
+#include "kernels/matmul_packed.h"
 #include "ml/cluster/distances.h"
 #include "ml/linear/common.h"
 #include "ml/neighbors/kneighbors.h"
+#include "ml/neighbors/nearest_rows.h"
 
 namespace bl::ml {
 
@@ -58,7 +58,8 @@ class KNeighbors final : public Estimator {
     return *this;
   }
 
-  // Neighbor indices [m, k] (i64, host) and their squared distances [m, k] (host) for queries X.
+  // Neighbor indices [m, k] (i64, host) and their squared distances [m, k] (host) for queries X:
+  // fused on the CPU for CPU tensors, GEMM on the device then host selection otherwise (same bits).
   void kneighbors(const Tensor& X, std::vector<int64_t>& idx, std::vector<float>& dist) const {
     BL_CHECK(fitted_, name_, ": predict before fit");
     lin::check_predict_X(name_, X, d_);
@@ -66,38 +67,18 @@ class KNeighbors final : public Estimator {
     BL_CHECK(k <= n_, name_, ": n_neighbors=", k, " is more than the ", n_, " training rows");
     Tensor T = Tensor::from_vector(X_, {n_, d_}, X.device());
     std::vector<float> tt = row_sq_norms(T).to(Device::cpu()).to_vector<float>();
-    const int64_t block = std::max<int64_t>(1, (int64_t{1} << 24) / n_);
-    idx.resize(static_cast<size_t>(m * k));
-    dist.resize(static_cast<size_t>(m * k));
-    for (int64_t r0 = 0; r0 < m; r0 += block) {
-      int64_t r1 = std::min(m, r0 + block);
-      Tensor Q = X.slice(0, r0, r1);
-      std::vector<float> xq = row_sq_norms(Q).to(Device::cpu()).to_vector<float>();
-      Tensor xct = bl::matmul(Q, T, false, true).to(Device::cpu()).contiguous();
-      const float* xc = xct.data<float>();
-      // One task per query row: the k smallest of D[i, j] = relu((-2 xc + |q|^2) + |t_j|^2) (the
-      // sq_distances definition; -2 xc is exact), ties to the lower j (strict comparison, ascending j).
-      default_pool().parallel_for(r1 - r0, [&](int64_t i) {
-        const float* row = xc + i * n_;
-        float* bd = dist.data() + (r0 + i) * k;
-        int64_t* bi = idx.data() + (r0 + i) * k;
-        int64_t filled = 0;
-        for (int64_t j = 0; j < n_; ++j) {
-          float dd = bl::add(bl::fma(-2.0f, row[j], xq[i]), tt[j]);
-          dd = dd > 0.0f ? dd : 0.0f;
-          if (filled == k && !(dd < bd[k - 1])) continue;
-          int64_t pos = filled < k ? filled++ : k - 1;
-          while (pos > 0 && dd < bd[pos - 1]) {
-            bd[pos] = bd[pos - 1];
-            bi[pos] = bi[pos - 1];
-            --pos;
-          }
-          bd[pos] = dd;
-          bi[pos] = j;
-        }
-      });
-      report_progress(name_ + " neighbors", r1, m);
+    NeighborLists lists;
+    if (X.device().is_cpu()) {
+      Tensor Q = X.contiguous();
+      std::vector<float> qq = row_sq_norms(Q).to_vector<float>();
+      PackedMatrix packed = matmul_pack_b_cpu(X_.data(), d_, n_, d_, true);
+      lists = nearest_rows_cpu(Q.data<float>(), m, qq.data(), packed, tt.data(), k);
+      report_progress(name_ + " neighbors", m, m);
+    } else {
+      lists = nearest_rows_gemm(X, T, tt, k);
     }
+    idx = std::move(lists.idx);
+    dist = std::move(lists.dist);
   }
 
   // Per query, the weight of each neighbor (1, or 1 / distance; exact matches only when any).
