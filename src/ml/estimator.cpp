@@ -10,6 +10,7 @@
 
 #include "bitlearn/io.h"
 #include "core/error.h"
+#include "ml/model_json.h"
 #include "ml/registry.h"
 
 namespace bl::ml {
@@ -34,25 +35,33 @@ std::string to_hex(const std::vector<T>& v) {
   return s;
 }
 
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  return -1;
-}
+// Value of each byte as a lower-case hex digit, -1 for any other byte.
+struct HexTable {
+  signed char value[256];
+  HexTable() {
+    for (int c = 0; c < 256; ++c) value[c] = -1;
+    for (int c = '0'; c <= '9'; ++c) value[c] = static_cast<signed char>(c - '0');
+    for (int c = 'a'; c <= 'f'; ++c) value[c] = static_cast<signed char>(c - 'a' + 10);
+  }
+};
 
 template <typename T>
 std::vector<T> from_hex(const std::string& hex, const std::string& field) {
+  static const HexTable table;
   BL_CHECK(hex.size() % (2 * sizeof(T)) == 0, "model file: field ", field, ": hex length ",
            hex.size(), " is not a multiple of ", 2 * sizeof(T));
   std::vector<T> v(hex.size() / (2 * sizeof(T)));
+  const unsigned char* src = reinterpret_cast<const unsigned char*>(hex.data());
   for (size_t i = 0; i < v.size(); ++i) {
     unsigned char b[sizeof(T)];
+    int bad = 0;
     for (size_t k = 0; k < sizeof(T); ++k) {
-      int hi = hex_digit(hex[(i * sizeof(T) + k) * 2]);
-      int lo = hex_digit(hex[(i * sizeof(T) + k) * 2 + 1]);
-      BL_CHECK(hi >= 0 && lo >= 0, "model file: field ", field, ": not lower-case hex");
+      const int hi = table.value[src[(i * sizeof(T) + k) * 2]];
+      const int lo = table.value[src[(i * sizeof(T) + k) * 2 + 1]];
+      bad |= hi | lo;  // negative when either is not a hex digit
       b[k] = static_cast<unsigned char>(hi * 16 + lo);
     }
+    BL_CHECK(bad >= 0, "model file: field ", field, ": not lower-case hex");
     std::memcpy(&v[i], b, sizeof(T));
   }
   return v;
@@ -125,10 +134,14 @@ std::unique_ptr<Estimator> estimator_from_json_text(const std::string& text,
                                                     const std::string& source) {
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(text);
+    j = parse_model_json(text);
   } catch (const std::exception& e) {
     throw Error(source + ": not a valid model file (JSON parse error: " + e.what() + ")");
   }
+  return estimator_from_json(j, source);
+}
+
+std::unique_ptr<Estimator> estimator_from_json(const nlohmann::json& j, const std::string& source) {
   BL_CHECK(j.is_object() && j.contains("format") && j["format"] == kFormat, source,
            ": not a bitlearn model file (missing \"format\": \"", kFormat, "\")");
   BL_CHECK(j.contains("version") && j["version"].is_number_integer(), source,

@@ -14,6 +14,7 @@
 #include "command.h"
 #include "core/error.h"
 #include "core/thread_pool.h"
+#include "ml/model_json.h"
 
 namespace {
 
@@ -24,11 +25,18 @@ struct PredictArgs {
 
 void run_predict(const PredictArgs& a) {
   if (a.threads > 0) bl::set_num_threads(a.threads);
-  std::string text = bl::read_file_text(a.model, "model file");
-  auto est = bl::ml::estimator_from_json_text(text, a.model);
+  nlohmann::json j;
+  {
+    const std::string text = bl::read_file_text(a.model, "model file");
+    try {
+      j = bl::ml::parse_model_json(text);  // parsed once: the estimator and the column names
+    } catch (const std::exception& e) {
+      throw bl::Error(a.model + ": not a valid model file (JSON parse error: " + e.what() + ")");
+    }
+  }
+  auto est = bl::ml::estimator_from_json(j, a.model);
   std::vector<std::string> features;
   std::string target;
-  nlohmann::json j = nlohmann::json::parse(text);
   if (j.contains("feature_names") && j["feature_names"].is_array())
     features = j["feature_names"].get<std::vector<std::string>>();
   if (j.contains("target") && j["target"].is_string()) target = j["target"].get<std::string>();

@@ -76,6 +76,8 @@ std::vector<std::string> estimator_names();
 std::unique_ptr<Estimator> load_estimator(const std::string& path);
 std::unique_ptr<Estimator> estimator_from_json_text(const std::string& text,
                                                     const std::string& source = "model");
+// The same from a model file's parsed JSON (for callers that also read other fields of it).
+std::unique_ptr<Estimator> estimator_from_json(const nlohmann::json& j, const std::string& source = "model");
 
 // ---- helpers for estimator implementations (src/ml/) ----
 

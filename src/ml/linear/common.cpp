@@ -153,7 +153,7 @@ void put_f32(nlohmann::json& state, const std::string& key, const std::vector<fl
 std::vector<float> get_f32(const nlohmann::json& state, const std::string& key, int64_t expected_size,
                            const std::string& est) {
   BL_CHECK(state.contains(key) && state[key].is_string(), est, ": model state has no field '", key, "'");
-  std::vector<float> v = f32_from_hex(state[key].get<std::string>(), key);
+  std::vector<float> v = f32_from_hex(state[key].get_ref<const std::string&>(), key);
   BL_CHECK(expected_size < 0 || static_cast<int64_t>(v.size()) == expected_size, est,
            ": model state field '", key, "' has ", v.size(), " values, expected ", expected_size);
   return v;
