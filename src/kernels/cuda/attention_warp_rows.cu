@@ -16,6 +16,7 @@
 // Every value is the value attention_row computes, so the output has the reference's bits for any
 // block size or grid. The 32-lane group is a software width (shuffles are given width 32), never
 // the hardware warp width.
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 
@@ -29,11 +30,11 @@ namespace {
 
 constexpr int kGroupLanes = 32;                        // lanes per row group = the sum schedule's lanes
 constexpr int kMaxHeadDim = 256;                       // the widest head_dim covered
-constexpr int kDimSlots = kMaxHeadDim / kGroupLanes;   // output elements per lane at most
 constexpr int64_t kSharedBudget = 160 * 1024;          // dynamic shared memory per block at most
 constexpr unsigned kFullMask = 0xFFFFFFFFu;
 
 static_assert(kReduceLanes == kGroupLanes, "one row group lane per sum-schedule lane");
+static_assert(kMaxHeadDim <= kGemmKLeaf, "a score is one GEMM leaf (row_score)");
 
 // How a launch is laid out: rows per block, keys per staged chunk, shared memory slices.
 struct WarpRowsShape {
@@ -43,6 +44,8 @@ struct WarpRowsShape {
   int64_t score_cap = 1;   // score slots per row
   int64_t leaf_cap = 1;    // softmax leaf slots per row
   int64_t smem_bytes = 0;
+  bool reversed_fold = false;  // sabotage arm only
+  bool vec_score = false;  // head_dim % 4 == 0: staged rows and q read as float4
   bool vec_k = false;      // every staged key row starts 16-byte aligned and head_dim % 4 == 0
   bool vec_v = false;      // likewise for values
 };
@@ -78,7 +81,9 @@ __device__ void stage_rows(float* dst, int dst_stride, const float* src, int64_t
       const int e = base + u * step;
       if (e < total) {
         const int r = e / width, col = e - r * width;
-        if (vec) {
+        if (vec && dst_stride % 4 == 0) {
+          *reinterpret_cast<float4*>(dst + r * dst_stride + 4 * col) = x[u];
+        } else if (vec) {
           float* d = dst + r * dst_stride + 4 * col;
           d[0] = x[u].x, d[1] = x[u].y, d[2] = x[u].z, d[3] = x[u].w;
         } else {
@@ -91,9 +96,8 @@ __device__ void stage_rows(float* dst, int dst_stride, const float* src, int64_t
 
 // Lane 0 ends with the fold of the 32 lane values: halving (the schedule) or, for the sabotage
 // test, doubling strides (a different tree).
-template <bool kReversedFold>
-__device__ float fold_row_lanes(float acc) {
-  if (kReversedFold) {
+__device__ float fold_row_lanes(float acc, bool reversed) {
+  if (reversed) {
     for (int w = 1; w < kGroupLanes; w *= 2) acc = add(acc, __shfl_down_sync(kFullMask, acc, w, kGroupLanes));
   } else {
     for (int w = kGroupLanes / 2; w >= 1; w /= 2) acc = add(acc, __shfl_down_sync(kFullMask, acc, w, kGroupLanes));
@@ -101,12 +105,36 @@ __device__ float fold_row_lanes(float acc) {
   return acc;
 }
 
-template <bool kReversedFold>
+// The score of one key: attention_score for head_dim <= kGemmKLeaf (one GEMM leaf: a single fma
+// chain from +0 in ascending d, then the scale). `vec`: both rows 16-byte aligned, dim % 4 == 0.
+__device__ float row_score(const float* qs, const float* kr, int dim, float scale, bool vec) {
+  float acc = 0.0f;
+  if (vec) {
+    const float4* q4 = reinterpret_cast<const float4*>(qs);
+    const float4* k4 = reinterpret_cast<const float4*>(kr);
+#pragma unroll 4
+    for (int d4 = 0; d4 < dim / 4; ++d4) {
+      const float4 x = q4[d4], y = k4[d4];
+      acc = fma(x.x, y.x, acc);
+      acc = fma(x.y, y.y, acc);
+      acc = fma(x.z, y.z, acc);
+      acc = fma(x.w, y.w, acc);
+    }
+  } else {
+#pragma unroll 4
+    for (int d = 0; d < dim; ++d) acc = fma(qs[d], kr[d], acc);
+  }
+  return canonicalize(mul(acc, scale));
+}
+
+// kSlots: output elements per lane (head_dim <= 32 * kSlots).
+template <int kSlots>
 __global__ void attention_warp_rows_kernel(AttentionArgs a, const float* q, const float* k, const float* v,
                                            const int64_t* q_pos, const int64_t* kv_len, float* out,
                                            WarpRowsShape sh) {
-  extern __shared__ float smem[];
+  extern __shared__ float4 smem4[];  // float4: 16-byte aligned for the vector reads
   __shared__ int64_t row_lo[32], row_hi[32];
+  float* smem = reinterpret_cast<float*>(smem4);
   const int dim = static_cast<int>(a.head_dim);
   const int group = threadIdx.x / kGroupLanes, lane = threadIdx.x % kGroupLanes;
   float* staged = smem;
@@ -155,7 +183,7 @@ __global__ void attention_warp_rows_kernel(AttentionArgs a, const float* q, cons
       if (n > 0 && from <= to) {
         const int64_t i0 = from - lo;
         for (int64_t i = i0 + ((lane - static_cast<int>(i0 & 31)) & 31); i <= to - lo; i += kGroupLanes) {
-          const float score = attention_score(qs, staged + (lo + i - c0) * sh.dim_pad, dim, a.scale);
+          const float score = row_score(qs, staged + (lo + i - c0) * sh.dim_pad, dim, a.scale, sh.vec_score);
           s[i] = score;
           m = bl::max(m, score);
         }
@@ -174,7 +202,7 @@ __global__ void attention_warp_rows_kernel(AttentionArgs a, const float* q, cons
           s[i] = e;
           acc = add(acc, e);
         }
-        acc = fold_row_lanes<kReversedFold>(acc);
+        acc = fold_row_lanes(acc, sh.reversed_fold);
         if (lane == 0) leaves[l] = acc;
       }
       float total = 0.0f;
@@ -183,40 +211,47 @@ __global__ void attention_warp_rows_kernel(AttentionArgs a, const float* q, cons
       for (int64_t i = lane; i < n; i += kGroupLanes) s[i] = canonicalize(div(s[i], total));
     }
 
-    // o[d] over the keys in ascending order, GEMM leaves of kGemmKLeaf keys.
-    float acc[kDimSlots], c[kDimSlots];
+    // o[d] over the keys in ascending order, a fresh chain per GEMM leaf of kGemmKLeaf keys.
+    float acc[kSlots], c[kSlots];
 #pragma unroll
-    for (int x = 0; x < kDimSlots; ++x) acc[x] = 0.0f, c[x] = 0.0f;
+    for (int x = 0; x < kSlots; ++x) acc[x] = 0.0f, c[x] = 0.0f;
     for (int64_t c0 = key_lo; c0 <= key_hi; c0 += sh.chunk) {
       const int len = static_cast<int>(lesser(sh.chunk, key_hi - c0 + 1));
       __syncthreads();
       stage_rows(staged, dim, vb + c0 * a.v_st, a.v_st, len, dim, sh.vec_v);
       __syncthreads();
-      const int64_t from = greater(c0, lo), to = lesser(c0 + len - 1, hi);
-      if (n > 0) {
-        for (int64_t j = from; j <= to; ++j) {
-          const int64_t i = j - lo;
-          if (i > 0 && i % kGemmKLeaf == 0) {
+      if (n == 0) continue;
+      int64_t j = greater(c0, lo);
+      const int64_t to = lesser(c0 + len - 1, hi);
+      while (j <= to) {
+        const int64_t i = j - lo;
+        if (i > 0 && i % kGemmKLeaf == 0) {
 #pragma unroll
-            for (int x = 0; x < kDimSlots; ++x) {
-              c[x] = i == kGemmKLeaf ? acc[x] : add(c[x], acc[x]);
-              acc[x] = 0.0f;
-            }
-          }
-          const float p = s[i];
-          const float* vr = staged + (j - c0) * dim;
-#pragma unroll
-          for (int x = 0; x < kDimSlots; ++x) {
-            const int d = lane + x * kGroupLanes;
-            if (d < dim) acc[x] = fma(p, vr[d], acc[x]);
+          for (int x = 0; x < kSlots; ++x) {
+            c[x] = i == kGemmKLeaf ? acc[x] : add(c[x], acc[x]);
+            acc[x] = 0.0f;
           }
         }
+        // Keys j .. seg_end lie in one GEMM leaf and in this chunk.
+        const int64_t seg_end = lesser(to, lo + (i / kGemmKLeaf + 1) * kGemmKLeaf - 1);
+        const int count = static_cast<int>(seg_end - j + 1);
+        const float* pr = s + i;
+        const float* vr = staged + (j - c0) * dim + lane;
+#pragma unroll 4
+        for (int u = 0; u < count; ++u) {
+          const float p = pr[u];
+#pragma unroll
+          for (int x = 0; x < kSlots; ++x) {
+            if (lane + x * kGroupLanes < dim) acc[x] = fma(p, vr[u * dim + x * kGroupLanes], acc[x]);
+          }
+        }
+        j = seg_end + 1;
       }
     }
     if (has_row) {
       float* o = out + b * a.o_sb + t * a.o_st + h * a.o_sh;
 #pragma unroll
-      for (int x = 0; x < kDimSlots; ++x) {
+      for (int x = 0; x < kSlots; ++x) {
         const int d = lane + x * kGroupLanes;
         if (d < dim) o[d] = n == 0 ? 0.0f : canonicalize(n > kGemmKLeaf ? add(c[x], acc[x]) : acc[x]);
       }
@@ -241,16 +276,24 @@ int64_t shared_budget() {
   return v;
 }
 
-template <bool kReversedFold>
+template <int kSlots>
 void launch_warp_rows(const AttentionArgs& a, const float* q, const float* k, const float* v, const int64_t* q_pos,
                       const int64_t* kv_len, float* out, const WarpRowsShape& sh, int grid) {
-  auto kernel = attention_warp_rows_kernel<kReversedFold>;
+  auto kernel = attention_warp_rows_kernel<kSlots>;
   if (sh.smem_bytes > 48 * 1024) {
     BL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        static_cast<int>(sh.smem_bytes)));
   }
   kernel<<<grid, sh.groups * kGroupLanes, static_cast<size_t>(sh.smem_bytes)>>>(a, q, k, v, q_pos, kv_len, out, sh);
   BL_CUDA_CHECK(cudaGetLastError());
+}
+
+// The most threads per block any instance can launch with (their register use may allow < 1024).
+int warp_rows_block(const LaunchConfig& config) {
+  int block = fitted_block(attention_warp_rows_kernel<1>, config);
+  block = std::min(block, fitted_block(attention_warp_rows_kernel<2>, config));
+  block = std::min(block, fitted_block(attention_warp_rows_kernel<4>, config));
+  return std::min(block, fitted_block(attention_warp_rows_kernel<8>, config));
 }
 
 }  // namespace
@@ -261,14 +304,18 @@ bool attention_warp_rows(const AttentionArgs& a, const float* q, const float* k,
   if (a.head_dim > kMaxHeadDim) return false;
   WarpRowsShape sh;
   const int dim = static_cast<int>(a.head_dim);
-  sh.dim_pad = dim % 2 == 0 ? dim + 1 : dim;
+  // Staged key rows: lanes read 32 different rows at once, so the stride is odd in floats (scalar
+  // reads) or odd in float4 units (vector reads) to spread them over all banks.
+  sh.vec_score = dim % 4 == 0;
+  if (sh.vec_score) sh.dim_pad = (dim / 4) % 2 == 1 ? dim : dim + 4;
+  else sh.dim_pad = dim % 2 == 0 ? dim + 1 : dim;
   sh.chunk = sh.dim_pad <= 65 ? 128 : (sh.dim_pad <= 129 ? 64 : 32);
   sh.score_cap = a.window > 0 && a.window < a.kv_capacity ? a.window : a.kv_capacity;
   if (sh.score_cap < 1) sh.score_cap = 1;
   sh.leaf_cap = reduce_leaf_count(sh.score_cap);
   const int64_t rows_per_group = a.q_len * (a.n_heads / a.n_kv_heads);
   // Rows per block from the launch config; a few idle groups still help to stage keys.
-  int64_t groups = fitted_block(attention_warp_rows_kernel<false>, config) / kGroupLanes;
+  int64_t groups = warp_rows_block(config) / kGroupLanes;
   const int64_t useful = rows_per_group > 4 ? rows_per_group : 4;
   if (groups > useful) groups = useful;
   auto bytes = [&](int64_t gr) {
@@ -288,11 +335,11 @@ bool attention_warp_rows(const AttentionArgs& a, const float* q, const float* k,
   const int64_t tiles = a.batch * a.n_kv_heads * ((rows_per_group + groups - 1) / groups);
   if (tiles == 0) return true;
   const int grid = grid_size(tiles, config);
-  if (reversed_fold) {
-    launch_warp_rows<true>(a, q, k, v, q_pos, kv_len, out, sh, grid);
-  } else {
-    launch_warp_rows<false>(a, q, k, v, q_pos, kv_len, out, sh, grid);
-  }
+  sh.reversed_fold = reversed_fold;
+  if (dim <= 32) launch_warp_rows<1>(a, q, k, v, q_pos, kv_len, out, sh, grid);
+  else if (dim <= 64) launch_warp_rows<2>(a, q, k, v, q_pos, kv_len, out, sh, grid);
+  else if (dim <= 128) launch_warp_rows<4>(a, q, k, v, q_pos, kv_len, out, sh, grid);
+  else launch_warp_rows<8>(a, q, k, v, q_pos, kv_len, out, sh, grid);
   cuda_sync_check("causal_attention");
   return true;
 }
