@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
 
 #include "core/cuda_check.h"
 #include "core/error.h"
@@ -40,7 +41,7 @@ static_assert(kMaxHeadDim <= kGemmKLeaf, "a score is one GEMM leaf (row_score)")
 struct WarpRowsShape {
   int groups = 1;          // row groups (rows) per block
   int chunk = 32;          // keys staged per step
-  int dim_pad = 1;         // row stride of staged keys (odd, so lanes reading 32 rows hit 32 banks)
+  int dim_pad = 1;         // row stride of staged keys (odd in floats or in float4 units: no bank conflicts)
   int64_t score_cap = 1;   // score slots per row
   int64_t leaf_cap = 1;    // softmax leaf slots per row
   int64_t smem_bytes = 0;
@@ -127,6 +128,38 @@ __device__ float row_score(const float* qs, const float* kr, int dim, float scal
   return canonicalize(mul(acc, scale));
 }
 
+// Two scores at once (two independent chains, each exactly row_score's), for instruction overlap.
+__device__ void row_score_pair(const float* qs, const float* k0, const float* k1, int dim, float scale, bool vec,
+                               float* s0, float* s1) {
+  float a0 = 0.0f, a1 = 0.0f;
+  if (vec) {
+    const float4* q4 = reinterpret_cast<const float4*>(qs);
+    const float4* x4 = reinterpret_cast<const float4*>(k0);
+    const float4* y4 = reinterpret_cast<const float4*>(k1);
+#pragma unroll 4
+    for (int d4 = 0; d4 < dim / 4; ++d4) {
+      const float4 x = q4[d4], y = x4[d4], z = y4[d4];
+      a0 = fma(x.x, y.x, a0);
+      a1 = fma(x.x, z.x, a1);
+      a0 = fma(x.y, y.y, a0);
+      a1 = fma(x.y, z.y, a1);
+      a0 = fma(x.z, y.z, a0);
+      a1 = fma(x.z, z.z, a1);
+      a0 = fma(x.w, y.w, a0);
+      a1 = fma(x.w, z.w, a1);
+    }
+  } else {
+#pragma unroll 4
+    for (int d = 0; d < dim; ++d) {
+      const float x = qs[d];
+      a0 = fma(x, k0[d], a0);
+      a1 = fma(x, k1[d], a1);
+    }
+  }
+  *s0 = canonicalize(mul(a0, scale));
+  *s1 = canonicalize(mul(a1, scale));
+}
+
 // kSlots: output elements per lane (head_dim <= 32 * kSlots).
 template <int kSlots>
 __global__ void attention_warp_rows_kernel(AttentionArgs a, const float* q, const float* k, const float* v,
@@ -181,8 +214,17 @@ __global__ void attention_warp_rows_kernel(AttentionArgs a, const float* q, cons
       __syncthreads();
       const int64_t from = greater(c0, lo), to = lesser(c0 + len - 1, hi);
       if (n > 0 && from <= to) {
-        const int64_t i0 = from - lo;
-        for (int64_t i = i0 + ((lane - static_cast<int>(i0 & 31)) & 31); i <= to - lo; i += kGroupLanes) {
+        const int64_t i0 = from - lo, last = to - lo;
+        int64_t i = i0 + ((lane - static_cast<int>(i0 & 31)) & 31);
+        for (; i + kGroupLanes <= last; i += 2 * kGroupLanes) {
+          float s0, s1;
+          const float* k0 = staged + (lo + i - c0) * sh.dim_pad;
+          row_score_pair(qs, k0, k0 + kGroupLanes * sh.dim_pad, dim, a.scale, sh.vec_score, &s0, &s1);
+          s[i] = s0;
+          s[i + kGroupLanes] = s1;
+          m = bl::max(bl::max(m, s0), s1);
+        }
+        if (i <= last) {
           const float score = row_score(qs, staged + (lo + i - c0) * sh.dim_pad, dim, a.scale, sh.vec_score);
           s[i] = score;
           m = bl::max(m, score);
@@ -196,8 +238,21 @@ __global__ void attention_warp_rows_kernel(AttentionArgs a, const float* q, cons
       const int64_t leaf_count = reduce_leaf_count(n);
       for (int64_t l = 0; l < leaf_count; ++l) {
         const int64_t start = l * kReduceLeaf, end = lesser(n, start + kReduceLeaf);
+        // Lane L adds its exponentials in ascending order; four are computed before they are added.
         float acc = StepExpShift::init();
-        for (int64_t i = start + lane; i < end; i += kGroupLanes) {
+        int64_t i = start + lane;
+        for (; i + 3 * kGroupLanes < end; i += 4 * kGroupLanes) {
+          const float e0 = exp(sub(s[i], m));
+          const float e1 = exp(sub(s[i + kGroupLanes], m));
+          const float e2 = exp(sub(s[i + 2 * kGroupLanes], m));
+          const float e3 = exp(sub(s[i + 3 * kGroupLanes], m));
+          s[i] = e0;
+          s[i + kGroupLanes] = e1;
+          s[i + 2 * kGroupLanes] = e2;
+          s[i + 3 * kGroupLanes] = e3;
+          acc = add(add(add(add(acc, e0), e1), e2), e3);
+        }
+        for (; i < end; i += kGroupLanes) {
           const float e = exp(sub(s[i], m));
           s[i] = e;
           acc = add(acc, e);
@@ -288,6 +343,15 @@ void launch_warp_rows(const AttentionArgs& a, const float* q, const float* k, co
   BL_CUDA_CHECK(cudaGetLastError());
 }
 
+// BITLEARN_ATTENTION_ROWS=<n>: at most n rows per block (for benchmarks; read once; 0 = unset).
+int rows_override() {
+  static const int rows = [] {
+    const char* env = std::getenv("BITLEARN_ATTENTION_ROWS");
+    return env != nullptr ? std::atoi(env) : 0;
+  }();
+  return rows;
+}
+
 // The most threads per block any instance can launch with (their register use may allow < 1024).
 int warp_rows_block(const LaunchConfig& config) {
   int block = fitted_block(attention_warp_rows_kernel<1>, config);
@@ -309,13 +373,14 @@ bool attention_warp_rows(const AttentionArgs& a, const float* q, const float* k,
   sh.vec_score = dim % 4 == 0;
   if (sh.vec_score) sh.dim_pad = (dim / 4) % 2 == 1 ? dim : dim + 4;
   else sh.dim_pad = dim % 2 == 0 ? dim + 1 : dim;
-  sh.chunk = sh.dim_pad <= 65 ? 128 : (sh.dim_pad <= 129 ? 64 : 32);
+  sh.chunk = sh.dim_pad <= 68 ? 128 : (sh.dim_pad <= 132 ? 64 : 32);  // about 34 KiB of keys
   sh.score_cap = a.window > 0 && a.window < a.kv_capacity ? a.window : a.kv_capacity;
   if (sh.score_cap < 1) sh.score_cap = 1;
   sh.leaf_cap = reduce_leaf_count(sh.score_cap);
   const int64_t rows_per_group = a.q_len * (a.n_heads / a.n_kv_heads);
   // Rows per block from the launch config; a few idle groups still help to stage keys.
   int64_t groups = warp_rows_block(config) / kGroupLanes;
+  if (rows_override() > 0 && rows_override() < groups) groups = rows_override();
   const int64_t useful = rows_per_group > 4 ? rows_per_group : 4;
   if (groups > useful) groups = useful;
   auto bytes = [&](int64_t gr) {
