@@ -238,21 +238,8 @@ __global__ void attention_warp_rows_kernel(AttentionArgs a, const float* q, cons
       const int64_t leaf_count = reduce_leaf_count(n);
       for (int64_t l = 0; l < leaf_count; ++l) {
         const int64_t start = l * kReduceLeaf, end = lesser(n, start + kReduceLeaf);
-        // Lane L adds its exponentials in ascending order; four are computed before they are added.
         float acc = StepExpShift::init();
-        int64_t i = start + lane;
-        for (; i + 3 * kGroupLanes < end; i += 4 * kGroupLanes) {
-          const float e0 = exp(sub(s[i], m));
-          const float e1 = exp(sub(s[i + kGroupLanes], m));
-          const float e2 = exp(sub(s[i + 2 * kGroupLanes], m));
-          const float e3 = exp(sub(s[i + 3 * kGroupLanes], m));
-          s[i] = e0;
-          s[i + kGroupLanes] = e1;
-          s[i + 2 * kGroupLanes] = e2;
-          s[i + 3 * kGroupLanes] = e3;
-          acc = add(add(add(add(acc, e0), e1), e2), e3);
-        }
-        for (; i < end; i += kGroupLanes) {
+        for (int64_t i = start + lane; i < end; i += kGroupLanes) {
           const float e = exp(sub(s[i], m));
           s[i] = e;
           acc = add(acc, e);
