@@ -18,7 +18,8 @@
 //
 // Environment: BITLEARN_BENCH_THREADS (comma list; default BITLEARN_THREADS when set, else "1,2"),
 // BITLEARN_BENCH_FLOATS (array length; the default is capped at 2^28), BITLEARN_BENCH_REPS
-// (default 5). Google Benchmark cases of the same ops run instead of the summary when
+// (default 5), BITLEARN_BENCH_OPS (comma list of op names to run besides memcpy; default all).
+// Google Benchmark cases of the same ops run instead of the summary when
 // --benchmark_filter matches one (default pool, BITLEARN_THREADS).
 #include <benchmark/benchmark.h>
 #include <unistd.h>
@@ -242,6 +243,19 @@ void register_benchmarks(Buffers& buf, const std::vector<Op>& ops) {
   }
 }
 
+// The ops named in BITLEARN_BENCH_OPS (comma list) plus memcpy, in table order; all when unset.
+std::vector<Op> selected_ops() {
+  std::vector<Op> ops = all_ops();
+  const char* env = std::getenv("BITLEARN_BENCH_OPS");
+  if (env == nullptr || *env == '\0') return ops;
+  const std::string list = std::string(",") + env + ",";
+  std::vector<Op> kept;
+  for (const Op& op : ops)
+    if (std::strcmp(op.name, "memcpy") == 0 || list.find(std::string(",") + op.name + ",") != std::string::npos)
+      kept.push_back(op);
+  return kept;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -250,7 +264,7 @@ int main(int argc, char** argv) {
     if (std::strncmp(argv[i], "--benchmark_filter", 18) == 0) gbench = true;
   benchmark::Initialize(&argc, argv);
   Buffers buf(array_floats());
-  const std::vector<Op> ops = all_ops();
+  const std::vector<Op> ops = selected_ops();
   if (gbench) {  // a filter that matches nothing (e.g. '^$') falls through to the summary
     register_benchmarks(buf, ops);
     const size_t ran = benchmark::RunSpecifiedBenchmarks();

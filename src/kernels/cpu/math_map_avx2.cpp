@@ -10,12 +10,18 @@
 #undef BL_HD
 #define BL_HD static inline
 
+#include "kernels/cpu/exp_f64_cpu.h"
 #include "kernels/cpu/math_map_loop.h"
 
 namespace bl {
 
 #if defined(__x86_64__) || defined(_M_X64)
+// exp goes to the explicit-SIMD binary64 kernel (exp_f64_cpu.h; same bits as bl::exp).
 void math_map_chunk_avx2(MathFn fn, const float* x, const float* y, float* out, int64_t n) {
+  if (fn == MathFn::exp) {
+    exp_f64_avx2(x, out, n);
+    return;
+  }
   math_map_chunk_loops(fn, x, y, out, n);
 }
 #endif

@@ -11,12 +11,22 @@
 #undef BL_HD
 #define BL_HD static inline
 
+#include "kernels/cpu/exp_f64_cpu.h"
 #include "kernels/cpu/math_map_loop.h"
 
 namespace bl {
 
 #if defined(__AVX512F__) && defined(__AVX512VL__)
+// exp goes to an explicit-SIMD binary64 kernel (exp_f64_cpu.h; same bits as bl::exp): the AVX-512
+// one where exp_f64_avx512_enabled(), else the AVX2 one.
 void math_map_chunk_avx512(MathFn fn, const float* x, const float* y, float* out, int64_t n) {
+  if (fn == MathFn::exp) {
+    if (exp_f64_avx512_enabled())
+      exp_f64_avx512(x, out, n);
+    else
+      exp_f64_avx2(x, out, n);
+    return;
+  }
   math_map_chunk_loops(fn, x, y, out, n);
 }
 #endif

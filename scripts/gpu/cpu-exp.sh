@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# CPU binary64 exp (kernels/cpu/exp_f64_cpu.h) on the GPU machine's host CPU (16 cores, AVX-512).
+# Run from the repo root after scripts/gpu/build.sh -DBITLEARN_BENCH=ON (build-gpu/):
+#   1. ExpF64Simd* conformance (AVX2 and AVX-512 kernels vs the scalar bl::exp by memcmp, sabotage
+#      arms) + MathMap / softmax conformance, with the automatic ISA and with BITLEARN_ISA=avx512
+#      and BITLEARN_EXP_F64_AVX512=1 (the AVX-512 kernel inside the math map and softmax);
+#   2. the CPU 2^32 exp sweep with BITLEARN_ISA=avx512 BITLEARN_EXP_F64_AVX512=1 against the
+#      committed hashes (tests/data/math/sweep_cpu.txt);
+#   3. bench_reduce: exp / softmax / log_softmax against memcpy at 16 and 1 threads, with the
+#      AVX-512 kernel and with the AVX2 kernel.
+# Summary in $OUT/cpu-exp.log (PASS/FAIL per item, the figures); full outputs beside it. Exits 0.
+cd "$(dirname "$0")/../.." || exit 0
+OUT="${OUT:-.}"
+mkdir -p "$OUT"
+LOG="$OUT/cpu-exp.log"
+B="${BUILD_DIR:-build-gpu}"
+START=$(date +%s)
+: > "$LOG"
+say() { echo "$*" | tee -a "$LOG"; }
+elapsed() { echo "$(( $(date +%s) - START )) s"; }
+
+say "== cpu-exp: $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD 2>/dev/null || echo '?') cpu:$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2); $(nproc) cores"
+say "load: $(cut -d' ' -f1-3 /proc/loadavg); avx512f: $(grep -c -m1 avx512f /proc/cpuinfo)"
+
+# 1. conformance
+FILTER='ExpF64Simd*:ExpF64*:MathMap*:SoftmaxConformance*'
+if [ -x "$B/tests/bitlearn_tests" ]; then
+  for mode in auto avx512 avx512-kernel; do
+    case $mode in
+      auto) env_run=(env -u BITLEARN_ISA -u BITLEARN_EXP_F64_AVX512) ;;
+      avx512) env_run=(env -u BITLEARN_EXP_F64_AVX512 BITLEARN_ISA=avx512) ;;
+      avx512-kernel) env_run=(env BITLEARN_ISA=avx512 BITLEARN_EXP_F64_AVX512=1) ;;
+    esac
+    "${env_run[@]}" timeout 40 "$B/tests/bitlearn_tests" --gtest_filter="$FILTER" \
+      > "$OUT/cpu-exp_tests_$mode.txt" 2>&1
+    rc=$?
+    summary=$(grep -E "^\[  (PASSED|FAILED|SKIPPED) " "$OUT/cpu-exp_tests_$mode.txt" | tr '\n' ' ')
+    [ $rc -eq 0 ] && say "PASS conformance $mode: $summary ($(elapsed))" ||
+      { say "FAIL conformance $mode (rc $rc): $summary"; grep -E "^\[  FAILED|first diff|Failure" "$OUT/cpu-exp_tests_$mode.txt" | head -10 | tee -a "$LOG"; }
+  done
+else
+  say "FAIL missing $B/tests/bitlearn_tests"
+fi
+
+# 2. the 2^32 exp sweep through the AVX-512 kernel vs the committed hashes
+CHECK="$B/tools/math_check/bitlearn_math_check"
+if [ -x "$CHECK" ]; then
+  BITLEARN_ISA=avx512 BITLEARN_EXP_F64_AVX512=1 timeout 70 "$CHECK" --sweep-hashes "$OUT/cpu-exp_sweep.txt" \
+    --device cpu --fn exp --threads "$(nproc)" --compare tests/data/math/sweep_cpu.txt \
+    > "$OUT/cpu-exp_sweep.log" 2>&1
+  rc=$?
+  tail -3 "$OUT/cpu-exp_sweep.log" | tee -a "$LOG"
+  [ $rc -eq 0 ] && say "PASS exp sweep 2^32 (BITLEARN_ISA=avx512, AVX-512 kernel) IDENTICAL to committed ($(elapsed))" ||
+    say "FAIL exp sweep 2^32 avx512 rc=$rc (124 = timed out) ($(elapsed))"
+else
+  say "FAIL missing $CHECK"
+fi
+
+# 3. bandwidth against memcpy
+if [ -x "$B/bench/bench_reduce" ]; then
+  for k in 1 0; do
+    BITLEARN_EXP_F64_AVX512=$k BITLEARN_BENCH_OPS=exp,softmax,log_softmax BITLEARN_BENCH_THREADS=16,1 \
+      BITLEARN_BENCH_FLOATS=268435456 BITLEARN_BENCH_REPS=3 timeout 45 "$B/bench/bench_reduce" \
+      > "$OUT/cpu-exp_bench_avx512kernel$k.txt" 2>&1
+    rc=$?
+    say "-- bench_reduce, AVX-512 kernel = $k (0: AVX2 kernel on this AVX-512 CPU)"
+    tee -a "$LOG" < "$OUT/cpu-exp_bench_avx512kernel$k.txt"
+    [ $rc -eq 0 ] && say "PASS bench_reduce kernel=$k ($(elapsed))" || say "FAIL bench_reduce kernel=$k rc=$rc ($(elapsed))"
+  done
+else
+  say "FAIL missing $B/bench/bench_reduce"
+fi
+say "done in $(elapsed); load $(cut -d' ' -f1-3 /proc/loadavg)"
+exit 0

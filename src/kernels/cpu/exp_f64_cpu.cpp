@@ -1,0 +1,84 @@
+// exp_f64_cpu.h's public functions (baseline ISA): argument checks, the AVX-512 switch, and the
+// stand-ins for builds without the SIMD translation units.
+#include "kernels/cpu/exp_f64_cpu.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "contract/math/exp_f64.h"
+#include "core/error.h"
+#include "kernels/cpu/exp_f64_simd.h"
+
+namespace bl {
+
+namespace {
+
+// Whether the AVX-512 math map uses the AVX-512 kernel when BITLEARN_EXP_F64_AVX512 is unset.
+constexpr bool kExpF64Avx512Default = false;
+
+bool read_avx512_switch() {
+  const char* v = std::getenv("BITLEARN_EXP_F64_AVX512");
+  if (v == nullptr || *v == '\0') return kExpF64Avx512Default;
+  BL_CHECK(std::strcmp(v, "0") == 0 || std::strcmp(v, "1") == 0,
+           "BITLEARN_EXP_F64_AVX512 must be 0 or 1, got '", v, "'");
+  return std::strcmp(v, "1") == 0;
+}
+
+void check_variant(const char* op, const float* x, const float* out, int64_t n, int degree) {
+  BL_CHECK(n >= 0, op, ": n must be >= 0, got ", n);
+  BL_CHECK(n == 0 || (x != nullptr && out != nullptr), op, ": x or out is null with n = ", n);
+  BL_CHECK(degree == 7 || degree == 11 || degree == exp_f64_detail::kExpF64Degree, op,
+           ": degree must be 7, 11 or ", exp_f64_detail::kExpF64Degree, ", got ", degree);
+}
+
+}  // namespace
+
+bool exp_f64_avx512_enabled() {
+  static const bool on = read_avx512_switch();
+  return on;
+}
+
+void exp_f64_avx2(const float* x, float* out, int64_t n) {
+  exp_f64_simd::run_avx2(x, out, n, exp_f64_detail::kExpF64Degree, exp_f64_detail::kExpF64MarginBits,
+                         nullptr);
+}
+
+void exp_f64_avx512(const float* x, float* out, int64_t n) {
+  exp_f64_simd::run_avx512(x, out, n, exp_f64_detail::kExpF64Degree,
+                           exp_f64_detail::kExpF64MarginBits, nullptr);
+}
+
+void exp_f64_avx2_variant(const float* x, float* out, int64_t n, int degree, int margin_bits) {
+  check_variant("exp_f64_avx2_variant", x, out, n, degree);
+  exp_f64_simd::run_avx2(x, out, n, degree, margin_bits, nullptr);
+}
+
+void exp_f64_avx512_variant(const float* x, float* out, int64_t n, int degree, int margin_bits) {
+  check_variant("exp_f64_avx512_variant", x, out, n, degree);
+  exp_f64_simd::run_avx512(x, out, n, degree, margin_bits, nullptr);
+}
+
+int64_t exp_f64_avx2_fallback_count(const float* x, int64_t n) {
+  check_variant("exp_f64_avx2_fallback_count", x, x, n, exp_f64_detail::kExpF64Degree);
+  int64_t count = 0;
+  std::vector<float> out(static_cast<size_t>(n));
+  exp_f64_simd::run_avx2(x, out.data(), n, exp_f64_detail::kExpF64Degree,
+                         exp_f64_detail::kExpF64MarginBits, &count);
+  return count;
+}
+
+namespace exp_f64_simd {
+
+#if !(defined(__x86_64__) || defined(_M_X64))
+void run_avx2(const float*, float*, int64_t, int, int, int64_t*) {
+  throw Error("exp_f64_avx2: this build has no AVX2 kernels (not x86-64)");
+}
+void run_avx512(const float*, float*, int64_t, int, int, int64_t*) {
+  throw Error("exp_f64_avx512: this build has no AVX-512 kernels (not x86-64)");
+}
+#endif
+
+}  // namespace exp_f64_simd
+
+}  // namespace bl

@@ -1,0 +1,37 @@
+// exp_f64_cpu.h: e^x over float arrays on x86-64 CPUs, evaluated in binary64 with explicit SIMD.
+//
+// The contract's exp (float-float, exp_log.h) is correctly rounded, so any correctly rounded
+// evaluation gives its bits. These kernels evaluate exactly the binary64 operations of
+// contract/math/exp_f64.h (the error bound argued there, below 2^-49 relative) four (AVX2+FMA) or
+// eight (AVX-512) doubles at a time, round to binary32, and keep the result only where the rounding
+// test shows it cannot be in doubt. Every other lane is recomputed by the scalar bl::exp: lanes
+// failing the rounding test (about 2^-19 of the inputs) and every input outside [-87, 88] (NaN,
+// +-inf, overflow, underflow, subnormal results). Output: canonicalize(bl::exp(x[i])), bit for bit.
+#pragma once
+
+#include <cstdint>
+
+namespace bl {
+
+// out[i] = canonicalize(bl::exp(x[i])) for i < n, AVX2+FMA; call only if cpu_has_avx2_fma().
+// x and out may be the same array (elementwise).
+void exp_f64_avx2(const float* x, float* out, int64_t n);
+
+// The same with AVX-512 (F, VL, DQ); call only if isa_supported(Isa::avx512).
+void exp_f64_avx512(const float* x, float* out, int64_t n);
+
+// Whether the AVX-512 CPU math map's exp uses exp_f64_avx512 (true) or exp_f64_avx2 (false):
+// BITLEARN_EXP_F64_AVX512=1 or 0 picks; unset gives the built-in default (kExpF64Avx512Default).
+bool exp_f64_avx512_enabled();
+
+// Test hooks: the same kernels with another Taylor degree (7, 11 or 12) and rounding-test margin
+// (as -log2; <= 0 switches the test off, so only out-of-range lanes fall back). Only degree 12
+// with margin 44 is correct; the others exist so the tests can show that they are caught.
+void exp_f64_avx2_variant(const float* x, float* out, int64_t n, int degree, int margin_bits);
+void exp_f64_avx512_variant(const float* x, float* out, int64_t n, int degree, int margin_bits);
+
+// Test hook: how many lanes of x[0..n) the AVX2 kernel (degree 12, margin 44) hands to the
+// scalar bl::exp (rounding test fired or input outside [-87, 88]).
+int64_t exp_f64_avx2_fallback_count(const float* x, int64_t n);
+
+}  // namespace bl
