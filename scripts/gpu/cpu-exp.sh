@@ -23,7 +23,7 @@ say "== cpu-exp: $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD 2>/dev/n
 say "load: $(cut -d' ' -f1-3 /proc/loadavg); avx512f: $(grep -c -m1 avx512f /proc/cpuinfo)"
 
 # 1. conformance
-FILTER='ExpF64Simd*:ExpF64*:MathMap*:SoftmaxConformance*'
+FILTER='*ExpF64Simd*:ExpF64*:MathMap*:SoftmaxConformance*'
 if [ -x "$B/tests/bitlearn_tests" ]; then
   for mode in auto avx512 avx512-kernel; do
     case $mode in
