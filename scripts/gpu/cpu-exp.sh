@@ -7,7 +7,7 @@
 #   2. the CPU 2^32 exp sweep with BITLEARN_ISA=avx512 BITLEARN_EXP_F64_AVX512=1 against the
 #      committed hashes (tests/data/math/sweep_cpu.txt);
 #   3. bench_reduce: exp / softmax / log_softmax against memcpy at 16 and 1 threads, with the
-#      AVX-512 kernel and with the AVX2 kernel.
+#      AVX-512 kernel, the AVX2 kernel, and without the binary64 kernels (BITLEARN_EXP_F64=0).
 # Summary in $OUT/cpu-exp.log (PASS/FAIL per item, the figures); full outputs beside it. Exits 0.
 cd "$(dirname "$0")/../.." || exit 0
 OUT="${OUT:-.}"
@@ -58,12 +58,15 @@ fi
 
 # 3. bandwidth against memcpy
 if [ -x "$B/bench/bench_reduce" ]; then
-  for k in 1 0; do
-    BITLEARN_EXP_F64_AVX512=$k BITLEARN_BENCH_OPS=exp,softmax,log_softmax BITLEARN_BENCH_THREADS=16,1 \
-      BITLEARN_BENCH_FLOATS=268435456 BITLEARN_BENCH_REPS=3 timeout 45 "$B/bench/bench_reduce" \
+  for k in 1 0 off; do
+    # the compiled loop (before) only at 16 threads: at 1 thread it needs seconds per pass
+    if [ $k = off ]; then env_k=(env BITLEARN_EXP_F64=0 BITLEARN_BENCH_THREADS=16 BITLEARN_BENCH_REPS=2)
+    else env_k=(env BITLEARN_EXP_F64_AVX512=$k BITLEARN_BENCH_THREADS=16,1 BITLEARN_BENCH_REPS=3); fi
+    "${env_k[@]}" BITLEARN_BENCH_OPS=exp,softmax,log_softmax BITLEARN_BENCH_FLOATS=268435456 \
+      timeout 30 "$B/bench/bench_reduce" \
       > "$OUT/cpu-exp_bench_avx512kernel$k.txt" 2>&1
     rc=$?
-    say "-- bench_reduce, AVX-512 kernel = $k (0: AVX2 kernel on this AVX-512 CPU)"
+    say "-- bench_reduce, AVX-512 kernel = $k (0: AVX2 kernel on this AVX-512 CPU; off: BITLEARN_EXP_F64=0, the compiled bl::exp loop)"
     tee -a "$LOG" < "$OUT/cpu-exp_bench_avx512kernel$k.txt"
     [ $rc -eq 0 ] && say "PASS bench_reduce kernel=$k ($(elapsed))" || say "FAIL bench_reduce kernel=$k rc=$rc ($(elapsed))"
   done

@@ -17,11 +17,11 @@ namespace {
 // Whether the AVX-512 math map uses the AVX-512 kernel when BITLEARN_EXP_F64_AVX512 is unset.
 constexpr bool kExpF64Avx512Default = false;
 
-bool read_avx512_switch() {
-  const char* v = std::getenv("BITLEARN_EXP_F64_AVX512");
-  if (v == nullptr || *v == '\0') return kExpF64Avx512Default;
-  BL_CHECK(std::strcmp(v, "0") == 0 || std::strcmp(v, "1") == 0,
-           "BITLEARN_EXP_F64_AVX512 must be 0 or 1, got '", v, "'");
+// A 0/1 environment switch; `fallback` when unset or empty.
+bool read_switch(const char* name, bool fallback) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') return fallback;
+  BL_CHECK(std::strcmp(v, "0") == 0 || std::strcmp(v, "1") == 0, name, " must be 0 or 1, got '", v, "'");
   return std::strcmp(v, "1") == 0;
 }
 
@@ -34,8 +34,13 @@ void check_variant(const char* op, const float* x, const float* out, int64_t n, 
 
 }  // namespace
 
+bool exp_f64_cpu_enabled() {
+  static const bool on = read_switch("BITLEARN_EXP_F64", true);
+  return on;
+}
+
 bool exp_f64_avx512_enabled() {
-  static const bool on = read_avx512_switch();
+  static const bool on = read_switch("BITLEARN_EXP_F64_AVX512", kExpF64Avx512Default);
   return on;
 }
 

@@ -20,6 +20,10 @@ void exp_f64_avx2(const float* x, float* out, int64_t n);
 // The same with AVX-512 (F, VL, DQ); call only if isa_supported(Isa::avx512).
 void exp_f64_avx512(const float* x, float* out, int64_t n);
 
+// Whether the AVX2 / AVX-512 CPU math maps (and so softmax, attention, LSTM) use these kernels for
+// exp: BITLEARN_EXP_F64=0 switches them off (the compiled bl::exp loop runs; same bits, slower).
+bool exp_f64_cpu_enabled();
+
 // Whether the AVX-512 CPU math map's exp uses exp_f64_avx512 (true) or exp_f64_avx2 (false):
 // BITLEARN_EXP_F64_AVX512=1 or 0 picks; unset gives the built-in default (kExpF64Avx512Default).
 bool exp_f64_avx512_enabled();
