@@ -60,18 +60,23 @@ inline int64_t exp_block(const float* x, float* out, __m256d margin, bool test) 
   const __m256 in_range = _mm256_and_ps(_mm256_cmp_ps(xv, _mm256_set1_ps(kLow), _CMP_GE_OQ),
                                         _mm256_cmp_ps(xv, _mm256_set1_ps(kHigh), _CMP_LE_OQ));
   const __m256 xs = _mm256_and_ps(xv, in_range);  // other lanes evaluate e^0, then fall back
+  const __m256 zero = _mm256_cmp_ps(xv, _mm256_set1_ps(kZeroBelow), _CMP_LT_OQ);  // result +0
+  const __m256 inf = _mm256_cmp_ps(xv, _mm256_set1_ps(kInfAbove), _CMP_GT_OQ);     // result +inf
   int doubt_lo, doubt_hi;
   const __m128 f_lo = exp_half<Degree>(_mm256_castps256_ps128(xs), margin, test, &doubt_lo);
   const __m128 f_hi = exp_half<Degree>(_mm256_extractf128_ps(xs, 1), margin, test, &doubt_hi);
-  const int redo = (~_mm256_movemask_ps(in_range) & 0xFF) | doubt_lo | (doubt_hi << 4);
+  __m256 f = _mm256_andnot_ps(zero, _mm256_set_m128(f_hi, f_lo));
+  f = _mm256_blendv_ps(f, _mm256_set1_ps(float_of(0x7F800000u)), inf);
+  const int settled = _mm256_movemask_ps(_mm256_or_ps(in_range, _mm256_or_ps(zero, inf)));
+  const int redo = (~settled & 0xFF) | ((doubt_lo | (doubt_hi << 4)) & _mm256_movemask_ps(in_range));
   if (redo == 0) {
-    _mm256_storeu_ps(out, _mm256_set_m128(f_hi, f_lo));
+    _mm256_storeu_ps(out, f);
     return 0;
   }
   alignas(32) float xin[8];
   alignas(32) float res[8];
   _mm256_store_ps(xin, xv);  // x may alias out
-  _mm256_store_ps(res, _mm256_set_m128(f_hi, f_lo));
+  _mm256_store_ps(res, f);
   int64_t count = 0;
   for (int j = 0; j < 8; ++j) {
     if ((redo >> j) & 1) {

@@ -1,7 +1,8 @@
 // The binary64 exp kernel for AVX-512 (F, VL, DQ): 16 floats per step, as two halves of 8
 // doubles. The same operations in the same order as exp_f64_avx2.cpp and contract/math/exp_f64.h
 // (see the comment there for the error bound and why the fused multiply-adds are allowed); lanes
-// in doubt and inputs outside [kLow, kHigh] get the scalar bl::exp. The tail uses masked loads
+// in doubt and inputs outside [kLow, kHigh] get the scalar bl::exp, except x < kZeroBelow (+0)
+// and x > kInfAbove (+inf), stored directly. The tail uses masked loads
 // and stores (inactive lanes evaluate e^0, never in doubt, never stored).
 //
 // BL_HD is redefined as `static inline` before the contract headers so this translation unit keeps
@@ -55,11 +56,17 @@ inline int64_t exp_block(const float* x, float* out, __mmask16 active, __m512d m
   const __mmask16 in_range = _mm512_cmp_ps_mask(xv, _mm512_set1_ps(kLow), _CMP_GE_OQ) &
                              _mm512_cmp_ps_mask(xv, _mm512_set1_ps(kHigh), _CMP_LE_OQ);
   const __m512 xs = _mm512_maskz_mov_ps(in_range, xv);  // other lanes evaluate e^0, then fall back
+  const __mmask16 zero = _mm512_cmp_ps_mask(xv, _mm512_set1_ps(kZeroBelow), _CMP_LT_OQ);  // +0
+  const __mmask16 inf = _mm512_cmp_ps_mask(xv, _mm512_set1_ps(kInfAbove), _CMP_GT_OQ);     // +inf
   int doubt_lo, doubt_hi;
   const __m256 f_lo = exp_half<Degree>(_mm512_castps512_ps256(xs), margin, test, &doubt_lo);
   const __m256 f_hi = exp_half<Degree>(_mm512_extractf32x8_ps(xs, 1), margin, test, &doubt_hi);
-  const __m512 f = _mm512_insertf32x8(_mm512_castps256_ps512(f_lo), f_hi, 1);
-  const int redo = ((~static_cast<int>(in_range)) | doubt_lo | (doubt_hi << 8)) & static_cast<int>(active);
+  __m512 f = _mm512_insertf32x8(_mm512_castps256_ps512(f_lo), f_hi, 1);
+  f = _mm512_mask_mov_ps(f, zero, _mm512_setzero_ps());
+  f = _mm512_mask_mov_ps(f, inf, _mm512_set1_ps(float_of(0x7F800000u)));
+  const int settled = static_cast<int>(in_range | zero | inf);
+  const int redo = (~settled | ((doubt_lo | (doubt_hi << 8)) & static_cast<int>(in_range))) &
+                   static_cast<int>(active);
   if (redo == 0) {
     _mm512_mask_storeu_ps(out, active, f);
     return 0;

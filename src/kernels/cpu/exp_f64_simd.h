@@ -13,11 +13,16 @@ namespace exp_f64_simd {
 void run_avx2(const float* x, float* out, int64_t n, int degree, int margin_bits, int64_t* fallbacks);
 void run_avx512(const float* x, float* out, int64_t n, int degree, int margin_bits, int64_t* fallbacks);
 
-// The input range evaluated in SIMD; every other input (and NaN) goes to the scalar bl::exp. e^-87
+// The input range evaluated in SIMD; inputs between it and the +0 / +inf ranges below, and NaN,
+// go to the scalar bl::exp. e^-87
 // is above the smallest normal binary32 and e^88 below the largest, so no lane kept from SIMD is
 // subnormal, infinite or NaN.
 constexpr float kLow = -87.0f;
 constexpr float kHigh = 88.0f;
+// Below kZeroBelow (including -inf) e^x < 2^-150 rounds to +0; above kInfAbove (including +inf)
+// e^x > 2^128 rounds to +inf: the kernels store these directly (e^-104 < 7.0e-46 < 2^-150).
+constexpr float kZeroBelow = -104.0f;
+constexpr float kInfAbove = 89.0f;
 
 }  // namespace exp_f64_simd
 }  // namespace bl
