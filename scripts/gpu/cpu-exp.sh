@@ -3,11 +3,12 @@
 # Run from the repo root after scripts/gpu/build.sh -DBITLEARN_BENCH=ON (build-gpu/):
 #   1. ExpF64Simd* conformance (AVX2 and AVX-512 kernels vs the scalar bl::exp by memcmp, sabotage
 #      arms) + MathMap / softmax conformance, with the automatic ISA and with BITLEARN_ISA=avx512
-#      and BITLEARN_EXP_F64_AVX512=1 (the AVX-512 kernel inside the math map and softmax);
+#      BITLEARN_EXP_F64_AVX512=1 (the opt-in AVX-512 kernel, its tests, and it inside the math map
+#      and softmax);
 #   2. the CPU 2^32 exp sweep with BITLEARN_ISA=avx512 BITLEARN_EXP_F64_AVX512=1 against the
 #      committed hashes (tests/data/math/sweep_cpu.txt);
 #   3. bench_reduce: exp / softmax / log_softmax against memcpy at 16 and 1 threads, with the
-#      AVX-512 kernel, the AVX2 kernel, and without the binary64 kernels (BITLEARN_EXP_F64=0).
+#      AVX-512 kernel and the AVX2 kernel (the default on AVX-512 CPUs).
 # Summary in $OUT/cpu-exp.log (PASS/FAIL per item, the figures); full outputs beside it. Exits 0.
 cd "$(dirname "$0")/../.." || exit 0
 OUT="${OUT:-.}"
@@ -25,10 +26,9 @@ say "load: $(cut -d' ' -f1-3 /proc/loadavg); avx512f: $(grep -c -m1 avx512f /pro
 # 1. conformance
 FILTER='*ExpF64Simd*:ExpF64*:MathMap*:SoftmaxConformance*'
 if [ -x "$B/tests/bitlearn_tests" ]; then
-  for mode in auto avx512 avx512-kernel; do
+  for mode in auto avx512-kernel; do
     case $mode in
       auto) env_run=(env -u BITLEARN_ISA -u BITLEARN_EXP_F64_AVX512) ;;
-      avx512) env_run=(env -u BITLEARN_EXP_F64_AVX512 BITLEARN_ISA=avx512) ;;
       avx512-kernel) env_run=(env BITLEARN_ISA=avx512 BITLEARN_EXP_F64_AVX512=1) ;;
     esac
     "${env_run[@]}" timeout 40 "$B/tests/bitlearn_tests" --gtest_filter="$FILTER" \
@@ -58,15 +58,13 @@ fi
 
 # 3. bandwidth against memcpy
 if [ -x "$B/bench/bench_reduce" ]; then
-  for k in 1 0 off; do
-    # the compiled loop (before) only at 16 threads: at 1 thread it needs seconds per pass
-    if [ $k = off ]; then env_k=(env BITLEARN_EXP_F64=0 BITLEARN_BENCH_THREADS=16 BITLEARN_BENCH_REPS=2)
-    else env_k=(env BITLEARN_EXP_F64_AVX512=$k BITLEARN_BENCH_THREADS=16,1 BITLEARN_BENCH_REPS=3); fi
+  for k in 1 0; do
+    env_k=(env BITLEARN_EXP_F64_AVX512=$k BITLEARN_BENCH_THREADS=16,1 BITLEARN_BENCH_REPS=3)
     "${env_k[@]}" BITLEARN_BENCH_OPS=exp,softmax,log_softmax BITLEARN_BENCH_FLOATS=268435456 \
       timeout 30 "$B/bench/bench_reduce" \
       > "$OUT/cpu-exp_bench_avx512kernel$k.txt" 2>&1
     rc=$?
-    say "-- bench_reduce, AVX-512 kernel = $k (0: AVX2 kernel on this AVX-512 CPU; off: BITLEARN_EXP_F64=0, the compiled bl::exp loop)"
+    say "-- bench_reduce, AVX-512 kernel = $k (0: the AVX2 kernel, the default on this AVX-512 CPU)"
     tee -a "$LOG" < "$OUT/cpu-exp_bench_avx512kernel$k.txt"
     [ $rc -eq 0 ] && say "PASS bench_reduce kernel=$k ($(elapsed))" || say "FAIL bench_reduce kernel=$k rc=$rc ($(elapsed))"
   done

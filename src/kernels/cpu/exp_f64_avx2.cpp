@@ -1,13 +1,9 @@
 // The binary64 exp kernel for AVX2+FMA (compiled with -mavx2 -mfma): 8 floats per step, as two
-// halves of 4 doubles. Each lane performs the operations of contract/math/exp_f64.h in the same
-// order (exp_f64_approx, then the rounding test of exp_f64_fast):
-//   t = fma(x, 1/ln2, 1.5*2^52), k = t - 1.5*2^52, r = fma(-k, L_lo, fma(-k, L_hi, x)),
-//   p = Horner of the Taylor polynomial in fma, y = p * 2^k (2^k built from the low bits of t),
-//   f = round32(y), in doubt when round32(y - y*2^-44) != round32(y + y*2^-44).
-// The fused multiply-adds are the ones the error bound in exp_f64.h counts (one rounding each):
-// this binary64 value never reaches the output unrounded-checked, the rounding test decides, so
-// fusing is allowed here while the float paths of the contract stay unfused. Lanes in doubt and
-// inputs outside [kLow, kHigh] get the scalar bl::exp (float-float, the definition).
+// halves of 4 doubles. Each lane performs the operations described in exp_f64_simd.h (the same
+// evaluation as contract/math/exp_f64.h at degree 12): reduction by ln2, Horner in fma, y = p * 2^k,
+// f = round32(y), in doubt when round32(y - y*2^-44) != round32(y + y*2^-44). Lanes in doubt and
+// inputs outside [kLow, kHigh] get the scalar bl::exp (float-float, the definition), except
+// x < kZeroBelow (+0) and x > kInfAbove (+inf), stored directly.
 //
 // BL_HD is redefined as `static inline` before the contract headers so this translation unit keeps
 // private copies of the scalar functions (see math_map_avx2.cpp for why).
@@ -16,7 +12,6 @@
 #define BL_HD static inline
 
 #include "contract/math.h"
-#include "contract/math/exp_f64.h"
 #include "kernels/cpu/exp_f64_simd.h"
 
 #if defined(__x86_64__) || defined(_M_X64)
@@ -30,15 +25,14 @@ namespace {
 // e^x for 4 in-range floats; *doubt gets a 4-bit mask of the lanes failing the rounding test.
 template <int Degree>
 inline __m128 exp_half(__m128 xf, __m256d margin, bool test, int* doubt) {
-  using exp_f64_detail::exp_taylor;
   const __m256d x = _mm256_cvtps_pd(xf);
   const __m256d shifter = _mm256_set1_pd(6755399441055744.0);  // 1.5 * 2^52
   const __m256d t = _mm256_fmadd_pd(x, _mm256_set1_pd(1.4426950408889634), shifter);
   const __m256d kd = _mm256_sub_pd(t, shifter);
   const __m256d r1 = _mm256_fnmadd_pd(kd, _mm256_set1_pd(0.6931471805599453), x);  // fma(-k, L_hi, x)
   const __m256d r = _mm256_fnmadd_pd(kd, _mm256_set1_pd(2.3190468138462996e-17), r1);
-  __m256d p = _mm256_set1_pd(exp_taylor(Degree));
-  for (int i = Degree - 1; i >= 0; --i) p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(exp_taylor(i)));
+  __m256d p = _mm256_set1_pd(kTaylor[Degree]);
+  for (int i = Degree - 1; i >= 0; --i) p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(kTaylor[i]));
   // The low bits of t hold k (t = 1.5*2^52 + k): (bits(t) + 1023) << 52 is the binary64 2^k.
   const __m256i scale = _mm256_slli_epi64(_mm256_add_epi64(_mm256_castpd_si256(t), _mm256_set1_epi64x(1023)), 52);
   const __m256d y = _mm256_mul_pd(p, _mm256_castsi256_pd(scale));
@@ -114,7 +108,7 @@ void run_avx2(const float* x, float* out, int64_t n, int degree, int margin_bits
   switch (degree) {
     case 7: count = run_degree<7>(x, out, n, margin_bits); break;
     case 11: count = run_degree<11>(x, out, n, margin_bits); break;
-    default: count = run_degree<exp_f64_detail::kExpF64Degree>(x, out, n, margin_bits); break;
+    default: count = run_degree<kDegree>(x, out, n, margin_bits); break;
   }
   if (fallbacks) *fallbacks += count;
 }

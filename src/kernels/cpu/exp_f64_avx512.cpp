@@ -1,6 +1,6 @@
 // The binary64 exp kernel for AVX-512 (F, VL, DQ): 16 floats per step, as two halves of 8
-// doubles. The same operations in the same order as exp_f64_avx2.cpp and contract/math/exp_f64.h
-// (see the comment there for the error bound and why the fused multiply-adds are allowed); lanes
+// doubles. The same operations in the same order as exp_f64_avx2.cpp (see exp_f64_simd.h for the
+// error bound and why the fused multiply-adds are allowed); lanes
 // in doubt and inputs outside [kLow, kHigh] get the scalar bl::exp, except x < kZeroBelow (+0)
 // and x > kInfAbove (+inf), stored directly. The tail uses masked loads
 // and stores (inactive lanes evaluate e^0, never in doubt, never stored).
@@ -12,7 +12,6 @@
 #define BL_HD static inline
 
 #include "contract/math.h"
-#include "contract/math/exp_f64.h"
 #include "kernels/cpu/exp_f64_simd.h"
 
 #if defined(__AVX512F__) && defined(__AVX512VL__) && defined(__AVX512DQ__)
@@ -26,15 +25,14 @@ namespace {
 // e^x for 8 in-range floats; *doubt gets an 8-bit mask of the lanes failing the rounding test.
 template <int Degree>
 inline __m256 exp_half(__m256 xf, __m512d margin, bool test, int* doubt) {
-  using exp_f64_detail::exp_taylor;
   const __m512d x = _mm512_cvtps_pd(xf);
   const __m512d shifter = _mm512_set1_pd(6755399441055744.0);  // 1.5 * 2^52
   const __m512d t = _mm512_fmadd_pd(x, _mm512_set1_pd(1.4426950408889634), shifter);
   const __m512d kd = _mm512_sub_pd(t, shifter);
   const __m512d r1 = _mm512_fnmadd_pd(kd, _mm512_set1_pd(0.6931471805599453), x);  // fma(-k, L_hi, x)
   const __m512d r = _mm512_fnmadd_pd(kd, _mm512_set1_pd(2.3190468138462996e-17), r1);
-  __m512d p = _mm512_set1_pd(exp_taylor(Degree));
-  for (int i = Degree - 1; i >= 0; --i) p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(exp_taylor(i)));
+  __m512d p = _mm512_set1_pd(kTaylor[Degree]);
+  for (int i = Degree - 1; i >= 0; --i) p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(kTaylor[i]));
   // The low bits of t hold k (t = 1.5*2^52 + k): (bits(t) + 1023) << 52 is the binary64 2^k.
   const __m512i scale = _mm512_slli_epi64(_mm512_add_epi64(_mm512_castpd_si512(t), _mm512_set1_epi64(1023)), 52);
   const __m512d y = _mm512_mul_pd(p, _mm512_castsi512_pd(scale));
@@ -108,7 +106,7 @@ void run_avx512(const float* x, float* out, int64_t n, int degree, int margin_bi
   switch (degree) {
     case 7: count = run_degree<7>(x, out, n, margin_bits); break;
     case 11: count = run_degree<11>(x, out, n, margin_bits); break;
-    default: count = run_degree<exp_f64_detail::kExpF64Degree>(x, out, n, margin_bits); break;
+    default: count = run_degree<kDegree>(x, out, n, margin_bits); break;
   }
   if (fallbacks) *fallbacks += count;
 }

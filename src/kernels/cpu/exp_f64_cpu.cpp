@@ -6,7 +6,6 @@
 #include <cstring>
 #include <vector>
 
-#include "contract/math/exp_f64.h"
 #include "core/error.h"
 #include "kernels/cpu/exp_f64_simd.h"
 
@@ -28,8 +27,8 @@ bool read_switch(const char* name, bool fallback) {
 void check_variant(const char* op, const float* x, const float* out, int64_t n, int degree) {
   BL_CHECK(n >= 0, op, ": n must be >= 0, got ", n);
   BL_CHECK(n == 0 || (x != nullptr && out != nullptr), op, ": x or out is null with n = ", n);
-  BL_CHECK(degree == 7 || degree == 11 || degree == exp_f64_detail::kExpF64Degree, op,
-           ": degree must be 7, 11 or ", exp_f64_detail::kExpF64Degree, ", got ", degree);
+  BL_CHECK(degree == 7 || degree == 11 || degree == exp_f64_simd::kDegree, op,
+           ": degree must be 7, 11 or ", exp_f64_simd::kDegree, ", got ", degree);
 }
 
 }  // namespace
@@ -45,13 +44,13 @@ bool exp_f64_avx512_enabled() {
 }
 
 void exp_f64_avx2(const float* x, float* out, int64_t n) {
-  exp_f64_simd::run_avx2(x, out, n, exp_f64_detail::kExpF64Degree, exp_f64_detail::kExpF64MarginBits,
+  exp_f64_simd::run_avx2(x, out, n, exp_f64_simd::kDegree, exp_f64_simd::kMarginBits,
                          nullptr);
 }
 
 void exp_f64_avx512(const float* x, float* out, int64_t n) {
-  exp_f64_simd::run_avx512(x, out, n, exp_f64_detail::kExpF64Degree,
-                           exp_f64_detail::kExpF64MarginBits, nullptr);
+  exp_f64_simd::run_avx512(x, out, n, exp_f64_simd::kDegree,
+                           exp_f64_simd::kMarginBits, nullptr);
 }
 
 void exp_f64_avx2_variant(const float* x, float* out, int64_t n, int degree, int margin_bits) {
@@ -65,11 +64,11 @@ void exp_f64_avx512_variant(const float* x, float* out, int64_t n, int degree, i
 }
 
 int64_t exp_f64_avx2_fallback_count(const float* x, int64_t n) {
-  check_variant("exp_f64_avx2_fallback_count", x, x, n, exp_f64_detail::kExpF64Degree);
+  check_variant("exp_f64_avx2_fallback_count", x, x, n, exp_f64_simd::kDegree);
   int64_t count = 0;
   std::vector<float> out(static_cast<size_t>(n));
-  exp_f64_simd::run_avx2(x, out.data(), n, exp_f64_detail::kExpF64Degree,
-                         exp_f64_detail::kExpF64MarginBits, &count);
+  exp_f64_simd::run_avx2(x, out.data(), n, exp_f64_simd::kDegree,
+                         exp_f64_simd::kMarginBits, &count);
   return count;
 }
 

@@ -1,12 +1,12 @@
 // exp_f64_cpu.h: e^x over float arrays on x86-64 CPUs, evaluated in binary64 with explicit SIMD.
 //
 // The contract's exp (float-float, exp_log.h) is correctly rounded, so any correctly rounded
-// evaluation gives its bits. These kernels evaluate exactly the binary64 operations of
-// contract/math/exp_f64.h (the error bound argued there, below 2^-49 relative) four (AVX2+FMA) or
-// eight (AVX-512) doubles at a time, round to binary32, and keep the result only where the rounding
-// test shows it cannot be in doubt. Every other lane is recomputed by the scalar bl::exp: lanes
-// failing the rounding test (about 2^-19 of the inputs) and every input outside [-87, 88] (NaN,
-// +-inf, overflow, underflow, subnormal results). Output: canonicalize(bl::exp(x[i])), bit for bit.
+// evaluation gives its bits. These kernels evaluate in binary64 (the operations and the error bound,
+// below 2^-49 relative, are in exp_f64_simd.h) four (AVX2+FMA) or eight (AVX-512) doubles at a
+// time, round to binary32, and keep the result only where the rounding test shows it cannot be in
+// doubt. The scalar bl::exp recomputes the lanes failing the test (rare), NaN, and the inputs in
+// [-104, -87) and (88, 89] (subnormal results, overflow edge); x < -104 gives +0 and x > 89 gives
+// +inf directly. Output: canonicalize(bl::exp(x[i])), bit for bit.
 #pragma once
 
 #include <cstdint>
