@@ -14,10 +14,10 @@ namespace bl {
 namespace {
 constexpr size_t kHostAlignment = 64;
 
-// A cache of freed blocks, keyed by (device, rounded size). Fresh pages cost a page fault each
-// (host) or a synchronizing cudaFree/cudaMalloc (CUDA); ops that allocate their outputs would
-// spend more time there than computing. Blocks are reused only at their exact rounded size, and
-// the cache holds at most kCacheLimit bytes per device kind.
+// A cache of freed host blocks, keyed by rounded size. Fresh pages cost a page fault each; ops
+// that allocate their outputs would spend more time there than computing. Blocks are reused only
+// at their exact rounded size, and the cache holds at most kCacheLimit bytes. (CUDA blocks go
+// through the caching allocator of src/core/cuda/allocator_cuda.cu instead.)
 constexpr size_t kCacheLimit = size_t(1) << 31;
 
 struct BlockCache {
@@ -61,18 +61,17 @@ bool give_cached(Device d, size_t rounded, void* p) {
 
 Buffer::~Buffer() {
   if (ptr == nullptr) return;
-  if (give_cached(device, rounded_size(bytes), ptr)) return;
   if (device.is_cpu()) {
-    std::free(ptr);
-  } else {
-#if defined(BITLEARN_HAS_CUDA)
-    try {
-      cuda_free(ptr, device.index);
-    } catch (...) {
-      // A destructor must not throw; a failed free at shutdown is not recoverable anyway.
-    }
-#endif
+    if (!give_cached(device, rounded_size(bytes), ptr)) std::free(ptr);
+    return;
   }
+#if defined(BITLEARN_HAS_CUDA)
+  try {
+    cuda_free(ptr, device.index);  // the CUDA caching allocator keeps the block for reuse
+  } catch (...) {
+    // A destructor must not throw; a failed free at shutdown is not recoverable anyway.
+  }
+#endif
 }
 
 void check_device_usable(Device device, const char* op) {
@@ -94,17 +93,17 @@ std::shared_ptr<Buffer> allocate_buffer(size_t bytes, Device device, const char*
   buffer->device = device;
   buffer->bytes = bytes;
   // Zero-byte tensors still get a distinct, valid block so pointers are never null.
+  if (device.is_cuda()) {
+#if defined(BITLEARN_HAS_CUDA)
+    buffer->ptr = cuda_allocate(bytes, device.index, op);  // has its own cache and size classes
+#endif
+    return buffer;
+  }
   size_t rounded = rounded_size(bytes);
   buffer->ptr = take_cached(device, rounded);
   if (buffer->ptr != nullptr) return buffer;
-  if (device.is_cpu()) {
-    buffer->ptr = std::aligned_alloc(kHostAlignment, rounded);
-    BL_CHECK(buffer->ptr != nullptr, op, ": host allocation of ", bytes, " bytes failed");
-  } else {
-#if defined(BITLEARN_HAS_CUDA)
-    buffer->ptr = cuda_allocate(rounded, device.index);
-#endif
-  }
+  buffer->ptr = std::aligned_alloc(kHostAlignment, rounded);
+  BL_CHECK(buffer->ptr != nullptr, op, ": host allocation of ", bytes, " bytes failed");
   return buffer;
 }
 
@@ -118,6 +117,12 @@ void copy_bytes(void* dst, Device dst_device, const void* src, Device src_device
   int kind = src_device.is_cpu() ? 0 : (dst_device.is_cpu() ? 1 : 2);
   cuda_set_device(src_device.is_cuda() ? src_device.index : dst_device.index);
   cuda_copy(dst, src, bytes, kind);
+  if (src_device.is_cuda() && dst_device.is_cuda() && src_device.index != dst_device.index) {
+    // A copy between two devices does not wait for the host, and it is ordered on one device's
+    // stream only; wait for both so that neither block can be freed and reused under it.
+    cuda_synchronize_device(dst_device.index);
+    cuda_synchronize_device(src_device.index);  // leaves src current, as before
+  }
 #else
   throw Error("copy: CUDA requested but bitlearn was built without CUDA");
 #endif

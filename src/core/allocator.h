@@ -1,7 +1,8 @@
 // allocator.h: device memory blocks behind Tensor storage, and byte copies between devices.
 //
 // Host blocks are 64-byte aligned (a cache line, and the widest SIMD load). CUDA blocks come from
-// cudaMalloc. A request for CUDA in a build without CUDA, or for a device that does not exist,
+// the per-device caching allocator (src/core/block_pool.h, bitlearn/cuda_memory.h): whole
+// cudaMalloc blocks, 256-byte aligned, reused after they are freed. A request for CUDA in a build without CUDA, or for a device that does not exist,
 // throws bl::Error naming the op; there is no fallback to the host.
 #pragma once
 
@@ -37,9 +38,15 @@ void zero_bytes(void* dst, Device device, size_t bytes);
 
 #if defined(BITLEARN_HAS_CUDA)
 // CUDA side (src/core/cuda/allocator_cuda.cu).
-void* cuda_allocate(size_t bytes, int device_index);
+// A block of at least bytes bytes on device_index from its caching pool; also makes device_index
+// the current device. Out of memory (even after releasing the cache): bl::Error naming op.
+void* cuda_allocate(size_t bytes, int device_index, const char* op);
+// Gives a block from cuda_allocate back to the pool of device_index (cached, or cudaFree when
+// BITLEARN_CUDA_CACHE=0). Never throws for a valid block.
 void cuda_free(void* ptr, int device_index);
 void cuda_copy(void* dst, const void* src, size_t bytes, int kind);  // kind: 0 h2d, 1 d2h, 2 d2d
+// Waits for all work on device_index (and makes it current).
+void cuda_synchronize_device(int device_index);
 void cuda_zero(void* dst, size_t bytes, int device_index);
 int cuda_count_devices();
 // Selects the current device for the calling thread.

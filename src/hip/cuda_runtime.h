@@ -11,6 +11,7 @@
 #define cudaSuccess hipSuccess
 #define cudaGetErrorString hipGetErrorString
 #define cudaGetLastError hipGetLastError
+#define cudaErrorMemoryAllocation hipErrorOutOfMemory
 #define cudaMalloc hipMalloc
 #define cudaFree hipFree
 #define cudaMallocAsync hipMallocAsync

@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "kernels/backend.h"
 #include "kernels/cuda/launch_util.cuh"
+#include "kernels/cuda/reduce_cuda.cuh"
 #include "kernels/index.h"
 
 namespace bl::cuda {
@@ -20,15 +21,23 @@ namespace {
 
 constexpr unsigned long long kNoBad = ~0ull;
 
-// Device scratch for one unsigned long long, freed at scope exit.
+// Device scratch for one unsigned long long from the caching allocator, given back at scope exit.
 struct DeviceFlag {
   unsigned long long* ptr = nullptr;
+  int device = 0;
   DeviceFlag() {
-    BL_CUDA_CHECK(cudaMalloc(&ptr, sizeof(unsigned long long)));
+    BL_CUDA_CHECK(cudaGetDevice(&device));
+    ptr = static_cast<unsigned long long*>(
+        cuda_allocate(sizeof(unsigned long long), device, "index validation"));
     unsigned long long init = kNoBad;
-    BL_CUDA_CHECK(cudaMemcpy(ptr, &init, sizeof init, cudaMemcpyHostToDevice));
+    try {
+      BL_CUDA_CHECK(cudaMemcpy(ptr, &init, sizeof init, cudaMemcpyHostToDevice));
+    } catch (...) {
+      cuda_free(ptr, device);
+      throw;
+    }
   }
-  ~DeviceFlag() { cudaFree(ptr); }
+  ~DeviceFlag() { cuda_free(ptr, device); }
   int64_t read(const char* op) {
     cuda_sync_check(op);
     unsigned long long v = 0;
@@ -224,26 +233,17 @@ int64_t embedding_backward_typed(const float* grad, const void* ids, int64_t n, 
   std::vector<int64_t> fill(start.begin(), start.end() - 1);
   for (int64_t p = 0; p < n; ++p) positions[static_cast<size_t>(fill[host_ids[p]]++)] = p;
   if (rows * width == 0) return -1;
-  int64_t* d_start = nullptr;
-  int64_t* d_positions = nullptr;
-  BL_CUDA_CHECK(cudaMalloc(&d_start, start.size() * sizeof(int64_t)));
-  BL_CUDA_CHECK(cudaMalloc(&d_positions, (positions.empty() ? 1 : positions.size()) * sizeof(int64_t)));
-  try {
-    BL_CUDA_CHECK(cudaMemcpy(d_start, start.data(), start.size() * sizeof(int64_t),
+  cuda::DeviceScratch<int64_t> d_start(static_cast<int64_t>(start.size()), "embedding_backward");
+  cuda::DeviceScratch<int64_t> d_positions(positions.empty() ? 1 : static_cast<int64_t>(positions.size()),
+                                           "embedding_backward");
+  BL_CUDA_CHECK(cudaMemcpy(d_start.ptr, start.data(), start.size() * sizeof(int64_t),
+                           cudaMemcpyHostToDevice));
+  if (!positions.empty())
+    BL_CUDA_CHECK(cudaMemcpy(d_positions.ptr, positions.data(), positions.size() * sizeof(int64_t),
                              cudaMemcpyHostToDevice));
-    if (!positions.empty())
-      BL_CUDA_CHECK(cudaMemcpy(d_positions, positions.data(), positions.size() * sizeof(int64_t),
-                               cudaMemcpyHostToDevice));
-    GridShape g = grid_for(rows * width, cfg);
-    embedding_backward_kernel<<<g.blocks, g.threads>>>(grad, d_start, d_positions, width, rows, out);
-    cuda_sync_check("embedding_backward");
-  } catch (...) {
-    cudaFree(d_start);
-    cudaFree(d_positions);
-    throw;
-  }
-  cudaFree(d_start);
-  cudaFree(d_positions);
+  GridShape g = grid_for(rows * width, cfg);
+  embedding_backward_kernel<<<g.blocks, g.threads>>>(grad, d_start.ptr, d_positions.ptr, width, rows, out);
+  cuda_sync_check("embedding_backward");
   return -1;
 }
 

@@ -54,15 +54,20 @@ inline int grid_size(int64_t work_blocks, const LaunchConfig& config) {
   return static_cast<int>(g);
 }
 
-// Stream-ordered scratch memory on the default stream, freed on scope exit.
+// Scratch memory on the current device from the caching allocator (bitlearn/cuda_memory.h),
+// given back on scope exit; reuse is safe because all work is ordered on the default stream.
+// op names the caller in an out-of-memory error.
 template <class T>
 struct DeviceScratch {
   T* ptr = nullptr;
-  explicit DeviceScratch(int64_t count) {
-    if (count > 0) BL_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&ptr), count * sizeof(T), 0));
+  int device = 0;
+  explicit DeviceScratch(int64_t count, const char* op = "CUDA scratch buffer") {
+    if (count <= 0) return;
+    BL_CUDA_CHECK(cudaGetDevice(&device));
+    ptr = static_cast<T*>(cuda_allocate(static_cast<size_t>(count) * sizeof(T), device, op));
   }
   ~DeviceScratch() {
-    if (ptr) cudaFreeAsync(ptr, 0);
+    if (ptr) cuda_free(ptr, device);
   }
   DeviceScratch(const DeviceScratch&) = delete;
   DeviceScratch& operator=(const DeviceScratch&) = delete;
