@@ -40,7 +40,7 @@ class CudaBlockSource final : public BlockSource {
     void* ptr = nullptr;
     cudaError_t status = cudaMalloc(&ptr, bytes);
     if (status == cudaErrorMemoryAllocation) {
-      cudaGetLastError();  // an out-of-memory status is not sticky; clear it for the next check
+      (void)cudaGetLastError();  // an out-of-memory status is not sticky; clear it for the next check
       return nullptr;
     }
     if (status != cudaSuccess)
@@ -52,7 +52,7 @@ class CudaBlockSource final : public BlockSource {
   void release(void* ptr, size_t) override {
     // cudaFree needs no particular current device; errors (a runtime already shut down at exit)
     // are dropped because nothing can be done about them.
-    if (cudaFree(ptr) != cudaSuccess) cudaGetLastError();
+    if (cudaFree(ptr) != cudaSuccess) (void)cudaGetLastError();
   }
 
  private:
@@ -99,7 +99,7 @@ void cuda_free(void* ptr, int device_index) {
   if (ptr == nullptr) return;
   if (!pool_for(device_index).free(ptr)) {
     // Not from the pool (cannot happen through Buffer or DeviceScratch); free it plainly.
-    if (cudaFree(ptr) != cudaSuccess) cudaGetLastError();
+    if (cudaFree(ptr) != cudaSuccess) (void)cudaGetLastError();
   }
 }
 
