@@ -18,7 +18,7 @@
 //
 // Environment: BITLEARN_BENCH_THREADS (comma list; default BITLEARN_THREADS when set, else "1,2"),
 // BITLEARN_BENCH_FLOATS (array length; the default is capped at 2^28), BITLEARN_BENCH_REPS
-// (default 5), BITLEARN_BENCH_OPS (comma list of op names to run besides memcpy; default all).
+// (default 3), BITLEARN_BENCH_OPS (comma list of op names to run besides memcpy; default all).
 // Google Benchmark cases of the same ops run instead of the summary when
 // --benchmark_filter matches one (default pool, BITLEARN_THREADS).
 #include <benchmark/benchmark.h>
@@ -271,7 +271,7 @@ int main(int argc, char** argv) {
     benchmark::Shutdown();
     if (ran > 0) return 0;
   }
-  const int reps = static_cast<int>(env_int("BITLEARN_BENCH_REPS", 5));
+  const int reps = static_cast<int>(env_int("BITLEARN_BENCH_REPS", 3));
   std::printf("bench_reduce: CPU bandwidth vs memcpy on the same pool; L3 %ld KiB\n",
               sysconf(_SC_LEVEL3_CACHE_SIZE) / 1024);
   for (int threads : thread_counts()) print_table(buf, ops, threads, reps);
