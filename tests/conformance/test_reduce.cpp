@@ -73,8 +73,9 @@ TEST(ReduceConformance, BatchedAndStrided) {
   const ReduceShape shapes[] = {{3, 4097, 1}, {1000, 7, 1}, {2, 33, 17}, {3, 8193, 5},
                                 {4, 1, 3},    {5, 0, 2},    {0, 9, 4},   {1, 65537, 2},
                                 {7, 300, 33}, {2, 12289, 1},
-                                // several leaves of whole 16-column blocks (the SIMD column leaves)
-                                {1, 4100, 32}, {2, 4099, 17}};
+                                // several leaves of whole 16-column blocks; a full and a partial
+                                // 256-column block (the widest column blocks)
+                                {1, 4100, 32}, {2, 4099, 17}, {16, 300, 300}};
   for (ReduceShape s : shapes) {
     for (const auto& x : data_variants(s.outer * s.n * s.inner, 7 + s.n)) check_all_ops(s, x);
   }

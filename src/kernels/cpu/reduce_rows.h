@@ -17,11 +17,13 @@ namespace bl::cpu {
 
 // About this many elements per task (a pure constant: tasks depend on the shape only).
 constexpr int64_t kTaskElements = int64_t{1} << 16;
-// Columns handled together when inner > 1. Each row of a block is one contiguous run of up to
+// Most columns handled together when inner > 1. Each row of a block is one contiguous run of up to
 // 1 KiB that the hardware prefetcher follows, and the block's 32 lanes (32 KiB) stay in L1; with
 // 16 columns (64 bytes a row) a sum over the rows of a 4096-column array ran at a quarter of
 // memory bandwidth, every row a new page and a lone cache line.
 constexpr int64_t kColumnBlock = 256;
+// Fewest column-loop jobs wanted before blocks get narrower (problem size only).
+constexpr int64_t kMinColumnJobs = 32;
 // How many rows ahead the column loop prefetches.
 constexpr int64_t kPrefetchRows = 16;
 
@@ -142,10 +144,13 @@ void reduce_totals(const float* x, ReduceShape shape, const float* centers, floa
       }
     });
   } else {
-    const int64_t col_blocks = (inner + kColumnBlock - 1) / kColumnBlock;
+    // Narrower blocks (down to 16 columns) where wide ones would leave fewer than
+    // kMinColumnJobs jobs, so mid-size arrays still spread over the threads. Shape only.
+    int64_t block = kColumnBlock;
+    while (block > 16 && outer * leaves * ((inner + block - 1) / block) < kMinColumnJobs) block /= 2;
+    const int64_t col_blocks = (inner + block - 1) / block;
     const int64_t jobs = outer * leaves * col_blocks;
-    const int64_t per_task =
-        std::max<int64_t>(1, kTaskElements / (leaf_elems * std::min(inner, kColumnBlock)));
+    const int64_t per_task = std::max<int64_t>(1, kTaskElements / (leaf_elems * std::min(inner, block)));
     const int64_t tasks = (jobs + per_task - 1) / per_task;
     pool.parallel_for(tasks, [&](int64_t t) {
       float lanes[kReduceLanes][kColumnBlock];
@@ -153,8 +158,8 @@ void reduce_totals(const float* x, ReduceShape shape, const float* centers, floa
       const int64_t end = std::min(jobs, (t + 1) * per_task);
       for (int64_t g = t * per_task; g < end; ++g) {
         const int64_t jb = g % col_blocks, l = (g / col_blocks) % leaves, o = g / (col_blocks * leaves);
-        const int64_t j0 = jb * kColumnBlock;
-        const int64_t width = std::min(kColumnBlock, inner - j0);
+        const int64_t j0 = jb * block;
+        const int64_t width = std::min(block, inner - j0);
         const int64_t start = l * kReduceLeaf;
         const int64_t len = std::min<int64_t>(kReduceLeaf, n - start);
         for (int64_t jj = 0; jj < width; ++jj) c[jj] = centers ? centers[o * inner + j0 + jj] : 0.0f;
