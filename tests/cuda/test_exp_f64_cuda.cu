@@ -136,6 +136,12 @@ TEST(ExpF64Cuda, SabotageTooSmallErrorBoundIsCaught) {
   EXPECT_GT(count_wrong(reference_exp(x), run_variant(x, exp_f64_cases::kTooSmallBound).out), 0);
 }
 
+TEST(ExpF64Cuda, SabotageTooSmallUlpMarginIsCaughtByHardInputs) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  const std::vector<float> x = exp_f64_cases::hard_inputs();
+  EXPECT_GT(count_wrong(reference_exp(x), run_variant(x, exp_f64_cases::kTooSmallUlpMargin).out), 0);
+}
+
 TEST(ExpF64Cuda, SabotageNoRoundingTestIsCaught) {
   if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
   const std::vector<float> x = exp_f64_cases::hard_inputs();

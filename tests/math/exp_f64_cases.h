@@ -19,6 +19,8 @@ inline std::vector<float> hard_inputs() {
       0xBBF0EDF1u, 0xBCE017BBu, 0xBF81EADFu, 0xC13D6631u, 0xC16912CDu,
       // binary64 rounding test fires (value within 2^-44 of a rounding boundary)
       0x3F0D642Eu,
+      // misrounded by the degree-11 polynomial without the rounding test (all 2^32 inputs scanned)
+      0x4283070Fu,
   };
   std::vector<float> v;
   for (uint32_t b : kBits) v.push_back(bl::float_of(b));
@@ -38,8 +40,12 @@ constexpr Variant kShipped = {bl::exp_f64_detail::kExpF64Degree,
                               bl::exp_f64_detail::kExpF64MarginBits, true};
 // Sabotage: degree 7 (error about 2^-26) while claiming the 2^-44 margin.
 constexpr Variant kTooSmallBound = {7, 44, true};
-// Control: degree 7 with an honest margin of 2^-24; the fallback keeps it correct.
-constexpr Variant kLowDegreeHonest = {7, 24, true};
+// Control: degree 8 (error about 2^-31) with an honest margin of 2^-28 (2^25 units of binary64);
+// the fallback fires often and keeps every result correct.
+constexpr Variant kLowDegreeHonest = {8, 28, true};
+// Sabotage of the rounding test's bound: degree 11 (error about 2^-46) trusted with a margin of
+// 2^-50 (8 units of binary64 instead of the 128 its error needs): wrong on a hard input.
+constexpr Variant kTooSmallUlpMargin = {11, 50, true};
 // Sabotage: binary64 rounded without a rounding test, with a degree-11 polynomial (error about
 // 2^-46, "far below half an ulp of binary32"): wrong on an exception-table input.
 constexpr Variant kNoRoundingTest = {11, 0, false};

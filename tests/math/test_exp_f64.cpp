@@ -78,6 +78,61 @@ TEST(ExpF64, SabotageTooSmallErrorBoundIsCaught) {
   EXPECT_GT(o.wrong, 0) << "a 2^-26 approximation trusted to 2^-44 went unnoticed";
 }
 
+TEST(ExpF64, SabotageTooSmallUlpMarginIsCaughtByHardInputs) {
+  const Outcome o = run_variant(exp_f64_cases::hard_inputs(), exp_f64_cases::kTooSmallUlpMargin);
+  EXPECT_GT(o.wrong, 0) << "a 2^-46 approximation trusted to 8 binary64 units went unnoticed";
+}
+
+// The rounding test on the integer bits (exp_f64_round): where it does not fire, the result is
+// the binary32 rounding of y (the host's conversion, round to nearest even); it fires on values
+// within the margin of a rounding boundary, also for subnormal results and at the overflow edge.
+TEST(ExpF64, RoundingOnBitsEqualsConversionAndFiresNearBoundaries) {
+  using bl::exp_f64_detail::bits_of_f64;
+  using bl::exp_f64_detail::exp_f64_margin_ulps;
+  using bl::exp_f64_detail::exp_f64_round;
+  using bl::exp_f64_detail::f64_of_bits;
+  const uint32_t margin = exp_f64_margin_ulps(bl::exp_f64_detail::kExpF64MarginBits);
+  EXPECT_EQ(margin, 512u);
+  int64_t checked = 0, fired = 0;
+  uint64_t s = 12345;
+  // y from 2^-152 to 2^129: random significands, and values d units away from a rounding boundary.
+  for (int e = -152; e <= 128; ++e) {
+    for (int k = 0; k < 400; ++k) {
+      s = s * 6364136223846793005ull + 1442695040888963407ull;
+      const uint64_t exp_field = static_cast<uint64_t>(e + 1023) << 52;
+      uint64_t mant = (s >> 12) & ((uint64_t{1} << 52) - 1);
+      const int64_t d = static_cast<int64_t>(k % 40) - 20 + (k % 3 == 0 ? 0 : static_cast<int64_t>(margin) * (k % 5));
+      if (k >= 200) mant = ((mant >> 29) << 29) + (uint64_t{1} << 28) + static_cast<uint64_t>(d);
+      mant &= (uint64_t{1} << 52) - 1;
+      const double y = f64_of_bits(exp_field | mant);
+      bool hard = false;
+      const float f = exp_f64_round(y, margin, true, &hard);
+      ++checked;
+      if (hard) {
+        ++fired;
+        continue;
+      }
+      ASSERT_EQ(bl::bits_of(f), bl::bits_of(static_cast<float>(y)))
+          << "y = " << y << " (bits 0x" << std::hex << bits_of_f64(y) << ")";
+    }
+  }
+  EXPECT_GT(fired, 1000);
+  EXPECT_LT(fired, checked / 2);
+  // Exactly on a rounding boundary (normal, subnormal, overflow edge) and just beyond the margin.
+  const double boundaries[] = {1.0 + 0x1p-24, 0x1p-140 * (1.0 + 0x1p-10), 0x1p-150, 0x1p127 * (2.0 - 0x1p-24)};
+  for (double b : boundaries) {
+    bool hard = false;
+    exp_f64_round(b, margin, true, &hard);
+    EXPECT_TRUE(hard) << "boundary " << b;
+  }
+  bool hard = true;
+  const double beyond = f64_of_bits(bits_of_f64(1.0 + 0x1p-24) + margin + 1);
+  EXPECT_EQ(bl::bits_of(exp_f64_round(beyond, margin, true, &hard)), bl::bits_of(static_cast<float>(beyond)));
+  EXPECT_FALSE(hard);
+  EXPECT_EQ(bl::bits_of(exp_f64_round(0x1p128, margin, true, &hard)), 0x7F800000u);
+  EXPECT_EQ(bl::bits_of(exp_f64_round(0x1p-151, margin, true, &hard)), 0u);
+}
+
 TEST(ExpF64, SabotageNoRoundingTestIsCaught) {
   const std::vector<float> x = exp_f64_cases::hard_inputs();
   const Outcome o = run_variant(x, exp_f64_cases::kNoRoundingTest);

@@ -50,27 +50,11 @@ BL_HD double f64_fma(double a, double b, double c) {
 #endif
 }
 
-BL_HD double f64_mul(double a, double b) {
-#if BL_DEVICE_PASS
-  return __dmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-
 BL_HD double f64_add(double a, double b) {
 #if BL_DEVICE_PASS
   return __dadd_rn(a, b);
 #else
   return a + b;
-#endif
-}
-
-BL_HD float f64_to_f32(double a) {
-#if BL_DEVICE_PASS
-  return __double2float_rn(a);
-#else
-  return static_cast<float>(a);  // round to nearest even under the default rounding mode
 #endif
 }
 
@@ -118,10 +102,25 @@ constexpr int kExpF64Degree = 12;
 // The rounding test's relative margin, as -log2; the proven error bound is 2^-49.
 constexpr int kExpF64MarginBits = 44;
 
+// binary32 -> binary64 on the integer bits (exact; no conversion instruction, which runs at a
+// quarter of the binary64 fma rate on GPUs): the exponent is rebiased (+896) and the mantissa moves
+// up 29 bits. Zero and subnormal x give a signed zero: e^x rounds to 1 for them, as for 0.
+BL_HD double f64_of_f32(float x) {
+  const uint32_t u = bits_of(x);
+  const uint32_t sign = u & 0x80000000u;
+  const uint32_t a = u & 0x7FFFFFFFu;
+  const bool normal = a >= 0x00800000u;
+  const uint32_t hi = normal ? sign | ((a >> 3) + (896u << 20)) : sign;
+  const uint32_t lo = normal ? u << 29 : 0u;
+  return f64_of_bits((static_cast<uint64_t>(hi) << 32) | lo);
+}
+
 // e^xc in binary64 for a clamped, non-NaN xc in [-104.5, 89], using the Taylor polynomial of the
 // given degree (kExpF64Degree for the bound above; lower degrees exist only for the sabotage tests).
+// k = rint(x / ln2) comes from the shifter add (t = x / ln2 + 1.5 * 2^52 holds k in its low word),
+// and 2^k is applied by an integer add to the exponent field (exact: the result is normal).
 BL_HD double exp_f64_approx(float xc, int degree) {
-  const double x = static_cast<double>(xc);
+  const double x = f64_of_f32(xc);
   const double shifter = 6755399441055744.0;  // 1.5 * 2^52: adding it rounds to an integer
   const double t = f64_fma(x, 1.4426950408889634, shifter);
   const double kd = f64_add(t, -shifter);
@@ -133,29 +132,52 @@ BL_HD double exp_f64_approx(float xc, int degree) {
 #endif
   for (int i = kExpF64Degree - 1; i >= 0; --i)
     if (i < degree) p = f64_fma(p, r, exp_taylor(i));
-  const int k = static_cast<int>(kd);
-  const double scale = f64_of_bits(static_cast<uint64_t>(k + 1023) << 52);
-  return f64_mul(p, scale);
+  const uint32_t k = static_cast<uint32_t>(bits_of_f64(t));  // two's complement k, |k| < 2^8
+  return f64_of_bits(bits_of_f64(p) + (static_cast<uint64_t>(k << 20) << 32));
 }
 
-// The binary32 rounding of e^x and whether it is in doubt (*hard): true where y*(1 -+ 2^-margin)
-// round differently. margin_bits <= 0 switches the test off (sabotage tests only). NaN in ->
-// canonical NaN out, never hard.
+// The rounding test's tolerance in units of the last place of y (binary64): a relative margin of
+// 2^-margin_bits is at most 2^(53 - margin_bits) such units, since y's significand is below 2^53.
+BL_HD uint32_t exp_f64_margin_ulps(int margin_bits) {
+  if (margin_bits <= 25) return 1u << 28;  // every input in doubt
+  return margin_bits >= 53 ? 1u : 1u << (53 - margin_bits);
+}
+
+// y (binary64, 2^-152 < y, not NaN) rounded to binary32 on its integer bits, and whether that
+// rounding is in doubt: true when the 29 bits that binary32 drops lie within margin_ulps of the
+// half-way pattern 0x10000000, i.e. a rounding boundary lies within margin_ulps units of y.
+// Normal results: the float's bits are y's bits shifted right by 29 (exponent rebiased by -896),
+// plus the round bit (round half up; exact halves are always in doubt, so ties never decide); a
+// carry into the exponent is right, and results from 2^128 on saturate to +inf. Results below
+// 2^-126 are first moved by z = y + 2^-126 into [2^-126, 2^-125), where binary32's spacing is
+// 2^-149 as for subnormals; that add rounds once (at most 2^-179, a 2^-3 unit of z) and the
+// binary32 rounding of z less 2^-126 (one exponent step off the bits) is that of y.
+BL_HD float exp_f64_round(double y, uint32_t margin_ulps, bool test, bool* hard) {
+  const bool small = static_cast<uint32_t>(bits_of_f64(y) >> 32) < (897u << 20);  // y < 2^-126
+  const double v = small ? f64_add(y, 0x1p-126) : y;
+  const uint64_t b = bits_of_f64(v);
+  const uint32_t hi = static_cast<uint32_t>(b >> 32), lo = static_cast<uint32_t>(b);
+  uint32_t f = ((hi - (896u << 20)) << 3) | (lo >> 29);
+  f += (lo >> 28) & 1u;
+  f = f > 0x7F800000u ? 0x7F800000u : f;
+  f -= small ? 0x00800000u : 0u;
+  const uint32_t dropped = lo & 0x1FFFFFFFu;
+  *hard = test && dropped - (0x10000000u - margin_ulps) <= 2u * margin_ulps;
+  return float_of(f);
+}
+
+// The binary32 rounding of e^x and whether it is in doubt (*hard): true where a rounding boundary
+// lies within y * 2^-margin_bits of the binary64 value y (exp_f64_round). margin_bits <= 0
+// switches the test off (sabotage tests only). NaN in -> canonical NaN out, never hard.
 BL_HD float exp_f64_fast(float x, int degree, int margin_bits, bool* hard) {
   const bool nan = is_nan(x);
   float xc = nan ? 0.0f : x;
   xc = xc < -104.5f ? -104.5f : xc;  // e^-104.5 < 2^-150 rounds to +0, e^89 > 2^128 to +inf
   xc = xc > 89.0f ? 89.0f : xc;
   const double y = exp_f64_approx(xc, degree);
-  const float f = f64_to_f32(y);
-  if (margin_bits > 0) {
-    const double d = f64_mul(y, f64_of_bits(static_cast<uint64_t>(1023 - margin_bits) << 52));
-    const float f_lo = f64_to_f32(f64_add(y, -d));
-    const float f_hi = f64_to_f32(f64_add(y, d));
-    *hard = !nan && bits_of(f_lo) != bits_of(f_hi);
-  } else {
-    *hard = false;
-  }
+  const bool test = margin_bits > 0;
+  const float f = exp_f64_round(y, test ? exp_f64_margin_ulps(margin_bits) : 0u, test, hard);
+  *hard = *hard && !nan;
   return nan ? canonical_nan() : f;
 }
 

@@ -218,6 +218,19 @@ BL_EXP_LOG_INLINE float exp(float x) {
   return exp_log_detail::exp_float_float(x);
 }
 
+// Split form of bl::exp for callers that handle several elements at once: y = exp_split(x, &hard)
+// has no branch; where hard is true (rare: about 2^-19 of inputs in CUDA/HIP device code), the
+// result is exp_settle(x) instead. Together they give bl::exp's bits on every device.
+BL_EXP_LOG_INLINE float exp_split(float x, bool* hard) {
+#if BL_DEVICE_PASS && BL_EXP_F64_DEVICE && BL_HAS_F64
+  return exp_f64_detail::exp_f64_fast(x, exp_f64_detail::kExpF64Degree,
+                                      exp_f64_detail::kExpF64MarginBits, hard);
+#else
+  return exp_log_detail::exp_fast(x, hard);
+#endif
+}
+BL_EXP_LOG_INLINE float exp_settle(float x) { return exp_log_detail::exp_float_float(x); }
+
 // e^x - 1, correctly rounded, accurate near 0. expm1(+-0) = +-0, expm1(-inf) = -1.
 BL_EXP_LOG_INLINE float expm1(float x) {
   bool hard;

@@ -1,11 +1,129 @@
-// CUDA softmax / log-softmax: row maximum and denominator through reduce_totals, then one pass.
-// Softmax computes each e_i = exp(x_i - m) once: the denominator pass stores e_i in y, and the last
-// pass divides y in place (softmax_element's bits: canonicalize(div(e_i, s))).
+// CUDA softmax / log-softmax.
+// Rows of up to kSoftmaxRowOnChip elements: one block per row reads the row once into shared
+// memory, takes the maximum, computes every e_i = exp(x_i - m) once, sums the e_i on the contract's
+// sum schedule (each 32-thread group sums one leaf: thread j is lane j, adding its elements in
+// ascending order, then the lanes fold by halving through width-32 shuffles; the leaf values meet
+// in leaf_tree) and writes the row once: two memory passes.
+// Longer rows: row maximum and denominator through reduce_totals, then one pass. Softmax computes
+// each e_i = exp(x_i - m) once: the denominator pass stores e_i in y, and the last pass divides y
+// in place (softmax_element's bits: canonicalize(div(e_i, s))).
+#include "kernels/cuda/exp_quad.cuh"
 #include "kernels/cuda/reduce_cuda.cuh"
 #include "kernels/softmax.h"
 
 namespace bl {
 namespace {
+
+// The longest row kept on chip (shared memory: n floats for softmax, 2n for log-softmax).
+constexpr int64_t kSoftmaxRowOnChip = 8192;
+constexpr int kSoftmaxRowLeaves = static_cast<int>(kSoftmaxRowOnChip / kReduceLeaf);
+static_assert(kSoftmaxRowOnChip % kReduceLeaf == 0, "whole leaves");
+
+// One block per row (grid-stride over rows), any block size that is a multiple of 32. `vec`: n is
+// a multiple of 4 and x, y are 16-byte aligned, so rows move as float4. y may alias x: a row is
+// read completely before any of it is written.
+__global__ void softmax_row_on_chip_kernel(const float* x, int64_t rows, int64_t n, float* y,
+                                           bool log_form, bool vec) {
+  extern __shared__ float4 row_smem[];
+  __shared__ float group_max[32];
+  __shared__ float leaf_value[kSoftmaxRowLeaves];
+  __shared__ float row_m, row_s;
+  float* xs = reinterpret_cast<float*>(row_smem);
+  float* es = log_form ? xs + n : xs;  // softmax keeps e_i in place of x_i
+  const int tid = static_cast<int>(threadIdx.x), threads = static_cast<int>(blockDim.x);
+  const int lane = tid & 31, group = tid >> 5, groups = threads >> 5;
+  const int64_t n4 = vec ? n / 4 : 0;
+  const int leaves = static_cast<int>(reduce_leaf_count(n));
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const float* xr = x + r * n;
+    float* yr = y + r * n;
+    // 1. Read the row; the maximum in any order (bl::max is associative and commutative).
+    float m = StepMax::init();
+    for (int64_t q = tid; q < n4; q += threads) {
+      const float4 v = reinterpret_cast<const float4*>(xr)[q];
+      reinterpret_cast<float4*>(xs)[q] = v;
+      m = max(max(m, v.x), max(v.y, max(v.z, v.w)));
+    }
+    for (int64_t i = 4 * n4 + tid; i < n; i += threads) {
+      const float v = xr[i];
+      xs[i] = v;
+      m = max(m, v);
+    }
+#pragma unroll
+    for (int s = 16; s >= 1; s >>= 1) m = max(m, __shfl_xor_sync(0xFFFFFFFFu, m, s, 32));
+    if (lane == 0) group_max[group] = m;
+    __syncthreads();
+    if (tid == 0) {
+      float mm = group_max[0];
+      for (int g = 1; g < groups; ++g) mm = max(mm, group_max[g]);
+      row_m = mm;
+    }
+    __syncthreads();
+    m = row_m;
+    // 2. e_i = exp(x_i - m), each once.
+    for (int64_t q = tid; q < n4; q += threads) {
+      const float4 v = reinterpret_cast<const float4*>(xs)[q];
+      reinterpret_cast<float4*>(es)[q] =
+          cuda::exp_quad(make_float4(sub(v.x, m), sub(v.y, m), sub(v.z, m), sub(v.w, m)));
+    }
+    for (int64_t i = 4 * n4 + tid; i < n; i += threads) es[i] = exp(sub(xs[i], m));
+    __syncthreads();
+    // 3. The sum schedule: group g sums leaves g, g + groups, ...; thread `lane` is lane `lane`.
+    for (int l = group; l < leaves; l += groups) {
+      const int64_t start = static_cast<int64_t>(l) * kReduceLeaf;
+      const int64_t len = n - start < kReduceLeaf ? n - start : kReduceLeaf;
+      float acc = StepExpShift::init();
+      for (int64_t i = lane; i < len; i += kReduceLanes) acc = add(acc, es[start + i]);
+#pragma unroll
+      for (int s = kReduceLanes / 2; s >= 1; s >>= 1)
+        acc = add(acc, __shfl_down_sync(0xFFFFFFFFu, acc, s, 32));
+      if (lane == 0) leaf_value[l] = acc;
+    }
+    __syncthreads();
+    if (tid == 0) {
+      const float s = leaf_tree<StepExpShift>(leaf_value, leaves);
+      row_s = log_form ? log(s) : s;
+    }
+    __syncthreads();
+    const float s = row_s;
+    // 4. Write the row.
+    for (int64_t q = tid; q < n4; q += threads) {
+      float4 o;
+      if (log_form) {
+        const float4 v = reinterpret_cast<const float4*>(xs)[q];
+        o = make_float4(log_softmax_element(v.x, m, s), log_softmax_element(v.y, m, s),
+                        log_softmax_element(v.z, m, s), log_softmax_element(v.w, m, s));
+      } else {
+        const float4 e = reinterpret_cast<const float4*>(es)[q];
+        o = make_float4(canonicalize(div(e.x, s)), canonicalize(div(e.y, s)),
+                        canonicalize(div(e.z, s)), canonicalize(div(e.w, s)));
+      }
+      reinterpret_cast<float4*>(yr)[q] = o;
+    }
+    for (int64_t i = 4 * n4 + tid; i < n; i += threads)
+      yr[i] = log_form ? log_softmax_element(xs[i], m, s) : canonicalize(div(es[i], s));
+    __syncthreads();  // the next row reuses the shared memory
+  }
+}
+
+bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
+
+void softmax_row_on_chip(const float* x, int64_t rows, int64_t n, float* y, bool log_form,
+                         const LaunchConfig& config) {
+  // Threads: the configured block, fewer for short rows (about four elements per thread).
+  const int wanted = static_cast<int>(std::max<int64_t>(32, ((n + 3) / 4 + 31) / 32 * 32));
+  const int block = std::min(cuda::fitted_block(softmax_row_on_chip_kernel, config), wanted);
+  const bool vec = n % 4 == 0 && aligned16(x) && aligned16(y);
+  const size_t smem = static_cast<size_t>(log_form ? 2 * n : n) * sizeof(float);
+  if (smem > 48 * 1024)
+    BL_CUDA_CHECK(cudaFuncSetAttribute(softmax_row_on_chip_kernel,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(2 * kSoftmaxRowOnChip * sizeof(float))));
+  softmax_row_on_chip_kernel<<<cuda::grid_size(rows, config), block, smem>>>(x, rows, n, y, log_form,
+                                                                            vec);
+  BL_CUDA_CHECK(cudaGetLastError());
+  cuda::finish_sync();
+}
 
 struct FinishLog {
   BL_HD float operator()(float v) const { return log(v); }
@@ -63,6 +181,10 @@ void softmax_cuda(const float* x, int64_t rows, int64_t n, float* y, bool log_fo
   BL_CHECK(rows >= 0 && n >= 0, name, ": shape (rows, n) must be non-negative, got (", rows, ", ", n, ")");
   if (rows == 0 || n == 0) return;
   BL_CHECK(x != nullptr && y != nullptr, name, ": input or output pointer is null");
+  if (n <= kSoftmaxRowOnChip) {  // shape-only choice; both paths give the same bits
+    softmax_row_on_chip(x, rows, n, y, log_form, config);
+    return;
+  }
   const ReduceShape shape{rows, n, 1};
   cuda::DeviceScratch<float> m(rows), s(rows);
   cuda::reduce_totals<StepMax>(x, shape, nullptr, m.ptr, config);

@@ -1,0 +1,114 @@
+// Softmax and log-softmax of rows kept on chip (n <= 8192: one block per row, two memory passes)
+// against the scalar reference, bit for bit, under every launch shape of
+// kConformanceLaunchConfigs: lengths around the lane (32), float4 and leaf (4096) sizes, primes,
+// scales that send e^(x - m) into the subnormal and zero range, special values, unaligned and
+// in-place rows. The sabotage arm shows that the comparison sees a change of the sum schedule.
+#include <gtest/gtest.h>
+
+#include <cuda_runtime.h>
+
+#include <string>
+#include <vector>
+
+#include "conformance/harness.h"
+#include "kernels/softmax.h"
+
+namespace bl::conformance {
+namespace {
+
+bool have_gpu() {
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+}
+
+struct DeviceFloats {
+  float* ptr = nullptr;
+  size_t count = 0;
+  explicit DeviceFloats(const std::vector<float>& host) : count(host.size()) {
+    EXPECT_EQ(cudaMalloc(&ptr, (count + 4) * sizeof(float)), cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(ptr, host.data(), count * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+  }
+  ~DeviceFloats() { cudaFree(ptr); }
+  std::vector<float> to_host(size_t offset, size_t n) const {
+    std::vector<float> h(n);
+    EXPECT_EQ(cudaMemcpy(h.data(), ptr + offset, n * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+    return h;
+  }
+};
+
+std::string label(int64_t rows, int64_t n, float scale, bool log_form, const LaunchConfig& c,
+                  const char* extra) {
+  return std::string(log_form ? "log_softmax" : "softmax") + " rows=" + std::to_string(rows) +
+         " n=" + std::to_string(n) + " scale=" + std::to_string(scale) + " block=" +
+         std::to_string(c.block) + " grid_cap=" + std::to_string(c.grid_cap) + extra;
+}
+
+// Out of place at offset 0 and 1 (aligned and unaligned rows), and in place.
+void check_rows(int64_t rows, int64_t n, float scale, int special_every, uint64_t seed) {
+  const std::vector<float> x = generate_floats(rows * n + 1, seed, scale, special_every);
+  for (bool log_form : {false, true}) {
+    for (int64_t offset : {0, 1}) {
+      std::vector<float> expected(rows * n);
+      softmax_reference(x.data() + offset, rows, n, expected.data(), log_form);
+      for (const LaunchConfig& c : kConformanceLaunchConfigs) {
+        DeviceFloats dx(x), dy(std::vector<float>(x.size(), 0.0f));
+        softmax_cuda(dx.ptr + offset, rows, n, dy.ptr + offset, log_form, c);
+        ASSERT_TRUE(bits_equal(expected, dy.to_host(offset, rows * n),
+                               label(rows, n, scale, log_form, c, offset ? " unaligned" : "")));
+        softmax_cuda(dx.ptr + offset, rows, n, dx.ptr + offset, log_form, c);
+        ASSERT_TRUE(bits_equal(expected, dx.to_host(offset, rows * n),
+                               label(rows, n, scale, log_form, c, " in place")));
+      }
+    }
+  }
+}
+
+TEST(SoftmaxOnChipCuda, LengthsScalesAndLaunchShapes) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  const int64_t lengths[] = {1, 2, 3, 4, 5, 7, 31, 32, 33, 97, 255, 256, 257, 1021, 4092, 4095, 4096, 4097, 6143, 8188, 8191, 8192};
+  for (int64_t n : lengths) {
+    const int64_t rows = n <= 257 ? 37 : 5;
+    for (float scale : {1.0f, 30.0f, 100.0f}) check_rows(rows, n, scale, 0, 1000 + n);
+  }
+}
+
+TEST(SoftmaxOnChipCuda, SpecialValuesAndManyRows) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  check_rows(64, 4096, 10.0f, 997, 77);   // a NaN, inf or huge value in most rows
+  check_rows(64, 768, 10.0f, 1531, 78);   // some rows clean, some not
+  check_rows(2000, 12, 5.0f, 0, 79);      // many short rows
+  // A row of -inf only (NaN result) and a row with one +inf.
+  std::vector<float> x(2 * 100, float_of(0xFF800000u));
+  x[150] = float_of(0x7F800000u);
+  std::vector<float> expected(x.size());
+  softmax_reference(x.data(), 2, 100, expected.data(), false);
+  DeviceFloats dx(x), dy(x);
+  softmax_cuda(dx.ptr, 2, 100, dy.ptr, false);
+  ASSERT_TRUE(bits_equal(expected, dy.to_host(0, x.size()), "softmax -inf and +inf rows"));
+}
+
+// Sabotage arm: the same comparison against a reference whose denominator adds the e_i in plain
+// ascending order (not the lane schedule) must find a difference.
+TEST(SoftmaxOnChipCuda, SabotageOtherSumOrderIsCaught) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  const int64_t rows = 8, n = 4096;
+  const std::vector<float> x = generate_floats(rows * n, 4243, 4.0f);
+  std::vector<float> sabotaged(rows * n);
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* xr = x.data() + r * n;
+    float m = xr[0];
+    for (int64_t i = 1; i < n; ++i) m = max(m, xr[i]);
+    float s = 0.0f;
+    for (int64_t i = 0; i < n; ++i) s = add(s, exp(sub(xr[i], m)));
+    for (int64_t i = 0; i < n; ++i) sabotaged[r * n + i] = softmax_element(xr[i], m, s);
+  }
+  DeviceFloats dx(x), dy(x);
+  softmax_cuda(dx.ptr, rows, n, dy.ptr, false);
+  EXPECT_FALSE(bits_equal(sabotaged, dy.to_host(0, rows * n), "ascending-order denominator"));
+  std::vector<float> expected(rows * n);
+  softmax_reference(x.data(), rows, n, expected.data(), false);
+  EXPECT_TRUE(bits_equal(expected, dy.to_host(0, rows * n), "library"));
+}
+
+}  // namespace
+}  // namespace bl::conformance
