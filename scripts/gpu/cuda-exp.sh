@@ -83,6 +83,19 @@ else
   say "SKIP bench: $B/bench/bench_reduce_cuda not built (-DBITLEARN_BENCH=ON)"
 fi
 
+# 3b. ncu: where the exp Tensor op and the on-chip softmax kernels spend their time.
+if command -v ncu >/dev/null && [ -x $B/tests/bitlearn_cuda_tests ] && [ $(( $(date +%s) - START )) -lt 110 ]; then
+  M=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__throughput.avg.pct_of_peak_sustained_elapsed,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread
+  timeout 25 ncu --metrics $M --csv -k regex:map1_f32x4 --launch-count 1 \
+    $B/tests/bitlearn_cuda_tests --gtest_filter=TensorOpsCuda.BandwidthReport >"$OUT/cuda-exp_ncu_exp.txt" 2>&1
+  grep -E '^"[0-9]' "$OUT/cuda-exp_ncu_exp.txt" | awk -F'","' '{print "NCU exp op: " $(NF-2) " = " $NF}' | head -8 >>"$LOG"
+  if [ -x $B/bench/bench_reduce_cuda ]; then
+    timeout 30 ncu --metrics $M --csv -k regex:softmax_row_on_chip --launch-count 2 \
+      $B/bench/bench_reduce_cuda >"$OUT/cuda-exp_ncu_softmax.txt" 2>&1
+    grep -E '^"[0-9]' "$OUT/cuda-exp_ncu_softmax.txt" | awk -F'","' '{print "NCU softmax: " $(NF-2) " = " $NF}' | head -14 >>"$LOG"
+  fi
+fi
+
 # 4. every other CUDA test, in the time left (the lead's limit is 180 s)
 LEFT=$((170 - ($(date +%s) - START)))
 if [ -x $B/tests/bitlearn_cuda_tests ] && [ $LEFT -gt 10 ]; then

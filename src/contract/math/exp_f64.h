@@ -8,7 +8,9 @@
 // path stays the definition and the path of every other device (CPUs, Apple GPUs: no binary64).
 //
 // Error bound of exp_f64_approx(x) for the clamped x in [-104.5, 89] (u = 2^-53):
-//   reduction  k = rint(x / ln2), r = x - k*ln2 with ln2 = L_hi + L_lo (two binary64 numbers).
+//   reduction  k = rint(x / ln2) (the shifter add: t = x * (1/ln2) + 1.5 * 2^52 holds k in its
+//              low word; k may be off by one from rint near a half, which only widens |r| a
+//              little), r = x - k*ln2 with ln2 = L_hi + L_lo (two binary64 numbers).
 //              For k != 0, |x| > 0.34, so x is a multiple of 2^-25 and x - k*L_hi a multiple of
 //              2^-53 below 1/2 in magnitude: the first fma is exact. The second fma rounds once
 //              (|error| <= u*|r|) and |ln2 - L_hi - L_lo| * |k| < 2^-98. |r| <= 0.3467, so the
@@ -17,14 +19,23 @@
 //   polynomial Taylor of degree 12: |e^r - T12(r)| <= |r|^13/13! * e^|r| < 2^-51.4 * e^r.
 //   evaluation Horner in fma, 12 roundings plus the rounded coefficients; every partial sum is
 //              below 1.5 and is damped by |r|^i: total below 8u = 2^-50 relative.
-//   scaling    by 2^k, exact (2^-151 .. 2^129 are normal binary64 numbers).
-//   total      below 2^-49 relative. The rounding test uses a margin of 2^-44 (32 times the bound):
-//              if y*(1 - 2^-44) and y*(1 + 2^-44) round to the same binary32, so does e^x, which
-//              lies between them, because rounding is monotonic. This also covers subnormal
-//              results (binary64 keeps full precision there) and the overflow threshold.
-// The fallback then fires for about 2^-19 of the inputs (those near a rounding boundary).
+//   scaling    by 2^k as an integer add to the exponent field, exact (2^-152 .. 2^129 are normal
+//              binary64 numbers).
+//   total      below 2^-49 relative.
+// Rounding test (exp_f64_round, on the integer bits of y): binary32 keeps the top 24 of y's 53
+// significand bits; the 29 dropped bits D say where y lies between two binary32 neighbours, and
+// D = 2^28 is the rounding boundary (the midpoint). With a margin of 2^-44 relative (32 times the
+// bound), e^x lies within y * 2^-44 < 2^9 units of y's last place (y's significand is below 2^53).
+// So when |D - 2^28| > 2^9, no boundary lies between y and e^x, and y's rounding (round half up
+// on the bits; exact halves always count as in doubt) is e^x's. Results below 2^-126 are first
+// moved into [2^-126, 2^-125) by one binary64 add (see exp_f64_round), so the same test covers
+// subnormal results; at the overflow threshold the boundary is the midpoint of FLT_MAX and 2^128,
+// also D = 2^28. The fallback then fires for about 2^-19 of the inputs (those near a boundary).
+// Device cost: no conversion instruction (binary32 <-> binary64 conversions run at a quarter of the
+// binary64 fma rate on sm_90): x goes to binary64 on its bits, k comes from t's bits, the result
+// and the test come from y's bits. 15 fma/add in binary64 and about 30 integer operations.
 // Exhaustive evidence: tests/math/test_exp_f64.cpp (CPU, same binary64 operations) and the CPU =
-// GPU sweep over all 2^32 inputs (scripts/gpu/cuda-math.sh).
+// GPU sweep over all 2^32 inputs (scripts/gpu/cuda-exp.sh).
 #pragma once
 
 #include "contract/arith.h"
