@@ -17,6 +17,7 @@
 #include "kernels/cuda/exp_quad.cuh"
 #include "kernels/launch.h"
 #include "kernels/math_map.h"
+#include "kernels/softmax.h"
 
 namespace {
 
@@ -132,6 +133,17 @@ TEST(ExpBandwidthCuda, Report) {
     EXPECT_EQ(std::memcmp(a.data(), b.data(), n * 4), 0) << "exp variants differ" << in;
     bl::Tensor t = bl::Tensor::from_vector(h, {n}, bl::Device::cuda(0));
     report("exp Tensor op" + in, best_ms([&] { bl::Tensor r = bl::exp(t); }));
+  }
+  // Softmax and log-softmax on rows of 4096 kept on chip: two passes (read n, write n) counted.
+  for (int variant : {0, 1}) {
+    for (bool log_form : {false, true}) {
+      bl::LaunchConfig c;
+      c.variant = variant;
+      const float ms = best_ms([&] { bl::softmax_cuda(x, n / 4096, 4096, y, log_form, c); });
+      report(std::string(log_form ? "log_softmax" : "softmax") + " rows of 4096, variant " +
+                 std::to_string(variant) + (variant == 1 ? " (1 load)" : " (4 loads)"),
+             ms);
+    }
   }
   cudaFree(x);
   cudaFree(y);

@@ -21,7 +21,9 @@ static_assert(kSoftmaxRowOnChip % kReduceLeaf == 0, "whole leaves");
 
 // One block per row (grid-stride over rows), any block size that is a multiple of 32. `vec`: n is
 // a multiple of 4 and x, y are 16-byte aligned, so rows move as float4. y may alias x: a row is
-// read completely before any of it is written.
+// read completely before any of it is written. LOADS float4 loads are issued per thread before
+// their values are used (more memory in flight per thread, more registers).
+template <int LOADS>
 __global__ void softmax_row_on_chip_kernel(const float* x, int64_t rows, int64_t n, float* y,
                                            bool log_form, bool vec) {
   extern __shared__ float4 row_smem[];
@@ -39,10 +41,21 @@ __global__ void softmax_row_on_chip_kernel(const float* x, int64_t rows, int64_t
     float* yr = y + r * n;
     // 1. Read the row; the maximum in any order (bl::max is associative and commutative).
     float m = StepMax::init();
-    for (int64_t q = tid; q < n4; q += threads) {
-      const float4 v = reinterpret_cast<const float4*>(xr)[q];
-      reinterpret_cast<float4*>(xs)[q] = v;
-      m = max(max(m, v.x), max(v.y, max(v.z, v.w)));
+    for (int64_t q0 = tid; q0 < n4; q0 += LOADS * threads) {
+      float4 v[LOADS];
+#pragma unroll
+      for (int k = 0; k < LOADS; ++k) {
+        const int64_t q = q0 + k * threads;
+        if (q < n4) v[k] = reinterpret_cast<const float4*>(xr)[q];
+      }
+#pragma unroll
+      for (int k = 0; k < LOADS; ++k) {
+        const int64_t q = q0 + k * threads;
+        if (q < n4) {
+          reinterpret_cast<float4*>(xs)[q] = v[k];
+          m = max(max(m, v[k].x), max(v[k].y, max(v[k].z, v[k].w)));
+        }
+      }
     }
     for (int64_t i = 4 * n4 + tid; i < n; i += threads) {
       const float v = xr[i];
@@ -108,21 +121,31 @@ __global__ void softmax_row_on_chip_kernel(const float* x, int64_t rows, int64_t
 
 bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
 
-void softmax_row_on_chip(const float* x, int64_t rows, int64_t n, float* y, bool log_form,
-                         const LaunchConfig& config) {
+template <int LOADS>
+void launch_row_on_chip(const float* x, int64_t rows, int64_t n, float* y, bool log_form,
+                        const LaunchConfig& config) {
   // Threads: the configured block, fewer for short rows (about four elements per thread).
   const int wanted = static_cast<int>(std::max<int64_t>(32, ((n + 3) / 4 + 31) / 32 * 32));
-  const int block = std::min(cuda::fitted_block(softmax_row_on_chip_kernel, config), wanted);
+  const int block = std::min(cuda::fitted_block(softmax_row_on_chip_kernel<LOADS>, config), wanted);
   const bool vec = n % 4 == 0 && aligned16(x) && aligned16(y);
   const size_t smem = static_cast<size_t>(log_form ? 2 * n : n) * sizeof(float);
   if (smem > 48 * 1024)
-    BL_CUDA_CHECK(cudaFuncSetAttribute(softmax_row_on_chip_kernel,
+    BL_CUDA_CHECK(cudaFuncSetAttribute(softmax_row_on_chip_kernel<LOADS>,
                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        static_cast<int>(2 * kSoftmaxRowOnChip * sizeof(float))));
-  softmax_row_on_chip_kernel<<<cuda::grid_size(rows, config), block, smem>>>(x, rows, n, y, log_form,
-                                                                            vec);
+  softmax_row_on_chip_kernel<LOADS><<<cuda::grid_size(rows, config), block, smem>>>(x, rows, n, y,
+                                                                                   log_form, vec);
   BL_CUDA_CHECK(cudaGetLastError());
   cuda::finish_sync();
+}
+
+// config.variant 1: one float4 load in flight per thread; any other: four. Same bits.
+void softmax_row_on_chip(const float* x, int64_t rows, int64_t n, float* y, bool log_form,
+                         const LaunchConfig& config) {
+  if (config.variant == 1)
+    launch_row_on_chip<1>(x, rows, n, y, log_form, config);
+  else
+    launch_row_on_chip<4>(x, rows, n, y, log_form, config);
 }
 
 struct FinishLog {
