@@ -54,6 +54,10 @@ void softmax_cpu(const float* x, int64_t rows, int64_t n, float* y, bool log_for
 // CUDA: x and y are device pointers; default stream, returns when done.
 void softmax_cuda(const float* x, int64_t rows, int64_t n, float* y, bool log_form,
                   const LaunchConfig& config = LaunchConfig());
+// CUDA, rows of at most 8192 elements kept on chip: one kernel reads each row once and writes it
+// once. Same bits as softmax_cuda, which uses it for such rows.
+void softmax_rows_on_chip_cuda(const float* x, int64_t rows, int64_t n, float* y, bool log_form,
+                               const LaunchConfig& config = LaunchConfig());
 #endif
 
 }  // namespace bl

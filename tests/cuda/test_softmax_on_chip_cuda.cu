@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "conformance/harness.h"
+#include "core/error.h"
 #include "kernels/softmax.h"
 
 namespace bl::conformance {
@@ -52,10 +53,10 @@ void check_rows(int64_t rows, int64_t n, float scale, int special_every, uint64_
       softmax_reference(x.data() + offset, rows, n, expected.data(), log_form);
       for (const LaunchConfig& c : kConformanceLaunchConfigs) {
         DeviceFloats dx(x), dy(std::vector<float>(x.size(), 0.0f));
-        softmax_cuda(dx.ptr + offset, rows, n, dy.ptr + offset, log_form, c);
+        softmax_rows_on_chip_cuda(dx.ptr + offset, rows, n, dy.ptr + offset, log_form, c);
         ASSERT_TRUE(bits_equal(expected, dy.to_host(offset, rows * n),
                                label(rows, n, scale, log_form, c, offset ? " unaligned" : "")));
-        softmax_cuda(dx.ptr + offset, rows, n, dx.ptr + offset, log_form, c);
+        softmax_rows_on_chip_cuda(dx.ptr + offset, rows, n, dx.ptr + offset, log_form, c);
         ASSERT_TRUE(bits_equal(expected, dx.to_host(offset, rows * n),
                                label(rows, n, scale, log_form, c, " in place")));
       }
@@ -83,8 +84,15 @@ TEST(SoftmaxOnChipCuda, SpecialValuesAndManyRows) {
   std::vector<float> expected(x.size());
   softmax_reference(x.data(), 2, 100, expected.data(), false);
   DeviceFloats dx(x), dy(x);
-  softmax_cuda(dx.ptr, 2, 100, dy.ptr, false);
+  softmax_rows_on_chip_cuda(dx.ptr, 2, 100, dy.ptr, false);
   ASSERT_TRUE(bits_equal(expected, dy.to_host(0, x.size()), "softmax -inf and +inf rows"));
+}
+
+TEST(SoftmaxOnChipCuda, RowTooLongIsAClearError) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  DeviceFloats dx(std::vector<float>(8193, 0.0f));
+  EXPECT_THROW(softmax_rows_on_chip_cuda(dx.ptr, 1, 8193, dx.ptr, false), Error);
+  EXPECT_THROW(softmax_rows_on_chip_cuda(dx.ptr, -1, 4, dx.ptr, true), Error);
 }
 
 // Sabotage arm: the same comparison against a reference whose denominator adds the e_i in plain
@@ -103,7 +111,7 @@ TEST(SoftmaxOnChipCuda, SabotageOtherSumOrderIsCaught) {
     for (int64_t i = 0; i < n; ++i) sabotaged[r * n + i] = softmax_element(xr[i], m, s);
   }
   DeviceFloats dx(x), dy(x);
-  softmax_cuda(dx.ptr, rows, n, dy.ptr, false);
+  softmax_rows_on_chip_cuda(dx.ptr, rows, n, dy.ptr, false);
   EXPECT_FALSE(bits_equal(sabotaged, dy.to_host(0, rows * n), "ascending-order denominator"));
   std::vector<float> expected(rows * n);
   softmax_reference(x.data(), rows, n, expected.data(), false);

@@ -16,12 +16,17 @@
 //              (|error| <= u*|r|) and |ln2 - L_hi - L_lo| * |k| < 2^-98. |r| <= 0.3467, so the
 //              reduced argument carries an absolute error below 2^-54.4: relative error of e^r
 //              below 2^-54.
-//   polynomial Taylor of degree 12: |e^r - T12(r)| <= |r|^13/13! * e^|r| < 2^-51.4 * e^r.
-//   evaluation Horner in fma, 12 roundings plus the rounded coefficients; every partial sum is
-//              below 1.5 and is damped by |r|^i: total below 8u = 2^-50 relative.
+//   polynomial degree 10, interpolating e^r at the Chebyshev nodes of [-0.3467, 0.3467]: the
+//              interpolation error is below 2 (0.3467/2)^11 / 11! * e^0.3467, that is below
+//              2^-51.0 relative to e^r >= e^-0.3467; rounding the 11 coefficients to binary64
+//              adds below 2^-52.4 (the largest relative error of the rounded polynomial found
+//              in 40-digit arithmetic at 60,001 points of the interval is 2^-51.37). (A Taylor
+//              polynomial needs degree 12 for about the same bound.)
+//   evaluation Horner in fma, 10 roundings; every partial sum is below 1.5 and is damped by
+//              |r|^i: total below 8u = 2^-50 relative.
 //   scaling    by 2^k as an integer add to the exponent field, exact (2^-152 .. 2^129 are normal
 //              binary64 numbers).
-//   total      below 2^-49 relative.
+//   total      below 2^-51.0 + 2^-52.4 + 2^-50 + 2^-54 < 2^-49 relative.
 // Rounding test (exp_f64_round, on the integer bits of y): binary32 keeps the top 24 of y's 53
 // significand bits; the 29 dropped bits D say where y lies between two binary32 neighbours, and
 // D = 2^28 is the rounding boundary (the midpoint). With a margin of 2^-44 relative (32 times the
@@ -33,7 +38,8 @@
 // also D = 2^28. The fallback then fires for about 2^-19 of the inputs (those near a boundary).
 // Device cost: no conversion instruction (binary32 <-> binary64 conversions run at a quarter of the
 // binary64 fma rate on sm_90): x goes to binary64 on its bits, k comes from t's bits, the result
-// and the test come from y's bits. 15 fma/add in binary64 and about 30 integer operations.
+// and the test come from y's bits: 14 binary64 fma/add (one more for results below 2^-126) and
+// about 30 integer operations per element; the coefficients come from constant memory.
 // Exhaustive evidence: tests/math/test_exp_f64.cpp (CPU, same binary64 operations) and the CPU =
 // GPU sweep over all 2^32 inputs (scripts/gpu/cuda-exp.sh).
 #pragma once
@@ -89,7 +95,7 @@ BL_HD uint64_t bits_of_f64(double d) {
 #endif
 }
 
-// Taylor coefficient 1/i! rounded to binary64, i = 0..12.
+// Taylor coefficient 1/i! rounded to binary64, i = 0..12 (the sabotage and control variants).
 BL_HD double exp_taylor(int i) {
   switch (i) {
     case 0: return 1.0;
@@ -108,10 +114,35 @@ BL_HD double exp_taylor(int i) {
   }
 }
 
-// Degree of the Taylor polynomial behind the error bound in the header comment.
-constexpr int kExpF64Degree = 12;
+// Degree of the shipped polynomial behind the error bound in the header comment.
+constexpr int kExpF64Degree = 10;
 // The rounding test's relative margin, as -log2; the proven error bound is 2^-49.
 constexpr int kExpF64MarginBits = 44;
+
+// The shipped polynomial: e^r interpolated at the 11 Chebyshev nodes of [-0.3467, 0.3467]
+// (computed in 50-digit arithmetic), coefficients rounded to binary64, lowest degree first.
+#define BL_EXP_F64_COEFFICIENTS                                                            \
+  1.0, 1.0000000000000067, 0.5000000000000006, 0.16666666666554075, 0.04166666666657287, \
+      0.008333333385782495, 0.0013888888932584156, 0.00019841170124960627,                \
+      2.4801504225811066e-05, 2.7640241334861507e-06, 2.762640767090547e-07
+
+#if BL_GPU_COMPILER
+// Device code reads each coefficient with one constant-memory load instead of building the
+// 64-bit immediate with two moves (instruction issue is what limits exp on the GPU).
+static __constant__ double kExpF64DeviceCoefficients[kExpF64Degree + 1] = {BL_EXP_F64_COEFFICIENTS};
+#endif
+constexpr double kExpF64HostCoefficients[kExpF64Degree + 1] = {BL_EXP_F64_COEFFICIENTS};
+
+// Coefficient i of the polynomial of the given degree: the shipped one for kExpF64Degree, the
+// Taylor polynomial otherwise.
+BL_HD double exp_coefficient(int degree, int i) {
+  if (degree != kExpF64Degree) return exp_taylor(i);
+#if BL_DEVICE_PASS
+  return kExpF64DeviceCoefficients[i];
+#else
+  return kExpF64HostCoefficients[i];
+#endif
+}
 
 // binary32 -> binary64 on the integer bits (exact; no conversion instruction, which runs at a
 // quarter of the binary64 fma rate on GPUs): the exponent is rebiased (+896) and the mantissa moves
@@ -126,8 +157,9 @@ BL_HD double f64_of_f32(float x) {
   return f64_of_bits((static_cast<uint64_t>(hi) << 32) | lo);
 }
 
-// e^xc in binary64 for a clamped, non-NaN xc in [-104.5, 89], using the Taylor polynomial of the
-// given degree (kExpF64Degree for the bound above; lower degrees exist only for the sabotage tests).
+// e^xc in binary64 for a clamped, non-NaN xc in [-104.5, 89], using the shipped polynomial
+// (degree kExpF64Degree, the bound above) or, for other degrees (sabotage and control tests only),
+// the Taylor polynomial of that degree.
 // k = rint(x / ln2) comes from the shifter add (t = x / ln2 + 1.5 * 2^52 holds k in its low word),
 // and 2^k is applied by an integer add to the exponent field (exact: the result is normal).
 BL_HD double exp_f64_approx(float xc, int degree) {
@@ -137,12 +169,12 @@ BL_HD double exp_f64_approx(float xc, int degree) {
   const double kd = f64_add(t, -shifter);
   const double r1 = f64_fma(-kd, 0.6931471805599453, x);    // L_hi = ln2 rounded: exact, see above
   const double r = f64_fma(-kd, 2.3190468138462996e-17, r1);  // L_lo = ln2 - L_hi
-  double p = exp_taylor(degree);
+  double p = exp_coefficient(degree, degree);
 #if BL_GPU_COMPILER
 #pragma unroll
 #endif
-  for (int i = kExpF64Degree - 1; i >= 0; --i)
-    if (i < degree) p = f64_fma(p, r, exp_taylor(i));
+  for (int i = 11; i >= 0; --i)  // 11: the highest degree of a variant (12) less one
+    if (i < degree) p = f64_fma(p, r, exp_coefficient(degree, i));
   const uint32_t k = static_cast<uint32_t>(bits_of_f64(t));  // two's complement k, |k| < 2^8
   return f64_of_bits(bits_of_f64(p) + (static_cast<uint64_t>(k << 20) << 32));
 }

@@ -19,6 +19,24 @@ constexpr int64_t kSoftmaxRowOnChip = 8192;
 constexpr int kSoftmaxRowLeaves = static_cast<int>(kSoftmaxRowOnChip / kReduceLeaf);
 static_assert(kSoftmaxRowOnChip % kReduceLeaf == 0, "whole leaves");
 
+// Order key of a non-NaN float: a signed integer that orders as the floats do, -0 below +0 (as
+// bl::max ranks them). float_of_max_key inverts it.
+__device__ __forceinline__ int32_t max_key_of(float v) {
+  const int32_t b = static_cast<int32_t>(bits_of(v));
+  return b ^ ((b >> 31) & 0x7FFFFFFF);
+}
+__device__ __forceinline__ float float_of_max_key(int32_t k) {
+  return float_of(static_cast<uint32_t>(k ^ ((k >> 31) & 0x7FFFFFFF)));
+}
+// Running maximum of a row part: *key over the non-NaN values (a NaN's key is harmless, since
+// *magnitude, the largest |bits|, says NaN > 0x7F800000 and the result is then NaN).
+__device__ __forceinline__ void key_max(float v, int32_t* key, uint32_t* magnitude) {
+  const int32_t k = max_key_of(v);
+  *key = *key > k ? *key : k;
+  const uint32_t a = bits_of(v) & 0x7FFFFFFFu;
+  *magnitude = *magnitude > a ? *magnitude : a;
+}
+
 // One block per row (grid-stride over rows), any block size that is a multiple of 32. `vec`: n is
 // a multiple of 4 and x, y are 16-byte aligned, so rows move as float4. y may alias x: a row is
 // read completely before any of it is written. LOADS float4 loads are issued per thread before
@@ -40,7 +58,10 @@ __global__ void softmax_row_on_chip_kernel(const float* x, int64_t rows, int64_t
     const float* xr = x + r * n;
     float* yr = y + r * n;
     // 1. Read the row; the maximum in any order (bl::max is associative and commutative).
-    float m = StepMax::init();
+    // The maximum on integer keys (max_key_of): one integer max per element; NaN is tracked
+    // apart (the largest magnitude bits), and the result is bl::max's over the row.
+    int32_t key = max_key_of(StepMax::init());
+    uint32_t magnitude = 0;
     for (int64_t q0 = tid; q0 < n4; q0 += LOADS * threads) {
       float4 v[LOADS];
 #pragma unroll
@@ -53,15 +74,19 @@ __global__ void softmax_row_on_chip_kernel(const float* x, int64_t rows, int64_t
         const int64_t q = q0 + k * threads;
         if (q < n4) {
           reinterpret_cast<float4*>(xs)[q] = v[k];
-          m = max(max(m, v[k].x), max(v[k].y, max(v[k].z, v[k].w)));
+          key_max(v[k].x, &key, &magnitude);
+          key_max(v[k].y, &key, &magnitude);
+          key_max(v[k].z, &key, &magnitude);
+          key_max(v[k].w, &key, &magnitude);
         }
       }
     }
     for (int64_t i = 4 * n4 + tid; i < n; i += threads) {
       const float v = xr[i];
       xs[i] = v;
-      m = max(m, v);
+      key_max(v, &key, &magnitude);
     }
+    float m = magnitude > 0x7F800000u ? canonical_nan() : float_of_max_key(key);
 #pragma unroll
     for (int s = 16; s >= 1; s >>= 1) m = max(m, __shfl_xor_sync(0xFFFFFFFFu, m, s, 32));
     if (lane == 0) group_max[group] = m;
@@ -129,7 +154,7 @@ void launch_row_on_chip(const float* x, int64_t rows, int64_t n, float* y, bool 
   const int block = std::min(cuda::fitted_block(softmax_row_on_chip_kernel<LOADS>, config), wanted);
   const bool vec = n % 4 == 0 && aligned16(x) && aligned16(y);
   const size_t smem = static_cast<size_t>(log_form ? 2 * n : n) * sizeof(float);
-  if (smem > 48 * 1024)
+  if (smem > 32 * 1024)  // beyond the default 48 KiB with the static shared memory
     BL_CUDA_CHECK(cudaFuncSetAttribute(softmax_row_on_chip_kernel<LOADS>,
                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        static_cast<int>(2 * kSoftmaxRowOnChip * sizeof(float))));
@@ -139,14 +164,27 @@ void launch_row_on_chip(const float* x, int64_t rows, int64_t n, float* y, bool 
   cuda::finish_sync();
 }
 
-// config.variant 1: one float4 load in flight per thread; any other: four. Same bits.
-void softmax_row_on_chip(const float* x, int64_t rows, int64_t n, float* y, bool log_form,
-                         const LaunchConfig& config) {
+// Whether softmax_cuda sends rows of up to kSoftmaxRowOnChip elements to the on-chip kernel.
+constexpr bool kSoftmaxOnChipByDefault = true;
+
+}  // namespace
+
+void softmax_rows_on_chip_cuda(const float* x, int64_t rows, int64_t n, float* y, bool log_form,
+                               const LaunchConfig& config) {
+  const char* name = log_form ? "log_softmax" : "softmax";
+  BL_CHECK(rows >= 0 && n >= 0, name, ": shape (rows, n) must be non-negative, got (", rows, ", ", n, ")");
+  BL_CHECK(n <= kSoftmaxRowOnChip, name, ": rows on chip hold at most ", kSoftmaxRowOnChip,
+           " elements, got n = ", n);
+  if (rows == 0 || n == 0) return;
+  BL_CHECK(x != nullptr && y != nullptr, name, ": input or output pointer is null");
+  // config.variant 1: one float4 load in flight per thread; any other: four. Same bits.
   if (config.variant == 1)
     launch_row_on_chip<1>(x, rows, n, y, log_form, config);
   else
     launch_row_on_chip<4>(x, rows, n, y, log_form, config);
 }
+
+namespace {
 
 struct FinishLog {
   BL_HD float operator()(float v) const { return log(v); }
@@ -204,8 +242,8 @@ void softmax_cuda(const float* x, int64_t rows, int64_t n, float* y, bool log_fo
   BL_CHECK(rows >= 0 && n >= 0, name, ": shape (rows, n) must be non-negative, got (", rows, ", ", n, ")");
   if (rows == 0 || n == 0) return;
   BL_CHECK(x != nullptr && y != nullptr, name, ": input or output pointer is null");
-  if (n <= kSoftmaxRowOnChip) {  // shape-only choice; both paths give the same bits
-    softmax_row_on_chip(x, rows, n, y, log_form, config);
+  if (kSoftmaxOnChipByDefault && n <= kSoftmaxRowOnChip) {  // shape-only choice; same bits
+    softmax_rows_on_chip_cuda(x, rows, n, y, log_form, config);
     return;
   }
   const ReduceShape shape{rows, n, 1};
