@@ -124,22 +124,28 @@ __global__ void softmax_row_on_chip_kernel(const float* x, int64_t rows, int64_t
     }
     __syncthreads();
     const float s = row_s;
-    // 4. Write the row.
-    for (int64_t q = tid; q < n4; q += threads) {
-      float4 o;
-      if (log_form) {
-        const float4 v = reinterpret_cast<const float4*>(xs)[q];
-        o = make_float4(log_softmax_element(v.x, m, s), log_softmax_element(v.y, m, s),
-                        log_softmax_element(v.z, m, s), log_softmax_element(v.w, m, s));
-      } else {
-        const float4 e = reinterpret_cast<const float4*>(es)[q];
-        o = make_float4(canonicalize(div(e.x, s)), canonicalize(div(e.y, s)),
-                        canonicalize(div(e.z, s)), canonicalize(div(e.w, s)));
+    // 4. Write the row. A row whose denominator is NaN (it holds NaN or +inf, or only -inf) is
+    // NaN everywhere; in any other row every e_i is in [0, 1] and s (or log s) is finite, so no
+    // output is NaN and the elements need no canonicalizing (same bits as softmax_element and
+    // log_softmax_element).
+    if (is_nan(s)) {
+      for (int64_t i = tid; i < n; i += threads) yr[i] = canonical_nan();
+    } else {
+      for (int64_t q = tid; q < n4; q += threads) {
+        float4 o;
+        if (log_form) {
+          const float4 v = reinterpret_cast<const float4*>(xs)[q];
+          o = make_float4(sub(sub(v.x, m), s), sub(sub(v.y, m), s), sub(sub(v.z, m), s),
+                          sub(sub(v.w, m), s));
+        } else {
+          const float4 e = reinterpret_cast<const float4*>(es)[q];
+          o = make_float4(div(e.x, s), div(e.y, s), div(e.z, s), div(e.w, s));
+        }
+        reinterpret_cast<float4*>(yr)[q] = o;
       }
-      reinterpret_cast<float4*>(yr)[q] = o;
+      for (int64_t i = 4 * n4 + tid; i < n; i += threads)
+        yr[i] = log_form ? sub(sub(xs[i], m), s) : div(es[i], s);
     }
-    for (int64_t i = 4 * n4 + tid; i < n; i += threads)
-      yr[i] = log_form ? log_softmax_element(xs[i], m, s) : canonicalize(div(es[i], s));
     __syncthreads();  // the next row reuses the shared memory
   }
 }
