@@ -2,8 +2,10 @@
 # CUDA GEMM for products with few rows (the 128-token prefill of GPT-2 124M) on the GPU machine. Run
 # from the repo root after `bash scripts/gpu/build.sh -DBITLEARN_BENCH=ON` built build-gpu/. Steps:
 #   1. conformance of the CUDA GEMM (MatmulCuda*, every variant and launch config, one run) with a
-#      PASS/FAIL line per small-tile variant (0, 11..16) read from the failure messages;
-#   2. CPU = CUDA on the fixture language models (Fixtures/HfModelCuda.*, SkinnyMatmulCuda.*);
+#      PASS/FAIL line per small-tile variant (0, 11..16) read from the failure messages, and of the
+#      product with the bias added as it stores (MatmulBiasCuda*);
+#   2. CPU = CUDA on the fixture language models (Fixtures/HfModelCuda.*, SkinnyMatmulCuda.*) and
+#      `bitlearn verify --device all` (every digest IDENTICAL across devices);
 #   3. bench_gemm_cuda at the four prefill shapes and the LM head: cuBLAS strict fp32 and each
 #      variant, GFLOP/s, microseconds and the ratio to cuBLAS;
 #   4. bench/llm_vs_torch.py for gpt2-124m on CUDA (prefill ms and ratio to PyTorch fp32);
@@ -19,10 +21,10 @@ say "== cuda-gemm128: $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name --format=
 
 T="$B/tests/bitlearn_cuda_tests"
 if [ -x "$T" ]; then
-  timeout 60 "$T" --gtest_filter='MatmulCuda*' >"$OUT/gemm128_tests.txt" 2>&1
+  timeout 60 "$T" --gtest_filter='MatmulCuda*:MatmulBiasCuda*' >"$OUT/gemm128_tests.txt" 2>&1
   rc=$?
   grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED  \] |^\[       OK \]" "$OUT/gemm128_tests.txt" | head -30 | tee -a "$LOG"
-  [ $rc -eq 0 ] && say "PASS conformance MatmulCuda* (all variants)" || say "FAIL conformance MatmulCuda* (rc=$rc)"
+  [ $rc -eq 0 ] && say "PASS conformance MatmulCuda* + MatmulBiasCuda* (all variants)" || say "FAIL conformance MatmulCuda* + MatmulBiasCuda* (rc=$rc)"
   for v in 0 11 12 13 14 15 16; do
     n=$(grep -cE "variant=$v( |\$)" "$OUT/gemm128_tests.txt")
     if [ $rc -eq 0 ]; then say "PASS gemm variant $v conformance"
@@ -34,6 +36,13 @@ if [ -x "$T" ]; then
   rc=$?
   grep -E "^\[  (PASSED|FAILED) |^\[  FAILED  \] " "$OUT/gemm128_models.txt" | head -10 | tee -a "$LOG"
   [ $rc -eq 0 ] && say "PASS fixture models CPU = CUDA" || say "FAIL fixture models CPU = CUDA (rc=$rc)"
+  if [ -x "$B/bitlearn" ]; then
+    timeout 60 "$B/bitlearn" verify --device all >"$OUT/gemm128_verify.txt" 2>&1
+    rc=$?
+    grep -E "gemm|llm|DIVERGENT" "$OUT/gemm128_verify.txt" | head -12 | tee -a "$LOG"
+    bad=$(grep -c "DIVERGENT" "$OUT/gemm128_verify.txt")
+    [ $rc -eq 0 ] && [ "$bad" -eq 0 ] && say "PASS verify --device all" || say "FAIL verify --device all (rc=$rc, $bad bad lines)"
+  fi
 else
   say "FAIL missing $T"
 fi
@@ -84,7 +93,7 @@ if [ "${BL_GEMM128_NCU:-1}" = 1 ] && command -v ncu >/dev/null && [ -x "$BL" ]; 
   # One prefill after the model is built: kernels by name, count and total time (the first
   # kernels are the model's load; the transposing copy of the tied embedding is made there once).
   BL_LLM_DEVICE=cuda BL_LLM_ONLY=gpt2-124m timeout 100 ncu --metrics gpu__time_duration.sum --csv \
-    --print-units base -c 420 "$BL" --benchmark_filter='prefill' --benchmark_min_time=1x \
+    --print-units base -c 420 "$BL" --benchmark_filter='prefill' --benchmark_min_time=0.001 \
     >"$OUT/gemm128_ncu.csv" 2>"$OUT/gemm128_ncu.err"
   python3 - "$OUT/gemm128_ncu.csv" <<'EOF' | tee -a "$LOG"
 import csv, sys, collections

@@ -72,6 +72,12 @@ void matmul_cpu_portable(const MatmulArgs& args, const float* a, const float* b,
 // the same bits for every config. Asynchronous on the stream; errors are thrown as bl::Error.
 void matmul_cuda(const MatmulArgs& args, const float* a, const float* b, float* c,
                  const LaunchConfig& config, void* stream = nullptr);
+
+// matmul_cuda, then bias (N floats on the device) added to every row of every batch entry:
+// c[m][n] = canonicalize(add(C[m][n], bias[n])), the bits of the product followed by the Tensor add
+// op. The small-tile variants (11..16, variant 0's choice for few rows) add it as they store.
+void matmul_bias_cuda(const MatmulArgs& args, const float* a, const float* b, const float* bias, float* c,
+                      const LaunchConfig& config, void* stream = nullptr);
 #endif
 
 // Element (m, k) of op(A) and (k, n) of op(B) for one batch entry: the addressing rule shared by

@@ -10,6 +10,7 @@
 #include "bitlearn/safetensors.h"
 #include "core/allocator.h"
 #include "core/error.h"
+#include "kernels/matmul.h"
 #include "kernels/matmul_packed.h"
 #include "kernels/skinny_matmul.h"
 #include "models/model_parts.h"
@@ -89,8 +90,30 @@ Tensor product(const Tensor& x_in, const Tensor& w, const PackedMatrix* packed) 
   return out;
 }
 
+#if defined(BITLEARN_HAS_CUDA)
+// CUDA: x [M, K] times w [K, N] (contiguous) plus bias [N] on every row, the bias added as the
+// product is stored (matmul_bias_cuda): the bits of bl::matmul followed by bl::add.
+Tensor product_bias_cuda(const Tensor& x_in, const Tensor& w, const Tensor& bias_in) {
+  const Tensor x = x_in.contiguous(), bias = bias_in.contiguous();
+  const int64_t M = x.dim(0), K = x.dim(1), N = w.dim(1);
+  BL_CHECK(w.dim(0) == K && bias.numel() == N, "CausalLM: weight [", w.dim(0), ", ", N, "] and bias of ",
+           bias.numel(), " do not match an input of ", K, " features");
+  Tensor out = Tensor::empty({M, N}, DType::f32, x.device());
+  cuda_set_device(x.device().index);
+  matmul_bias_cuda(matmul_dense_args(1, M, N, K), static_cast<const float*>(x.raw_data()),
+                   static_cast<const float*>(w.raw_data()), static_cast<const float*>(bias.raw_data()),
+                   static_cast<float*>(out.raw_data()), op_launch_config());
+  return out;
+}
+#endif
+
 // x [N, in] -> [N, out].
 Tensor apply(const CausalLM::Linear& l, const Tensor& x) {
+#if defined(BITLEARN_HAS_CUDA)
+  if (l.bias.defined() && l.transposed && x.device().is_cuda() && x.dim(0) > kSkinnyMaxRows &&
+      l.weight.is_contiguous() && x.dtype() == DType::f32 && l.bias.dtype() == DType::f32)
+    return product_bias_cuda(x, l.weight, l.bias);
+#endif
   Tensor y = l.transposed ? product(x, l.weight, l.packed.get()) : matmul(x, l.weight, false, true);
   if (l.bias.defined()) y = add(y, l.bias);
   return y;

@@ -31,7 +31,6 @@
 #include "kernels/cuda/launch_util.cuh"
 #include "kernels/cuda/matmul_pipe.cuh"
 #include "kernels/cuda/matmul_wide.h"
-#include "kernels/cuda/reduce_cuda.cuh"
 #include "kernels/launch.h"
 #include "kernels/matmul.h"
 
@@ -565,9 +564,9 @@ int64_t current_smem_optin() {
   return cached[dev];
 }
 
-// True when the leaf-parallel path (variants 14..16) may split this product: a single product
-// (batch 1) on the default stream (the scratch is stream-ordered there) with two or more k leaves.
-// Otherwise those variants run their tile over all of K in one launch.
+// True when the leaf-parallel mode (variants 14..16) may split this product: a single product
+// (batch 1) on the default stream (where products share its scratch one after another) with two or
+// more k leaves. Otherwise those variants run their tile over all of K in one launch.
 bool leaf_parallel_applies(const MatmulArgs& args, void* stream) {
   return stream == nullptr && args.batch == 1 && gemm_k_leaf_count(args.k) >= 2;
 }
@@ -577,8 +576,8 @@ bool leaf_parallel_applies(const MatmulArgs& args, void* stream) {
 // the shared memory for it, H200: 0.71-0.80 of cuBLAS against 0.60-0.67 for variant 6; else the
 // pipeline of variant 6), else the 128 x 64 pipeline when that does. Below that (products with few
 // rows, such as a 128-token prefill) the small warp tiles of variant 11 (32 x 64), with the k
-// leaves run in parallel (variant 14) when a single product has two or more of them. Every variant
-// gives the same bits, so the choice changes only speed.
+// leaves run in parallel and folded in the same launch (variant 14) when a single product has two
+// or more of them. Every variant gives the same bits, so the choice changes only speed.
 // Where a device gives a block less shared memory (AMD: 64 KiB per workgroup), each choice falls
 // back to the next smaller tile that fits; the 64 x 64 tile's static buffers always do.
 template <int BM, int BN, int BK, int STAGES>
@@ -609,64 +608,37 @@ int auto_variant(const MatmulArgs& args, void* stream) {
   return leaf_parallel_applies(args, stream) ? 14 : 11;
 }
 
-// c[i * ldc + j] = leaf 0, then + leaf 1, + leaf 2, ... (left to right, as the contract folds),
-// canonical NaN; partial[(l * m + i) * n + j] holds leaf l of output (i, j).
-__global__ void fold_leaves_kernel(const float* partial, float* c, int64_t m, int64_t n, int64_t ldc,
-                                   int64_t leaves) {
-  const int64_t total = m * n;
+// c[m * ldc + n] = canonicalize(add(c[m * ldc + n], bias[n])) for every batch entry: the row
+// broadcast add of the Tensor add op, after a variant that does not add the bias as it stores.
+__global__ void add_bias_rows_kernel(float* c, const float* bias, int64_t batch, int64_t m, int64_t n,
+                                     int64_t ldc, int64_t stride_c) {
+  const int64_t total = batch * m * n;
   for (int64_t g = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; g < total;
        g += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    float v = partial[g];
-    for (int64_t l = 1; l < leaves; ++l) v = add(v, partial[l * total + g]);
-    c[(g / n) * ldc + g % n] = canonicalize(v);
+    const int64_t j = g % n, i = (g / n) % m, bi = g / (m * n);
+    float* out = c + bi * stride_c + i * ldc + j;
+    *out = canonicalize(add(*out, bias[j]));
   }
 }
 
-// Leaf-parallel product: every full 256-wide k slice is a one-leaf product, so the kernel stores
-// exactly that leaf's fma chain from +0; the slices run as the batch entries of one launch (the
-// short last leaf as a second launch) of the small-tile variant tile_variant into scratch, and
-// fold_leaves_kernel adds them left to right. The bits are those of one launch over all of K; only
-// the parallelism changes.
-void matmul_leaf_parallel(const MatmulArgs& args, const float* a, const float* b, float* c,
-                          const LaunchConfig& config, int tile_variant) {
-  const int64_t m = args.m, n = args.n, k = args.k;
-  const int64_t full = k / kGemmKLeaf, rem = k % kGemmKLeaf, leaves = gemm_k_leaf_count(k);
-  cuda::DeviceScratch<float> partial(leaves * m * n);
-  LaunchConfig sub_config = config;
-  sub_config.variant = tile_variant;
-  MatmulArgs sub = args;
-  sub.ldc = n;
-  sub.stride_c = m * n;
-  sub.k = kGemmKLeaf;
-  sub.batch = full;
-  sub.stride_a = args.trans_a ? kGemmKLeaf * args.lda : kGemmKLeaf;
-  sub.stride_b = args.trans_b ? kGemmKLeaf : kGemmKLeaf * args.ldb;
-  if (full > 0) matmul_cuda(sub, a, b, partial.ptr, sub_config, nullptr);
-  if (rem > 0) {
-    sub.batch = 1;
-    sub.k = rem;
-    matmul_cuda(sub, a + full * sub.stride_a, b + full * sub.stride_b, partial.ptr + full * m * n,
-                sub_config, nullptr);
-  }
-  const cuda::GridShape g = cuda::grid_for(m * n, config);
-  fold_leaves_kernel<<<g.blocks, g.threads>>>(partial.ptr, c, m, n, args.ldc, leaves);
-  BL_CUDA_CHECK(cudaGetLastError());
+// The variant that runs: config.variant, or variant 0's choice by shape.
+int resolve_variant(const MatmulArgs& args, const LaunchConfig& config, void* stream) {
+  return config.variant == 0 ? auto_variant(args, stream) : config.variant;
 }
 
-}  // namespace
-
-void matmul_cuda(const MatmulArgs& args, const float* a, const float* b, float* c,
-                 const LaunchConfig& config, void* stream) {
-  matmul_check_args("matmul_cuda", args, a, b, c);
-  if (args.batch == 0 || args.m == 0 || args.n == 0) return;
-  // variant picks the tile shape; the block size follows from it (config.block is not used).
-  int variant = config.variant == 0 ? auto_variant(args, stream) : config.variant;
-  if (variant >= 14 && variant <= 16) {  // leaf-parallel over the small tiles of variant 11..13
-    if (leaf_parallel_applies(args, stream)) {
-      matmul_leaf_parallel(args, a, b, c, config, variant - 3);
-      return;
-    }
-    variant -= 3;
+// Runs the product with variant (bias: see matmul_bias_cuda; only the small-tile variants 11..16
+// take it, the caller adds it after the others).
+void run_variant(int variant, const MatmulArgs& args, const float* a, const float* b, float* c,
+                 const float* bias, const LaunchConfig& config, void* stream) {
+  cudaStream_t s = static_cast<cudaStream_t>(stream);
+  if (variant >= 11 && variant <= 16) {  // small tiles; 14..16: the same tiles leaf-parallel
+    const bool split = variant >= 14 && leaf_parallel_applies(args, stream);
+    matmul_cuda_wide(variant >= 14 ? variant - 3 : variant, args, a, b, c, config, s, bias, split);
+    return;
+  }
+  if (matmul_wide_variant(variant)) {  // 7..10: the wide-tile kernels of matmul_wide.cu
+    matmul_cuda_wide(variant, args, a, b, c, config, s);
+    return;
   }
   MatmulDeviceArgs p;
   p.m = args.m;
@@ -682,11 +654,6 @@ void matmul_cuda(const MatmulArgs& args, const float* a, const float* b, float* 
   p.trans_b = args.trans_b ? 1 : 0;
   p.tiles_m = p.tiles_n = 0;
   p.tiles_total = args.batch;
-  cudaStream_t s = static_cast<cudaStream_t>(stream);
-  if (matmul_wide_variant(variant)) {  // 7..13: the warp-tiled kernels of matmul_wide.cu
-    matmul_cuda_wide(variant, args, a, b, c, config, s);
-    return;
-  }
   switch (variant) {
     case 6:  // pipelined: 128 x 128 tiles, BK = 32, 3 cp.async stages, one block per multiprocessor
              // (variant 0's large-shape choice where variant 10 does not fit in shared memory)
@@ -710,6 +677,32 @@ void matmul_cuda(const MatmulArgs& args, const float* a, const float* b, float* 
     default:
       BL_CHECK(false, "matmul_cuda: LaunchConfig.variant must be 0..16, got ", config.variant);
   }
+}
+
+}  // namespace
+
+void matmul_cuda(const MatmulArgs& args, const float* a, const float* b, float* c,
+                 const LaunchConfig& config, void* stream) {
+  matmul_check_args("matmul_cuda", args, a, b, c);
+  if (args.batch == 0 || args.m == 0 || args.n == 0) return;
+  // variant picks the tile shape; the block size follows from it (config.block is not used).
+  run_variant(resolve_variant(args, config, stream), args, a, b, c, nullptr, config, stream);
+}
+
+void matmul_bias_cuda(const MatmulArgs& args, const float* a, const float* b, const float* bias, float* c,
+                      const LaunchConfig& config, void* stream) {
+  matmul_check_args("matmul_bias_cuda", args, a, b, c);
+  BL_CHECK(bias != nullptr || args.n == 0, "matmul_bias_cuda: bias is null for a product with ", args.n,
+           " columns");
+  if (args.batch == 0 || args.m == 0 || args.n == 0) return;
+  const int variant = resolve_variant(args, config, stream);
+  const bool fused = variant >= 11 && variant <= 16;
+  run_variant(variant, args, a, b, c, fused ? bias : nullptr, config, stream);
+  if (fused) return;
+  const cuda::GridShape g = cuda::grid_for(args.batch * args.m * args.n, config);
+  add_bias_rows_kernel<<<g.blocks, g.threads, 0, static_cast<cudaStream_t>(stream)>>>(
+      c, bias, args.batch, args.m, args.n, args.ldc, args.stride_c);
+  BL_CUDA_CHECK(cudaGetLastError());
 }
 
 }  // namespace bl

@@ -21,9 +21,17 @@
 //
 // Slabs of BK k steps (BK divides the leaf) are copied by cp.async in STAGES stages
 // (matmul_pipe.cuh). Tiles are walked grid-stride, so the grid size changes nothing but speed.
+//
+// Leaf-parallel mode (SPLIT, the small tiles only, a single product): each work item is one tile
+// and one k leaf; the block runs that leaf's fma chain from +0.0 and writes the unfolded partial to
+// scratch. The block that completes a tile's last leaf (an integer arrival counter per tile) folds
+// the tile's partials left to right (leaf 0, + leaf 1, + leaf 2, ...) and stores C. Which block folds
+// changes nothing: the fold order is fixed by the leaf index. With a bias row the stored value is
+// canonicalize(add(canonicalize(sum), bias[n])): the bits of the product followed by a separate add.
 #include "kernels/cuda/matmul_wide.h"
 
 #include <algorithm>
+#include <mutex>
 
 #include "core/cuda_check.h"
 #include "core/error.h"
@@ -38,7 +46,17 @@ struct WideArgs {
   int64_t lda, ldb, ldc;
   int64_t stride_a, stride_b, stride_c;
   int64_t tiles_m, tiles_n, tiles_total;
+  int64_t leaves;           // SPLIT: k leaves of the product (work items = tiles x leaves)
+  float* partial;           // SPLIT: [leaves][m][n] unfolded leaf partials
+  unsigned* counters;       // SPLIT: arrivals per tile, zero between products
+  const float* bias;        // null, or N floats added to every row after the product
 };
+
+// The value stored for one output: the finished sum, canonical, plus the bias when there is one.
+__device__ __forceinline__ float wide_store_value(float sum, const float* bias, int64_t n) {
+  const float v = canonicalize(sum);
+  return bias == nullptr ? v : canonicalize(add(v, bias[n]));
+}
 
 constexpr int kLaneGroup = 32;  // threads of one warp tile (a layout choice, see above)
 
@@ -160,7 +178,7 @@ struct WideSmem {
   static_assert(kBytes <= 227 * 1024, "fits the shared memory of one multiprocessor");
 };
 
-template <class C, bool A_KC, bool B_KC>
+template <class C, bool A_KC, bool B_KC, bool SPLIT>
 __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks)
     matmul_wide_kernel(WideArgs p, const float* __restrict__ a, const float* __restrict__ b, float* c,
                        int vec_a, int vec_b) {
@@ -174,16 +192,21 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks)
   const int unit = tid / C::kUnitThreads, slot = tid % C::kUnitThreads;
   const int row_base = (unit / C::kUnitsN) * C::kUnitM + (slot / C::kUnitCols) * MA::kSlotScale;
   const int col_base = (unit % C::kUnitsN) * C::kUnitN + (slot % C::kUnitCols) * MB::kSlotScale;
-  const int64_t slabs = (p.k + BK - 1) / BK;
+  __shared__ int fold_here;  // SPLIT: this block completed the tile's last leaf
 
   for (int64_t tile = blockIdx.x; tile < p.tiles_total; tile += gridDim.x) {
     const int64_t tn = tile % p.tiles_n;
     const int64_t tm = (tile / p.tiles_n) % p.tiles_m;
-    const int64_t bi = tile / (p.tiles_n * p.tiles_m);
+    const int64_t bi = tile / (p.tiles_n * p.tiles_m);  // batch entry, or (SPLIT) k leaf
     const int64_t m0 = tm * C::BM, n0 = tn * C::BN;
-    const float* ab = a + bi * p.stride_a;
-    const float* bb = b + bi * p.stride_b;
-    float* cb = c + bi * p.stride_c;
+    // SPLIT: the leaf's k slice of A and B (batch is 1); its K is the leaf's length.
+    const int64_t k_total = SPLIT ? (p.k - bi * kGemmKLeaf < kGemmKLeaf ? p.k - bi * kGemmKLeaf : kGemmKLeaf) : p.k;
+    const int64_t a_step = SPLIT ? (A_KC ? kGemmKLeaf : kGemmKLeaf * p.lda) : p.stride_a;
+    const int64_t b_step = SPLIT ? (B_KC ? kGemmKLeaf : kGemmKLeaf * p.ldb) : p.stride_b;
+    const float* ab = a + bi * a_step;
+    const float* bb = b + bi * b_step;
+    float* cb = SPLIT ? c : c + bi * p.stride_c;
+    const int64_t slabs = (k_total + BK - 1) / BK;
     const int64_t m_left = p.m - m0, n_left = p.n - n0;  // tile-local row / column is inside when <
 
     float acc[TM][TN];
@@ -210,8 +233,8 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks)
     for (int s = 0; s < kStages - 1; ++s) {
       if (s < slabs) {
         float* st = smem + s * S::kStageFloats;
-        pipe_load_slab<C::BM, BK, C::kThreads, A_KC>(st, ab, p.lda, m0, p.m, p.k, s, vec_a != 0);
-        pipe_load_slab<C::BN, BK, C::kThreads, B_KC>(st + S::SA::kFloats, bb, p.ldb, n0, p.n, p.k, s,
+        pipe_load_slab<C::BM, BK, C::kThreads, A_KC>(st, ab, p.lda, m0, p.m, k_total, s, vec_a != 0);
+        pipe_load_slab<C::BN, BK, C::kThreads, B_KC>(st + S::SA::kFloats, bb, p.ldb, n0, p.n, k_total, s,
                                                      vec_b != 0);
       }
       cp_async_commit();
@@ -223,8 +246,8 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks)
       const int64_t s_next = s + kStages - 1;
       if (s_next < slabs) {
         float* st = smem + static_cast<int>(s_next % kStages) * S::kStageFloats;
-        pipe_load_slab<C::BM, BK, C::kThreads, A_KC>(st, ab, p.lda, m0, p.m, p.k, s_next, vec_a != 0);
-        pipe_load_slab<C::BN, BK, C::kThreads, B_KC>(st + S::SA::kFloats, bb, p.ldb, n0, p.n, p.k,
+        pipe_load_slab<C::BM, BK, C::kThreads, A_KC>(st, ab, p.lda, m0, p.m, k_total, s_next, vec_a != 0);
+        pipe_load_slab<C::BN, BK, C::kThreads, B_KC>(st + S::SA::kFloats, bb, p.ldb, n0, p.n, k_total,
                                                      s_next, vec_b != 0);
       }
       cp_async_commit();
@@ -232,18 +255,18 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks)
       const float* sa = smem + static_cast<int>(s % kStages) * S::kStageFloats;
       const float* sb = sa + S::SA::kFloats;
       const int64_t k0 = s * BK;
-      if (k0 + BK <= p.k) {
+      if (k0 + BK <= k_total) {
 #pragma unroll
         for (int kg = 0; kg < BK; kg += 2) wide_step_pair<C, A_KC, B_KC>(sa, sb, kg, row_base, col_base, acc);
       } else {
-        const int valid = static_cast<int>(p.k - k0);
+        const int valid = static_cast<int>(k_total - k0);
         for (int kk = 0; kk < valid; ++kk) wide_step_one<C, A_KC, B_KC>(sa, sb, kk, row_base, col_base, acc);
       }
 
       // End of a leaf: fold the partial into the running sum (sum = leaf0, sum = sum + leaf_j) and
       // restart the partial at +0.0.
       const int64_t k_next = k0 + BK;
-      if (k_next % kGemmKLeaf == 0 || k_next >= p.k) {
+      if (k_next % kGemmKLeaf == 0 || k_next >= k_total) {
         const bool first_leaf = k0 < kGemmKLeaf;
         // Slot (i, j) of thread tid: only this thread reads or writes it.
 #pragma unroll
@@ -256,7 +279,7 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks)
           }
       }
     }
-    {  // the finished sums, canonicalized, stored once
+    if (!SPLIT) {  // the finished sums, canonicalized, stored once
 #pragma unroll
       for (int i = 0; i < TM; ++i) {
         const int r = MA::offset(row_base, i);
@@ -265,7 +288,48 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks)
         for (int j = 0; j < TN; ++j) {
           const int col = MB::offset(col_base, j);
           if (r < m_left && col < n_left)
-            out_row[col] = canonicalize(sum_smem[(i * TN + j) * C::kThreads + tid]);
+            out_row[col] = wide_store_value(sum_smem[(i * TN + j) * C::kThreads + tid], p.bias, n0 + col);
+        }
+      }
+    } else {
+      // This leaf's partial to scratch, then count the arrival; the last of the tile's leaves folds.
+      const int64_t plane = p.m * p.n;
+      float* part = p.partial + bi * plane;
+#pragma unroll
+      for (int i = 0; i < TM; ++i) {
+        const int r = MA::offset(row_base, i);
+#pragma unroll
+        for (int j = 0; j < TN; ++j) {
+          const int col = MB::offset(col_base, j);
+          if (r < m_left && col < n_left)
+            part[(m0 + r) * p.n + n0 + col] = sum_smem[(i * TN + j) * C::kThreads + tid];
+        }
+      }
+      __threadfence();  // the partial is visible device-wide before the arrival is counted
+      __syncthreads();
+      if (tid == 0) {
+        const int64_t tile_mn = tile % (p.tiles_m * p.tiles_n);
+        const unsigned before = atomicAdd(p.counters + tile_mn, 1u);
+        fold_here = static_cast<int64_t>(before) + 1 == p.leaves ? 1 : 0;
+        if (fold_here) p.counters[tile_mn] = 0u;  // every leaf has arrived: ready for the next product
+      }
+      __syncthreads();
+      if (fold_here) {
+        __threadfence();
+#pragma unroll
+        for (int i = 0; i < TM; ++i) {
+          const int r = MA::offset(row_base, i);
+#pragma unroll
+          for (int j = 0; j < TN; ++j) {
+            const int col = MB::offset(col_base, j);
+            if (r < m_left && col < n_left) {
+              // Volatile reads: other blocks wrote these, so no stale cached copy may be used.
+              const volatile float* q = p.partial + (m0 + r) * p.n + n0 + col;
+              float sum = q[0];
+              for (int64_t l = 1; l < p.leaves; ++l) sum = add(sum, q[l * plane]);
+              cb[(m0 + r) * p.ldc + n0 + col] = wide_store_value(sum, p.bias, n0 + col);
+            }
+          }
         }
       }
     }
@@ -274,18 +338,61 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks)
   }
 }
 
-template <class C, bool A_KC, bool B_KC>
+template <class C, bool A_KC, bool B_KC, bool SPLIT>
 void launch_wide_typed(const WideArgs& p, const float* a, const float* b, float* c, unsigned blocks,
                        int vec_a, int vec_b, cudaStream_t stream) {
   using S = WideSmem<C, A_KC, B_KC>;
-  auto kernel = matmul_wide_kernel<C, A_KC, B_KC>;
+  auto kernel = matmul_wide_kernel<C, A_KC, B_KC, SPLIT>;
   BL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      static_cast<int>(S::kBytes)));
   kernel<<<blocks, C::kThreads, S::kBytes, stream>>>(p, a, b, c, vec_a, vec_b);
 }
 
-template <class C>
-void launch_wide(const MatmulArgs& args, const float* a, const float* b, float* c,
+// Scratch of the leaf-parallel mode, one per device: leaf partials and per-tile arrival counters
+// (zero between products: the folding block resets its tile's counter). Grown on demand and kept;
+// only products on the default stream use it, and they run one after another there. Callers hold
+// split_mutex() from the lookup until the launch is queued.
+struct SplitWorkspace {
+  float* partial = nullptr;
+  int64_t partial_floats = 0;
+  unsigned* counters = nullptr;
+  int64_t counter_count = 0;
+};
+
+std::mutex& split_mutex() {
+  static std::mutex mu;
+  return mu;
+}
+
+SplitWorkspace& split_workspace(int64_t partial_floats, int64_t counter_count) {
+  static SplitWorkspace spaces[64];
+  int dev = 0;
+  BL_CUDA_CHECK(cudaGetDevice(&dev));
+  BL_CHECK(dev >= 0 && dev < 64, "matmul_cuda: device index ", dev, " outside 0..63");
+  SplitWorkspace& w = spaces[dev];
+  if (partial_floats <= w.partial_floats && counter_count <= w.counter_count) return w;
+  BL_CUDA_CHECK(cudaDeviceSynchronize());  // earlier products may still use the old buffers
+  if (partial_floats > w.partial_floats) {
+    if (w.partial != nullptr) BL_CUDA_CHECK(cudaFree(w.partial));
+    w.partial = nullptr;
+    w.partial_floats = 0;
+    BL_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&w.partial), partial_floats * sizeof(float)));
+    w.partial_floats = partial_floats;
+  }
+  if (counter_count > w.counter_count) {
+    if (w.counters != nullptr) BL_CUDA_CHECK(cudaFree(w.counters));
+    w.counters = nullptr;
+    w.counter_count = 0;
+    BL_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&w.counters), counter_count * sizeof(unsigned)));
+    BL_CUDA_CHECK(cudaMemset(w.counters, 0, counter_count * sizeof(unsigned)));
+    w.counter_count = counter_count;
+  }
+  return w;
+}
+
+// SPLIT (leaf-parallel, batch 1, default stream) or one launch over all of K for each batch entry.
+template <class C, bool SPLIT>
+void launch_wide(const MatmulArgs& args, const float* a, const float* b, float* c, const float* bias,
                  const LaunchConfig& config, cudaStream_t stream) {
   WideArgs p;
   p.m = args.m;
@@ -299,23 +406,46 @@ void launch_wide(const MatmulArgs& args, const float* a, const float* b, float* 
   p.stride_c = args.stride_c;
   p.tiles_m = (args.m + C::BM - 1) / C::BM;
   p.tiles_n = (args.n + C::BN - 1) / C::BN;
-  p.tiles_total = p.tiles_m * p.tiles_n * args.batch;
+  p.leaves = SPLIT ? gemm_k_leaf_count(args.k) : 1;
+  p.tiles_total = p.tiles_m * p.tiles_n * (SPLIT ? p.leaves : args.batch);
+  p.partial = nullptr;
+  p.counters = nullptr;
+  p.bias = bias;
   int64_t grid = p.tiles_total;
   if (config.grid_cap > 0) grid = std::min<int64_t>(grid, config.grid_cap);
   grid = std::min<int64_t>(grid, int64_t{1} << 30);
   const unsigned blocks = static_cast<unsigned>(grid);
   const int vec_a = rows_16b_aligned(a, args.lda, args.stride_a, args.batch) ? 1 : 0;
   const int vec_b = rows_16b_aligned(b, args.ldb, args.stride_b, args.batch) ? 1 : 0;
+  std::unique_lock<std::mutex> lock(split_mutex(), std::defer_lock);
+  if (SPLIT) {
+    BL_CHECK(args.batch == 1 && stream == nullptr && p.leaves >= 2,
+             "matmul_cuda: the leaf-parallel mode needs one product with two or more k leaves on the default stream");
+    lock.lock();
+    SplitWorkspace& w = split_workspace(p.leaves * args.m * args.n, p.tiles_m * p.tiles_n);
+    p.partial = w.partial;
+    p.counters = w.counters;
+  }
   // A is k-contiguous when plain (M x K), B when transposed (N x K).
   if (!args.trans_a && !args.trans_b)
-    launch_wide_typed<C, true, false>(p, a, b, c, blocks, vec_a, vec_b, stream);
+    launch_wide_typed<C, true, false, SPLIT>(p, a, b, c, blocks, vec_a, vec_b, stream);
   else if (!args.trans_a && args.trans_b)
-    launch_wide_typed<C, true, true>(p, a, b, c, blocks, vec_a, vec_b, stream);
+    launch_wide_typed<C, true, true, SPLIT>(p, a, b, c, blocks, vec_a, vec_b, stream);
   else if (args.trans_a && !args.trans_b)
-    launch_wide_typed<C, false, false>(p, a, b, c, blocks, vec_a, vec_b, stream);
+    launch_wide_typed<C, false, false, SPLIT>(p, a, b, c, blocks, vec_a, vec_b, stream);
   else
-    launch_wide_typed<C, false, true>(p, a, b, c, blocks, vec_a, vec_b, stream);
+    launch_wide_typed<C, false, true, SPLIT>(p, a, b, c, blocks, vec_a, vec_b, stream);
   BL_CUDA_CHECK(cudaGetLastError());
+}
+
+// The small tiles over all of K, or leaf-parallel when split.
+template <class C>
+void launch_small(const MatmulArgs& args, const float* a, const float* b, float* c, const float* bias,
+                  bool split, const LaunchConfig& config, cudaStream_t stream) {
+  if (split)
+    launch_wide<C, true>(args, a, b, c, bias, config, stream);
+  else
+    launch_wide<C, false>(args, a, b, c, bias, config, stream);
 }
 
 template <class C>
@@ -352,30 +482,32 @@ size_t matmul_wide_smem_bytes(int variant) {
 }
 
 void matmul_cuda_wide(int variant, const MatmulArgs& args, const float* a, const float* b, float* c,
-                      const LaunchConfig& config, cudaStream_t stream) {
+                      const LaunchConfig& config, cudaStream_t stream, const float* bias, bool split) {
+  BL_CHECK((bias == nullptr && !split) || variant >= 11, "matmul_cuda: bias and leaf-parallel mode need variant 11..13, got ",
+           variant);
   switch (variant) {
     case 7:  // 128 x 256, block layout, 8 x 16 outputs per thread
-      launch_wide<WideVariant7>(args, a, b, c, config, stream);
+      launch_wide<WideVariant7, false>(args, a, b, c, nullptr, config, stream);
       break;
     case 8:  // 128 x 128, warp tiles 64 x 32, 8 x 8 per thread, BK 8, two blocks (16 warps) per SM
              // within 128 registers
-      launch_wide<WideVariant8>(args, a, b, c, config, stream);
+      launch_wide<WideVariant8, false>(args, a, b, c, nullptr, config, stream);
       break;
     case 9:  // 128 x 256, warp tiles 64 x 64, 8 x 16 per thread
-      launch_wide<WideVariant9>(args, a, b, c, config, stream);
+      launch_wide<WideVariant9, false>(args, a, b, c, nullptr, config, stream);
       break;
     case 10:  // 128 x 128, warp tiles 64 x 32, 8 x 8 per thread, BK 32: the large-shape choice of
               // variant 0 (H200: 0.71-0.80 of cuBLAS at 4096^3, 8192^3 and the LM shapes)
-      launch_wide<WideVariant10>(args, a, b, c, config, stream);
+      launch_wide<WideVariant10, false>(args, a, b, c, nullptr, config, stream);
       break;
     case 11:  // 32 x 64, warp tiles 32 x 16, 4 x 4 per thread (128 threads), BK 32
-      launch_wide<SmallVariant11>(args, a, b, c, config, stream);
+      launch_small<SmallVariant11>(args, a, b, c, bias, split, config, stream);
       break;
     case 12:  // 64 x 64, warp tiles 32 x 16, 4 x 4 per thread (256 threads), BK 16, 4 stages
-      launch_wide<SmallVariant12>(args, a, b, c, config, stream);
+      launch_small<SmallVariant12>(args, a, b, c, bias, split, config, stream);
       break;
     case 13:  // 32 x 32, warp tiles 32 x 16, 4 x 4 per thread (64 threads), BK 32
-      launch_wide<SmallVariant13>(args, a, b, c, config, stream);
+      launch_small<SmallVariant13>(args, a, b, c, bias, split, config, stream);
       break;
     default:
       BL_CHECK(false, "matmul_cuda: wide variant must be 7..13, got ", variant);
