@@ -95,21 +95,22 @@ if [ "${BL_GEMM128_NCU:-1}" = 1 ] && command -v ncu >/dev/null && [ -x "$BL" ]; 
   BL_LLM_DEVICE=cuda BL_LLM_ONLY=gpt2-124m timeout 100 ncu --metrics gpu__time_duration.sum --csv \
     --print-units base -c 420 "$BL" --benchmark_filter='prefill' --benchmark_min_time=0.001 \
     >"$OUT/gemm128_ncu.csv" 2>"$OUT/gemm128_ncu.err"
-  python3 - "$OUT/gemm128_ncu.csv" <<'EOF' | tee -a "$LOG"
+  python3 - "$OUT/gemm128_ncu.csv" <<'EOF' 2>&1 | tee -a "$LOG"
 import csv, sys, collections
 rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 10]
 if not rows:
     print("NCU no rows"); sys.exit(0)
 head = rows[0]; ki = head.index("Kernel Name"); vi = head.index("Metric Value"); ii = head.index("ID")
-seq = [(int(r[ii]), r[ki].split("(")[0].split("<")[0].replace("void ", ""), r[ki], float(r[vi]) / 1e3) for r in rows[1:]]
+seq = [(int(r[ii]), r[ki].split("(")[0].split("<")[0].replace("void ", ""), r[ki], float(r[vi].replace(",", "")) / 1e3)
+       for r in rows[1:]]
 print(f"NCU {len(seq)} kernels profiled, total {sum(s[3] for s in seq):.1f} us")
 agg = collections.OrderedDict()
 for _, short, full, us in seq:
-    key = full[:90]
+    key = full[:140]
     n, t = agg.get(key, (0, 0.0)); agg[key] = (n + 1, t + us)
 for key, (n, t) in sorted(agg.items(), key=lambda kv: -kv[1][1])[:16]:
     print(f"NCU {n:4d} x {t / n:8.1f} us = {t:8.1f} us  {key}")
-tr = [(i, us) for i, short, _, us in seq if "transpose" in short]
+tr = [(i, us) for i, _, full, us in seq if "transpose" in full]
 print("NCU transpose kernels (launch index, us):", tr)
 EOF
 else
