@@ -82,7 +82,7 @@ if [ -x "$BL" ] && python3 -c "import torch" 2>/dev/null; then
   timeout 90 python3 bench/llm_vs_torch.py --bench "$BL" --device cuda --only gpt2-124m --decode 8 \
     >"$OUT/gemm128_llm.md" 2>&1 && say "PASS bench llm gpt2-124m cuda" || say "FAIL bench llm (rc=$?)"
   grep -E "^\|" "$OUT/gemm128_llm.md" | tee -a "$LOG"
-  awk -F'|' '/prefill/ { gsub(/,/, "", $4); gsub(/,/, "", $5); if ($4 > 0 && $5 > 0)
+  awk -F'|' '/prefill/ { gsub(/,/, "", $4); gsub(/,/, "", $5); if ($4 + 0 > 0 && $5 + 0 > 0)
     printf "PREFILL gpt2-124m 128 tok: bitlearn %.2f ms, torch %.2f ms, ratio %.2f\n", 128000 / $4, 128000 / $5, $4 / $5 }' \
     "$OUT/gemm128_llm.md" | tee -a "$LOG"
 else
