@@ -13,6 +13,7 @@
 #include "kernels/histogram.h"
 #include "kernels/math_map.h"
 #include "ml/boosting/binning.h"
+#include "ml/boosting/row_partition.h"
 
 namespace bl::ml {
 
@@ -26,6 +27,25 @@ constexpr int64_t kRowChunk = 4096;
 constexpr uint64_t kRowStreamTag = uint64_t{1} << 62;
 constexpr uint64_t kColumnStreamTag = uint64_t{2} << 62;
 constexpr uint64_t kDartStreamTag = uint64_t{3} << 62;  // | iteration
+
+// Runs fn(i) for i in [0, n) as fixed chunks of kRowChunk on the default pool.
+template <typename Fn>
+void for_row_chunks(int64_t n, Fn fn) {
+  const int64_t chunks = (n + kRowChunk - 1) / kRowChunk;
+  default_pool().parallel_for(chunks, [&](int64_t c) {
+    const int64_t end = std::min(n, (c + 1) * kRowChunk);
+    for (int64_t i = c * kRowChunk; i < end; ++i) fn(i);
+  });
+}
+
+// Runs fn(c, begin, end) for the fixed chunks [begin, end) of kRowChunk in [0, n) on the default
+// pool; returns the number of chunks (per-chunk partial results are then combined in chunk order).
+template <typename Fn>
+int64_t for_chunk_ranges(int64_t n, Fn fn) {
+  const int64_t chunks = (n + kRowChunk - 1) / kRowChunk;
+  default_pool().parallel_for(chunks, [&](int64_t c) { fn(c, c * kRowChunk, std::min(n, (c + 1) * kRowChunk)); });
+  return chunks;
+}
 
 // Histograms on the CPU or on CUDA; both give the same integers.
 class HistogramBuilder {
@@ -53,10 +73,12 @@ class HistogramBuilder {
 #endif
   }
 
+  bool on_cuda() const { return cuda_; }
+
   // Histogram of the listed rows; g, h hold their pairs in list order (h null: every hessian is
-  // h_const). CUDA reads the pairs by row from its own copies.
+  // h_const); the CPU cuts the work over `pool`. CUDA reads the pairs by row from its own copies.
   void build(const int32_t* rows, int64_t count, const int64_t* g, const int64_t* h, int64_t h_const,
-             std::vector<int64_t>& hist) const {
+             std::vector<int64_t>& hist, ThreadPool& pool) const {
     hist.resize(static_cast<size_t>(histogram_size(d_)));
 #if defined(BITLEARN_HAS_CUDA)
     if (cuda_) {
@@ -72,7 +94,7 @@ class HistogramBuilder {
       return;
     }
 #endif
-    histogram_gathered_cpu(bins_.data(), d_, rows, count, g, h, h_const, hist.data(), default_pool());
+    histogram_gathered_cpu(bins_.data(), d_, rows, count, g, h, h_const, hist.data(), pool);
   }
 
  private:
@@ -100,35 +122,62 @@ struct Quantized {
   int64_t constant_q = 0;  // that q
 };
 
-// Marks out.constant when every listed row's q is the same.
+// Marks out.constant when every listed row's q is the same (row chunks checked in parallel).
 void mark_constant(Quantized& out, const std::vector<int32_t>& rows) {
   const int64_t first = out.q[rows[0]];
-  for (int32_t r : rows) {
-    if (out.q[r] != first) return;
+  const int64_t m = static_cast<int64_t>(rows.size());
+  std::vector<char> same(static_cast<size_t>((m + kRowChunk - 1) / kRowChunk), 1);
+  for_chunk_ranges(m, [&](int64_t c, int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      if (out.q[rows[i]] != first) {
+        same[c] = 0;
+        return;
+      }
+    }
+  });
+  for (char s : same) {
+    if (!s) return;
   }
   out.constant = true;
   out.constant_q = first;
 }
 
-Quantized quantize(const std::vector<float>& v, const std::vector<int32_t>& rows, int64_t n) {
-  Quantized out;
-  out.q.assign(static_cast<size_t>(n), 0);
+// Quantizes v over the listed rows into out (its q buffer is reused between calls; rows not
+// listed get q = 0). The largest |v| is the largest of per-chunk maxima (NaN never wins a max, so
+// the cut does not matter); each q depends on its own value only.
+void quantize(const std::vector<float>& v, const std::vector<int32_t>& rows, int64_t n, Quantized& out) {
+  out.unit = 1.0;
+  out.constant = false;
+  out.constant_q = 0;
+  const int64_t m = static_cast<int64_t>(rows.size());
+  std::vector<float> chunk_max(static_cast<size_t>((m + kRowChunk - 1) / kRowChunk), 0.0f);
+  for_chunk_ranges(m, [&](int64_t c, int64_t begin, int64_t end) {
+    float mx = 0.0f;
+    for (int64_t i = begin; i < end; ++i) mx = std::max(mx, bl::abs(v[rows[i]]));
+    chunk_max[c] = mx;
+  });
   float max_abs = 0.0f;
-  for (int32_t r : rows) max_abs = std::max(max_abs, bl::abs(v[r]));
+  for (float mx : chunk_max) max_abs = std::max(max_abs, mx);
+  out.q.resize(static_cast<size_t>(n));
+  if (m < n || max_abs == 0.0f) std::fill(out.q.begin(), out.q.end(), 0);
   if (max_abs == 0.0f) {
     mark_constant(out, rows);
-    return out;
+    return;
   }
   int e = 0;
   std::frexp(static_cast<double>(max_abs), &e);  // max_abs < 2^e
   int b = 0;
-  while ((int64_t{1} << b) < static_cast<int64_t>(rows.size())) ++b;  // count <= 2^b
+  while ((int64_t{1} << b) < m) ++b;  // count <= 2^b
   const int s = 62 - e - b;
   out.unit = std::ldexp(1.0, -s);
   const double scale = std::ldexp(1.0, s);  // a power of two: v * scale is exact in float64
-  for (int32_t r : rows) out.q[r] = round_half_away(static_cast<double>(v[r]) * scale);
+  for_chunk_ranges(m, [&](int64_t, int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      const int32_t r = rows[i];
+      out.q[r] = round_half_away(static_cast<double>(v[r]) * scale);
+    }
+  });
   mark_constant(out, rows);
-  return out;
 }
 
 struct SplitInfo {
@@ -145,64 +194,15 @@ struct NodeWork {
   SplitInfo best;
 };
 
-// The arrays a partition moves: rows and their gathered pairs (rh null: constant hessians), and
-// the scratch space for the right side.
-struct PartitionArrays {
-  int32_t* rows;
-  int64_t* rg;
-  int64_t* rh;
-  int32_t* out_rows;
-  int64_t* out_g;
-  int64_t* out_h;
-};
-
-// Stable partition of [begin, end) by goes_left[column[row]]; returns the left count and adds
-// the left rows' pairs to *gs, *hs. Branch-free: every row is written to both sides' next slot
-// and only its own side advances (a data-dependent branch mispredicts about half the time).
-template <bool kHasHessian>
-int64_t partition_rows(const uint8_t* column, const uint8_t* goes_left, const PartitionArrays& a, int64_t begin,
-                       int64_t end, uint64_t* gs, uint64_t* hs) {
-  constexpr int64_t kAhead = 16;
-  int32_t* rows = a.rows + begin;
-  int64_t* rg = a.rg + begin;
-  int64_t* rh = kHasHessian ? a.rh + begin : nullptr;
-  const int64_t count = end - begin;
-  int64_t nl = 0, nr = 0;
-  uint64_t g_left = 0, h_left = 0;
-  for (int64_t i = 0; i < count; ++i) {
-    if (i + kAhead < count) __builtin_prefetch(column + rows[i + kAhead]);
-    const int32_t r = rows[i];
-    const int64_t g = rg[i];
-    const int64_t left = goes_left[column[r]];
-    const uint64_t mask = uint64_t{0} - static_cast<uint64_t>(left);
-    // Slot nl <= i: row i has been read before it is overwritten.
-    rows[nl] = r;
-    rg[nl] = g;
-    a.out_rows[nr] = r;
-    a.out_g[nr] = g;
-    g_left += static_cast<uint64_t>(g) & mask;
-    if (kHasHessian) {
-      const int64_t h = rh[i];
-      rh[nl] = h;
-      a.out_h[nr] = h;
-      h_left += static_cast<uint64_t>(h) & mask;
-    }
-    nl += left;
-    nr += 1 - left;
-  }
-  std::copy(a.out_rows, a.out_rows + nr, rows + nl);
-  std::copy(a.out_g, a.out_g + nr, rg + nl);
-  if (kHasHessian) std::copy(a.out_h, a.out_h + nr, rh + nl);
-  *gs += g_left;
-  *hs += h_left;
-  return nl;
-}
+// Nodes of at least this many rows build their histogram alone, cut over the pool's threads;
+// smaller ones of one depth-wise level are built side by side, one node per task.
+constexpr int64_t kAloneHistogramRows = 16384;
 
 class TreeGrower {
  public:
   TreeGrower(const BoostParams& p, const BinMapper& mapper, const std::vector<uint8_t>& bins,
              int64_t d, const HistogramBuilder& hb)
-      : p_(p), mapper_(mapper), bins_(bins), d_(d), hb_(hb) {
+      : p_(p), mapper_(mapper), bins_(bins), d_(d), hb_(hb), serial_pool_(1) {
     // Column-major copy of the bins for the partitions: one node's rows, ascending, read one
     // column contiguously instead of one byte per d-byte row.
     const int64_t n = static_cast<int64_t>(bins.size()) / std::max<int64_t>(1, d);
@@ -222,106 +222,51 @@ class TreeGrower {
     start_tree(std::move(rows), g, h, allowed, &g_root, &h_root);
     Tree tree;
     tree.n_values = 1;
-    std::vector<int64_t> node_g, node_h;
-    auto add_node = [&](int64_t gs, int64_t hs) {
-      int32_t id = tree.add_node();
-      node_g.push_back(gs);
-      node_h.push_back(hs);
-      node_split_bin.push_back(0);
-      node_begin_.push_back(0);
-      node_end_.push_back(0);
-      return id;
-    };
+    node_g_.clear();
+    node_h_.clear();
     node_split_bin.clear();
     node_begin_.clear();
     node_end_.clear();
     std::vector<std::unique_ptr<NodeWork>> open;
     auto root = std::make_unique<NodeWork>();
-    root->id = add_node(g_root, h_root);
+    root->id = add_node(tree, node_split_bin, g_root, h_root);
     root->begin = 0;
     root->end = static_cast<int64_t>(rows_.size());
     root->depth = 0;
     node_end_[root->id] = root->end;
     take_hist(root->hist);
-    build_hist(0, root->end, root->hist);
+    build_hist(0, root->end, root->hist, default_pool());
     if (splittable(*root)) {
       root->best = best_split(root->hist, g_root, h_root);
       if (root->best.gain > p_.min_split_gain) open.push_back(std::move(root));
     }
-    int64_t leaves = 1;
-    while (!open.empty() && (p_.max_leaf_nodes <= 0 || leaves < p_.max_leaf_nodes)) {
-      size_t pick = 0;
-      for (size_t i = 1; i < open.size(); ++i) {
-        const NodeWork& a = *open[i];
-        const NodeWork& b = *open[pick];
-        bool better = p_.depthwise ? (a.depth < b.depth || (a.depth == b.depth && a.id < b.id))
-                                   : (a.best.gain > b.best.gain || (a.best.gain == b.best.gain && a.id < b.id));
-        if (better) pick = i;
-      }
-      std::unique_ptr<NodeWork> node = std::move(open[pick]);
-      open.erase(open.begin() + static_cast<std::ptrdiff_t>(pick));
-      const SplitInfo s = node->best;
-      int64_t gl = 0, hl = 0;
-      const int64_t mid = partition(node->begin, node->end, s, &gl, &hl);
-      const int64_t gr = node_g[node->id] - gl, hr = node_h[node->id] - hl;
-      auto left = std::make_unique<NodeWork>();
-      auto right = std::make_unique<NodeWork>();
-      left->id = add_node(gl, hl);
-      right->id = add_node(gr, hr);
-      tree.feature[node->id] = s.feature;
-      tree.threshold[node->id] = mapper_.thresholds[s.feature][s.bin];
-      tree.left[node->id] = left->id;
-      tree.right[node->id] = right->id;
-      tree.default_left[node->id] = s.default_left ? 1 : 0;
-      node_split_bin[node->id] = s.bin;
-      ++leaves;
-      left->begin = node->begin;
-      left->end = mid;
-      right->begin = mid;
-      right->end = node->end;
-      left->depth = right->depth = node->depth + 1;
-      node_begin_[left->id] = node->begin;
-      node_end_[left->id] = node_begin_[right->id] = mid;
-      node_end_[right->id] = node->end;
-      // Histogram of the smaller child; the larger is parent - smaller (exact in integers).
-      NodeWork* small = (mid - node->begin) <= (node->end - mid) ? left.get() : right.get();
-      NodeWork* large = small == left.get() ? right.get() : left.get();
-      const bool need = splittable(*left) || splittable(*right);
-      if (need) {
-        take_hist(small->hist);
-        take_hist(large->hist);
-        build_hist(small->begin, small->end, small->hist);
-        large->hist.resize(node->hist.size());
-        subtract_hist(node->hist, small->hist, large->hist);
-      }
-      recycle_hist(node->hist);
-      node.reset();
-      for (auto* child : {&left, &right}) {
-        NodeWork& c = **child;
-        if (!need || !splittable(c)) continue;
-        c.best = best_split(c.hist, node_g[c.id], node_h[c.id]);
-        if (c.best.gain > p_.min_split_gain) {
-          open.push_back(std::move(*child));
-        }
-      }
+    if (p_.depthwise) {
+      grow_levels(tree, node_split_bin, std::move(open));
+    } else {
+      grow_best_first(tree, node_split_bin, std::move(open));
     }
-    set_leaf_values(tree, node_g, node_h);
+    set_leaf_values(tree, node_g_, node_h_);
     return tree;
   }
 
   // For the tree grown last: adds each leaf's value to raw[r * K + k] of the rows that reached it
   // (rows_ holds them grouped by leaf) and, when leaf_out is given, stores each row's leaf. The
-  // same single float addition per row as a traversal, without traversing.
+  // same single float addition per row as a traversal, without traversing; leaves run as parallel
+  // tasks (no two leaves share a row).
   void add_leaf_values(const Tree& tree, float* raw, int64_t K, int64_t k, int32_t* leaf_out) const {
+    std::vector<int32_t> leaves;
     for (int64_t id = 0; id < tree.n_nodes(); ++id) {
-      if (tree.feature[id] >= 0) continue;
+      if (tree.feature[id] < 0 && node_end_[id] > node_begin_[id]) leaves.push_back(static_cast<int32_t>(id));
+    }
+    default_pool().parallel_for(static_cast<int64_t>(leaves.size()), [&](int64_t j) {
+      const int32_t id = leaves[j];
       const float v = tree.value[id];
       for (int64_t i = node_begin_[id]; i < node_end_[id]; ++i) {
         const int64_t r = rows_[i];
         if (raw) raw[r * K + k] = bl::add(raw[r * K + k], v);
-        if (leaf_out) leaf_out[r] = static_cast<int32_t>(id);
+        if (leaf_out) leaf_out[r] = id;
       }
-    }
+    });
   }
 
   // Symmetric (oblivious) tree: level by level, every node of the level splits on the one
@@ -355,7 +300,7 @@ class TreeGrower {
     level[0]->depth = 0;
     node_end_[level[0]->id] = level[0]->end;
     take_hist(level[0]->hist);
-    build_hist(0, level[0]->end, level[0]->hist);
+    build_hist(0, level[0]->end, level[0]->hist, default_pool());
     const int64_t depth_limit = p_.max_depth > 0 ? p_.max_depth : 6;
     for (int64_t depth = 0; depth < depth_limit && !level.empty(); ++depth) {
       const SplitInfo s = best_level_split(level, node_g, node_h);
@@ -364,7 +309,7 @@ class TreeGrower {
       const bool last = depth + 1 == depth_limit;
       for (auto& node : level) {
         int64_t gl = 0, hl = 0;
-        const int64_t mid = partition(node->begin, node->end, s, &gl, &hl);
+        const int64_t mid = partition(node->begin, node->end, s, &gl, &hl, default_pool());
         auto left = std::make_unique<NodeWork>();
         auto right = std::make_unique<NodeWork>();
         left->id = add_node(gl, hl);
@@ -388,7 +333,7 @@ class TreeGrower {
           NodeWork* large = small == left.get() ? right.get() : left.get();
           take_hist(small->hist);
           take_hist(large->hist);
-          build_hist(small->begin, small->end, small->hist);
+          build_hist(small->begin, small->end, small->hist, default_pool());
           large->hist.resize(node->hist.size());
           subtract_hist(node->hist, small->hist, large->hist);
         }
@@ -404,6 +349,197 @@ class TreeGrower {
   }
 
  private:
+  int32_t add_node(Tree& tree, std::vector<int32_t>& node_split_bin, int64_t gs, int64_t hs) {
+    const int32_t id = tree.add_node();
+    node_g_.push_back(gs);
+    node_h_.push_back(hs);
+    node_split_bin.push_back(0);
+    node_begin_.push_back(0);
+    node_end_.push_back(0);
+    return id;
+  }
+
+  // Records node's split at row position mid (left sums gl, hl) in the tree and creates its two
+  // children (ids: left, then right).
+  void record_split(Tree& tree, std::vector<int32_t>& node_split_bin, const NodeWork& node, int64_t mid, int64_t gl,
+                    int64_t hl, NodeWork& left, NodeWork& right) {
+    const SplitInfo& s = node.best;
+    left.id = add_node(tree, node_split_bin, gl, hl);
+    right.id = add_node(tree, node_split_bin, node_g_[node.id] - gl, node_h_[node.id] - hl);
+    tree.feature[node.id] = s.feature;
+    tree.threshold[node.id] = mapper_.thresholds[s.feature][s.bin];
+    tree.left[node.id] = left.id;
+    tree.right[node.id] = right.id;
+    tree.default_left[node.id] = s.default_left ? 1 : 0;
+    node_split_bin[node.id] = s.bin;
+    left.begin = node.begin;
+    left.end = mid;
+    right.begin = mid;
+    right.end = node.end;
+    left.depth = right.depth = node.depth + 1;
+    node_begin_[left.id] = node.begin;
+    node_end_[left.id] = node_begin_[right.id] = mid;
+    node_end_[right.id] = node.end;
+  }
+
+  // Loss-guided growth: the open node of the best gain (ties: lower id) splits next, one at a time.
+  void grow_best_first(Tree& tree, std::vector<int32_t>& node_split_bin, std::vector<std::unique_ptr<NodeWork>> open) {
+    int64_t leaves = 1;
+    while (!open.empty() && (p_.max_leaf_nodes <= 0 || leaves < p_.max_leaf_nodes)) {
+      size_t pick = 0;
+      for (size_t i = 1; i < open.size(); ++i) {
+        const NodeWork& a = *open[i];
+        const NodeWork& b = *open[pick];
+        if (a.best.gain > b.best.gain || (a.best.gain == b.best.gain && a.id < b.id)) pick = i;
+      }
+      std::unique_ptr<NodeWork> node = std::move(open[pick]);
+      open.erase(open.begin() + static_cast<std::ptrdiff_t>(pick));
+      int64_t gl = 0, hl = 0;
+      const int64_t mid = partition(node->begin, node->end, node->best, &gl, &hl, default_pool());
+      auto left = std::make_unique<NodeWork>();
+      auto right = std::make_unique<NodeWork>();
+      record_split(tree, node_split_bin, *node, mid, gl, hl, *left, *right);
+      ++leaves;
+      // Histogram of the smaller child; the larger is parent - smaller (exact in integers).
+      NodeWork* small = (mid - node->begin) <= (node->end - mid) ? left.get() : right.get();
+      NodeWork* large = small == left.get() ? right.get() : left.get();
+      const bool need = splittable(*left) || splittable(*right);
+      if (need) {
+        take_hist(small->hist);
+        take_hist(large->hist);
+        build_hist(small->begin, small->end, small->hist, default_pool());
+        large->hist.resize(node->hist.size());
+        subtract_hist(node->hist, small->hist, large->hist);
+      }
+      recycle_hist(node->hist);
+      node.reset();
+      for (auto* child : {&left, &right}) {
+        NodeWork& c = **child;
+        if (!need || !splittable(c)) continue;
+        c.best = best_split(c.hist, node_g_[c.id], node_h_[c.id]);
+        if (c.best.gain > p_.min_split_gain) {
+          open.push_back(std::move(*child));
+        }
+      }
+    }
+  }
+
+  // Depth-wise growth, one level at a time. The open nodes of a level are in ascending id order,
+  // the order in which the one-at-a-time growth (lowest depth, then lowest id) splits them; with
+  // max_leaf_nodes the first ones split until the cap. A level runs as a few batches of pool tasks:
+  // partitions (large nodes blocked, small ones one node per task), histograms of the smaller
+  // children (large alone, small one node per task), sibling subtractions and split searches (one
+  // task per node and feature). Every node's result is the one-at-a-time growth's: the same tree.
+  void grow_levels(Tree& tree, std::vector<int32_t>& node_split_bin, std::vector<std::unique_ptr<NodeWork>> open) {
+    ThreadPool& pool = default_pool();
+    int64_t leaves = 1;
+    while (!open.empty() && (p_.max_leaf_nodes <= 0 || leaves < p_.max_leaf_nodes)) {
+      if (p_.max_leaf_nodes > 0 && static_cast<int64_t>(open.size()) > p_.max_leaf_nodes - leaves) {
+        for (size_t j = static_cast<size_t>(p_.max_leaf_nodes - leaves); j < open.size(); ++j) {
+          recycle_hist(open[j]->hist);
+        }
+        open.resize(static_cast<size_t>(p_.max_leaf_nodes - leaves));
+      }
+      const size_t m = open.size();
+      // Partitions.
+      std::vector<int64_t> mid(m), gl(m, 0), hl(m, 0);
+      std::vector<size_t> small_nodes;
+      for (size_t j = 0; j < m; ++j) {
+        const NodeWork& node = *open[j];
+        if (node.end - node.begin >= 2 * kPartitionBlock) {
+          mid[j] = partition(node.begin, node.end, node.best, &gl[j], &hl[j], pool);
+        } else {
+          small_nodes.push_back(j);
+        }
+      }
+      pool.parallel_for(static_cast<int64_t>(small_nodes.size()), [&](int64_t t) {
+        const size_t j = small_nodes[t];
+        const NodeWork& node = *open[j];
+        mid[j] = partition(node.begin, node.end, node.best, &gl[j], &hl[j], serial_pool_);
+      });
+      // Children, in the order the one-at-a-time growth creates them.
+      struct Pair {
+        NodeWork* parent;
+        NodeWork* small;
+        NodeWork* large;
+      };
+      std::vector<std::unique_ptr<NodeWork>> children;
+      std::vector<Pair> pairs;
+      for (size_t j = 0; j < m; ++j) {
+        NodeWork& node = *open[j];
+        auto left = std::make_unique<NodeWork>();
+        auto right = std::make_unique<NodeWork>();
+        record_split(tree, node_split_bin, node, mid[j], gl[j], hl[j], *left, *right);
+        ++leaves;
+        if (splittable(*left) || splittable(*right)) {
+          NodeWork* small = (mid[j] - node.begin) <= (node.end - mid[j]) ? left.get() : right.get();
+          NodeWork* large = small == left.get() ? right.get() : left.get();
+          take_hist(small->hist);
+          take_hist(large->hist);
+          pairs.push_back({&node, small, large});
+        }
+        children.push_back(std::move(left));
+        children.push_back(std::move(right));
+      }
+      // Histograms of the smaller children, then the larger ones as parent - smaller.
+      std::vector<const Pair*> side_by_side;
+      for (const Pair& pr : pairs) {
+        if (hb_.on_cuda() || pr.small->end - pr.small->begin >= kAloneHistogramRows) {
+          build_hist(pr.small->begin, pr.small->end, pr.small->hist, pool);
+        } else {
+          side_by_side.push_back(&pr);
+        }
+      }
+      pool.parallel_for(static_cast<int64_t>(side_by_side.size()), [&](int64_t t) {
+        const Pair& pr = *side_by_side[t];
+        build_hist(pr.small->begin, pr.small->end, pr.small->hist, serial_pool_);
+      });
+      for (const Pair& pr : pairs) pr.large->hist.resize(pr.parent->hist.size());
+      pool.parallel_for(static_cast<int64_t>(pairs.size()) * d_, [&](int64_t t) {
+        const Pair& pr = pairs[t / d_];
+        const int64_t at = (t % d_) * kHistBins * kHistStats;
+        histogram_subtract(pr.parent->hist.data() + at, pr.small->hist.data() + at, 1, pr.large->hist.data() + at);
+      });
+      for (auto& node : open) recycle_hist(node->hist);
+      // Split searches of the splittable children, one task per (child, feature), each child's
+      // per-feature bests reduced in feature order as best_split does.
+      std::vector<NodeWork*> search;
+      for (const Pair& pr : pairs) {
+        NodeWork* left = pr.small->id < pr.large->id ? pr.small : pr.large;
+        NodeWork* right = left == pr.small ? pr.large : pr.small;
+        if (splittable(*left)) search.push_back(left);
+        if (splittable(*right)) search.push_back(right);
+      }
+      std::vector<double> parent_score(search.size());
+      for (size_t c = 0; c < search.size(); ++c) {
+        parent_score[c] = score(node_g_[search[c]->id], node_h_[search[c]->id]);
+      }
+      std::vector<SplitInfo> per_feature(search.size() * static_cast<size_t>(d_));
+      pool.parallel_for(static_cast<int64_t>(search.size()) * d_, [&](int64_t t) {
+        const NodeWork& c = *search[t / d_];
+        best_split_of_feature(c.hist, t % d_, node_g_[c.id], node_h_[c.id], parent_score[t / d_], per_feature[t]);
+      });
+      for (size_t c = 0; c < search.size(); ++c) {
+        SplitInfo best;
+        for (int64_t f = 0; f < d_; ++f) {
+          const SplitInfo& s = per_feature[c * d_ + f];
+          if (s.gain > best.gain) best = s;
+        }
+        search[c]->best = best;
+      }
+      std::vector<char> searched(tree.n_nodes(), 0);
+      for (NodeWork* c : search) searched[c->id] = 1;
+      std::vector<std::unique_ptr<NodeWork>> next;
+      for (auto& child : children) {
+        if (searched[child->id] && child->best.gain > p_.min_split_gain) {
+          next.push_back(std::move(child));
+        } else {
+          recycle_hist(child->hist);
+        }
+      }
+      open = std::move(next);
+    }
+  }
   // Per tree: the rows (ascending), their fixed-point pairs gathered in the same order (the
   // hessians only when they differ between rows) and the root's sums.
   void start_tree(std::vector<int32_t> rows, const Quantized& g, const Quantized& h, const std::vector<char>& allowed,
@@ -418,27 +554,37 @@ class TreeGrower {
     scratch_g_.resize(m);
     row_h_.resize(h.constant ? 0 : m);
     scratch_h_.resize(h.constant ? 0 : m);
-    int64_t gs = 0, hs = 0;
-    for (size_t i = 0; i < m; ++i) {
-      row_g_[i] = g.q[rows_[i]];
-      gs += row_g_[i];
-    }
-    if (h.constant) {
-      hs = static_cast<int64_t>(m) * h.constant_q;
-    } else {
-      for (size_t i = 0; i < m; ++i) {
-        row_h_[i] = h.q[rows_[i]];
-        hs += row_h_[i];
+    // Gathered in row chunks; the sums are integers (no true sum overflows), any cut gives them.
+    const int64_t chunks = (static_cast<int64_t>(m) + kRowChunk - 1) / kRowChunk;
+    std::vector<uint64_t> g_part(static_cast<size_t>(chunks), 0), h_part(static_cast<size_t>(chunks), 0);
+    for_chunk_ranges(static_cast<int64_t>(m), [&](int64_t c, int64_t begin, int64_t end) {
+      uint64_t gs = 0, hs = 0;
+      for (int64_t i = begin; i < end; ++i) {
+        row_g_[i] = g.q[rows_[i]];
+        gs += static_cast<uint64_t>(row_g_[i]);
       }
+      if (!h.constant) {
+        for (int64_t i = begin; i < end; ++i) {
+          row_h_[i] = h.q[rows_[i]];
+          hs += static_cast<uint64_t>(row_h_[i]);
+        }
+      }
+      g_part[c] = gs;
+      h_part[c] = hs;
+    });
+    uint64_t gs = 0, hs = 0;
+    for (int64_t c = 0; c < chunks; ++c) {
+      gs += g_part[c];
+      hs += h_part[c];
     }
-    *g_root = gs;
-    *h_root = hs;
+    *g_root = static_cast<int64_t>(gs);
+    *h_root = h.constant ? static_cast<int64_t>(m) * h.constant_q : static_cast<int64_t>(hs);
   }
 
-  // Histogram of the rows at rows_[begin, end).
-  void build_hist(int64_t begin, int64_t end, std::vector<int64_t>& hist) const {
+  // Histogram of the rows at rows_[begin, end), the CPU work cut over `pool`.
+  void build_hist(int64_t begin, int64_t end, std::vector<int64_t>& hist, ThreadPool& pool) const {
     hb_.build(rows_.data() + begin, end - begin, row_g_.data() + begin,
-              h_->constant ? nullptr : row_h_.data() + begin, h_->constant_q, hist);
+              h_->constant ? nullptr : row_h_.data() + begin, h_->constant_q, hist, pool);
   }
 
   // large = parent - small (exact in integers), by feature ranges in parallel on several threads.
@@ -611,19 +757,19 @@ class TreeGrower {
   }
 
   // Stable partition of rows_[begin, end) (and of the gathered pairs) by the split; *gl, *hl
-  // receive the left child's sums.
-  int64_t partition(int64_t begin, int64_t end, const SplitInfo& s, int64_t* gl, int64_t* hl) {
+  // receive the left child's sums. Large nodes run blocked on `pool` (row_partition.h).
+  int64_t partition(int64_t begin, int64_t end, const SplitInfo& s, int64_t* gl, int64_t* hl, ThreadPool& pool) {
     uint8_t goes_left[kHistBins];
     for (int64_t b = 0; b < kHistBins; ++b) goes_left[b] = b <= s.bin ? 1 : 0;
     goes_left[kMissingBin] = s.default_left ? 1 : 0;
-    PartitionArrays a{rows_.data(), row_g_.data(), h_->constant ? nullptr : row_h_.data(),
-                      scratch_.data(), scratch_g_.data(), scratch_h_.data()};
+    const bool has_h = !h_->constant;
+    RowPartitionArrays a{rows_.data(),    row_g_.data(),     has_h ? row_h_.data() : nullptr,
+                         scratch_.data(), scratch_g_.data(), has_h ? scratch_h_.data() : nullptr};
     const uint8_t* column = bins_by_column_.data() + static_cast<int64_t>(s.feature) * n_rows_;
     uint64_t gs = 0, hs = 0;
-    const int64_t nl = a.rh ? partition_rows<true>(column, goes_left, a, begin, end, &gs, &hs)
-                            : partition_rows<false>(column, goes_left, a, begin, end, &gs, &hs);
+    const int64_t nl = partition_rows(column, goes_left, a, begin, end, &gs, &hs, pool);
     *gl = static_cast<int64_t>(gs);
-    *hl = a.rh ? static_cast<int64_t>(hs) : nl * h_->constant_q;
+    *hl = has_h ? static_cast<int64_t>(hs) : nl * h_->constant_q;
     return begin + nl;
   }
 
@@ -639,19 +785,12 @@ class TreeGrower {
   std::vector<int64_t> row_g_, row_h_;          // the pairs of rows_[i], gathered (row_h_ empty: constant)
   std::vector<int64_t> scratch_g_, scratch_h_;
   std::vector<int64_t> node_begin_, node_end_;  // each node's range in rows_ (last grown tree)
+  std::vector<int64_t> node_g_, node_h_;        // each node's sums (grow)
   std::vector<uint8_t> bins_by_column_;          // [d, n]
   int64_t n_rows_ = 0;
   std::vector<std::vector<int64_t>> spare_;
+  ThreadPool serial_pool_;  // one thread: work inside another pool task runs on its caller
 };
-
-template <typename Fn>
-void for_row_chunks(int64_t n, Fn fn) {
-  const int64_t chunks = (n + kRowChunk - 1) / kRowChunk;
-  default_pool().parallel_for(chunks, [&](int64_t c) {
-    const int64_t end = std::min(n, (c + 1) * kRowChunk);
-    for (int64_t i = c * kRowChunk; i < end; ++i) fn(i);
-  });
-}
 
 // Softmax of one row of k raw scores into p (max-shifted, sum in ascending class order).
 void softmax_row(const float* raw, int64_t k, float* p) {
@@ -778,6 +917,7 @@ BoostModel fit_boosting(const float* X, int64_t n, int64_t d, const float* y_val
   const int64_t n_cols = std::max<int64_t>(
       1, std::min<int64_t>(d, static_cast<int64_t>(std::ceil(p.colsample_bytree * static_cast<double>(d)))));
   TreeGrower grower(p, mapper, bins, d, hb);
+  Quantized gq, hq;  // buffers reused by every tree
   std::vector<int32_t> split_bin;
   // DART state: per tree its unscaled leaf values, its weight (float64) and every row's leaf.
   std::vector<std::vector<float>> dart_values;
@@ -854,8 +994,8 @@ BoostModel fit_boosting(const float* X, int64_t n, int64_t d, const float* y_val
         std::fill(allowed.begin(), allowed.end(), 0);
         for (int64_t f = 0; f < n_cols; ++f) allowed[order[f]] = 1;
       }
-      const Quantized gq = quantize(grad[k], rows, n);
-      const Quantized hq = quantize(hess[k], rows, n);
+      quantize(grad[k], rows, n, gq);
+      quantize(hess[k], rows, n, hq);
       hb.set_gradients(gq.q, hq.q);
       Tree tree = p.symmetric ? grower.grow_symmetric(rows, gq, hq, allowed, split_bin)
                               : grower.grow(rows, gq, hq, allowed, split_bin);
