@@ -100,7 +100,8 @@ def list_tests_from_sources(patterns):
 
 
 def row_of_suite(suite, ops):
-    key = norm(suite)
+    # A parameterized suite "Prefix/Suite" is named by its suite, not by the instantiation prefix.
+    key = norm(suite.split("/")[-1])
     # Backend and kind words at the end of a suite name do not name the op.
     key = re.sub(r"(conformance|cuda|cpu)+$", "", key)
     best = None
