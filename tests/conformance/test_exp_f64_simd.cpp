@@ -123,7 +123,8 @@ class ExpF64Simd : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     if (!kernel_available(GetParam())) GTEST_SKIP() << "this CPU has no " << GetParam();
-    // The AVX-512 kernel is opt-in; its tests run where it is switched on (scripts/gpu/cpu-exp.sh).
+    // The AVX-512 kernel is the default on AVX-512 CPUs; BITLEARN_EXP_F64_AVX512=0 switches it (and
+    // these tests) off.
     if (GetParam() == "avx512" && !exp_f64_avx512_enabled())
       GTEST_SKIP() << "AVX-512 exp kernel not enabled (BITLEARN_EXP_F64_AVX512=1 runs it and these tests)";
   }
