@@ -1,14 +1,13 @@
 #!/usr/bin/env bash
 # CPU binary64 exp (kernels/cpu/exp_f64_cpu.h) on the GPU machine's host CPU (16 cores, AVX-512).
 # Run from the repo root after scripts/gpu/build.sh -DBITLEARN_BENCH=ON (build-gpu/):
-#   1. ExpF64Simd* conformance (AVX2 and AVX-512 kernels vs the scalar bl::exp by memcmp, sabotage
-#      arms) + MathMap / softmax conformance, with the automatic ISA and with BITLEARN_ISA=avx512
-#      BITLEARN_EXP_F64_AVX512=1 (the opt-in AVX-512 kernel, its tests, and it inside the math map
-#      and softmax);
-#   2. the CPU 2^32 exp sweep with BITLEARN_ISA=avx512 BITLEARN_EXP_F64_AVX512=1 against the
-#      committed hashes (tests/data/math/sweep_cpu.txt);
+#   1. ExpF64Simd* conformance (degree-12 and table-driven kernels, AVX2 and AVX-512, vs the scalar
+#      bl::exp by memcmp, sabotage arms) + MathMap / softmax conformance, with the defaults and with
+#      BITLEARN_EXP_F64_TABLE=1 (the opt-in table-driven kernels inside the math map and softmax);
+#   2. the CPU 2^32 exp sweep through the table-driven AVX-512 kernel (BITLEARN_ISA=avx512
+#      BITLEARN_EXP_F64_TABLE=1) against the committed hashes (tests/data/math/sweep_cpu.txt);
 #   3. bench_reduce: exp / softmax / log_softmax against memcpy at 16 and 1 threads, with the
-#      AVX-512 kernel and the AVX2 kernel (the default on AVX-512 CPUs).
+#      table-driven kernel and with the degree-12 one (the default).
 # Summary in $OUT/cpu-exp.log (PASS/FAIL per item, the figures); full outputs beside it. Exits 0.
 cd "$(dirname "$0")/../.." || exit 0
 OUT="${OUT:-.}"
@@ -24,12 +23,12 @@ say "== cpu-exp: $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD 2>/dev/n
 say "load: $(cut -d' ' -f1-3 /proc/loadavg); avx512f: $(grep -c -m1 avx512f /proc/cpuinfo)"
 
 # 1. conformance
-FILTER='*ExpF64Simd*:ExpF64*:MathMap*:SoftmaxConformance*'
+FILTER='*ExpF64Simd*:ExpF64*:MathMap*:SoftmaxConformance*:SoftmaxRows*'
 if [ -x "$B/tests/bitlearn_tests" ]; then
-  for mode in auto avx512-kernel; do
+  for mode in default table; do
     case $mode in
-      auto) env_run=(env -u BITLEARN_ISA -u BITLEARN_EXP_F64_AVX512) ;;
-      avx512-kernel) env_run=(env BITLEARN_ISA=avx512 BITLEARN_EXP_F64_AVX512=1) ;;
+      default) env_run=(env -u BITLEARN_ISA -u BITLEARN_EXP_F64_AVX512 -u BITLEARN_EXP_F64_TABLE) ;;
+      table) env_run=(env -u BITLEARN_ISA -u BITLEARN_EXP_F64_AVX512 BITLEARN_EXP_F64_TABLE=1) ;;
     esac
     "${env_run[@]}" timeout 40 "$B/tests/bitlearn_tests" --gtest_filter="$FILTER" \
       > "$OUT/cpu-exp_tests_$mode.txt" 2>&1
@@ -42,15 +41,15 @@ else
   say "FAIL missing $B/tests/bitlearn_tests"
 fi
 
-# 2. the 2^32 exp sweep through the AVX-512 kernel vs the committed hashes
+# 2. the 2^32 exp sweep through the table-driven AVX-512 kernel vs the committed hashes
 CHECK="$B/tools/math_check/bitlearn_math_check"
 if [ -x "$CHECK" ]; then
-  BITLEARN_ISA=avx512 BITLEARN_EXP_F64_AVX512=1 timeout 70 "$CHECK" --sweep-hashes "$OUT/cpu-exp_sweep.txt" \
+  BITLEARN_ISA=avx512 BITLEARN_EXP_F64_TABLE=1 timeout 70 "$CHECK" --sweep-hashes "$OUT/cpu-exp_sweep.txt" \
     --device cpu --fn exp --threads "$(nproc)" --compare tests/data/math/sweep_cpu.txt \
     > "$OUT/cpu-exp_sweep.log" 2>&1
   rc=$?
   tail -3 "$OUT/cpu-exp_sweep.log" | tee -a "$LOG"
-  [ $rc -eq 0 ] && say "PASS exp sweep 2^32 (BITLEARN_ISA=avx512, AVX-512 kernel) IDENTICAL to committed ($(elapsed))" ||
+  [ $rc -eq 0 ] && say "PASS exp sweep 2^32 (BITLEARN_ISA=avx512, table-driven AVX-512 kernel) IDENTICAL to committed ($(elapsed))" ||
     say "FAIL exp sweep 2^32 avx512 rc=$rc (124 = timed out) ($(elapsed))"
 else
   say "FAIL missing $CHECK"
@@ -59,13 +58,13 @@ fi
 # 3. bandwidth against memcpy
 if [ -x "$B/bench/bench_reduce" ]; then
   for k in 1 0; do
-    env_k=(env BITLEARN_EXP_F64_AVX512=$k BITLEARN_BENCH_THREADS=16,1 BITLEARN_BENCH_REPS=3)
+    env_k=(env BITLEARN_EXP_F64_TABLE=$k BITLEARN_BENCH_THREADS=16,1 BITLEARN_BENCH_REPS=3)
     "${env_k[@]}" BITLEARN_BENCH_OPS=exp,softmax,log_softmax BITLEARN_BENCH_FLOATS=268435456 \
       timeout 30 "$B/bench/bench_reduce" \
-      > "$OUT/cpu-exp_bench_avx512kernel$k.txt" 2>&1
+      > "$OUT/cpu-exp_bench_table$k.txt" 2>&1
     rc=$?
-    say "-- bench_reduce, AVX-512 kernel = $k (0: the AVX2 kernel, the default on this AVX-512 CPU)"
-    tee -a "$LOG" < "$OUT/cpu-exp_bench_avx512kernel$k.txt"
+    say "-- bench_reduce, BITLEARN_EXP_F64_TABLE=$k (1: table-driven kernel; 0: degree-12 kernel, the default)"
+    tee -a "$LOG" < "$OUT/cpu-exp_bench_table$k.txt"
     [ $rc -eq 0 ] && say "PASS bench_reduce kernel=$k ($(elapsed))" || say "FAIL bench_reduce kernel=$k rc=$rc ($(elapsed))"
   done
 else

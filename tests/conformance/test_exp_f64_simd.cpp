@@ -38,26 +38,31 @@ struct Variant {
   int degree;
   int margin_bits;
 };
-// Sabotage: degree 7 (error about 2^-26) trusted with the 2^-44 margin.
-constexpr Variant kTooSmallBound = {7, 44};
-// Control: degree 7 with an honest 2^-24 margin; the fallback keeps it correct.
-constexpr Variant kLowDegreeHonest = {7, 24};
-// Sabotage: degree 11 (error about 2^-46) rounded without the rounding test.
-constexpr Variant kNoRoundingTest = {11, 0};
 
 struct Kernel {
   const char* name;
   void (*run)(const float*, float*, int64_t);
   void (*variant)(const float*, float*, int64_t, int, int);
+  Variant too_small_bound;    // sabotage: a low degree trusted with the kernel's margin
+  Variant low_degree_honest;  // control: the same low degree with an honest margin
+  Variant no_rounding_test;   // sabotage: a good degree rounded without the test
 };
 
+// Degree-12 kernels: degree 7 (error about 2^-26) with margin 2^-44 / 2^-24; degree 11 (about
+// 2^-46) without the test. Table-driven kernels: degree 4 (error 2^-34.5) with margin 2^-44 /
+// 2^-32; degree 5 (2^-42.7) without the test. (Degree 6 without the test rounds every binary32
+// input right: its error, 2^-50.4, is below the distance of the hardest case; no arm can catch it.)
 Kernel kernel_named(const std::string& name) {
-  if (name == "avx2") return {"avx2", &exp_f64_avx2, &exp_f64_avx2_variant};
-  return {"avx512", &exp_f64_avx512, &exp_f64_avx512_variant};
+  if (name == "avx2") return {"avx2", &exp_f64_avx2, &exp_f64_avx2_variant, {7, 44}, {7, 24}, {11, 0}};
+  if (name == "avx512")
+    return {"avx512", &exp_f64_avx512, &exp_f64_avx512_variant, {7, 44}, {7, 24}, {11, 0}};
+  if (name == "table_avx2")
+    return {"table_avx2", &exp_f64_table_avx2, &exp_f64_table_avx2_variant, {4, 44}, {4, 32}, {5, 0}};
+  return {"table_avx512", &exp_f64_table_avx512, &exp_f64_table_avx512_variant, {4, 44}, {4, 32}, {5, 0}};
 }
 
 bool kernel_available(const std::string& name) {
-  if (name == "avx2") return cpu_has_avx2_fma();
+  if (name == "avx2" || name == "table_avx2") return cpu_has_avx2_fma();
   return isa_supported(Isa::avx512);
 }
 
@@ -166,7 +171,7 @@ TEST_P(ExpF64Simd, EveryTailLengthAndOffsetInPlace) {
 
 TEST_P(ExpF64Simd, SabotageTooSmallErrorBoundIsCaught) {
   const auto& x = dense_set();
-  const auto variant = kTooSmallBound;  // degree 7 (error ~2^-26), margin 2^-44
+  const Variant variant = k().too_small_bound;
   std::vector<float> y(x.size());
   k().variant(x.data(), y.data(), static_cast<int64_t>(x.size()), variant.degree, variant.margin_bits);
   EXPECT_GT(count_differences(dense_expected(), y), 0) << "a too-small error bound went unnoticed";
@@ -174,7 +179,7 @@ TEST_P(ExpF64Simd, SabotageTooSmallErrorBoundIsCaught) {
 
 TEST_P(ExpF64Simd, SabotageNoRoundingTestIsCaught) {
   const auto x = hard_set();
-  const auto variant = kNoRoundingTest;  // degree 11, no rounding test
+  const Variant variant = k().no_rounding_test;
   std::vector<float> y(x.size());
   k().variant(x.data(), y.data(), static_cast<int64_t>(x.size()), variant.degree, variant.margin_bits);
   EXPECT_GT(count_differences(reference_exp(x), y), 0) << "dropping the rounding test went unnoticed";
@@ -182,13 +187,15 @@ TEST_P(ExpF64Simd, SabotageNoRoundingTestIsCaught) {
 
 TEST_P(ExpF64Simd, HonestLowDegreeStaysCorrect) {
   const auto& x = dense_set();
-  const auto variant = kLowDegreeHonest;  // degree 7 with margin 2^-24
+  const Variant variant = k().low_degree_honest;
   std::vector<float> y(x.size());
   k().variant(x.data(), y.data(), static_cast<int64_t>(x.size()), variant.degree, variant.margin_bits);
-  EXPECT_TRUE(bits_equal(dense_expected(), y, std::string(k().name) + " degree 7, margin 2^-24"));
+  EXPECT_TRUE(bits_equal(dense_expected(), y,
+                         std::string(k().name) + " degree " + std::to_string(variant.degree) +
+                             ", margin 2^-" + std::to_string(variant.margin_bits)));
 }
 
-INSTANTIATE_TEST_SUITE_P(Isa, ExpF64Simd, ::testing::Values("avx2", "avx512"),
+INSTANTIATE_TEST_SUITE_P(Isa, ExpF64Simd, ::testing::Values("avx2", "avx512", "table_avx2", "table_avx512"),
                          [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
 
 TEST(ExpF64SimdFallback, RoundingTestFiresRarelyAndOnHardInputs) {
@@ -206,6 +213,19 @@ TEST(ExpF64SimdFallback, RoundingTestFiresRarelyAndOnHardInputs) {
 
 // The math map (exp case) and softmax at 1, 2, 3 threads under the active ISA: same bits as the
 // references, whichever kernel the ISA picks.
+TEST(ExpF64SimdFallback, TableRoundingTestFiresRarelyAndOnHardInputs) {
+  if (!cpu_has_avx2_fma()) GTEST_SKIP() << "no AVX2+FMA";
+  const auto hard = exception_inputs();
+  EXPECT_GT(exp_f64_table_avx2_fallback_count(hard.data(), static_cast<int64_t>(hard.size())), 0);
+  // The window (2^10 of the 2^29 values of the low bits) passes about 2^-19 of in-range inputs.
+  std::vector<float> x;
+  for (float v : dense_set())
+    if (v >= -87.0f && v <= 88.0f) x.push_back(v);
+  const int64_t n = static_cast<int64_t>(x.size());
+  EXPECT_LT(exp_f64_table_avx2_fallback_count(x.data(), n), n / 65536)
+      << "the rounding test fires far more often than its window predicts";
+}
+
 TEST(ExpF64SimdFallback, MathMapAndSoftmaxThreads) {
   const auto dense = dense_set();
   std::vector<float> x(3 * 65537);
@@ -236,6 +256,8 @@ TEST(ExpF64SimdFallback, BadVariantIsAClearError) {
   float v = 1.0f;
   EXPECT_THROW(exp_f64_avx2_variant(&v, &v, 1, 9, 44), Error);
   EXPECT_THROW(exp_f64_avx2_variant(&v, &v, -1, 12, 44), Error);
+  EXPECT_THROW(exp_f64_table_avx2_variant(&v, &v, 1, 7, 44), Error);
+  EXPECT_THROW(exp_f64_table_avx2_variant(&v, &v, 1, 6, 20), Error);
 }
 
 }  // namespace

@@ -17,6 +17,10 @@ namespace {
 // since its tests and the 2^32 sweep passed on a 16-core AVX-512 host (H200 machine, 2026-11-30).
 constexpr bool kExpF64Avx512Default = true;
 
+// Whether the math maps use the table-driven kernels when BITLEARN_EXP_F64_TABLE is unset: not
+// until their tests and the 2^32 sweep have passed on an AVX-512 host too.
+constexpr bool kExpF64TableDefault = false;
+
 // A 0/1 environment switch; `fallback` when unset or empty.
 bool read_switch(const char* name, bool fallback) {
   const char* v = std::getenv(name);
@@ -32,7 +36,52 @@ void check_variant(const char* op, const float* x, const float* out, int64_t n, 
            ": degree must be 7, 11 or ", exp_f64_simd::kDegree, ", got ", degree);
 }
 
+void check_table_variant(const char* op, const float* x, const float* out, int64_t n, int degree,
+                         int margin_bits) {
+  BL_CHECK(n >= 0, op, ": n must be >= 0, got ", n);
+  BL_CHECK(n == 0 || (x != nullptr && out != nullptr), op, ": x or out is null with n = ", n);
+  BL_CHECK(degree == 4 || degree == 5 || degree == exp_f64_simd::kTableDegree, op, ": degree must be 4, 5 or ",
+           exp_f64_simd::kTableDegree, ", got ", degree);
+  BL_CHECK(margin_bits == 0 || (margin_bits >= 25 && margin_bits <= 52), op,
+           ": margin_bits must be 0 (no rounding test) or in [25, 52], got ", margin_bits);
+}
+
 }  // namespace
+
+bool exp_f64_table_enabled() {
+  static const bool on = read_switch("BITLEARN_EXP_F64_TABLE", kExpF64TableDefault);
+  return on;
+}
+
+void exp_f64_table_avx2(const float* x, float* out, int64_t n) {
+  exp_f64_simd::run_table_avx2(x, out, n, exp_f64_simd::kTableDegree, exp_f64_simd::kTableMarginBits,
+                               nullptr);
+}
+
+void exp_f64_table_avx512(const float* x, float* out, int64_t n) {
+  exp_f64_simd::run_table_avx512(x, out, n, exp_f64_simd::kTableDegree, exp_f64_simd::kTableMarginBits,
+                                 nullptr);
+}
+
+void exp_f64_table_avx2_variant(const float* x, float* out, int64_t n, int degree, int margin_bits) {
+  check_table_variant("exp_f64_table_avx2_variant", x, out, n, degree, margin_bits);
+  exp_f64_simd::run_table_avx2(x, out, n, degree, margin_bits, nullptr);
+}
+
+void exp_f64_table_avx512_variant(const float* x, float* out, int64_t n, int degree, int margin_bits) {
+  check_table_variant("exp_f64_table_avx512_variant", x, out, n, degree, margin_bits);
+  exp_f64_simd::run_table_avx512(x, out, n, degree, margin_bits, nullptr);
+}
+
+int64_t exp_f64_table_avx2_fallback_count(const float* x, int64_t n) {
+  check_table_variant("exp_f64_table_avx2_fallback_count", x, x, n, exp_f64_simd::kTableDegree,
+                      exp_f64_simd::kTableMarginBits);
+  int64_t count = 0;
+  std::vector<float> out(static_cast<size_t>(n));
+  exp_f64_simd::run_table_avx2(x, out.data(), n, exp_f64_simd::kTableDegree,
+                               exp_f64_simd::kTableMarginBits, &count);
+  return count;
+}
 
 bool exp_f64_cpu_enabled() {
   static const bool on = read_switch("BITLEARN_EXP_F64", true);
@@ -81,6 +130,12 @@ void run_avx2(const float*, float*, int64_t, int, int, int64_t*) {
 }
 void run_avx512(const float*, float*, int64_t, int, int, int64_t*) {
   throw Error("exp_f64_avx512: this build has no AVX-512 kernels (not x86-64)");
+}
+void run_table_avx2(const float*, float*, int64_t, int, int, int64_t*) {
+  throw Error("exp_f64_table_avx2: this build has no AVX2 kernels (not x86-64)");
+}
+void run_table_avx512(const float*, float*, int64_t, int, int, int64_t*) {
+  throw Error("exp_f64_table_avx512: this build has no AVX-512 kernels (not x86-64)");
 }
 #endif
 

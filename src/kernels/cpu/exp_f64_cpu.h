@@ -28,6 +28,24 @@ bool exp_f64_cpu_enabled();
 // BITLEARN_EXP_F64_AVX512=1 or 0 picks; unset gives the built-in default (kExpF64Avx512Default).
 bool exp_f64_avx512_enabled();
 
+// The table-driven kernels (reduction by ln2/16, a 16-entry table of 2^(j/16), degree-6 polynomial;
+// exp_f64_simd.h has the evaluation and its error bound): the same bits, fewer operations.
+// exp_f64_table_avx2 needs cpu_has_avx2_fma(), exp_f64_table_avx512 isa_supported(Isa::avx512).
+void exp_f64_table_avx2(const float* x, float* out, int64_t n);
+void exp_f64_table_avx512(const float* x, float* out, int64_t n);
+
+// Whether the math maps use the table-driven kernels instead of the degree-12 ones:
+// BITLEARN_EXP_F64_TABLE=1 or 0 picks; unset gives the built-in default (kExpF64TableDefault).
+bool exp_f64_table_enabled();
+
+// Test hooks: the table-driven kernels with Taylor degree 4, 5 or 6 and the rounding test's window of
+// margin_bits (25..52; 0 switches the test off). Only degree 6 with margin 44 is the kernel.
+void exp_f64_table_avx2_variant(const float* x, float* out, int64_t n, int degree, int margin_bits);
+void exp_f64_table_avx512_variant(const float* x, float* out, int64_t n, int degree, int margin_bits);
+
+// Test hook: how many lanes of x[0..n) the table-driven AVX2 kernel hands to the scalar bl::exp.
+int64_t exp_f64_table_avx2_fallback_count(const float* x, int64_t n);
+
 // Test hooks: the same kernels with another Taylor degree (7, 11 or 12) and rounding-test margin
 // (as -log2; <= 0 switches the test off, so only out-of-range lanes fall back). Only degree 12
 // with margin 44 is correct; the others exist so the tests can show that they are caught.

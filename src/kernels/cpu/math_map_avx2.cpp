@@ -17,10 +17,13 @@ namespace bl {
 
 #if defined(__x86_64__) || defined(_M_X64)
 // exp goes to the explicit-SIMD binary64 kernel (exp_f64_cpu.h; same bits as bl::exp) unless
-// BITLEARN_EXP_F64=0.
+// BITLEARN_EXP_F64=0; the table-driven one where exp_f64_table_enabled().
 void math_map_chunk_avx2(MathFn fn, const float* x, const float* y, float* out, int64_t n) {
   if (fn == MathFn::exp && exp_f64_cpu_enabled()) {
-    exp_f64_avx2(x, out, n);
+    if (exp_f64_table_enabled())
+      exp_f64_table_avx2(x, out, n);
+    else
+      exp_f64_avx2(x, out, n);
     return;
   }
   math_map_chunk_loops(fn, x, y, out, n);

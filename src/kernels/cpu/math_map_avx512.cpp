@@ -18,13 +18,15 @@ namespace bl {
 
 #if defined(__AVX512F__) && defined(__AVX512VL__)
 // exp goes to an explicit-SIMD binary64 kernel (exp_f64_cpu.h; same bits as bl::exp) unless
-// BITLEARN_EXP_F64=0: the AVX-512 one where exp_f64_avx512_enabled(), else the AVX2 one.
+// BITLEARN_EXP_F64=0: the AVX-512 one where exp_f64_avx512_enabled(), else the AVX2 one; the
+// table-driven ones where exp_f64_table_enabled().
 void math_map_chunk_avx512(MathFn fn, const float* x, const float* y, float* out, int64_t n) {
   if (fn == MathFn::exp && exp_f64_cpu_enabled()) {
+    const bool table = exp_f64_table_enabled();
     if (exp_f64_avx512_enabled())
-      exp_f64_avx512(x, out, n);
+      table ? exp_f64_table_avx512(x, out, n) : exp_f64_avx512(x, out, n);
     else
-      exp_f64_avx2(x, out, n);
+      table ? exp_f64_table_avx2(x, out, n) : exp_f64_avx2(x, out, n);
     return;
   }
   math_map_chunk_loops(fn, x, y, out, n);
