@@ -1,32 +1,96 @@
-// CPU softmax / log-softmax. Row maximum through reduce_totals; then, per (row, leaf) job, the
-// shifted values x - m go to a task buffer, the exponentials are computed by the contract math map
-// (AVX2 where the CPU has it; same bits as bl::exp) and summed by the leaf function of the sum
-// schedule. Softmax keeps the exponentials in y and divides them in place afterwards, so each
-// exponential is computed once. Results equal softmax_reference bit for bit.
+// CPU softmax / log-softmax. Results equal softmax_reference bit for bit on either path.
+//
+// Rows of at most kOnePassRowMax floats run in one pass: a task takes whole rows and makes every
+// step over a row while it is in L1/L2 (row maximum, shifted values, exponentials by the contract
+// math map, their sum, then the division or the log-softmax subtraction), so memory sees one read
+// and one write per element. Longer rows (and empty ones) take the three-pass path: row maximum
+// through reduce_totals; per (row, leaf) job the shifted values go to a task buffer, their
+// exponentials to y (softmax) and their leaf sums to a table; then the leaf tree and an in-place
+// division pass. Both paths use the same leaf functions (leaf_max / leaf_sum of reduce_rows.h) and
+// the same leaf tree, and every output is the reference's element operation, so the path, the
+// partition and the thread count change no bit.
 #include <algorithm>
 #include <vector>
 
 #include "core/error.h"
 #include "core/thread_pool.h"
 #include "kernels/cpu/reduce_rows.h"
+#include "kernels/cpu/softmax_rows.h"
 #include "kernels/math_map.h"
 #include "kernels/softmax.h"
 
 namespace bl {
 
-void softmax_cpu(const float* x, int64_t rows, int64_t n, float* y, bool log_form, ThreadPool& pool) {
-  const char* name = log_form ? "log_softmax" : "softmax";
-  BL_CHECK(rows >= 0 && n >= 0, name, ": shape (rows, n) must be non-negative, got (", rows, ", ", n, ")");
-  if (rows == 0 || n == 0) return;
-  BL_CHECK(x != nullptr && y != nullptr, name, ": input or output pointer is null");
+namespace cpu {
+
+void softmax_shift_baseline(const float* x, int64_t n, float m, float* out) {
+  for (int64_t i = 0; i < n; ++i) out[i] = sub(x[i], m);
+}
+
+void softmax_divide_baseline(float* y, int64_t n, float s) {
+  for (int64_t i = 0; i < n; ++i) y[i] = canonicalize(div(y[i], s));
+}
+
+void log_softmax_finish_baseline(const float* x, int64_t n, float m, float log_s, float* y) {
+  for (int64_t i = 0; i < n; ++i) y[i] = log_softmax_element(x[i], m, log_s);
+}
+
+}  // namespace cpu
+
+namespace {
+
+// Longest row that runs in one pass (64 KiB of floats: stays in L2 between its steps).
+constexpr int64_t kOnePassRowMax = 4 * kReduceLeaf;
+
+using MathChunkFn = void (*)(MathFn, const float*, const float*, float*, int64_t);
+
+MathChunkFn exp_chunk_fn() {
+  if (cpu::use_avx512()) return &math_map_chunk_avx512;
+  if (cpu::use_avx2()) return &math_map_chunk_avx2;
+  return &math_map_chunk_baseline;
+}
+
+// The one-pass path: rows of 1..kOnePassRowMax floats, whole rows per task.
+void softmax_one_pass(const float* x, int64_t rows, int64_t n, float* y, bool log_form, ThreadPool& pool) {
+  const bool avx2 = cpu::use_avx2();
+  const auto shift = avx2 ? &cpu::softmax_shift_avx2 : &cpu::softmax_shift_baseline;
+  const auto divide = avx2 ? &cpu::softmax_divide_avx2 : &cpu::softmax_divide_baseline;
+  const auto log_finish = avx2 ? &cpu::log_softmax_finish_avx2 : &cpu::log_softmax_finish_baseline;
+  const MathChunkFn exp_chunk = exp_chunk_fn();
+  const cpu::ContiguousLeafFn max_leaf = cpu::best_contiguous_leaf<StepMax>();
+  const cpu::ContiguousLeafFn sum_leaf = cpu::best_contiguous_leaf<StepAdd>();
+  const int64_t rows_per_task = std::max<int64_t>(1, cpu::kTaskElements / n);
+  const int64_t tasks = (rows + rows_per_task - 1) / rows_per_task;
+  pool.parallel_for(tasks, [&](int64_t t) {
+    std::vector<float> e_buffer(log_form ? static_cast<size_t>(n) : 0);
+    float leaves[kOnePassRowMax / kReduceLeaf];
+    const int64_t end = std::min(rows, (t + 1) * rows_per_task);
+    for (int64_t r = t * rows_per_task; r < end; ++r) {
+      const float* xr = x + r * n;
+      float* yr = y + r * n;
+      const float m = cpu::row_total<StepMax>(max_leaf, xr, n, 0.0f, leaves);
+      // Softmax keeps the exponentials in y (x is no longer read once m is known, so y may alias
+      // x); log-softmax needs x again and keeps them in a task buffer.
+      float* e = log_form ? e_buffer.data() : yr;
+      shift(xr, n, m, e);
+      exp_chunk(MathFn::exp, e, nullptr, e, n);
+      // lane = lane + e_i with e_i = exp(x_i - m): the StepExpShift sum (combine = add).
+      const float s = cpu::row_total<StepAdd>(sum_leaf, e, n, 0.0f, leaves);
+      if (log_form)
+        log_finish(xr, n, m, log(s), yr);
+      else
+        divide(yr, n, s);
+    }
+  });
+}
+
+// The three-pass path for long rows.
+void softmax_leaf_jobs(const float* x, int64_t rows, int64_t n, float* y, bool log_form, ThreadPool& pool) {
   const ReduceShape shape{rows, n, 1};
   std::vector<float> m(static_cast<size_t>(rows)), s(static_cast<size_t>(rows));
   cpu::reduce_totals<StepMax>(x, shape, nullptr, m.data(), pool);
 
-  const bool avx2 = cpu::use_avx2();
-  const auto exp_chunk = cpu::use_avx512() ? &math_map_chunk_avx512
-                         : avx2           ? &math_map_chunk_avx2
-                                          : &math_map_chunk_baseline;
+  const MathChunkFn exp_chunk = exp_chunk_fn();
   const cpu::ContiguousLeafFn leaf_fn = cpu::best_contiguous_leaf<StepAdd>();
   const int64_t leaves = reduce_leaf_count(n);
   const int64_t jobs = rows * leaves;
@@ -60,6 +124,19 @@ void softmax_cpu(const float* x, int64_t rows, int64_t n, float* y, bool log_for
     else
       for (int64_t i = i0; i < i1; ++i) yr[i] = canonicalize(div(yr[i], sr));  // y holds e_i
   });
+}
+
+}  // namespace
+
+void softmax_cpu(const float* x, int64_t rows, int64_t n, float* y, bool log_form, ThreadPool& pool) {
+  const char* name = log_form ? "log_softmax" : "softmax";
+  BL_CHECK(rows >= 0 && n >= 0, name, ": shape (rows, n) must be non-negative, got (", rows, ", ", n, ")");
+  if (rows == 0 || n == 0) return;
+  BL_CHECK(x != nullptr && y != nullptr, name, ": input or output pointer is null");
+  if (n <= kOnePassRowMax)
+    softmax_one_pass(x, rows, n, y, log_form, pool);
+  else
+    softmax_leaf_jobs(x, rows, n, y, log_form, pool);
 }
 
 }  // namespace bl

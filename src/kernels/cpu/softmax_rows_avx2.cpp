@@ -1,0 +1,61 @@
+// AVX2 elementwise passes of the CPU softmax (compiled with -mavx2 -mfma; see CMakeLists.txt).
+//
+// Eight values per step with the operations of softmax_rows.h (vsubps / vdivps: IEEE, rounded
+// once, like bl::sub / bl::div) and the canonical NaN where a result is stored; the last n % 8
+// values go through the scalar contract functions. BL_HD is redefined as `static inline` before
+// the contract headers so this object keeps private copies (scripts/check_isa_objects.sh).
+#include "contract/compat.h"
+#undef BL_HD
+#define BL_HD static inline
+
+#include "contract/arith.h"
+#include "kernels/cpu/softmax_rows.h"
+
+#if defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+
+namespace bl::cpu {
+namespace {
+
+inline __m256 canonical8(__m256 v) {
+  const __m256 nan_lanes = _mm256_cmp_ps(v, v, _CMP_UNORD_Q);
+  return _mm256_blendv_ps(v, _mm256_set1_ps(canonical_nan()), nan_lanes);
+}
+
+}  // namespace
+
+void softmax_shift_avx2(const float* x, int64_t n, float m, float* out) {
+  const __m256 mv = _mm256_set1_ps(m);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(out + i, _mm256_sub_ps(_mm256_loadu_ps(x + i), mv));
+  for (; i < n; ++i) out[i] = sub(x[i], m);
+}
+
+void softmax_divide_avx2(float* y, int64_t n, float s) {
+  const __m256 sv = _mm256_set1_ps(s);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, canonical8(_mm256_div_ps(_mm256_loadu_ps(y + i), sv)));
+  for (; i < n; ++i) y[i] = canonicalize(div(y[i], s));
+}
+
+void log_softmax_finish_avx2(const float* x, int64_t n, float m, float log_s, float* y) {
+  const __m256 mv = _mm256_set1_ps(m), lv = _mm256_set1_ps(log_s);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(y + i, canonical8(_mm256_sub_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), mv), lv)));
+  for (; i < n; ++i) y[i] = canonicalize(sub(sub(x[i], m), log_s));
+}
+
+}  // namespace bl::cpu
+
+#else  // not compiled for AVX2+FMA (non-x86 targets): never called, see use_avx2().
+
+namespace bl::cpu {
+void softmax_shift_avx2(const float* x, int64_t n, float m, float* out) { softmax_shift_baseline(x, n, m, out); }
+void softmax_divide_avx2(float* y, int64_t n, float s) { softmax_divide_baseline(y, n, s); }
+void log_softmax_finish_avx2(const float* x, int64_t n, float m, float log_s, float* y) {
+  log_softmax_finish_baseline(x, n, m, log_s, y);
+}
+}  // namespace bl::cpu
+
+#endif  // AVX2

@@ -1,0 +1,93 @@
+// Conformance of the CPU softmax's two paths (kernels/cpu/softmax.cpp): rows of at most 16384
+// floats run in one pass per row (whole rows per task), longer rows take the leaf-job path. Both
+// equal softmax_reference by memcmp at 1, 2 and 3 threads, SIMD on and off, around the limit,
+// with special values, whole special rows, large magnitudes and in place. Sabotage arm: the
+// division replaced by a multiplication with 1/s (a tempting shortcut for the vector pass) must be
+// caught by the same comparison.
+#include <string>
+#include <vector>
+
+#include "conformance/test_reduce_util.h"
+#include "kernels/softmax.h"
+
+namespace bl::conformance {
+namespace {
+
+constexpr int64_t kOnePassRowMax = 16384;  // softmax.cpp's limit, 4 leaves
+
+void check_rows(int64_t rows, int64_t n, const std::vector<float>& x, const std::string& what) {
+  for (bool log_form : {false, true}) {
+    std::vector<float> expected(x.size()), actual(x.size());
+    softmax_reference(x.data(), rows, n, expected.data(), log_form);
+    for_each_cpu_config([&](ThreadPool& pool, const std::string& label) {
+      std::fill(actual.begin(), actual.end(), 7.0f);
+      softmax_cpu(x.data(), rows, n, actual.data(), log_form, pool);
+      ASSERT_TRUE(bits_equal(expected, actual,
+                             std::string(log_form ? "log_softmax " : "softmax ") + what + " rows=" +
+                                 std::to_string(rows) + " n=" + std::to_string(n) + " " + label));
+    });
+  }
+}
+
+TEST(SoftmaxRows, OnePassAndLeafJobPathsAroundTheLimit) {
+  const int64_t lengths[] = {1, 2, 3, 7, 31, 32, 33, 4095, 4096, 4097, 8191, 12289,
+                             kOnePassRowMax - 1, kOnePassRowMax, kOnePassRowMax + 1, 20011};
+  for (int64_t n : lengths) {
+    const int64_t rows = n <= 64 ? 37 : 3;  // several tasks for short rows
+    for (const auto& x : data_variants(rows * n, 900 + n)) check_rows(rows, n, x, "mixed");
+  }
+}
+
+TEST(SoftmaxRows, ManyShortRowsSpanSeveralTasks) {
+  // 65536 / 100 = 655 rows per task: 2000 rows are 4 tasks, the last one short.
+  auto x = generate_floats(2000 * 100, 61, 30.0f, 53);
+  check_rows(2000, 100, x, "many rows");
+}
+
+TEST(SoftmaxRows, SpecialRows) {
+  const float inf = float_of(0x7F800000u), nan = float_of(0x7FC00123u);
+  for (int64_t n : {int64_t{5}, int64_t{1000}, kOnePassRowMax + 3}) {
+    const int64_t rows = 7;
+    auto x = generate_floats(rows * n, 71 + n, 5.0f);
+    for (int64_t i = 0; i < n; ++i) {
+      x[0 * n + i] = -inf;                        // all -inf: NaN everywhere
+      if (i % 3 == 0) x[1 * n + i] = -inf;        // some -inf: zeros there
+      if (i == n / 2) x[2 * n + i] = nan;          // one NaN (payload): NaN everywhere
+      if (i == n - 1) x[3 * n + i] = inf;          // one +inf: NaN everywhere
+      x[4 * n + i] = i % 2 ? 80.0f : -80.0f;       // exp underflows to 0 for half the row
+      x[5 * n + i] = 3.0e38f;                       // equal huge values: uniform row
+    }
+    check_rows(rows, n, x, "special rows");
+  }
+}
+
+TEST(SoftmaxRows, InPlaceBothPaths) {
+  for (int64_t n : {int64_t{4096}, int64_t{kOnePassRowMax + 1}}) {
+    for (bool log_form : {false, true}) {
+      auto x = generate_floats(3 * n, 15 + n, 20.0f, 41);
+      std::vector<float> expected(x.size());
+      softmax_reference(x.data(), 3, n, expected.data(), log_form);
+      softmax_cpu(x.data(), 3, n, x.data(), log_form, pool_with(3));
+      EXPECT_TRUE(bits_equal(expected, x, "in place n=" + std::to_string(n) + (log_form ? " log" : "")));
+    }
+  }
+}
+
+// Sabotage arm: y_i = e_i * (1/s) instead of e_i / s differs from the reference on ordinary rows.
+TEST(SoftmaxRows, SabotageReciprocalMultiplyIsCaught) {
+  const int64_t rows = 8, n = 4096;
+  auto x = generate_floats(rows * n, 5, 4.0f);
+  std::vector<float> expected(x.size()), sabotaged(x.size());
+  softmax_reference(x.data(), rows, n, expected.data(), false);
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* xr = x.data() + r * n;
+    const float m = reference_reduce_one<StepMax>(xr, n, 1, 0.0f);
+    const float s = reference_reduce_one<StepExpShift>(xr, n, 1, m);
+    const float inv = div(1.0f, s);
+    for (int64_t i = 0; i < n; ++i) sabotaged[r * n + i] = canonicalize(mul(exp(sub(xr[i], m)), inv));
+  }
+  EXPECT_FALSE(bits_equal(expected, sabotaged, "reciprocal multiply"));
+}
+
+}  // namespace
+}  // namespace bl::conformance
