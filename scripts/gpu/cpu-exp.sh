@@ -3,11 +3,13 @@
 # Run from the repo root after scripts/gpu/build.sh -DBITLEARN_BENCH=ON (build-gpu/):
 #   1. ExpF64Simd* conformance (degree-12 and table-driven kernels, AVX2 and AVX-512, vs the scalar
 #      bl::exp by memcmp, sabotage arms) + MathMap / softmax conformance, with the defaults and with
-#      BITLEARN_EXP_F64_TABLE=1 (the opt-in table-driven kernels inside the math map and softmax);
+#      BITLEARN_EXP_F64_TABLE=1 (the opt-in table-driven kernels inside the math map and softmax)
+#      and with BITLEARN_EXP_F64_SOFTMAX_FUSED=1 too (softmax's fused shift + exp + leaf sums);
 #   2. the CPU 2^32 exp sweep through the table-driven AVX-512 kernel (BITLEARN_ISA=avx512
 #      BITLEARN_EXP_F64_TABLE=1) against the committed hashes (tests/data/math/sweep_cpu.txt);
-#   3. bench_reduce: exp / softmax / log_softmax against memcpy at 16 and 1 threads, with the
-#      table-driven kernel and with the degree-12 one (the default).
+#   3. bench_reduce: exp / softmax / log_softmax against memcpy: the table-driven kernel with the
+#      fused softmax (16 and 1 threads), the defaults (16 and 1 threads), the table-driven kernel
+#      without the fused softmax (16 threads).
 # Summary in $OUT/cpu-exp.log (PASS/FAIL per item, the figures); full outputs beside it. Exits 0.
 cd "$(dirname "$0")/../.." || exit 0
 OUT="${OUT:-.}"
@@ -25,10 +27,11 @@ say "load: $(cut -d' ' -f1-3 /proc/loadavg); avx512f: $(grep -c -m1 avx512f /pro
 # 1. conformance
 FILTER='*ExpF64Simd*:ExpF64*:MathMap*:SoftmaxConformance*:SoftmaxRows*'
 if [ -x "$B/tests/bitlearn_tests" ]; then
-  for mode in default table; do
+  for mode in default table fused; do
     case $mode in
-      default) env_run=(env -u BITLEARN_ISA -u BITLEARN_EXP_F64_AVX512 -u BITLEARN_EXP_F64_TABLE) ;;
-      table) env_run=(env -u BITLEARN_ISA -u BITLEARN_EXP_F64_AVX512 BITLEARN_EXP_F64_TABLE=1) ;;
+      default) env_run=(env -u BITLEARN_ISA -u BITLEARN_EXP_F64_AVX512 -u BITLEARN_EXP_F64_TABLE -u BITLEARN_EXP_F64_SOFTMAX_FUSED) ;;
+      table) env_run=(env -u BITLEARN_ISA -u BITLEARN_EXP_F64_AVX512 BITLEARN_EXP_F64_TABLE=1 BITLEARN_EXP_F64_SOFTMAX_FUSED=0) ;;
+      fused) env_run=(env -u BITLEARN_ISA -u BITLEARN_EXP_F64_AVX512 BITLEARN_EXP_F64_TABLE=1 BITLEARN_EXP_F64_SOFTMAX_FUSED=1) ;;
     esac
     "${env_run[@]}" timeout 40 "$B/tests/bitlearn_tests" --gtest_filter="$FILTER" \
       > "$OUT/cpu-exp_tests_$mode.txt" 2>&1
@@ -57,15 +60,16 @@ fi
 
 # 3. bandwidth against memcpy
 if [ -x "$B/bench/bench_reduce" ]; then
-  for k in 1 0; do
-    env_k=(env BITLEARN_EXP_F64_TABLE=$k BITLEARN_BENCH_THREADS=16,1 BITLEARN_BENCH_REPS=3)
+  for cfg in "1 1 16,1" "0 0 16,1" "1 0 16"; do
+    set -- $cfg
+    env_k=(env BITLEARN_EXP_F64_TABLE=$1 BITLEARN_EXP_F64_SOFTMAX_FUSED=$2 BITLEARN_BENCH_THREADS=$3 BITLEARN_BENCH_REPS=3)
+    name="table$1_fused$2"
     "${env_k[@]}" BITLEARN_BENCH_OPS=exp,softmax,log_softmax BITLEARN_BENCH_FLOATS=268435456 \
-      timeout 30 "$B/bench/bench_reduce" \
-      > "$OUT/cpu-exp_bench_table$k.txt" 2>&1
+      timeout 50 "$B/bench/bench_reduce" > "$OUT/cpu-exp_bench_$name.txt" 2>&1
     rc=$?
-    say "-- bench_reduce, BITLEARN_EXP_F64_TABLE=$k (1: table-driven kernel; 0: degree-12 kernel, the default)"
-    tee -a "$LOG" < "$OUT/cpu-exp_bench_table$k.txt"
-    [ $rc -eq 0 ] && say "PASS bench_reduce kernel=$k ($(elapsed))" || say "FAIL bench_reduce kernel=$k rc=$rc ($(elapsed))"
+    say "-- bench_reduce, BITLEARN_EXP_F64_TABLE=$1 BITLEARN_EXP_F64_SOFTMAX_FUSED=$2 threads $3 (0 0: the defaults)"
+    tee -a "$LOG" < "$OUT/cpu-exp_bench_$name.txt"
+    [ $rc -eq 0 ] && say "PASS bench_reduce $name ($(elapsed))" || say "FAIL bench_reduce $name rc=$rc ($(elapsed))"
   done
 else
   say "FAIL missing $B/bench/bench_reduce"

@@ -8,6 +8,9 @@
 #include <vector>
 
 #include "conformance/test_reduce_util.h"
+#include "core/fp_probe.h"
+#include "core/isa.h"
+#include "kernels/cpu/exp_f64_cpu.h"
 #include "kernels/softmax.h"
 
 namespace bl::conformance {
@@ -71,6 +74,42 @@ TEST(SoftmaxRows, InPlaceBothPaths) {
       EXPECT_TRUE(bits_equal(expected, x, "in place n=" + std::to_string(n) + (log_form ? " log" : "")));
     }
   }
+}
+
+// The fused shift + exp + leaf-sum kernels (used by the one-pass rows with
+// BITLEARN_EXP_F64_SOFTMAX_FUSED=1): e and the leaf value equal canonicalize(exp(sub(x, m))) and
+// leaf_reduce<StepAdd> by memcmp at every tail length, with specials, in place.
+TEST(SoftmaxRows, FusedShiftLeafMatchesReference) {
+  struct Fused {
+    const char* name;
+    float (*fn)(const float*, float, float*, int64_t);
+    bool available;
+  };
+  const Fused kernels[] = {{"avx2", &exp_f64_table_shift_leaf_avx2, cpu_has_avx2_fma()},
+                           {"avx512", &exp_f64_table_shift_leaf_avx512, isa_supported(Isa::avx512)}};
+  int ran = 0;
+  for (const Fused& k : kernels) {
+    if (!k.available) continue;
+    ++ran;
+    for (int64_t len : {1, 2, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47, 100, 1000, 4095, 4096}) {
+      for (uint64_t seed : {1u, 2u}) {
+        auto x = generate_floats(len, 500 + seed * 7 + len, seed == 1 ? 3.0f : 60.0f, seed == 1 ? 0 : 13);
+        const float m = seed == 1 ? reference_reduce_one<StepMax>(x.data(), len, 1, 0.0f) : 1.5f;
+        std::vector<float> e_ref(len), e(len + 1, 7.0f);
+        for (int64_t i = 0; i < len; ++i) e_ref[i] = canonicalize(exp(sub(x[i], m)));
+        const float leaf_ref = leaf_reduce<StepAdd>(e_ref.data(), len, 1, 0.0f);
+        const float leaf = k.fn(x.data(), m, e.data(), len);
+        const std::string ctx = std::string(k.name) + " len=" + std::to_string(len) + " seed=" + std::to_string(seed);
+        ASSERT_TRUE(bits_equal(e_ref.data(), e.data(), static_cast<size_t>(len), 4, ctx));
+        ASSERT_EQ(bits_of(e[len]), bits_of(7.0f)) << ctx << ": wrote past len";
+        ASSERT_EQ(bits_of(canonicalize(leaf)), bits_of(canonicalize(leaf_ref))) << ctx;
+        const float leaf_in_place = k.fn(x.data(), m, x.data(), len);
+        ASSERT_TRUE(bits_equal(e_ref.data(), x.data(), static_cast<size_t>(len), 4, ctx + " in place"));
+        ASSERT_EQ(bits_of(canonicalize(leaf_in_place)), bits_of(canonicalize(leaf_ref))) << ctx;
+      }
+    }
+  }
+  if (ran == 0) GTEST_SKIP() << "no AVX2+FMA";
 }
 
 // Sabotage arm: y_i = e_i * (1/s) instead of e_i / s differs from the reference on ordinary rows.

@@ -21,6 +21,10 @@ constexpr bool kExpF64Avx512Default = true;
 // until their tests and the 2^32 sweep have passed on an AVX-512 host too.
 constexpr bool kExpF64TableDefault = false;
 
+// Whether the CPU softmax uses the fused shift + exp + leaf-sum kernels when
+// BITLEARN_EXP_F64_SOFTMAX_FUSED is unset: not until proven on an AVX-512 host too.
+constexpr bool kExpF64SoftmaxFusedDefault = false;
+
 // A 0/1 environment switch; `fallback` when unset or empty.
 bool read_switch(const char* name, bool fallback) {
   const char* v = std::getenv(name);
@@ -47,6 +51,11 @@ void check_table_variant(const char* op, const float* x, const float* out, int64
 }
 
 }  // namespace
+
+bool exp_f64_softmax_fused_enabled() {
+  static const bool on = read_switch("BITLEARN_EXP_F64_SOFTMAX_FUSED", kExpF64SoftmaxFusedDefault);
+  return on;
+}
 
 bool exp_f64_table_enabled() {
   static const bool on = read_switch("BITLEARN_EXP_F64_TABLE", kExpF64TableDefault);
@@ -81,6 +90,14 @@ int64_t exp_f64_table_avx2_fallback_count(const float* x, int64_t n) {
   exp_f64_simd::run_table_avx2(x, out.data(), n, exp_f64_simd::kTableDegree,
                                exp_f64_simd::kTableMarginBits, &count);
   return count;
+}
+
+float exp_f64_table_shift_leaf_avx2(const float* x, float m, float* e, int64_t len) {
+  return exp_f64_simd::run_table_shift_leaf_avx2(x, m, e, len);
+}
+
+float exp_f64_table_shift_leaf_avx512(const float* x, float m, float* e, int64_t len) {
+  return exp_f64_simd::run_table_shift_leaf_avx512(x, m, e, len);
 }
 
 bool exp_f64_cpu_enabled() {
@@ -136,6 +153,12 @@ void run_table_avx2(const float*, float*, int64_t, int, int, int64_t*) {
 }
 void run_table_avx512(const float*, float*, int64_t, int, int, int64_t*) {
   throw Error("exp_f64_table_avx512: this build has no AVX-512 kernels (not x86-64)");
+}
+float run_table_shift_leaf_avx2(const float*, float, float*, int64_t) {
+  throw Error("exp_f64_table_shift_leaf_avx2: this build has no AVX2 kernels (not x86-64)");
+}
+float run_table_shift_leaf_avx512(const float*, float, float*, int64_t) {
+  throw Error("exp_f64_table_shift_leaf_avx512: this build has no AVX-512 kernels (not x86-64)");
 }
 #endif
 

@@ -38,6 +38,17 @@ void exp_f64_table_avx512(const float* x, float* out, int64_t n);
 // BITLEARN_EXP_F64_TABLE=1 or 0 picks; unset gives the built-in default (kExpF64TableDefault).
 bool exp_f64_table_enabled();
 
+// One leaf of the softmax denominator by the table-driven kernel: e[i] = canonicalize(bl::exp(
+// bl::sub(x[i], m))) for i < len <= kReduceLeaf (e may alias x), and returns the leaf's value on
+// the sum schedule (lane i mod 32 = lane + e[i], lanes folded by halving): the bits of
+// leaf_reduce<StepAdd>(e, len, 1, 0). No argument checks (internal to the CPU softmax).
+float exp_f64_table_shift_leaf_avx2(const float* x, float m, float* e, int64_t len);
+float exp_f64_table_shift_leaf_avx512(const float* x, float m, float* e, int64_t len);
+
+// Whether the CPU softmax's one-pass rows use exp_f64_table_shift_leaf_*: BITLEARN_EXP_F64_SOFTMAX_FUSED
+// = 1 or 0 picks; unset gives the built-in default (kExpF64SoftmaxFusedDefault). Same bits either way.
+bool exp_f64_softmax_fused_enabled();
+
 // Test hooks: the table-driven kernels with Taylor degree 4, 5 or 6 and the rounding test's window of
 // margin_bits (25..52; 0 switches the test off). Only degree 6 with margin 44 is the kernel.
 void exp_f64_table_avx2_variant(const float* x, float* out, int64_t n, int degree, int margin_bits);

@@ -95,6 +95,12 @@ constexpr double kTableTaylor[7] = {0x1.0000000000000p+0, 0x1.0000000000000p+0, 
 void run_table_avx2(const float* x, float* out, int64_t n, int degree, int margin_bits, int64_t* fallbacks);
 void run_table_avx512(const float* x, float* out, int64_t n, int degree, int margin_bits, int64_t* fallbacks);
 
+// One leaf of the softmax denominator: e[i] = canonicalize(bl::exp(bl::sub(x[i], m))) for
+// i < len <= kReduceLeaf by the table-driven kernel (degree 6, margin 2^-44), and the leaf's value
+// on the sum schedule (lane i mod 32 = lane + e[i] in ascending i, lanes folded by halving).
+float run_table_shift_leaf_avx2(const float* x, float m, float* e, int64_t len);
+float run_table_shift_leaf_avx512(const float* x, float m, float* e, int64_t len);
+
 // The input range evaluated in SIMD; inputs between it and the +0 / +inf ranges below, and NaN,
 // go to the scalar bl::exp. e^-87
 // is above the smallest normal binary32 and e^88 below the largest, so no lane kept from SIMD is

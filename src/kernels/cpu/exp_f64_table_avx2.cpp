@@ -60,10 +60,10 @@ inline __m128 exp_half(__m128 xf, const Window& w, int* doubt) {
   return f;
 }
 
-// out[0..8) from x[0..8); returns the number of lanes recomputed by the scalar exp.
+// e^x for the 8 lanes of xv; lanes in doubt or out of range are recomputed by the scalar exp,
+// counted in *count.
 template <int Degree>
-inline int64_t exp_block(const float* x, float* out, const Window& w) {
-  const __m256 xv = _mm256_loadu_ps(x);
+inline __m256 exp_vector(__m256 xv, const Window& w, int64_t* count) {
   const __m256 in_range = _mm256_and_ps(_mm256_cmp_ps(xv, _mm256_set1_ps(kLow), _CMP_GE_OQ),
                                         _mm256_cmp_ps(xv, _mm256_set1_ps(kHigh), _CMP_LE_OQ));
   const __m256 xs = _mm256_and_ps(xv, in_range);  // other lanes evaluate e^0, then fall back
@@ -76,32 +76,40 @@ inline int64_t exp_block(const float* x, float* out, const Window& w) {
   f = _mm256_blendv_ps(f, _mm256_set1_ps(float_of(0x7F800000u)), inf);
   const int settled = _mm256_movemask_ps(_mm256_or_ps(in_range, _mm256_or_ps(zero, inf)));
   const int redo = (~settled & 0xFF) | ((doubt_lo | (doubt_hi << 4)) & _mm256_movemask_ps(in_range));
-  if (redo == 0) {
-    _mm256_storeu_ps(out, f);
-    return 0;
-  }
+  if (redo == 0) return f;
   alignas(32) float xin[8];
   alignas(32) float res[8];
-  _mm256_store_ps(xin, xv);  // x may alias out
+  _mm256_store_ps(xin, xv);
   _mm256_store_ps(res, f);
-  int64_t count = 0;
   for (int j = 0; j < 8; ++j) {
     if ((redo >> j) & 1) {
       res[j] = canonicalize(exp(xin[j]));
-      ++count;
+      ++*count;
     }
   }
-  _mm256_storeu_ps(out, _mm256_load_ps(res));
+  return _mm256_load_ps(res);
+}
+
+// out[0..8) from x[0..8); returns the number of lanes recomputed by the scalar exp.
+template <int Degree>
+inline int64_t exp_block(const float* x, float* out, const Window& w) {
+  int64_t count = 0;
+  _mm256_storeu_ps(out, exp_vector<Degree>(_mm256_loadu_ps(x), w, &count));  // x may alias out
   return count;
 }
 
-template <int Degree>
-int64_t run_degree(const float* x, float* out, int64_t n, int margin_bits) {
+Window kernel_window(int margin_bits) {
   Window w;
   w.on = margin_bits > 0;
   const int64_t half_width = w.on ? int64_t{1} << (53 - margin_bits) : 0;  // W
   w.low = _mm256_set1_epi64x((int64_t{1} << 28) - half_width);
   w.width_plus_one = _mm256_set1_epi64x(2 * half_width + 1);
+  return w;
+}
+
+template <int Degree>
+int64_t run_degree(const float* x, float* out, int64_t n, int margin_bits) {
+  const Window w = kernel_window(margin_bits);
   int64_t count = 0;
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) count += exp_block<Degree>(x + i, out + i, w);
@@ -117,6 +125,29 @@ int64_t run_degree(const float* x, float* out, int64_t n, int margin_bits) {
 }
 
 }  // namespace
+
+float run_table_shift_leaf_avx2(const float* x, float m, float* e, int64_t len) {
+  const Window w = kernel_window(kTableMarginBits);
+  const __m256 mv = _mm256_set1_ps(m);
+  // Sum lanes 8q..8q+7 in acc[q]: element i goes to lane i mod 32, in ascending i.
+  __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+  int64_t count = 0;
+  int64_t i = 0;
+  for (; i + 8 <= len; i += 8) {
+    const __m256 f = exp_vector<kTableDegree>(_mm256_sub_ps(_mm256_loadu_ps(x + i), mv), w, &count);
+    _mm256_storeu_ps(e + i, f);
+    acc[(i / 8) % 4] = _mm256_add_ps(acc[(i / 8) % 4], f);
+  }
+  alignas(32) float lanes[32];
+  for (int q = 0; q < 4; ++q) _mm256_store_ps(lanes + 8 * q, acc[q]);
+  for (; i < len; ++i) {  // the tail, lane by lane
+    e[i] = canonicalize(exp(sub(x[i], m)));
+    lanes[i % 32] = add(lanes[i % 32], e[i]);
+  }
+  for (int s = 16; s >= 1; s /= 2)
+    for (int j = 0; j < s; ++j) lanes[j] = add(lanes[j], lanes[j + s]);
+  return lanes[0];
+}
 
 void run_table_avx2(const float* x, float* out, int64_t n, int degree, int margin_bits, int64_t* fallbacks) {
   int64_t count = 0;

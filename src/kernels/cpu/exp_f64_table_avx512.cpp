@@ -59,11 +59,11 @@ inline __m256 exp_half(__m256 xf, __m512d table_lo, __m512d table_hi, const Wind
   return f;
 }
 
-// out[j] for the lanes j < 16 set in `active`; returns the number recomputed by the scalar exp.
+// e^x for the lanes j < 16 of xv set in `active` (the others must hold 0); lanes in doubt or out
+// of range are recomputed by the scalar exp, counted in *count. Inactive lanes hold 1.
 template <int Degree>
-inline int64_t exp_block(const float* x, float* out, __mmask16 active, __m512d table_lo, __m512d table_hi,
-                         const Window& w) {
-  const __m512 xv = _mm512_maskz_loadu_ps(active, x);
+inline __m512 exp_vector(__m512 xv, __mmask16 active, __m512d table_lo, __m512d table_hi, const Window& w,
+                         int64_t* count) {
   const __mmask16 in_range = _mm512_cmp_ps_mask(xv, _mm512_set1_ps(kLow), _CMP_GE_OQ) &
                              _mm512_cmp_ps_mask(xv, _mm512_set1_ps(kHigh), _CMP_LE_OQ);
   const __m512 xs = _mm512_maskz_mov_ps(in_range, xv);  // other lanes evaluate e^0, then fall back
@@ -78,32 +78,52 @@ inline int64_t exp_block(const float* x, float* out, __mmask16 active, __m512d t
   const int settled = static_cast<int>(in_range | zero | inf);
   const int redo = (~settled | ((doubt_lo | (doubt_hi << 8)) & static_cast<int>(in_range))) &
                    static_cast<int>(active);
-  if (redo == 0) {
-    _mm512_mask_storeu_ps(out, active, f);
-    return 0;
-  }
+  if (redo == 0) return f;
   alignas(64) float xin[16];
   alignas(64) float res[16];
-  _mm512_store_ps(xin, xv);  // x may alias out
+  _mm512_store_ps(xin, xv);
   _mm512_store_ps(res, f);
-  int64_t count = 0;
   for (int j = 0; j < 16; ++j) {
     if ((redo >> j) & 1) {
       res[j] = canonicalize(exp(xin[j]));
-      ++count;
+      ++*count;
     }
   }
-  _mm512_mask_storeu_ps(out, active, _mm512_load_ps(res));
+  return _mm512_load_ps(res);
+}
+
+// out[j] for the lanes j < 16 set in `active`; returns the number recomputed by the scalar exp.
+template <int Degree>
+inline int64_t exp_block(const float* x, float* out, __mmask16 active, __m512d table_lo, __m512d table_hi,
+                         const Window& w) {
+  int64_t count = 0;
+  const __m512 f = exp_vector<Degree>(_mm512_maskz_loadu_ps(active, x), active, table_lo, table_hi, w, &count);
+  _mm512_mask_storeu_ps(out, active, f);  // x may alias out: x was read first
   return count;
 }
 
-template <int Degree>
-int64_t run_degree(const float* x, float* out, int64_t n, int margin_bits) {
+// e[j] = exp(sub(x[j], m)) for the lanes j < 16 set in `active`, added into the sum lanes `acc`.
+inline void shift_exp_add_block(const float* x, __m512 m, float* e, __mmask16 active, __m512d table_lo,
+                                __m512d table_hi, const Window& w, __m512* acc) {
+  int64_t count = 0;
+  const __m512 xs = _mm512_maskz_sub_ps(active, _mm512_maskz_loadu_ps(active, x), m);
+  const __m512 f = exp_vector<kTableDegree>(xs, active, table_lo, table_hi, w, &count);
+  _mm512_mask_storeu_ps(e, active, f);
+  *acc = _mm512_mask_add_ps(*acc, active, *acc, f);
+}
+
+Window kernel_window(int margin_bits) {
   Window w;
   w.on = margin_bits > 0;
   const int64_t half_width = w.on ? int64_t{1} << (53 - margin_bits) : 0;  // W
   w.low = _mm512_set1_epi64((int64_t{1} << 28) - half_width);
   w.width = _mm512_set1_epi64(2 * half_width);
+  return w;
+}
+
+template <int Degree>
+int64_t run_degree(const float* x, float* out, int64_t n, int margin_bits) {
+  const Window w = kernel_window(margin_bits);
   const __m512d table_lo = _mm512_load_pd(kTable);
   const __m512d table_hi = _mm512_load_pd(kTable + 8);
   int64_t count = 0;
@@ -118,6 +138,28 @@ int64_t run_degree(const float* x, float* out, int64_t n, int margin_bits) {
 }
 
 }  // namespace
+
+float run_table_shift_leaf_avx512(const float* x, float m, float* e, int64_t len) {
+  const Window w = kernel_window(kTableMarginBits);
+  const __m512d table_lo = _mm512_load_pd(kTable);
+  const __m512d table_hi = _mm512_load_pd(kTable + 8);
+  const __m512 mv = _mm512_set1_ps(m);
+  // Sum lanes 0..15 in acc[0], 16..31 in acc[1]: element i goes to lane i mod 32, in ascending i.
+  __m512 acc[2] = {_mm512_setzero_ps(), _mm512_setzero_ps()};
+  int64_t i = 0;
+  for (; i + 16 <= len; i += 16)
+    shift_exp_add_block(x + i, mv, e + i, 0xFFFF, table_lo, table_hi, w, &acc[(i / 16) % 2]);
+  if (i < len) {
+    const __mmask16 tail = static_cast<__mmask16>((1u << (len - i)) - 1u);
+    shift_exp_add_block(x + i, mv, e + i, tail, table_lo, table_hi, w, &acc[(i / 16) % 2]);
+  }
+  alignas(64) float lanes[32];
+  _mm512_store_ps(lanes, acc[0]);
+  _mm512_store_ps(lanes + 16, acc[1]);
+  for (int s = 16; s >= 1; s /= 2)
+    for (int j = 0; j < s; ++j) lanes[j] = add(lanes[j], lanes[j + s]);
+  return lanes[0];
+}
 
 void run_table_avx512(const float* x, float* out, int64_t n, int degree, int margin_bits, int64_t* fallbacks) {
   int64_t count = 0;

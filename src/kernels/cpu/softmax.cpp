@@ -3,7 +3,8 @@
 // Rows of at most kOnePassRowMax floats run in one pass: a task takes whole rows and makes every
 // step over a row while it is in L1/L2 (row maximum, shifted values, exponentials by the contract
 // math map, their sum, then the division or the log-softmax subtraction), so memory sees one read
-// and one write per element. Longer rows (and empty ones) take the three-pass path: row maximum
+// and one write per element; with BITLEARN_EXP_F64_SOFTMAX_FUSED=1 the shift, exp and leaf sums are
+// one loop (exp_f64_table_shift_leaf_*). Longer rows (and empty ones) take the three-pass path: row maximum
 // through reduce_totals; per (row, leaf) job the shifted values go to a task buffer, their
 // exponentials to y (softmax) and their leaf sums to a table; then the leaf tree and an in-place
 // division pass. Both paths use the same leaf functions (leaf_max / leaf_sum of reduce_rows.h) and
@@ -14,6 +15,7 @@
 
 #include "core/error.h"
 #include "core/thread_pool.h"
+#include "kernels/cpu/exp_f64_cpu.h"
 #include "kernels/cpu/reduce_rows.h"
 #include "kernels/cpu/softmax_rows.h"
 #include "kernels/math_map.h"
@@ -50,6 +52,20 @@ MathChunkFn exp_chunk_fn() {
   return &math_map_chunk_baseline;
 }
 
+// One leaf of the denominator: e = exp(x - m) and the leaf's value on the sum schedule.
+using ShiftLeafFn = float (*)(const float* x, float m, float* e, int64_t len);
+
+// The fused shift + exp + leaf-sum kernel for this CPU, or null where there is none or it is off
+// (exp_f64_softmax_fused_enabled(); x86-64 with AVX2+FMA only).
+ShiftLeafFn fused_shift_leaf() {
+#if defined(__x86_64__) || defined(_M_X64)
+  if (!exp_f64_cpu_enabled() || !exp_f64_softmax_fused_enabled()) return nullptr;
+  if (cpu::use_avx512() && exp_f64_avx512_enabled()) return &exp_f64_table_shift_leaf_avx512;
+  if (cpu::use_avx2()) return &exp_f64_table_shift_leaf_avx2;
+#endif
+  return nullptr;
+}
+
 // The one-pass path: rows of 1..kOnePassRowMax floats, whole rows per task.
 void softmax_one_pass(const float* x, int64_t rows, int64_t n, float* y, bool log_form, ThreadPool& pool) {
   const bool avx2 = cpu::use_avx2();
@@ -59,6 +75,8 @@ void softmax_one_pass(const float* x, int64_t rows, int64_t n, float* y, bool lo
   const MathChunkFn exp_chunk = exp_chunk_fn();
   const cpu::ContiguousLeafFn max_leaf = cpu::best_contiguous_leaf<StepMax>();
   const cpu::ContiguousLeafFn sum_leaf = cpu::best_contiguous_leaf<StepAdd>();
+  const ShiftLeafFn fused = fused_shift_leaf();
+  const int64_t leaf_count = reduce_leaf_count(n);
   const int64_t rows_per_task = std::max<int64_t>(1, cpu::kTaskElements / n);
   const int64_t tasks = (rows + rows_per_task - 1) / rows_per_task;
   pool.parallel_for(tasks, [&](int64_t t) {
@@ -72,10 +90,19 @@ void softmax_one_pass(const float* x, int64_t rows, int64_t n, float* y, bool lo
       // Softmax keeps the exponentials in y (x is no longer read once m is known, so y may alias
       // x); log-softmax needs x again and keeps them in a task buffer.
       float* e = log_form ? e_buffer.data() : yr;
-      shift(xr, n, m, e);
-      exp_chunk(MathFn::exp, e, nullptr, e, n);
       // lane = lane + e_i with e_i = exp(x_i - m): the StepExpShift sum (combine = add).
-      const float s = cpu::row_total<StepAdd>(sum_leaf, e, n, 0.0f, leaves);
+      float s;
+      if (fused) {
+        for (int64_t l = 0; l < leaf_count; ++l) {
+          const int64_t start = l * kReduceLeaf;
+          leaves[l] = fused(xr + start, m, e + start, std::min<int64_t>(kReduceLeaf, n - start));
+        }
+        s = leaf_tree<StepAdd>(leaves, leaf_count);
+      } else {
+        shift(xr, n, m, e);
+        exp_chunk(MathFn::exp, e, nullptr, e, n);
+        s = cpu::row_total<StepAdd>(sum_leaf, e, n, 0.0f, leaves);
+      }
       if (log_form)
         log_finish(xr, n, m, log(s), yr);
       else
