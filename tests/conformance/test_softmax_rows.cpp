@@ -11,6 +11,7 @@
 #include "core/fp_probe.h"
 #include "core/isa.h"
 #include "kernels/cpu/exp_f64_cpu.h"
+#include "kernels/math_map.h"
 #include "kernels/softmax.h"
 
 namespace bl::conformance {
@@ -110,6 +111,39 @@ TEST(SoftmaxRows, FusedShiftLeafMatchesReference) {
     }
   }
   if (ran == 0) GTEST_SKIP() << "no AVX2+FMA";
+}
+
+// Non-temporal output stores (used for outputs beyond the caches), forced on small arrays: softmax,
+// log-softmax and the exp map equal their references, y aligned and not, threads 1/2/3.
+TEST(SoftmaxRows, StreamedOutputsMatchReference) {
+  set_exp_f64_stream_min_bytes(0);
+  for (int64_t n : {int64_t{1}, int64_t{9}, int64_t{100}, int64_t{4096}, int64_t{5000}})
+    for (const auto& x : data_variants(5 * n, 40 + n)) check_rows(5, n, x, "streamed");
+  for (int64_t offset : {0, 1, 3}) {
+    const int64_t rows = 4, n = 1000;
+    auto x = generate_floats(rows * n, 77 + offset, 10.0f, 29);
+    for (bool log_form : {false, true}) {
+      std::vector<float> expected(x.size()), buffer(x.size() + 8, 7.0f);
+      softmax_reference(x.data(), rows, n, expected.data(), log_form);
+      softmax_cpu(x.data(), rows, n, buffer.data() + offset, log_form, pool_with(3));
+      EXPECT_TRUE(bits_equal(expected.data(), buffer.data() + offset, expected.size(), 4,
+                             "streamed, y offset " + std::to_string(offset)));
+    }
+    std::vector<float> exp_expected(x.size()), exp_buffer(x.size() + 8, 7.0f);
+    math_map_reference(MathFn::exp, x.data(), nullptr, exp_expected.data(), rows * n);
+    for (int threads : {1, 2, 3}) {
+      math_map_cpu(MathFn::exp, x.data(), exp_buffer.data() + offset, rows * n, pool_with(threads));
+      EXPECT_TRUE(bits_equal(exp_expected.data(), exp_buffer.data() + offset, exp_expected.size(), 4,
+                             "exp map streamed, out offset " + std::to_string(offset)));
+    }
+    if (cpu_has_avx2_fma()) {  // the streaming kernel directly (table-driven, whatever the switch)
+      std::vector<float> direct(x.size() + 8, 7.0f);
+      if (exp_f64_stream(x.data(), direct.data() + offset, rows * n))
+        EXPECT_TRUE(bits_equal(exp_expected.data(), direct.data() + offset, exp_expected.size(), 4,
+                               "exp_f64_stream, out offset " + std::to_string(offset)));
+    }
+  }
+  set_exp_f64_stream_min_bytes(-1);
 }
 
 // Sabotage arm: y_i = e_i * (1/s) instead of e_i / s differs from the reference on ordinary rows.

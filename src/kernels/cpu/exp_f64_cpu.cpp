@@ -2,11 +2,17 @@
 // stand-ins for builds without the SIMD translation units.
 #include "kernels/cpu/exp_f64_cpu.h"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
 
 #include "core/error.h"
+#include "core/fp_probe.h"
+#include "core/isa.h"
 #include "kernels/cpu/exp_f64_simd.h"
 
 namespace bl {
@@ -51,6 +57,48 @@ void check_table_variant(const char* op, const float* x, const float* out, int64
 }
 
 }  // namespace
+
+bool exp_f64_stream_enabled() {
+  static const bool on = read_switch("BITLEARN_EXP_F64_STREAM", true);
+  return on;
+}
+
+bool exp_f64_stream(const float* x, float* out, int64_t n) {
+#if defined(__x86_64__) || defined(_M_X64)
+  if (!exp_f64_cpu_enabled() || !exp_f64_table_enabled() || !exp_f64_stream_enabled()) return false;
+  if (active_isa() == Isa::avx512 && exp_f64_avx512_enabled()) {
+    exp_f64_simd::run_table_stream_avx512(x, out, n);
+    return true;
+  }
+  if (cpu_has_avx2_fma()) {
+    exp_f64_simd::run_table_stream_avx2(x, out, n);
+    return true;
+  }
+#else
+  (void)x, (void)out, (void)n;
+#endif
+  return false;
+}
+
+namespace {
+std::atomic<int64_t> stream_min_bytes_override{-1};
+}  // namespace
+
+void set_exp_f64_stream_min_bytes(int64_t bytes) { stream_min_bytes_override.store(bytes); }
+
+int64_t exp_f64_stream_min_bytes() {
+  const int64_t forced = stream_min_bytes_override.load();
+  if (forced >= 0) return forced;
+  static const int64_t bytes = [] {
+#if defined(_SC_LEVEL3_CACHE_SIZE)
+    const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+#else
+    const long l3 = 0;
+#endif
+    return std::max<int64_t>(int64_t{32} << 20, l3 > 0 ? int64_t{l3} : 0);
+  }();
+  return bytes;
+}
 
 bool exp_f64_softmax_fused_enabled() {
   static const bool on = read_switch("BITLEARN_EXP_F64_SOFTMAX_FUSED", kExpF64SoftmaxFusedDefault);
@@ -153,6 +201,12 @@ void run_table_avx2(const float*, float*, int64_t, int, int, int64_t*) {
 }
 void run_table_avx512(const float*, float*, int64_t, int, int, int64_t*) {
   throw Error("exp_f64_table_avx512: this build has no AVX-512 kernels (not x86-64)");
+}
+void run_table_stream_avx2(const float*, float*, int64_t) {
+  throw Error("exp_f64_stream: this build has no AVX2 kernels (not x86-64)");
+}
+void run_table_stream_avx512(const float*, float*, int64_t) {
+  throw Error("exp_f64_stream: this build has no AVX-512 kernels (not x86-64)");
 }
 float run_table_shift_leaf_avx2(const float*, float, float*, int64_t) {
   throw Error("exp_f64_table_shift_leaf_avx2: this build has no AVX2 kernels (not x86-64)");

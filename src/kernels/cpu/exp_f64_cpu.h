@@ -45,6 +45,23 @@ bool exp_f64_table_enabled();
 float exp_f64_table_shift_leaf_avx2(const float* x, float m, float* e, int64_t len);
 float exp_f64_table_shift_leaf_avx512(const float* x, float m, float* e, int64_t len);
 
+// out[i] = canonicalize(bl::exp(x[i])) for i < n by the table-driven kernel of this CPU with
+// non-temporal stores (no read for ownership of out's lines; for outputs beyond the caches).
+// Returns false and does nothing where it does not apply: not x86-64 with AVX2+FMA, or
+// BITLEARN_EXP_F64=0, or the table-driven kernels off, or BITLEARN_EXP_F64_STREAM=0.
+bool exp_f64_stream(const float* x, float* out, int64_t n);
+
+// Output size from which the math map and softmax write with non-temporal stores: the L3 size,
+// at least 32 MiB (a performance choice only: same bits either way).
+int64_t exp_f64_stream_min_bytes();
+
+// Test hook: exp_f64_stream_min_bytes() returns `bytes` from now on (< 0: the default again), so
+// tests can run the streaming paths on small arrays.
+void set_exp_f64_stream_min_bytes(int64_t bytes);
+
+// Whether exp_f64_stream may run (BITLEARN_EXP_F64_STREAM, default 1).
+bool exp_f64_stream_enabled();
+
 // Whether the CPU softmax's one-pass rows use exp_f64_table_shift_leaf_*: BITLEARN_EXP_F64_SOFTMAX_FUSED
 // = 1 or 0 picks; unset gives the built-in default (kExpF64SoftmaxFusedDefault). Same bits either way.
 bool exp_f64_softmax_fused_enabled();

@@ -95,6 +95,11 @@ constexpr double kTableTaylor[7] = {0x1.0000000000000p+0, 0x1.0000000000000p+0, 
 void run_table_avx2(const float* x, float* out, int64_t n, int degree, int margin_bits, int64_t* fallbacks);
 void run_table_avx512(const float* x, float* out, int64_t n, int degree, int margin_bits, int64_t* fallbacks);
 
+// The table-driven kernel (degree 6, margin 2^-44) writing whole aligned blocks of out with
+// non-temporal stores (then sfence): for outputs far larger than the caches. Same bits.
+void run_table_stream_avx2(const float* x, float* out, int64_t n);
+void run_table_stream_avx512(const float* x, float* out, int64_t n);
+
 // One leaf of the softmax denominator: e[i] = canonicalize(bl::exp(bl::sub(x[i], m))) for
 // i < len <= kReduceLeaf by the table-driven kernel (degree 6, margin 2^-44), and the leaf's value
 // on the sum schedule (lane i mod 32 = lane + e[i] in ascending i, lanes folded by halving).

@@ -17,6 +17,9 @@
 #if defined(__x86_64__) || defined(_M_X64)
 #include <immintrin.h>
 
+#include <algorithm>
+#include <cstdint>
+
 namespace bl {
 namespace exp_f64_simd {
 
@@ -125,6 +128,25 @@ int64_t run_degree(const float* x, float* out, int64_t n, int margin_bits) {
 }
 
 }  // namespace
+
+void run_table_stream_avx2(const float* x, float* out, int64_t n) {
+  if (reinterpret_cast<uintptr_t>(out) % 4 != 0) {  // not float-aligned: no streaming at all
+    run_degree<kTableDegree>(x, out, n, kTableMarginBits);
+    return;
+  }
+  // Head: the regular kernel until out is 32-byte aligned; then whole blocks by non-temporal stores
+  // (no read for ownership of the output lines); the tail by the regular kernel.
+  const int64_t head = std::min<int64_t>(n, ((32 - reinterpret_cast<uintptr_t>(out) % 32) % 32) / 4);
+  run_degree<kTableDegree>(x, out, head, kTableMarginBits);
+  const Window w = kernel_window(kTableMarginBits);
+  int64_t i = head;
+  for (; i + 8 <= n; i += 8) {
+    int64_t count = 0;
+    _mm256_stream_ps(out + i, exp_vector<kTableDegree>(_mm256_loadu_ps(x + i), w, &count));
+  }
+  run_degree<kTableDegree>(x + i, out + i, n - i, kTableMarginBits);
+  _mm_sfence();  // the streamed lines are visible before the caller signals completion
+}
 
 float run_table_shift_leaf_avx2(const float* x, float m, float* e, int64_t len) {
   const Window w = kernel_window(kTableMarginBits);

@@ -18,6 +18,9 @@
 #if defined(__AVX512F__) && defined(__AVX512VL__) && defined(__AVX512DQ__)
 #include <immintrin.h>
 
+#include <algorithm>
+#include <cstdint>
+
 namespace bl {
 namespace exp_f64_simd {
 
@@ -138,6 +141,31 @@ int64_t run_degree(const float* x, float* out, int64_t n, int margin_bits) {
 }
 
 }  // namespace
+
+void run_table_stream_avx512(const float* x, float* out, int64_t n) {
+  const Window w = kernel_window(kTableMarginBits);
+  const __m512d table_lo = _mm512_load_pd(kTable);
+  const __m512d table_hi = _mm512_load_pd(kTable + 8);
+  // Head: regular masked stores until out is 64-byte aligned; then whole blocks by non-temporal
+  // stores (no read for ownership of the output lines); the tail by a masked store.
+  int64_t i = 0;
+  const int64_t head = std::min<int64_t>(n, ((64 - reinterpret_cast<uintptr_t>(out) % 64) % 64) / 4);
+  if (reinterpret_cast<uintptr_t>(out) % 4 != 0) {  // not float-aligned: no streaming at all
+    run_degree<kTableDegree>(x, out, n, kTableMarginBits);
+    return;
+  }
+  if (head > 0) {
+    exp_block<kTableDegree>(x, out, static_cast<__mmask16>((1u << head) - 1u), table_lo, table_hi, w);
+    i = head;
+  }
+  for (; i + 16 <= n; i += 16) {
+    int64_t count = 0;
+    const __m512 f = exp_vector<kTableDegree>(_mm512_loadu_ps(x + i), 0xFFFF, table_lo, table_hi, w, &count);
+    _mm512_stream_ps(out + i, f);
+  }
+  if (i < n) exp_block<kTableDegree>(x + i, out + i, static_cast<__mmask16>((1u << (n - i)) - 1u), table_lo, table_hi, w);
+  _mm_sfence();  // the streamed lines are visible before the caller signals completion
+}
 
 float run_table_shift_leaf_avx512(const float* x, float m, float* e, int64_t len) {
   const Window w = kernel_window(kTableMarginBits);

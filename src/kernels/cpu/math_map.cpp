@@ -8,6 +8,7 @@
 #include "core/fp_probe.h"
 #include "core/isa.h"
 #include "core/thread_pool.h"
+#include "kernels/cpu/exp_f64_cpu.h"
 #include "kernels/cpu/math_map_loop.h"
 
 namespace bl {
@@ -47,11 +48,14 @@ void run_chunks(MathFn fn, const float* x, const float* y, float* out, int64_t n
                 ThreadPool& pool) {
   const bool avx2 = cpu_has_avx2_fma();
   const bool avx512 = active_isa() == Isa::avx512;
+  // exp outputs beyond the caches: non-temporal stores where the CPU has a kernel for them.
+  const bool stream = fn == MathFn::exp && n * int64_t{sizeof(float)} >= exp_f64_stream_min_bytes();
   const int64_t n_tasks = (n + kMathMapChunk - 1) / kMathMapChunk;
   pool.parallel_for(n_tasks, [&](int64_t t) {
     const int64_t begin = t * kMathMapChunk;
     const int64_t len = n - begin < kMathMapChunk ? n - begin : kMathMapChunk;
     const float* yt = y ? y + begin : nullptr;
+    if (stream && exp_f64_stream(x + begin, out + begin, len)) return;
     if (avx512)
       math_map_chunk_avx512(fn, x + begin, yt, out + begin, len);
     else if (avx2)

@@ -4,7 +4,8 @@
 // step over a row while it is in L1/L2 (row maximum, shifted values, exponentials by the contract
 // math map, their sum, then the division or the log-softmax subtraction), so memory sees one read
 // and one write per element; with BITLEARN_EXP_F64_SOFTMAX_FUSED=1 the shift, exp and leaf sums are
-// one loop (exp_f64_table_shift_leaf_*). Longer rows (and empty ones) take the three-pass path: row maximum
+// one loop (exp_f64_table_shift_leaf_*). Outputs beyond the caches are written with non-temporal
+// stores (exp_f64_stream_min_bytes; AVX2 CPUs). Longer rows (and empty ones) take the three-pass path: row maximum
 // through reduce_totals; per (row, leaf) job the shifted values go to a task buffer, their
 // exponentials to y (softmax) and their leaf sums to a table; then the leaf tree and an in-place
 // division pass. Both paths use the same leaf functions (leaf_max / leaf_sum of reduce_rows.h) and
@@ -77,10 +78,14 @@ void softmax_one_pass(const float* x, int64_t rows, int64_t n, float* y, bool lo
   const cpu::ContiguousLeafFn sum_leaf = cpu::best_contiguous_leaf<StepAdd>();
   const ShiftLeafFn fused = fused_shift_leaf();
   const int64_t leaf_count = reduce_leaf_count(n);
+  // Outputs beyond the caches: y is written once, at the end, with non-temporal stores (the
+  // exponentials stay in the task buffer), so its lines are never read for ownership.
+  const bool stream = avx2 && exp_f64_stream_enabled() &&
+                      rows * n * int64_t{sizeof(float)} >= exp_f64_stream_min_bytes();
   const int64_t rows_per_task = std::max<int64_t>(1, cpu::kTaskElements / n);
   const int64_t tasks = (rows + rows_per_task - 1) / rows_per_task;
   pool.parallel_for(tasks, [&](int64_t t) {
-    std::vector<float> e_buffer(log_form ? static_cast<size_t>(n) : 0);
+    std::vector<float> e_buffer(log_form || stream ? static_cast<size_t>(n) : 0);
     float leaves[kOnePassRowMax / kReduceLeaf];
     const int64_t end = std::min(rows, (t + 1) * rows_per_task);
     for (int64_t r = t * rows_per_task; r < end; ++r) {
@@ -88,8 +93,8 @@ void softmax_one_pass(const float* x, int64_t rows, int64_t n, float* y, bool lo
       float* yr = y + r * n;
       const float m = cpu::row_total<StepMax>(max_leaf, xr, n, 0.0f, leaves);
       // Softmax keeps the exponentials in y (x is no longer read once m is known, so y may alias
-      // x); log-softmax needs x again and keeps them in a task buffer.
-      float* e = log_form ? e_buffer.data() : yr;
+      // x) unless it streams; log-softmax needs x again and keeps them in a task buffer.
+      float* e = log_form || stream ? e_buffer.data() : yr;
       // lane = lane + e_i with e_i = exp(x_i - m): the StepExpShift sum (combine = add).
       float s;
       if (fused) {
@@ -103,8 +108,12 @@ void softmax_one_pass(const float* x, int64_t rows, int64_t n, float* y, bool lo
         exp_chunk(MathFn::exp, e, nullptr, e, n);
         s = cpu::row_total<StepAdd>(sum_leaf, e, n, 0.0f, leaves);
       }
-      if (log_form)
+      if (log_form && stream)
+        cpu::log_softmax_finish_stream_avx2(xr, n, m, log(s), yr);
+      else if (log_form)
         log_finish(xr, n, m, log(s), yr);
+      else if (stream)
+        cpu::softmax_divide_stream_avx2(e, n, s, yr);
       else
         divide(yr, n, s);
     }

@@ -24,4 +24,10 @@ void softmax_divide_avx2(float* y, int64_t n, float s);
 void log_softmax_finish_baseline(const float* x, int64_t n, float m, float log_s, float* y);
 void log_softmax_finish_avx2(const float* x, int64_t n, float m, float log_s, float* y);
 
+// The same outputs written with non-temporal stores where y is 32-byte aligned (then sfence), for
+// outputs beyond the caches; AVX2 only. softmax_divide_stream_avx2 reads the exponentials from e
+// (e and y distinct): y[i] = canonicalize(div(e[i], s)).
+void softmax_divide_stream_avx2(const float* e, int64_t n, float s, float* y);
+void log_softmax_finish_stream_avx2(const float* x, int64_t n, float m, float log_s, float* y);
+
 }  // namespace bl::cpu
