@@ -8,8 +8,9 @@
 #   2. the CPU 2^32 exp sweep through the table-driven AVX-512 kernel (BITLEARN_ISA=avx512
 #      BITLEARN_EXP_F64_TABLE=1) against the committed hashes (tests/data/math/sweep_cpu.txt);
 #   3. bench_reduce: exp / softmax / log_softmax against memcpy: the table-driven kernel with the
-#      fused softmax (16 and 1 threads), the defaults (16 and 1 threads), the table-driven kernel
-#      without the fused softmax (16 threads).
+#      fused softmax and streamed outputs (16 and 1 threads), the defaults (16 and 1 threads; the
+#      softmax streams its output there too), then at 16 threads without streaming and without the
+#      fused softmax.
 # Summary in $OUT/cpu-exp.log (PASS/FAIL per item, the figures); full outputs beside it. Exits 0.
 cd "$(dirname "$0")/../.." || exit 0
 OUT="${OUT:-.}"
@@ -60,14 +61,15 @@ fi
 
 # 3. bandwidth against memcpy
 if [ -x "$B/bench/bench_reduce" ]; then
-  for cfg in "1 1 16,1" "0 0 16,1" "1 0 16"; do
+  for cfg in "1 1 1 16,1" "0 0 1 16,1" "1 1 0 16" "1 0 1 16"; do
     set -- $cfg
-    env_k=(env BITLEARN_EXP_F64_TABLE=$1 BITLEARN_EXP_F64_SOFTMAX_FUSED=$2 BITLEARN_BENCH_THREADS=$3 BITLEARN_BENCH_REPS=3)
-    name="table$1_fused$2"
+    env_k=(env BITLEARN_EXP_F64_TABLE=$1 BITLEARN_EXP_F64_SOFTMAX_FUSED=$2 BITLEARN_EXP_F64_STREAM=$3
+           BITLEARN_BENCH_THREADS=$4 BITLEARN_BENCH_REPS=3)
+    name="table$1_fused$2_stream$3"
     "${env_k[@]}" BITLEARN_BENCH_OPS=exp,softmax,log_softmax BITLEARN_BENCH_FLOATS=268435456 \
       timeout 50 "$B/bench/bench_reduce" > "$OUT/cpu-exp_bench_$name.txt" 2>&1
     rc=$?
-    say "-- bench_reduce, BITLEARN_EXP_F64_TABLE=$1 BITLEARN_EXP_F64_SOFTMAX_FUSED=$2 threads $3 (0 0: the defaults)"
+    say "-- bench_reduce, BITLEARN_EXP_F64_TABLE=$1 BITLEARN_EXP_F64_SOFTMAX_FUSED=$2 BITLEARN_EXP_F64_STREAM=$3 threads $4 (0 0 1: the defaults)"
     tee -a "$LOG" < "$OUT/cpu-exp_bench_$name.txt"
     [ $rc -eq 0 ] && say "PASS bench_reduce $name ($(elapsed))" || say "FAIL bench_reduce $name rc=$rc ($(elapsed))"
   done
