@@ -9,8 +9,8 @@
 #      BITLEARN_EXP_F64_TABLE=1) against the committed hashes (tests/data/math/sweep_cpu.txt);
 #   3. bench_reduce: exp / softmax / log_softmax against memcpy: the table-driven kernel with the
 #      fused softmax and streamed outputs (16 and 1 threads), the defaults (16 and 1 threads; the
-#      softmax streams its output there too), then at 16 threads without streaming and without the
-#      fused softmax.
+#      softmax streams its output there too), then without streaming, without the fused softmax,
+#      and the defaults without streaming.
 # Summary in $OUT/cpu-exp.log (PASS/FAIL per item, the figures); full outputs beside it. Exits 0.
 cd "$(dirname "$0")/../.." || exit 0
 OUT="${OUT:-.}"
@@ -61,7 +61,7 @@ fi
 
 # 3. bandwidth against memcpy
 if [ -x "$B/bench/bench_reduce" ]; then
-  for cfg in "1 1 1 16,1" "0 0 1 16,1" "1 1 0 16" "1 0 1 16"; do
+  for cfg in "1 1 1 16,1" "0 0 1 16,1" "1 1 0 16,1" "1 0 1 16,1" "0 0 0 16,1"; do
     set -- $cfg
     env_k=(env BITLEARN_EXP_F64_TABLE=$1 BITLEARN_EXP_F64_SOFTMAX_FUSED=$2 BITLEARN_EXP_F64_STREAM=$3
            BITLEARN_BENCH_THREADS=$4 BITLEARN_BENCH_REPS=3)
