@@ -6,11 +6,19 @@
 // earlier runs printed it (when rows went through memory five times), follows for comparison.
 // cudaMemcpy D2D is counted as read + write (2 n floats), like bandwidthTest. Prints GB/s and the
 // ratio to the cudaMemcpy rate (target >= 0.7).
+// Softmax and log-softmax run on two inputs: "normal" (x in [0, 1)) and "wide" (x spread over
+// (-90, 90): most e_i subnormal or zero), under the kernel forms of LaunchConfig::variant (bit 0:
+// one float4 load per thread in flight, bit 2: the lean form, bit 3: with the lean exp) and block
+// sizes; the exp math map
+// (same bytes: one read, one write) is printed beside them for scale.
 #include <cuda_runtime.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <vector>
 
+#include "kernels/math_map.h"
 #include "kernels/norm.h"
 #include "kernels/reduce.h"
 #include "kernels/softmax.h"
@@ -49,7 +57,9 @@ float best_ms(F f, int reps = 10) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  // "--softmax-once VARIANT BLOCK": one on-chip softmax launch on rows of 4096 (for a profiler).
+  const bool once = argc == 4 && std::string(argv[1]) == "--softmax-once";
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     std::printf("SKIP no CUDA device\n");
@@ -66,6 +76,15 @@ int main() {
     for (int64_t off = 0; off < n; off += h.size())
       CHECK(cudaMemcpy(x + off, h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice));
   }
+  if (once) {
+    const bl::LaunchConfig config{std::atoi(argv[3]), 0, std::atoi(argv[2])};
+    bl::softmax_rows_on_chip_cuda(x, n / 4096, 4096, y, false, config);
+    std::printf("softmax once variant=%d block=%d\n", config.variant, config.block);
+    cudaFree(x);
+    cudaFree(y);
+    cudaFree(out);
+    return 0;
+  }
   const double bytes = static_cast<double>(n) * sizeof(float);
   float t_copy = best_ms([&] { cudaMemcpy(y, x, n * sizeof(float), cudaMemcpyDeviceToDevice); });
   const double copy_gbs = 2 * bytes / (t_copy * 1e-3) * 1e-9;
@@ -81,14 +100,39 @@ int main() {
     float t_rms = best_ms([&] { bl::rms_norm_cuda(x, n / 4096, 4096, nullptr, 1e-6f, y, nullptr); });
     gbs = 3 * bytes / (t_rms * 1e-3) * 1e-9;
     std::printf("rms_norm        %8.1f GB/s  ratio %.2f  (%.3f ms, 3 passes of bytes)\n", gbs, gbs / copy_gbs, t_rms);
-    float t_soft = best_ms([&] { bl::softmax_cuda(x, n / 4096, 4096, y, false); });
-    gbs = 2 * bytes / (t_soft * 1e-3) * 1e-9;
-    std::printf("softmax         %8.1f GB/s  ratio %.2f  (%.3f ms, 2 passes of bytes; counted as 4: ratio %.2f)\n",
-                gbs, gbs / copy_gbs, t_soft, 2 * gbs / copy_gbs);
-    float t_log = best_ms([&] { bl::softmax_cuda(x, n / 4096, 4096, y, true); });
-    gbs = 2 * bytes / (t_log * 1e-3) * 1e-9;
-    std::printf("log_softmax     %8.1f GB/s  ratio %.2f  (%.3f ms, 2 passes of bytes; counted as 4: ratio %.2f)\n",
-                gbs, gbs / copy_gbs, t_log, 2 * gbs / copy_gbs);
+    float* wide = nullptr;  // x spread over (-90, 90)
+    CHECK(cudaMalloc(&wide, n * sizeof(float)));
+    {
+      std::vector<float> h(1 << 20);
+      for (size_t i = 0; i < h.size(); ++i) h[i] = static_cast<float>((i * 7919) % 180001) * 0.001f - 90.0f;
+      for (int64_t off = 0; off < n; off += h.size())
+        CHECK(cudaMemcpy(wide + off, h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice));
+    }
+    const float t_exp = best_ms([&] { bl::math_map_cuda(bl::MathFn::exp, x, y, n, bl::LaunchConfig()); });
+    gbs = 2 * bytes / (t_exp * 1e-3) * 1e-9;
+    std::printf("exp math map    %8.1f GB/s  ratio %.2f  (%.3f ms)\n", gbs, gbs / copy_gbs, t_exp);
+    // The default first (as softmax_cuda runs it), then the forms and block sizes.
+    for (int log_form = 0; log_form < 2; ++log_form) {
+      const char* op = log_form ? "log_softmax" : "softmax";
+      for (int input = 0; input < 2; ++input) {
+        const float* src = input ? wide : x;
+        const char* in_name = input ? "wide" : "normal";
+        float t = best_ms([&] { bl::softmax_cuda(src, n / 4096, 4096, y, log_form != 0); });
+        gbs = 2 * bytes / (t * 1e-3) * 1e-9;
+        std::printf("%-12s %-6s default            %8.1f GB/s  ratio %.2f  (%.3f ms, rows of 4096, 2 passes)\n",
+                    op, in_name, gbs, gbs / copy_gbs, t);
+        for (int variant : {0, 1, 4, 5, 12, 13}) {
+          for (int block : {256, 512, 1024}) {
+            const bl::LaunchConfig config{block, 0, variant};
+            t = best_ms([&] { bl::softmax_rows_on_chip_cuda(src, n / 4096, 4096, y, log_form != 0, config); });
+            gbs = 2 * bytes / (t * 1e-3) * 1e-9;
+            std::printf("%-12s %-6s variant=%d block=%-4d %8.1f GB/s  ratio %.2f  (%.3f ms)\n", op, in_name,
+                        variant, block, gbs, gbs / copy_gbs, t);
+          }
+        }
+      }
+    }
+    cudaFree(wide);
   } catch (const std::exception& e) {
     std::printf("FAIL %s\n", e.what());
   }

@@ -2,16 +2,23 @@
 // against the scalar reference, bit for bit, under every launch shape of
 // kConformanceLaunchConfigs: lengths around the lane (32), float4 and leaf (4096) sizes, primes,
 // scales that send e^(x - m) into the subnormal and zero range, special values, unaligned and
-// in-place rows. The sabotage arm shows that the comparison sees a change of the sum schedule.
+// in-place rows. Every case runs both forms of the kernel: the default one and the lean one
+// (LaunchConfig::variant bit 2: float max, binary64 reciprocal division of div_by_reciprocal.h);
+// rows aimed at the lean form's division (s an even integer, so the tie rule runs; s = 1; e_i
+// subnormal) and its maximum (zero maxima of either sign, NaN beside a finite maximum) follow.
+// The sabotage arms show that the comparison sees a change of the sum schedule and a division
+// without the tie rule.
 #include <gtest/gtest.h>
 
 #include <cuda_runtime.h>
 
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include "conformance/harness.h"
 #include "core/error.h"
+#include "kernels/div_by_reciprocal.h"
 #include "kernels/softmax.h"
 
 namespace bl::conformance {
@@ -41,17 +48,33 @@ std::string label(int64_t rows, int64_t n, float scale, bool log_form, const Lau
                   const char* extra) {
   return std::string(log_form ? "log_softmax" : "softmax") + " rows=" + std::to_string(rows) +
          " n=" + std::to_string(n) + " scale=" + std::to_string(scale) + " block=" +
-         std::to_string(c.block) + " grid_cap=" + std::to_string(c.grid_cap) + extra;
+         std::to_string(c.block) + " grid_cap=" + std::to_string(c.grid_cap) + " variant=" +
+         std::to_string(c.variant) + extra;
 }
 
-// Out of place at offset 0 and 1 (aligned and unaligned rows), and in place.
-void check_rows(int64_t rows, int64_t n, float scale, int special_every, uint64_t seed) {
-  const std::vector<float> x = generate_floats(rows * n + 1, seed, scale, special_every);
+// kConformanceLaunchConfigs, and the lean forms (variant bit 2; bit 3: with the lean exp) under
+// launch shapes taken from it.
+std::vector<LaunchConfig> launch_configs() {
+  std::vector<LaunchConfig> configs(std::begin(kConformanceLaunchConfigs), std::end(kConformanceLaunchConfigs));
+  const int lean_variants[] = {4, 13, 6, 12};
+  for (size_t i = 0; i < configs.size() && i < 4; ++i) {
+    LaunchConfig lean = kConformanceLaunchConfigs[i];
+    lean.variant = lean_variants[i];
+    configs.push_back(lean);
+  }
+  configs.push_back(LaunchConfig{512, 0, 5});
+  configs.push_back(LaunchConfig{256, 0, 12});
+  return configs;
+}
+
+// Out of place at offset 0 and 1 (aligned and unaligned rows), and in place. x holds rows * n + 1
+// floats.
+void check_rows_of(const std::vector<float>& x, int64_t rows, int64_t n, float scale) {
   for (bool log_form : {false, true}) {
     for (int64_t offset : {0, 1}) {
       std::vector<float> expected(rows * n);
       softmax_reference(x.data() + offset, rows, n, expected.data(), log_form);
-      for (const LaunchConfig& c : kConformanceLaunchConfigs) {
+      for (const LaunchConfig& c : launch_configs()) {
         DeviceFloats dx(x), dy(std::vector<float>(x.size(), 0.0f));
         softmax_rows_on_chip_cuda(dx.ptr + offset, rows, n, dy.ptr + offset, log_form, c);
         ASSERT_TRUE(bits_equal(expected, dy.to_host(offset, rows * n),
@@ -62,6 +85,10 @@ void check_rows(int64_t rows, int64_t n, float scale, int special_every, uint64_
       }
     }
   }
+}
+
+void check_rows(int64_t rows, int64_t n, float scale, int special_every, uint64_t seed) {
+  check_rows_of(generate_floats(rows * n + 1, seed, scale, special_every), rows, n, scale);
 }
 
 TEST(SoftmaxOnChipCuda, LengthsScalesAndLaunchShapes) {
@@ -86,6 +113,57 @@ TEST(SoftmaxOnChipCuda, SpecialValuesAndManyRows) {
   DeviceFloats dx(x), dy(x);
   softmax_rows_on_chip_cuda(dx.ptr, 2, 100, dy.ptr, false);
   ASSERT_TRUE(bits_equal(expected, dy.to_host(0, x.size()), "softmax -inf and +inf rows"));
+}
+
+// Rows aimed at the lean form: s an even integer (k maxima, the rest with subnormal or zero e_i:
+// the tie rule runs), s a power of two, s = 1 exactly, s with many significand bits, zero maxima
+// of either sign (the sign shows in log-softmax), NaN beside a finite maximum, all NaN.
+TEST(SoftmaxOnChipCuda, LeanDivisionAndMaximumRows) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  const float ninf = float_of(0xFF800000u), nan = float_of(0x7FC00000u);
+  for (int64_t n : {int64_t{4096}, int64_t{4093}, int64_t{100}, int64_t{8192}}) {
+    const int64_t rows = 12;
+    std::vector<float> x = generate_floats(rows * n + 1, 900 + n, 1.0f);
+    for (int64_t r = 0; r < rows; ++r) {
+      float* xr = x.data() + r * n;
+      const int64_t k = r == 0 ? std::min<int64_t>(n, 3994) : r == 1 ? n / 2 : r == 2 ? 1 : r == 3 ? 6 : 0;
+      for (int64_t i = 0; i < n; ++i) {
+        const float spread = -87.0f - 17.0f * static_cast<float>((i * 7919) % 1000) / 1000.0f;
+        if (r <= 3) xr[i] = i < k ? 0.0f : spread;  // e_i = 1 or subnormal / zero: s = k
+        if (r == 4) xr[i] = i == 5 ? -0.0f : spread;  // max -0, s = 1
+        if (r == 5) xr[i] = i == 5 ? -0.0f : i == 9 ? 0.0f : spread;  // max +0 beside -0
+        if (r == 6) xr[i] = i % 3 == 0 ? -0.0f : ninf;  // only -0 and -inf
+        if (r == 7 && i == n / 2) xr[i] = nan;  // NaN beside a finite maximum
+        if (r == 8) xr[i] = nan;
+        if (r == 9) xr[i] = 20.0f * xr[i] - 60.0f;  // spread over (-80, -40)
+        if (r == 10) xr[i] = 90.0f * xr[i];  // (-90, 90): most e_i subnormal or zero
+      }
+    }
+    check_rows_of(x, rows, n, 0.0f);
+  }
+}
+
+// Sabotage arm: against a reference that divides by a binary32 reciprocal (e_i * RN32(1 / s)),
+// the lean form's output must be seen as different (and equal the true reference).
+TEST(SoftmaxOnChipCuda, SabotageBinary32ReciprocalIsCaught) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  const int64_t rows = 8, n = 4096;
+  const std::vector<float> x = generate_floats(rows * n, 4244, 4.0f);
+  std::vector<float> expected(rows * n), sabotaged(rows * n);
+  softmax_reference(x.data(), rows, n, expected.data(), false);
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* xr = x.data() + r * n;
+    const float m = reference_reduce_one<StepMax>(xr, n, 1, 0.0f);
+    const float s = reference_reduce_one<StepExpShift>(xr, n, 1, m);
+    const float inverse = div(1.0f, s);
+    for (int64_t i = 0; i < n; ++i) sabotaged[r * n + i] = mul(exp(sub(xr[i], m)), inverse);
+  }
+  DeviceFloats dx(x), dy(x);
+  for (int variant : {4, 12}) {
+    softmax_rows_on_chip_cuda(dx.ptr, rows, n, dy.ptr, false, LaunchConfig{256, 0, variant});
+    EXPECT_FALSE(bits_equal(sabotaged, dy.to_host(0, rows * n), "binary32 reciprocal"));
+    EXPECT_TRUE(bits_equal(expected, dy.to_host(0, rows * n), "library, lean form"));
+  }
 }
 
 TEST(SoftmaxOnChipCuda, RowTooLongIsAClearError) {

@@ -4,11 +4,19 @@
 // sum schedule (each 32-thread group sums one leaf: thread j is lane j, adding its elements in
 // ascending order, then the lanes fold by halving through width-32 shuffles; the leaf values meet
 // in leaf_tree) and writes the row once: two memory passes.
+// The lean form (FAST, LaunchConfig::variant bit 2) spends fewer instructions per element, same
+// bits: the maximum by one NaN-propagating float max per element (the sign of a zero maximum is
+// settled by one scan of the row); rows whose maximum is not finite are NaN at once; softmax
+// divides by s through one binary64 reciprocal per row (div_by_reciprocal.h); with variant bit 3
+// also, e_i comes from an exp that leaves out the NaN and overflow handling x_i - m <= 0 does not
+// need (softmax_exp.cuh).
 // Longer rows: row maximum and denominator through reduce_totals, then one pass. Softmax computes
 // each e_i = exp(x_i - m) once: the denominator pass stores e_i in y, and the last pass divides y
 // in place (softmax_element's bits: canonicalize(div(e_i, s))).
 #include "kernels/cuda/exp_quad.cuh"
 #include "kernels/cuda/reduce_cuda.cuh"
+#include "kernels/cuda/softmax_exp.cuh"
+#include "kernels/div_by_reciprocal.h"
 #include "kernels/softmax.h"
 
 namespace bl {
@@ -37,17 +45,32 @@ __device__ __forceinline__ void key_max(float v, int32_t* key, uint32_t* magnitu
   *magnitude = *magnitude > a ? *magnitude : a;
 }
 
+// The row maximum of the lean form: one instruction per element on sm_80 and later (PTX
+// max.NaN.f32: NaN when either operand is NaN, else the larger value; exact). Between +0 and -0
+// either may come out: a zero maximum is settled afterwards. Elsewhere bl::max.
+__device__ __forceinline__ float lean_max(float a, float b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(__HIP_DEVICE_COMPILE__)
+  float d;
+  asm("max.NaN.f32 %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b));
+  return d;
+#else
+  return max(a, b);
+#endif
+}
+
 // One block per row (grid-stride over rows), any block size that is a multiple of 32. `vec`: n is
 // a multiple of 4 and x, y are 16-byte aligned, so rows move as float4. y may alias x: a row is
 // read completely before any of it is written. LOADS float4 loads are issued per thread before
-// their values are used (more memory in flight per thread, more registers).
-template <int LOADS>
+// their values are used (more memory in flight per thread, more registers). FAST: the lean form
+// (see the file comment); LEAN_EXP (with FAST): e_i by exp_quad_nonpositive (softmax_exp.cuh).
+template <int LOADS, bool FAST, bool LEAN_EXP>
 __global__ void softmax_row_on_chip_kernel(const float* x, int64_t rows, int64_t n, float* y,
                                            bool log_form, bool vec) {
   extern __shared__ float4 row_smem[];
   __shared__ float group_max[32];
   __shared__ float leaf_value[kSoftmaxRowLeaves];
   __shared__ float row_m, row_s;
+  __shared__ double row_r;
   float* xs = reinterpret_cast<float*>(row_smem);
   float* es = log_form ? xs + n : xs;  // softmax keeps e_i in place of x_i
   const int tid = static_cast<int>(threadIdx.x), threads = static_cast<int>(blockDim.x);
@@ -62,6 +85,7 @@ __global__ void softmax_row_on_chip_kernel(const float* x, int64_t rows, int64_t
     // apart (the largest magnitude bits), and the result is bl::max's over the row.
     int32_t key = max_key_of(StepMax::init());
     uint32_t magnitude = 0;
+    float lean_m = float_of(0xFF800000u);  // FAST: -inf
     for (int64_t q0 = tid; q0 < n4; q0 += LOADS * threads) {
       float4 v[LOADS];
 #pragma unroll
@@ -74,35 +98,62 @@ __global__ void softmax_row_on_chip_kernel(const float* x, int64_t rows, int64_t
         const int64_t q = q0 + k * threads;
         if (q < n4) {
           reinterpret_cast<float4*>(xs)[q] = v[k];
-          key_max(v[k].x, &key, &magnitude);
-          key_max(v[k].y, &key, &magnitude);
-          key_max(v[k].z, &key, &magnitude);
-          key_max(v[k].w, &key, &magnitude);
+          if (FAST) {
+            lean_m = lean_max(lean_max(lean_m, v[k].x), lean_max(v[k].y, lean_max(v[k].z, v[k].w)));
+          } else {
+            key_max(v[k].x, &key, &magnitude);
+            key_max(v[k].y, &key, &magnitude);
+            key_max(v[k].z, &key, &magnitude);
+            key_max(v[k].w, &key, &magnitude);
+          }
         }
       }
     }
     for (int64_t i = 4 * n4 + tid; i < n; i += threads) {
       const float v = xr[i];
       xs[i] = v;
-      key_max(v, &key, &magnitude);
+      if (FAST)
+        lean_m = lean_max(lean_m, v);
+      else
+        key_max(v, &key, &magnitude);
     }
-    float m = magnitude > 0x7F800000u ? canonical_nan() : float_of_max_key(key);
+    float m = FAST ? lean_m : magnitude > 0x7F800000u ? canonical_nan() : float_of_max_key(key);
 #pragma unroll
-    for (int s = 16; s >= 1; s >>= 1) m = max(m, __shfl_xor_sync(0xFFFFFFFFu, m, s, 32));
+    for (int s = 16; s >= 1; s >>= 1) {
+      const float other = __shfl_xor_sync(0xFFFFFFFFu, m, s, 32);
+      m = FAST ? lean_max(m, other) : max(m, other);
+    }
     if (lane == 0) group_max[group] = m;
     __syncthreads();
     if (tid == 0) {
       float mm = group_max[0];
-      for (int g = 1; g < groups; ++g) mm = max(mm, group_max[g]);
+      for (int g = 1; g < groups; ++g) mm = FAST ? lean_max(mm, group_max[g]) : max(mm, group_max[g]);
       row_m = mm;
     }
     __syncthreads();
     m = row_m;
+    if (FAST) {
+      // A row whose maximum is NaN (it holds a NaN) or +-inf is NaN everywhere (x - m is NaN for
+      // some element, so s is NaN). Past this point no x_i is NaN and every x_i - m is <= 0.
+      if (!is_finite(m)) {
+        for (int64_t i = tid; i < n; i += threads) yr[i] = canonical_nan();
+        __syncthreads();  // the next row reuses the shared memory
+        continue;
+      }
+      // A zero maximum: bl::max gives +0 when the row holds +0, else -0 (x - m differs in sign
+      // for x = -0, which log-softmax can show). Rare; one scan of the row on chip.
+      if (m == 0.0f) {
+        bool plus_zero = false;
+        for (int64_t i = tid; i < n; i += threads) plus_zero = plus_zero || bits_of(xs[i]) == 0u;
+        m = __syncthreads_or(plus_zero) ? 0.0f : float_of(0x80000000u);
+      }
+    }
     // 2. e_i = exp(x_i - m), each once.
     for (int64_t q = tid; q < n4; q += threads) {
       const float4 v = reinterpret_cast<const float4*>(xs)[q];
-      reinterpret_cast<float4*>(es)[q] =
-          cuda::exp_quad(make_float4(sub(v.x, m), sub(v.y, m), sub(v.z, m), sub(v.w, m)));
+      const float4 d = make_float4(sub(v.x, m), sub(v.y, m), sub(v.z, m), sub(v.w, m));
+      // LEAN_EXP (with FAST): every x_i - m is <= 0 and not NaN here.
+      reinterpret_cast<float4*>(es)[q] = LEAN_EXP ? cuda::exp_quad_nonpositive(d) : cuda::exp_quad(d);
     }
     for (int64_t i = 4 * n4 + tid; i < n; i += threads) es[i] = exp(sub(xs[i], m));
     __syncthreads();
@@ -121,6 +172,7 @@ __global__ void softmax_row_on_chip_kernel(const float* x, int64_t rows, int64_t
     if (tid == 0) {
       const float s = leaf_tree<StepExpShift>(leaf_value, leaves);
       row_s = log_form ? log(s) : s;
+      if (FAST && !log_form) row_r = reciprocal_of(s).r;
     }
     __syncthreads();
     const float s = row_s;
@@ -130,6 +182,25 @@ __global__ void softmax_row_on_chip_kernel(const float* x, int64_t rows, int64_t
     // log_softmax_element).
     if (is_nan(s)) {
       for (int64_t i = tid; i < n; i += threads) yr[i] = canonical_nan();
+    } else if (FAST && !log_form) {
+      // s in [1, n]: every e_i / s from the row's reciprocal (div_by_reciprocal.h). Only rows
+      // whose s is an even integer need the per-element tie rule.
+      const double r = row_r;
+      if (!is_even_integer(s)) {
+        for (int64_t q = tid; q < n4; q += threads) {
+          const float4 e = reinterpret_cast<const float4*>(es)[q];
+          reinterpret_cast<float4*>(yr)[q] =
+              make_float4(div_by_reciprocal_fast(e.x, r), div_by_reciprocal_fast(e.y, r),
+                          div_by_reciprocal_fast(e.z, r), div_by_reciprocal_fast(e.w, r));
+        }
+        for (int64_t i = 4 * n4 + tid; i < n; i += threads) yr[i] = div_by_reciprocal_fast(es[i], r);
+      } else {
+        Reciprocal d;
+        d.r = r;
+        d.b = s;
+        d.even_integer = true;
+        for (int64_t i = tid; i < n; i += threads) yr[i] = div_by_reciprocal(es[i], d);
+      }
     } else {
       for (int64_t q = tid; q < n4; q += threads) {
         float4 o;
@@ -152,20 +223,19 @@ __global__ void softmax_row_on_chip_kernel(const float* x, int64_t rows, int64_t
 
 bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
 
-template <int LOADS>
+template <int LOADS, bool FAST, bool LEAN_EXP>
 void launch_row_on_chip(const float* x, int64_t rows, int64_t n, float* y, bool log_form,
                         const LaunchConfig& config) {
   // Threads: the configured block, fewer for short rows (about four elements per thread).
   const int wanted = static_cast<int>(std::max<int64_t>(32, ((n + 3) / 4 + 31) / 32 * 32));
-  const int block = std::min(cuda::fitted_block(softmax_row_on_chip_kernel<LOADS>, config), wanted);
+  auto* kernel = softmax_row_on_chip_kernel<LOADS, FAST, LEAN_EXP>;
+  const int block = std::min(cuda::fitted_block(kernel, config), wanted);
   const bool vec = n % 4 == 0 && aligned16(x) && aligned16(y);
   const size_t smem = static_cast<size_t>(log_form ? 2 * n : n) * sizeof(float);
   if (smem > 32 * 1024)  // beyond the default 48 KiB with the static shared memory
-    BL_CUDA_CHECK(cudaFuncSetAttribute(softmax_row_on_chip_kernel<LOADS>,
-                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
+    BL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        static_cast<int>(2 * kSoftmaxRowOnChip * sizeof(float))));
-  softmax_row_on_chip_kernel<LOADS><<<cuda::grid_size(rows, config), block, smem>>>(x, rows, n, y,
-                                                                                   log_form, vec);
+  kernel<<<cuda::grid_size(rows, config), block, smem>>>(x, rows, n, y, log_form, vec);
   BL_CUDA_CHECK(cudaGetLastError());
   cuda::finish_sync();
 }
@@ -183,11 +253,26 @@ void softmax_rows_on_chip_cuda(const float* x, int64_t rows, int64_t n, float* y
            " elements, got n = ", n);
   if (rows == 0 || n == 0) return;
   BL_CHECK(x != nullptr && y != nullptr, name, ": input or output pointer is null");
-  // config.variant 1: one float4 load in flight per thread; any other: four. Same bits.
-  if (config.variant == 1)
-    launch_row_on_chip<1>(x, rows, n, y, log_form, config);
-  else
-    launch_row_on_chip<4>(x, rows, n, y, log_form, config);
+  // config.variant bit 0: one float4 load in flight per thread (else four); bit 2: the lean form;
+  // bits 2 and 3: the lean form with the lean exp. Same bits in every case.
+  const bool one_load = (config.variant & 1) != 0, lean = (config.variant & 4) != 0;
+  const bool lean_exp = lean && (config.variant & 8) != 0;
+  if (lean_exp) {
+    if (one_load)
+      launch_row_on_chip<1, true, true>(x, rows, n, y, log_form, config);
+    else
+      launch_row_on_chip<4, true, true>(x, rows, n, y, log_form, config);
+  } else if (lean) {
+    if (one_load)
+      launch_row_on_chip<1, true, false>(x, rows, n, y, log_form, config);
+    else
+      launch_row_on_chip<4, true, false>(x, rows, n, y, log_form, config);
+  } else {
+    if (one_load)
+      launch_row_on_chip<1, false, false>(x, rows, n, y, log_form, config);
+    else
+      launch_row_on_chip<4, false, false>(x, rows, n, y, log_form, config);
+  }
 }
 
 namespace {

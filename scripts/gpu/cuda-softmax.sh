@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# GPU checks of CUDA softmax / log-softmax bandwidth (issue 3), run from the repo root after
+# scripts/gpu/build.sh -DBITLEARN_BENCH=ON (everything in build-gpu/). Keep it under ~200 s:
+# 1. CUDA tests SoftmaxOnChipCuda.* (both kernel forms, every launch shape, lean-form rows,
+#    sabotage arms), ReduceCuda.*, ExpF64Cuda.* except the 2^32 sweeps; CPU tests
+#    DivByReciprocal.* (the division lemma) and SoftmaxConformance.*.
+# 2. bench_reduce_cuda: softmax / log-softmax (rows of 4096, 2^28 floats, normal and (-90, 90)
+#    input, kernel forms and block sizes) and the exp math map against cudaMemcpy D2D.
+# 3. ncu on single softmax launches (default and lean form): time, instructions per element,
+#    issue-slot and DRAM use.
+# Writes a short summary to $OUT/cuda-softmax.log (PASS/FAIL per item), full outputs beside it.
+# Always exits 0.
+set -u
+OUT="${OUT:-/tmp/cuda_softmax_out}"
+mkdir -p "$OUT"
+LOG="$OUT/cuda-softmax.log"
+B=build-gpu
+: >"$LOG"
+say() { echo "$*" | tee -a "$LOG"; }
+START=$(date +%s)
+
+say "== cuda-softmax $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD 2>/dev/null || echo '?') $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
+
+run_tests() {  # name binary filter timeout
+  local name="$1" bin="$2" filter="$3" limit="$4" out="$OUT/cuda-softmax_$1.txt"
+  if [ ! -x "$bin" ]; then say "FAIL $name: $bin not built"; return; fi
+  timeout "$limit" "$bin" --gtest_filter="$filter" >"$out" 2>&1
+  local rc=$?
+  grep -E "Failure|FAILED|first difference|differ" "$out" | head -40 >>"$LOG"
+  local passed
+  passed=$(grep -oE "^\[  PASSED  \] [0-9]+" "$out" | grep -oE "[0-9]+$")
+  [ $rc -eq 0 ] && say "PASS $name ($filter: ${passed:-?} tests)" || say "FAIL $name ($filter), rc=$rc (124 = timed out)"
+}
+
+# 1. tests
+run_tests cuda_tests $B/tests/bitlearn_cuda_tests \
+  'SoftmaxOnChipCuda.*:ReduceCuda.*:ExpF64Cuda.*-ExpF64Cuda.AllInputs*' 100
+run_tests cpu_tests $B/tests/bitlearn_tests 'DivByReciprocal.*:SoftmaxConformance.*' 40
+
+# 2. bandwidth
+BENCH=$B/bench/bench_reduce_cuda
+if [ -x $BENCH ]; then
+  timeout 40 $BENCH >"$OUT/cuda-softmax_bench_reduce.txt" 2>&1 || say "FAIL bench_reduce_cuda rc=$?"
+  grep -E "D2D|softmax|exp math" "$OUT/cuda-softmax_bench_reduce.txt" >>"$LOG"
+else
+  say "SKIP bench: $BENCH not built (-DBITLEARN_BENCH=ON)"
+fi
+
+# 3. ncu: one launch of the default, the lean form (variant 4) and the lean form with the lean exp (12), block 256.
+if command -v ncu >/dev/null && [ -x $BENCH ] && [ $(( $(date +%s) - START )) -lt 170 ]; then
+  M=gpu__time_duration.sum,smsp__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread
+  for v in 0 4 12; do
+    timeout 25 ncu --metrics $M --csv -k regex:softmax_row_on_chip $BENCH --softmax-once $v 256 \
+      >"$OUT/cuda-softmax_ncu_v$v.txt" 2>&1
+    grep -E '^"[0-9]' "$OUT/cuda-softmax_ncu_v$v.txt" | awk -F'","' -v v=$v '{print "NCU variant " v ": " $(NF-2) " = " $NF}' >>"$LOG"
+    inst=$(grep -E 'smsp__inst_executed.sum"' "$OUT/cuda-softmax_ncu_v$v.txt" | awk -F'","' '{gsub(/[",]/,"",$NF); print $NF}' | head -1)
+    [ -n "$inst" ] && say "NCU variant $v: instructions per element = $(awk -v i="$inst" 'BEGIN{printf "%.1f", i*32/268435456}')"
+  done
+fi
+say "== done $(date -u +%FT%TZ) ($(( $(date +%s) - START )) s)"
+exit 0
