@@ -64,8 +64,8 @@ __device__ __forceinline__ float lean_max(float a, float b) {
 // their values are used (more memory in flight per thread, more registers). FAST: the lean form
 // (see the file comment); LEAN_EXP (with FAST): e_i by exp_quad_nonpositive (softmax_exp.cuh).
 template <int LOADS, bool FAST, bool LEAN_EXP>
-__global__ void softmax_row_on_chip_kernel(const float* x, int64_t rows, int64_t n, float* y,
-                                           bool log_form, bool vec) {
+__device__ __forceinline__ void softmax_row_on_chip_body(const float* x, int64_t rows, int64_t n, float* y,
+                                                         bool log_form, bool vec) {
   extern __shared__ float4 row_smem[];
   __shared__ float group_max[32];
   __shared__ float leaf_value[kSoftmaxRowLeaves];
@@ -221,14 +221,27 @@ __global__ void softmax_row_on_chip_kernel(const float* x, int64_t rows, int64_t
   }
 }
 
+template <int LOADS, bool FAST, bool LEAN_EXP>
+__global__ void softmax_row_on_chip_kernel(const float* x, int64_t rows, int64_t n, float* y,
+                                           bool log_form, bool vec) {
+  softmax_row_on_chip_body<LOADS, FAST, LEAN_EXP>(x, rows, n, y, log_form, vec);
+}
+
+// The lean form with the lean exp, at most 256 threads per block and registers limited so that
+// MIN_BLOCKS blocks fit on a multiprocessor (more warps resident to hide the row phases' latencies).
+template <int LOADS, int MIN_BLOCKS>
+__global__ void __launch_bounds__(256, MIN_BLOCKS)
+    softmax_row_on_chip_bounded_kernel(const float* x, int64_t rows, int64_t n, float* y, bool log_form, bool vec) {
+  softmax_row_on_chip_body<LOADS, true, true>(x, rows, n, y, log_form, vec);
+}
+
 bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
 
-template <int LOADS, bool FAST, bool LEAN_EXP>
-void launch_row_on_chip(const float* x, int64_t rows, int64_t n, float* y, bool log_form,
+template <class Kernel>
+void launch_row_on_chip(Kernel* kernel, const float* x, int64_t rows, int64_t n, float* y, bool log_form,
                         const LaunchConfig& config) {
   // Threads: the configured block, fewer for short rows (about four elements per thread).
   const int wanted = static_cast<int>(std::max<int64_t>(32, ((n + 3) / 4 + 31) / 32 * 32));
-  auto* kernel = softmax_row_on_chip_kernel<LOADS, FAST, LEAN_EXP>;
   const int block = std::min(cuda::fitted_block(kernel, config), wanted);
   const bool vec = n % 4 == 0 && aligned16(x) && aligned16(y);
   const size_t smem = static_cast<size_t>(log_form ? 2 * n : n) * sizeof(float);
@@ -254,24 +267,32 @@ void softmax_rows_on_chip_cuda(const float* x, int64_t rows, int64_t n, float* y
   if (rows == 0 || n == 0) return;
   BL_CHECK(x != nullptr && y != nullptr, name, ": input or output pointer is null");
   // config.variant bit 0: one float4 load in flight per thread (else four); bit 2: the lean form;
-  // bits 2 and 3: the lean form with the lean exp. Same bits in every case.
+  // bits 2 and 3: the lean form with the lean exp; bits 2, 3 and 4: that with registers bounded
+  // (blocks of at most 256; 8 blocks per multiprocessor with one load, 6 with four). Same bits in
+  // every case.
   const bool one_load = (config.variant & 1) != 0, lean = (config.variant & 4) != 0;
   const bool lean_exp = lean && (config.variant & 8) != 0;
-  if (lean_exp) {
+  const bool bounded = lean_exp && (config.variant & 16) != 0;
+  if (bounded) {
     if (one_load)
-      launch_row_on_chip<1, true, true>(x, rows, n, y, log_form, config);
+      launch_row_on_chip(softmax_row_on_chip_bounded_kernel<1, 8>, x, rows, n, y, log_form, config);
     else
-      launch_row_on_chip<4, true, true>(x, rows, n, y, log_form, config);
+      launch_row_on_chip(softmax_row_on_chip_bounded_kernel<4, 6>, x, rows, n, y, log_form, config);
+  } else if (lean_exp) {
+    if (one_load)
+      launch_row_on_chip(softmax_row_on_chip_kernel<1, true, true>, x, rows, n, y, log_form, config);
+    else
+      launch_row_on_chip(softmax_row_on_chip_kernel<4, true, true>, x, rows, n, y, log_form, config);
   } else if (lean) {
     if (one_load)
-      launch_row_on_chip<1, true, false>(x, rows, n, y, log_form, config);
+      launch_row_on_chip(softmax_row_on_chip_kernel<1, true, false>, x, rows, n, y, log_form, config);
     else
-      launch_row_on_chip<4, true, false>(x, rows, n, y, log_form, config);
+      launch_row_on_chip(softmax_row_on_chip_kernel<4, true, false>, x, rows, n, y, log_form, config);
   } else {
     if (one_load)
-      launch_row_on_chip<1, false, false>(x, rows, n, y, log_form, config);
+      launch_row_on_chip(softmax_row_on_chip_kernel<1, false, false>, x, rows, n, y, log_form, config);
     else
-      launch_row_on_chip<4, false, false>(x, rows, n, y, log_form, config);
+      launch_row_on_chip(softmax_row_on_chip_kernel<4, false, false>, x, rows, n, y, log_form, config);
   }
 }
 
