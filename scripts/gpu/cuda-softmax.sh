@@ -6,8 +6,8 @@
 #    DivByReciprocal.* (the division lemma) and SoftmaxConformance.*.
 # 2. bench_reduce_cuda: softmax / log-softmax (rows of 4096, 2^28 floats, normal and (-90, 90)
 #    input, kernel forms and block sizes) and the exp math map against cudaMemcpy D2D.
-# 3. ncu on single softmax launches (default and lean form): time, instructions per element,
-#    issue-slot and DRAM use.
+# 3. ncu on single softmax launches (2^24 floats; default and lean forms): time, instructions per
+#    element, issue-slot and DRAM use, pipe use and stall reasons.
 # Writes a short summary to $OUT/cuda-softmax.log (PASS/FAIL per item), full outputs beside it.
 # Always exits 0.
 set -u
@@ -54,7 +54,15 @@ if command -v ncu >/dev/null && [ -x $BENCH ] && [ $(( $(date +%s) - START )) -l
       >"$OUT/cuda-softmax_ncu_v$v.txt" 2>&1
     grep -E '^"[0-9]' "$OUT/cuda-softmax_ncu_v$v.txt" | awk -F'","' -v v=$v '{print "NCU variant " v ": " $(NF-2) " = " $NF}' >>"$LOG"
     inst=$(grep -E 'smsp__inst_executed.sum"' "$OUT/cuda-softmax_ncu_v$v.txt" | awk -F'","' '{gsub(/[",]/,"",$NF); print $NF}' | head -1)
-    [ -n "$inst" ] && say "NCU variant $v: instructions per element = $(awk -v i="$inst" 'BEGIN{printf "%.1f", i*32/268435456}')"
+    [ -n "$inst" ] && say "NCU variant $v: instructions per element = $(awk -v i="$inst" 'BEGIN{printf "%.1f", i*32/16777216}')"
+  done
+  # Pipe use and stall reasons of the lean form (full sections, text): which pipe limits it.
+  for v in 0 12; do
+    timeout 30 ncu --section ComputeWorkloadAnalysis --section InstructionStats --section SchedulerStats \
+      --section WarpStateStats --section MemoryWorkloadAnalysis -k regex:softmax_row_on_chip \
+      $BENCH --softmax-once $v 256 >"$OUT/cuda-softmax_ncu_sections_v$v.txt" 2>&1
+    grep -iE "pipe|issue slot|issued ipc|eligible|no eligible|Mem Busy|Max Bandwidth|DRAM Throughput|stall" \
+      "$OUT/cuda-softmax_ncu_sections_v$v.txt" | head -24 | sed "s/^/NCU-S v$v: /" >>"$LOG"
   done
 fi
 say "== done $(date -u +%FT%TZ) ($(( $(date +%s) - START )) s)"
