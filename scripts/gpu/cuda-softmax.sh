@@ -49,7 +49,7 @@ fi
 # 3. ncu: one launch of the default, the lean form (variant 4) and the lean form with the lean exp (12), block 256.
 if command -v ncu >/dev/null && [ -x $BENCH ] && [ $(( $(date +%s) - START )) -lt 170 ]; then
   M=gpu__time_duration.sum,smsp__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread
-  for v in 0 4 12 28; do
+  for v in 0 4 12 28 44; do
     timeout 25 ncu --metrics $M --csv -k regex:softmax_row_on_chip $BENCH --softmax-once $v 256 \
       >"$OUT/cuda-softmax_ncu_v$v.txt" 2>&1
     grep -E '^"[0-9]' "$OUT/cuda-softmax_ncu_v$v.txt" | awk -F'","' -v v=$v '{print "NCU variant " v ": " $(NF-2) " = " $NF}' >>"$LOG"
@@ -57,7 +57,7 @@ if command -v ncu >/dev/null && [ -x $BENCH ] && [ $(( $(date +%s) - START )) -l
     [ -n "$inst" ] && say "NCU variant $v: instructions per element = $(awk -v i="$inst" 'BEGIN{printf "%.1f", i*32/16777216}')"
   done
   # Pipe use and stall reasons of the lean form (full sections, text): which pipe limits it.
-  for v in 0 12; do
+  for v in 0 12 44; do
     timeout 30 ncu --section ComputeWorkloadAnalysis --section InstructionStats --section SchedulerStats \
       --section WarpStateStats --section MemoryWorkloadAnalysis -k regex:softmax_row_on_chip \
       $BENCH --softmax-once $v 256 >"$OUT/cuda-softmax_ncu_sections_v$v.txt" 2>&1

@@ -53,7 +53,7 @@ std::string label(int64_t rows, int64_t n, float scale, bool log_form, const Lau
 }
 
 // kConformanceLaunchConfigs, and the lean forms (variant bit 2; bit 3: with the lean exp; bit 4:
-// registers bounded) under launch shapes taken from it.
+// registers bounded; bit 5: x converted by instruction) under launch shapes taken from it.
 std::vector<LaunchConfig> launch_configs() {
   std::vector<LaunchConfig> configs(std::begin(kConformanceLaunchConfigs), std::end(kConformanceLaunchConfigs));
   const int lean_variants[] = {4, 13, 6, 12};
@@ -66,6 +66,8 @@ std::vector<LaunchConfig> launch_configs() {
   configs.push_back(LaunchConfig{256, 0, 12});
   configs.push_back(LaunchConfig{256, 0, 28});  // registers bounded (variant bit 4)
   configs.push_back(LaunchConfig{128, 5, 29});
+  configs.push_back(LaunchConfig{256, 0, 44});  // the lean exp converting x by instruction (bit 5)
+  configs.push_back(LaunchConfig{1024, 2, 45});
   return configs;
 }
 
@@ -161,7 +163,7 @@ TEST(SoftmaxOnChipCuda, SabotageBinary32ReciprocalIsCaught) {
     for (int64_t i = 0; i < n; ++i) sabotaged[r * n + i] = mul(exp(sub(xr[i], m)), inverse);
   }
   DeviceFloats dx(x), dy(x);
-  for (int variant : {4, 12, 28}) {
+  for (int variant : {4, 12, 28, 44}) {
     softmax_rows_on_chip_cuda(dx.ptr, rows, n, dy.ptr, false, LaunchConfig{256, 0, variant});
     EXPECT_FALSE(bits_equal(sabotaged, dy.to_host(0, rows * n), "binary32 reciprocal"));
     EXPECT_TRUE(bits_equal(expected, dy.to_host(0, rows * n), "library, lean form"));

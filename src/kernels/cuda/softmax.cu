@@ -62,8 +62,9 @@ __device__ __forceinline__ float lean_max(float a, float b) {
 // a multiple of 4 and x, y are 16-byte aligned, so rows move as float4. y may alias x: a row is
 // read completely before any of it is written. LOADS float4 loads are issued per thread before
 // their values are used (more memory in flight per thread, more registers). FAST: the lean form
-// (see the file comment); LEAN_EXP (with FAST): e_i by exp_quad_nonpositive (softmax_exp.cuh).
-template <int LOADS, bool FAST, bool LEAN_EXP>
+// (see the file comment); LEAN_EXP (with FAST): e_i by exp_quad_nonpositive (softmax_exp.cuh),
+// 1: x to binary64 on its bits, 2: by the conversion instruction.
+template <int LOADS, bool FAST, int LEAN_EXP>
 __device__ __forceinline__ void softmax_row_on_chip_body(const float* x, int64_t rows, int64_t n, float* y,
                                                          bool log_form, bool vec) {
   extern __shared__ float4 row_smem[];
@@ -153,7 +154,9 @@ __device__ __forceinline__ void softmax_row_on_chip_body(const float* x, int64_t
       const float4 v = reinterpret_cast<const float4*>(xs)[q];
       const float4 d = make_float4(sub(v.x, m), sub(v.y, m), sub(v.z, m), sub(v.w, m));
       // LEAN_EXP (with FAST): every x_i - m is <= 0 and not NaN here.
-      reinterpret_cast<float4*>(es)[q] = LEAN_EXP ? cuda::exp_quad_nonpositive(d) : cuda::exp_quad(d);
+      reinterpret_cast<float4*>(es)[q] = LEAN_EXP == 2   ? cuda::exp_quad_nonpositive<true>(d)
+                                         : LEAN_EXP == 1 ? cuda::exp_quad_nonpositive<false>(d)
+                                                         : cuda::exp_quad(d);
     }
     for (int64_t i = 4 * n4 + tid; i < n; i += threads) es[i] = exp(sub(xs[i], m));
     __syncthreads();
@@ -221,7 +224,7 @@ __device__ __forceinline__ void softmax_row_on_chip_body(const float* x, int64_t
   }
 }
 
-template <int LOADS, bool FAST, bool LEAN_EXP>
+template <int LOADS, bool FAST, int LEAN_EXP>
 __global__ void softmax_row_on_chip_kernel(const float* x, int64_t rows, int64_t n, float* y,
                                            bool log_form, bool vec) {
   softmax_row_on_chip_body<LOADS, FAST, LEAN_EXP>(x, rows, n, y, log_form, vec);
@@ -232,7 +235,7 @@ __global__ void softmax_row_on_chip_kernel(const float* x, int64_t rows, int64_t
 template <int LOADS, int MIN_BLOCKS>
 __global__ void __launch_bounds__(256, MIN_BLOCKS)
     softmax_row_on_chip_bounded_kernel(const float* x, int64_t rows, int64_t n, float* y, bool log_form, bool vec) {
-  softmax_row_on_chip_body<LOADS, true, true>(x, rows, n, y, log_form, vec);
+  softmax_row_on_chip_body<LOADS, true, 1>(x, rows, n, y, log_form, vec);
 }
 
 bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
@@ -268,31 +271,37 @@ void softmax_rows_on_chip_cuda(const float* x, int64_t rows, int64_t n, float* y
   BL_CHECK(x != nullptr && y != nullptr, name, ": input or output pointer is null");
   // config.variant bit 0: one float4 load in flight per thread (else four); bit 2: the lean form;
   // bits 2 and 3: the lean form with the lean exp; bits 2, 3 and 4: that with registers bounded
-  // (blocks of at most 256; 8 blocks per multiprocessor with one load, 6 with four). Same bits in
-  // every case.
+  // (blocks of at most 256; 8 blocks per multiprocessor with one load, 6 with four); bits 2, 3 and
+  // 5: the lean exp taking x to binary64 by the conversion instruction. Same bits in every case.
   const bool one_load = (config.variant & 1) != 0, lean = (config.variant & 4) != 0;
   const bool lean_exp = lean && (config.variant & 8) != 0;
   const bool bounded = lean_exp && (config.variant & 16) != 0;
-  if (bounded) {
+  const bool converted = lean_exp && (config.variant & 32) != 0;
+  if (converted) {
+    if (one_load)
+      launch_row_on_chip(softmax_row_on_chip_kernel<1, true, 2>, x, rows, n, y, log_form, config);
+    else
+      launch_row_on_chip(softmax_row_on_chip_kernel<4, true, 2>, x, rows, n, y, log_form, config);
+  } else if (bounded) {
     if (one_load)
       launch_row_on_chip(softmax_row_on_chip_bounded_kernel<1, 8>, x, rows, n, y, log_form, config);
     else
       launch_row_on_chip(softmax_row_on_chip_bounded_kernel<4, 6>, x, rows, n, y, log_form, config);
   } else if (lean_exp) {
     if (one_load)
-      launch_row_on_chip(softmax_row_on_chip_kernel<1, true, true>, x, rows, n, y, log_form, config);
+      launch_row_on_chip(softmax_row_on_chip_kernel<1, true, 1>, x, rows, n, y, log_form, config);
     else
-      launch_row_on_chip(softmax_row_on_chip_kernel<4, true, true>, x, rows, n, y, log_form, config);
+      launch_row_on_chip(softmax_row_on_chip_kernel<4, true, 1>, x, rows, n, y, log_form, config);
   } else if (lean) {
     if (one_load)
-      launch_row_on_chip(softmax_row_on_chip_kernel<1, true, false>, x, rows, n, y, log_form, config);
+      launch_row_on_chip(softmax_row_on_chip_kernel<1, true, 0>, x, rows, n, y, log_form, config);
     else
-      launch_row_on_chip(softmax_row_on_chip_kernel<4, true, false>, x, rows, n, y, log_form, config);
+      launch_row_on_chip(softmax_row_on_chip_kernel<4, true, 0>, x, rows, n, y, log_form, config);
   } else {
     if (one_load)
-      launch_row_on_chip(softmax_row_on_chip_kernel<1, false, false>, x, rows, n, y, log_form, config);
+      launch_row_on_chip(softmax_row_on_chip_kernel<1, false, 0>, x, rows, n, y, log_form, config);
     else
-      launch_row_on_chip(softmax_row_on_chip_kernel<4, false, false>, x, rows, n, y, log_form, config);
+      launch_row_on_chip(softmax_row_on_chip_kernel<4, false, 0>, x, rows, n, y, log_form, config);
   }
 }
 

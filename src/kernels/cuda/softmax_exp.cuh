@@ -17,18 +17,41 @@
 namespace bl::cuda {
 
 #if BL_EXP_F64_DEVICE && BL_HAS_F64
+// exp_f64_approx with x reaching binary64 by the conversion instruction (CONVERT) or on its bits
+// (exp_f64_approx itself). They differ only for subnormal x, which the bits take to 0: then
+// t = x / ln2 + 1.5 * 2^52 rounds to the shifter either way (k = 0), r = x, and every Horner step
+// p * r + c rounds to c (|p r| < 2^-120), so p = 1 exactly in both: the same value.
+template <bool CONVERT>
+__device__ __forceinline__ double exp_f64_approx_nonpositive(float xc) {
+  if (!CONVERT) return exp_f64_detail::exp_f64_approx(xc, exp_f64_detail::kExpF64Degree);
+  using namespace exp_f64_detail;
+  const double x = static_cast<double>(xc);
+  const double shifter = 6755399441055744.0;
+  const double t = f64_fma(x, 1.4426950408889634, shifter);
+  const double kd = f64_add(t, -shifter);
+  const double r1 = f64_fma(-kd, 0.6931471805599453, x);
+  const double r = f64_fma(-kd, 2.3190468138462996e-17, r1);
+  double p = exp_coefficient(kExpF64Degree, kExpF64Degree);
+#pragma unroll
+  for (int i = kExpF64Degree - 1; i >= 0; --i) p = f64_fma(p, r, exp_coefficient(kExpF64Degree, i));
+  const uint32_t k = static_cast<uint32_t>(bits_of_f64(t));
+  return f64_of_bits(bits_of_f64(p) + (static_cast<uint64_t>(k << 20) << 32));
+}
+
 // exp_split(x, hard) for x <= 0, not NaN.
+template <bool CONVERT>
 __device__ __forceinline__ float exp_split_nonpositive(float x, bool* hard) {
   const float xc = x < -104.5f ? -104.5f : x;  // e^-104.5 < 2^-150 rounds to +0
-  const double y = exp_f64_detail::exp_f64_approx(xc, exp_f64_detail::kExpF64Degree);
+  const double y = exp_f64_approx_nonpositive<CONVERT>(xc);
   return exp_f64_detail::exp_f64_round(
       y, exp_f64_detail::exp_f64_margin_ulps(exp_f64_detail::kExpF64MarginBits), true, hard);
 }
 
+template <bool CONVERT>
 __device__ __forceinline__ float4 exp_quad_nonpositive(float4 x) {
   bool h0, h1, h2, h3;
-  float4 y = make_float4(exp_split_nonpositive(x.x, &h0), exp_split_nonpositive(x.y, &h1),
-                         exp_split_nonpositive(x.z, &h2), exp_split_nonpositive(x.w, &h3));
+  float4 y = make_float4(exp_split_nonpositive<CONVERT>(x.x, &h0), exp_split_nonpositive<CONVERT>(x.y, &h1),
+                         exp_split_nonpositive<CONVERT>(x.z, &h2), exp_split_nonpositive<CONVERT>(x.w, &h3));
   if (h0 || h1 || h2 || h3) {  // rare: about 2^-19 of inputs
     if (h0) y.x = exp_settle(x.x);
     if (h1) y.y = exp_settle(x.y);
@@ -38,6 +61,7 @@ __device__ __forceinline__ float4 exp_quad_nonpositive(float4 x) {
   return y;
 }
 #else
+template <bool CONVERT>
 __device__ __forceinline__ float4 exp_quad_nonpositive(float4 x) { return exp_quad(x); }
 #endif
 
