@@ -7,10 +7,9 @@
 // cudaMemcpy D2D is counted as read + write (2 n floats), like bandwidthTest. Prints GB/s and the
 // ratio to the cudaMemcpy rate (target >= 0.7).
 // Softmax and log-softmax run on two inputs: "normal" (x in [0, 1)) and "wide" (x spread over
-// (-90, 90): most e_i subnormal or zero), under the kernel forms of LaunchConfig::variant (bit 0:
-// one float4 load per thread in flight, bit 2: the lean form, bit 3: with the lean exp, bit 4:
-// registers bounded, bit 5: x converted by instruction in the lean exp) and block sizes; the exp
-// math map (same bytes: one read, one write) is printed beside them for scale.
+// (-90, 90): most e_i subnormal or zero), under the kernel forms of LaunchConfig::variant (see
+// softmax_rows_on_chip_cuda; 0: the default, 2: the original form) and block sizes; the exp math
+// map (same bytes: one read, one write) is printed beside them for scale.
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -122,8 +121,8 @@ int main(int argc, char** argv) {
         gbs = 2 * bytes / (t * 1e-3) * 1e-9;
         std::printf("%-12s %-6s default            %8.1f GB/s  ratio %.2f  (%.3f ms, rows of 4096, 2 passes)\n",
                     op, in_name, gbs, gbs / copy_gbs, t);
-        for (int variant : {0, 1, 4, 5, 12, 13, 28, 29, 44, 45}) {
-          for (int block : {256, 512, 1024}) {
+        for (int variant : {0, 2, 12, 13, 29, 44, 45, 61, 108, 109, 125, 140, 141, 157, 236, 237, 253}) {
+          for (int block : {32, 64, 128, 256}) {
             const bl::LaunchConfig config{block, 0, variant};
             t = best_ms([&] { bl::softmax_rows_on_chip_cuda(src, n / 4096, 4096, y, log_form != 0, config); });
             gbs = 2 * bytes / (t * 1e-3) * 1e-9;

@@ -46,21 +46,25 @@ else
   say "SKIP bench: $BENCH not built (-DBITLEARN_BENCH=ON)"
 fi
 
-# 3. ncu: one launch of the default, the lean form (variant 4) and the lean form with the lean exp (12), block 256.
+# 3. ncu: one launch of the original form (variant 2) and of lean forms, block 256.
 if command -v ncu >/dev/null && [ -x $BENCH ] && [ $(( $(date +%s) - START )) -lt 170 ]; then
   M=gpu__time_duration.sum,smsp__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread
-  for v in 0 4 12 28 44; do
-    timeout 25 ncu --metrics $M --csv -k regex:softmax_row_on_chip $BENCH --softmax-once $v 256 \
-      >"$OUT/cuda-softmax_ncu_v$v.txt" 2>&1
-    grep -E '^"[0-9]' "$OUT/cuda-softmax_ncu_v$v.txt" | awk -F'","' -v v=$v '{print "NCU variant " v ": " $(NF-2) " = " $NF}' >>"$LOG"
-    inst=$(grep -E 'smsp__inst_executed.sum"' "$OUT/cuda-softmax_ncu_v$v.txt" | awk -F'","' '{gsub(/[",]/,"",$NF); print $NF}' | head -1)
-    [ -n "$inst" ] && say "NCU variant $v: instructions per element = $(awk -v i="$inst" 'BEGIN{printf "%.1f", i*32/16777216}')"
+  for vb in "2 256" "12 256" "12 64" "29 256" "29 64" "44 64" "108 256" "108 64" "108 32" "140 64" "236 64"; do
+    set -- $vb
+    v=$1; blk=$2
+    timeout 25 ncu --metrics $M --csv -k regex:softmax_row_on_chip $BENCH --softmax-once $v $blk \
+      >"$OUT/cuda-softmax_ncu_v${v}_b$blk.txt" 2>&1
+    grep -E '^"[0-9]' "$OUT/cuda-softmax_ncu_v${v}_b$blk.txt" | awk -F'","' -v v="$v block $blk" '{print "NCU variant " v ": " $(NF-2) " = " $NF}' >>"$LOG"
+    inst=$(grep -E 'smsp__inst_executed.sum"' "$OUT/cuda-softmax_ncu_v${v}_b$blk.txt" | awk -F'","' '{gsub(/[",]/,"",$NF); print $NF}' | head -1)
+    [ -n "$inst" ] && say "NCU variant $v block $blk: instructions per element = $(awk -v i="$inst" 'BEGIN{printf "%.1f", i*32/16777216}')"
+    [ $(( $(date +%s) - START )) -gt 200 ] && break
   done
   # Pipe use and stall reasons of the lean form (full sections, text): which pipe limits it.
-  for v in 0 12 44; do
+  for v in 12 108; do
+    [ $(( $(date +%s) - START )) -gt 190 ] && break
     timeout 30 ncu --section ComputeWorkloadAnalysis --section InstructionStats --section SchedulerStats \
       --section WarpStateStats --section MemoryWorkloadAnalysis -k regex:softmax_row_on_chip \
-      $BENCH --softmax-once $v 256 >"$OUT/cuda-softmax_ncu_sections_v$v.txt" 2>&1
+      $BENCH --softmax-once $v 64 >"$OUT/cuda-softmax_ncu_sections_v$v.txt" 2>&1
     grep -iE "pipe|issue slot|issued ipc|eligible|no eligible|Mem Busy|Max Bandwidth|DRAM Throughput|stall" \
       "$OUT/cuda-softmax_ncu_sections_v$v.txt" | head -24 | sed "s/^/NCU-S v$v: /" >>"$LOG"
   done

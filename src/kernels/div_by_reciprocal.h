@@ -36,12 +36,26 @@
 //     a = 5991 * 2^-149, q = 1.5 * 2^-149 rounds to even, 2^-148, but p < q rounds to 2^-149.)
 // (5) a = 0 gives p = +0 and y = +0, as the division does.
 // The rounding of p to binary32 is one correctly rounded conversion (cvt.rn.f32.f64 on the GPU,
-// the compiler's double -> float conversion on the host), subnormal results included.
+// the compiler's double -> float conversion on the host), subnormal results included; or, in
+// div_by_reciprocal_bits, integer operations on the bits (no conversion instruction, which runs
+// at a quarter of the binary64 multiply rate on sm_90):
+// (6) a reaches binary64 on its bits (normal a: exponent rebiased, significand moved up 29 bits;
+//     subnormal a: the bits of the normal number 2^-126 + a, less 2^-126, an exact subtraction).
+//     p >= 2^-126 is rounded by keeping its top 24 significand bits and adding the first dropped
+//     bit (round half up): by (3) p is never a midpoint, so this is RN32(p). p < 2^-126 is first
+//     moved to v = RN64(p + 2^-126) in [2^-126, 2^-125), where binary32's spacing is 2^-149 as for
+//     subnormals, rounded the same way, and 2^-126 taken off (one exponent step on the bits).
+//     The extra rounding moves v by at most 2^-179. For q <= 2^-151, v and q + 2^-126 both lie
+//     below the first midpoint 2^-126 + 2^-150. For q > 2^-151, (4) puts every midpoint farther
+//     than min(q 2^-24, 2^-174) > 2^-175 from q (when q is no tie), while
+//     |v - (q + 2^-126)| < q 2^-51.9 + 2^-179 < 2^-177: same rounding. Ties below 2^-126 need b
+//     an even integer and are divided as in (4).
 // Evidence: tests/conformance/test_div_by_reciprocal.cpp (dense sets of a for many b, memcmp
 // against the hardware division; sabotage arms: a binary32 reciprocal, no tie rule).
 #pragma once
 
 #include "contract/arith.h"
+#include "contract/math/exp_f64.h"
 
 namespace bl {
 
@@ -82,6 +96,29 @@ BL_HD float div_by_reciprocal_fast(float a, double r) {
 #endif
 }
 
+// RN32(RN64(a * r)) as div_by_reciprocal_fast, on the bits (see (6) above): same value for every
+// finite a >= 0 and r = RN64(1/b), b >= 1 finite, whenever a / b is not a tie below 2^-126.
+BL_HD float div_by_reciprocal_fast_bits(float a, double r) {
+  const uint32_t u = bits_of(a);
+  const bool subnormal_a = u < 0x00800000u;
+  const uint32_t v = subnormal_a ? (u | 0x00800000u) : u;  // subnormal a: 2^-126 + a
+  const uint32_t a_hi = (v >> 3) + (896u << 20), a_lo = v << 29;
+  double a64 = exp_f64_detail::f64_of_bits((static_cast<uint64_t>(a_hi) << 32) | a_lo);
+  a64 = subnormal_a ? exp_f64_detail::f64_add(a64, -0x1p-126) : a64;
+#if BL_DEVICE_PASS
+  const double p = __dmul_rn(a64, r);
+#else
+  const double p = a64 * r;
+#endif
+  const bool small = p < 0x1p-126;
+  const uint64_t b = exp_f64_detail::bits_of_f64(small ? exp_f64_detail::f64_add(p, 0x1p-126) : p);
+  const uint32_t hi = static_cast<uint32_t>(b >> 32), lo = static_cast<uint32_t>(b);
+  uint32_t f = ((hi - (896u << 20)) << 3) | (lo >> 29);
+  f += (lo >> 28) & 1u;
+  f -= small ? 0x00800000u : 0u;
+  return float_of(f);
+}
+
 // a / b correctly rounded (bl::div's bits) for finite a >= 0 and the prepared finite b >= 1.
 BL_HD float div_by_reciprocal(float a, const Reciprocal& d) {
 #if BL_DEVICE_PASS
@@ -93,6 +130,13 @@ BL_HD float div_by_reciprocal(float a, const Reciprocal& d) {
   if (d.even_integer && p < 0x1p-126) return div(a, d.b);
   return static_cast<float>(p);
 #endif
+}
+
+// div_by_reciprocal with the product rounded on the bits (div_by_reciprocal_fast_bits): the same
+// bits.
+BL_HD float div_by_reciprocal_bits(float a, const Reciprocal& d) {
+  if (d.even_integer && static_cast<double>(a) * d.r < 0x1p-126) return div(a, d.b);
+  return div_by_reciprocal_fast_bits(a, d.r);
 }
 
 }  // namespace bl

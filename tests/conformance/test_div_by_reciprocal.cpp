@@ -2,7 +2,8 @@
 // reciprocal of b equals the hardware's correctly rounded binary32 division, bit for bit, for
 // dense sets of a (every significand of a binade, every subnormal) and many b (small and large,
 // powers of two, even integers where ties occur, many trailing ones, random in [1, 8192]).
-// Sabotage arms: a reciprocal rounded to binary32, and the rule without its tie case, are caught.
+// The same for the form that rounds the product on its bits. Sabotage arms: a reciprocal rounded
+// to binary32, and the rule without its tie case, are caught.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -47,6 +48,7 @@ int64_t count_differences(float b, uint32_t first, uint32_t last, Quotient quoti
 }
 
 float shipped(float a, const Reciprocal& d) { return div_by_reciprocal(a, d); }
+float shipped_bits(float a, const Reciprocal& d) { return div_by_reciprocal_bits(a, d); }
 
 TEST(DivByReciprocal, EvenIntegerTest) {
   EXPECT_TRUE(is_even_integer(2.0f));
@@ -78,6 +80,10 @@ TEST(DivByReciprocal, EveryBinadeSignificandAndEverySubnormal) {
     EXPECT_EQ(count_differences(b, 0x00000000u, 0x00800000u, shipped), 0) << "subnormal a, b = " << b;
     // a in [2^-120, 2^-119): quotients on both sides of 2^-126 for b > 2^6.
     EXPECT_EQ(count_differences(b, 0x03800000u, 0x04000000u, shipped), 0) << "a near 2^-120, b = " << b;
+    // The same with the product rounded on the bits (div_by_reciprocal_bits).
+    EXPECT_EQ(count_differences(b, 0x3F000000u, 0x3F800000u, shipped_bits), 0) << "bits, a in [0.5, 1), b = " << b;
+    EXPECT_EQ(count_differences(b, 0x00000000u, 0x00800000u, shipped_bits), 0) << "bits, subnormal a, b = " << b;
+    EXPECT_EQ(count_differences(b, 0x03800000u, 0x04000000u, shipped_bits), 0) << "bits, a near 2^-120, b = " << b;
   }
 }
 
@@ -93,6 +99,7 @@ TEST(DivByReciprocal, SampledQuotients) {
       for (int i = 0; i < 20000; ++i) {
         const float a = float_of(static_cast<uint32_t>(rng.next() % 0x3F800001u));  // [0, 1]
         ASSERT_EQ(bits_of(div_by_reciprocal(a, d)), bits_of(div(a, bb))) << "a = " << a << " b = " << bb;
+        ASSERT_EQ(bits_of(div_by_reciprocal_bits(a, d)), bits_of(div(a, bb))) << "bits: a = " << a << " b = " << bb;
       }
     }
   }
@@ -105,6 +112,7 @@ TEST(DivByReciprocal, SubnormalTiesTakeTheDivision) {
   EXPECT_EQ(bits_of(div(a, 3994.0f)), 2u);
   EXPECT_EQ(bits_of(div_by_reciprocal(a, d)), 2u);
   EXPECT_EQ(bits_of(div_by_reciprocal_fast(a, d.r)), 1u);  // the product alone misses the tie
+  EXPECT_EQ(bits_of(div_by_reciprocal_bits(a, d)), 2u);
   EXPECT_EQ(bits_of(div_by_reciprocal(0.0f, d)), 0u);
   EXPECT_EQ(bits_of(div_by_reciprocal(1.0f, reciprocal_of(1.0f))), bits_of(1.0f));
 }
@@ -123,6 +131,8 @@ TEST(DivByReciprocal, SabotageNoTieRuleIsCaught) {
   const auto sabotaged = [](float a, const Reciprocal& d) { return div_by_reciprocal_fast(a, d.r); };
   EXPECT_GT(count_differences(3994.0f, 0x00000000u, 0x00800000u, sabotaged), 0);
   EXPECT_GT(count_differences(246.0f, 0x00000000u, 0x00800000u, sabotaged), 0);
+  const auto sabotaged_bits = [](float a, const Reciprocal& d) { return div_by_reciprocal_fast_bits(a, d.r); };
+  EXPECT_GT(count_differences(3994.0f, 0x00000000u, 0x00800000u, sabotaged_bits), 0);
   EXPECT_EQ(count_differences(7.0f, 0x00000000u, 0x00800000u, sabotaged), 0);  // not even: no ties
 }
 

@@ -52,22 +52,18 @@ std::string label(int64_t rows, int64_t n, float scale, bool log_form, const Lau
          std::to_string(c.variant) + extra;
 }
 
-// kConformanceLaunchConfigs, and the lean forms (variant bit 2; bit 3: with the lean exp; bit 4:
-// registers bounded; bit 5: x converted by instruction) under launch shapes taken from it.
+// kConformanceLaunchConfigs (variant 0: the default forms; 1, 2: the original form), and every
+// other kernel form of softmax_rows_on_chip_cuda (LaunchConfig::variant) under launch shapes taken
+// from it.
 std::vector<LaunchConfig> launch_configs() {
   std::vector<LaunchConfig> configs(std::begin(kConformanceLaunchConfigs), std::end(kConformanceLaunchConfigs));
-  const int lean_variants[] = {4, 13, 6, 12};
-  for (size_t i = 0; i < configs.size() && i < 4; ++i) {
-    LaunchConfig lean = kConformanceLaunchConfigs[i];
-    lean.variant = lean_variants[i];
-    configs.push_back(lean);
+  const int forms[] = {4, 5, 12, 13, 28, 29, 44, 45, 61, 108, 109, 125, 140, 141, 157, 236, 237, 253};
+  int i = 0;
+  for (int form : forms) {
+    LaunchConfig c = kConformanceLaunchConfigs[i++ % 4];
+    c.variant = form;
+    configs.push_back(c);
   }
-  configs.push_back(LaunchConfig{512, 0, 5});
-  configs.push_back(LaunchConfig{256, 0, 12});
-  configs.push_back(LaunchConfig{256, 0, 28});  // registers bounded (variant bit 4)
-  configs.push_back(LaunchConfig{128, 5, 29});
-  configs.push_back(LaunchConfig{256, 0, 44});  // the lean exp converting x by instruction (bit 5)
-  configs.push_back(LaunchConfig{1024, 2, 45});
   return configs;
 }
 
@@ -163,7 +159,7 @@ TEST(SoftmaxOnChipCuda, SabotageBinary32ReciprocalIsCaught) {
     for (int64_t i = 0; i < n; ++i) sabotaged[r * n + i] = mul(exp(sub(xr[i], m)), inverse);
   }
   DeviceFloats dx(x), dy(x);
-  for (int variant : {4, 12, 28, 44}) {
+  for (int variant : {0, 4, 12, 29, 44, 108, 140, 236}) {
     softmax_rows_on_chip_cuda(dx.ptr, rows, n, dy.ptr, false, LaunchConfig{256, 0, variant});
     EXPECT_FALSE(bits_equal(sabotaged, dy.to_host(0, rows * n), "binary32 reciprocal"));
     EXPECT_TRUE(bits_equal(expected, dy.to_host(0, rows * n), "library, lean form"));

@@ -62,9 +62,11 @@ __device__ __forceinline__ float lean_max(float a, float b) {
 // a multiple of 4 and x, y are 16-byte aligned, so rows move as float4. y may alias x: a row is
 // read completely before any of it is written. LOADS float4 loads are issued per thread before
 // their values are used (more memory in flight per thread, more registers). FAST: the lean form
-// (see the file comment); LEAN_EXP (with FAST): e_i by exp_quad_nonpositive (softmax_exp.cuh),
-// 1: x to binary64 on its bits, 2: by the conversion instruction.
-template <int LOADS, bool FAST, int LEAN_EXP>
+// (see the file comment). LEAN_EXP (with FAST): e_i by exp_quad_nonpositive (softmax_exp.cuh),
+// bit 0: x reaches binary64 by the conversion instruction (else on its bits), bit 1: the result is
+// rounded by the conversion instruction (else on its bits), bit 2: the lean exp at all (0: exp_quad).
+// DIV_BITS (with FAST): the division's product is rounded on its bits (div_by_reciprocal_fast_bits).
+template <int LOADS, bool FAST, int LEAN_EXP, bool DIV_BITS>
 __device__ __forceinline__ void softmax_row_on_chip_body(const float* x, int64_t rows, int64_t n, float* y,
                                                          bool log_form, bool vec) {
   extern __shared__ float4 row_smem[];
@@ -154,9 +156,9 @@ __device__ __forceinline__ void softmax_row_on_chip_body(const float* x, int64_t
       const float4 v = reinterpret_cast<const float4*>(xs)[q];
       const float4 d = make_float4(sub(v.x, m), sub(v.y, m), sub(v.z, m), sub(v.w, m));
       // LEAN_EXP (with FAST): every x_i - m is <= 0 and not NaN here.
-      reinterpret_cast<float4*>(es)[q] = LEAN_EXP == 2   ? cuda::exp_quad_nonpositive<true>(d)
-                                         : LEAN_EXP == 1 ? cuda::exp_quad_nonpositive<false>(d)
-                                                         : cuda::exp_quad(d);
+      reinterpret_cast<float4*>(es)[q] =
+          (LEAN_EXP & 4) != 0 ? cuda::exp_quad_nonpositive<(LEAN_EXP & 1) != 0, (LEAN_EXP & 2) != 0>(d)
+                              : cuda::exp_quad(d);
     }
     for (int64_t i = 4 * n4 + tid; i < n; i += threads) es[i] = exp(sub(xs[i], m));
     __syncthreads();
@@ -193,10 +195,13 @@ __device__ __forceinline__ void softmax_row_on_chip_body(const float* x, int64_t
         for (int64_t q = tid; q < n4; q += threads) {
           const float4 e = reinterpret_cast<const float4*>(es)[q];
           reinterpret_cast<float4*>(yr)[q] =
-              make_float4(div_by_reciprocal_fast(e.x, r), div_by_reciprocal_fast(e.y, r),
-                          div_by_reciprocal_fast(e.z, r), div_by_reciprocal_fast(e.w, r));
+              DIV_BITS ? make_float4(div_by_reciprocal_fast_bits(e.x, r), div_by_reciprocal_fast_bits(e.y, r),
+                                     div_by_reciprocal_fast_bits(e.z, r), div_by_reciprocal_fast_bits(e.w, r))
+                       : make_float4(div_by_reciprocal_fast(e.x, r), div_by_reciprocal_fast(e.y, r),
+                                     div_by_reciprocal_fast(e.z, r), div_by_reciprocal_fast(e.w, r));
         }
-        for (int64_t i = 4 * n4 + tid; i < n; i += threads) yr[i] = div_by_reciprocal_fast(es[i], r);
+        for (int64_t i = 4 * n4 + tid; i < n; i += threads)
+          yr[i] = DIV_BITS ? div_by_reciprocal_fast_bits(es[i], r) : div_by_reciprocal_fast(es[i], r);
       } else {
         Reciprocal d;
         d.r = r;
@@ -224,18 +229,18 @@ __device__ __forceinline__ void softmax_row_on_chip_body(const float* x, int64_t
   }
 }
 
-template <int LOADS, bool FAST, int LEAN_EXP>
+template <int LOADS, bool FAST, int LEAN_EXP, bool DIV_BITS>
 __global__ void softmax_row_on_chip_kernel(const float* x, int64_t rows, int64_t n, float* y,
                                            bool log_form, bool vec) {
-  softmax_row_on_chip_body<LOADS, FAST, LEAN_EXP>(x, rows, n, y, log_form, vec);
+  softmax_row_on_chip_body<LOADS, FAST, LEAN_EXP, DIV_BITS>(x, rows, n, y, log_form, vec);
 }
 
 // The lean form with the lean exp, at most 256 threads per block and registers limited so that
 // MIN_BLOCKS blocks fit on a multiprocessor (more warps resident to hide the row phases' latencies).
-template <int LOADS, int MIN_BLOCKS>
+template <int LOADS, int MIN_BLOCKS, int LEAN_EXP, bool DIV_BITS>
 __global__ void __launch_bounds__(256, MIN_BLOCKS)
     softmax_row_on_chip_bounded_kernel(const float* x, int64_t rows, int64_t n, float* y, bool log_form, bool vec) {
-  softmax_row_on_chip_body<LOADS, true, 1>(x, rows, n, y, log_form, vec);
+  softmax_row_on_chip_body<LOADS, true, LEAN_EXP, DIV_BITS>(x, rows, n, y, log_form, vec);
 }
 
 bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
@@ -259,6 +264,12 @@ void launch_row_on_chip(Kernel* kernel, const float* x, int64_t rows, int64_t n,
 // Whether softmax_cuda sends rows of up to kSoftmaxRowOnChip elements to the on-chip kernel.
 constexpr bool kSoftmaxOnChipByDefault = true;
 
+// The kernel forms that LaunchConfig::variant 0 selects (see softmax_rows_on_chip_cuda): the
+// fastest on the H200 among those whose conformance tests passed there (docs/cuda-exp.md).
+// Variant 2 is the original form (four loads in flight).
+constexpr int kSoftmaxDefaultVariant = 29;
+constexpr int kLogSoftmaxDefaultVariant = 12;
+
 }  // namespace
 
 void softmax_rows_on_chip_cuda(const float* x, int64_t rows, int64_t n, float* y, bool log_form,
@@ -269,40 +280,44 @@ void softmax_rows_on_chip_cuda(const float* x, int64_t rows, int64_t n, float* y
            " elements, got n = ", n);
   if (rows == 0 || n == 0) return;
   BL_CHECK(x != nullptr && y != nullptr, name, ": input or output pointer is null");
-  // config.variant bit 0: one float4 load in flight per thread (else four); bit 2: the lean form;
-  // bits 2 and 3: the lean form with the lean exp; bits 2, 3 and 4: that with registers bounded
-  // (blocks of at most 256; 8 blocks per multiprocessor with one load, 6 with four); bits 2, 3 and
-  // 5: the lean exp taking x to binary64 by the conversion instruction. Same bits in every case.
-  const bool one_load = (config.variant & 1) != 0, lean = (config.variant & 4) != 0;
-  const bool lean_exp = lean && (config.variant & 8) != 0;
-  const bool bounded = lean_exp && (config.variant & 16) != 0;
-  const bool converted = lean_exp && (config.variant & 32) != 0;
-  if (converted) {
-    if (one_load)
-      launch_row_on_chip(softmax_row_on_chip_kernel<1, true, 2>, x, rows, n, y, log_form, config);
-    else
-      launch_row_on_chip(softmax_row_on_chip_kernel<4, true, 2>, x, rows, n, y, log_form, config);
-  } else if (bounded) {
-    if (one_load)
-      launch_row_on_chip(softmax_row_on_chip_bounded_kernel<1, 8>, x, rows, n, y, log_form, config);
-    else
-      launch_row_on_chip(softmax_row_on_chip_bounded_kernel<4, 6>, x, rows, n, y, log_form, config);
-  } else if (lean_exp) {
-    if (one_load)
-      launch_row_on_chip(softmax_row_on_chip_kernel<1, true, 1>, x, rows, n, y, log_form, config);
-    else
-      launch_row_on_chip(softmax_row_on_chip_kernel<4, true, 1>, x, rows, n, y, log_form, config);
-  } else if (lean) {
-    if (one_load)
-      launch_row_on_chip(softmax_row_on_chip_kernel<1, true, 0>, x, rows, n, y, log_form, config);
-    else
-      launch_row_on_chip(softmax_row_on_chip_kernel<4, true, 0>, x, rows, n, y, log_form, config);
-  } else {
-    if (one_load)
-      launch_row_on_chip(softmax_row_on_chip_kernel<1, false, 0>, x, rows, n, y, log_form, config);
-    else
-      launch_row_on_chip(softmax_row_on_chip_kernel<4, false, 0>, x, rows, n, y, log_form, config);
+  // config.variant 0: the default form (kSoftmaxDefaultVariant, kLogSoftmaxDefaultVariant).
+  // Otherwise bit 0: one float4 load in flight per thread (else four); bit 2: the lean form;
+  // bit 3: with the lean exp (softmax_exp.cuh); bit 4: registers bounded (blocks of at most 256;
+  // 8 blocks per multiprocessor with one load, 6 with four); bit 5: the lean exp takes x to
+  // binary64 by the conversion instruction; bit 6: it rounds its result by the conversion
+  // instruction; bit 7: the division's product is rounded on its bits. The forms built are listed
+  // below (others: the default). Same bits in every case.
+  const int variant = config.variant != 0 ? config.variant
+                                          : log_form ? kLogSoftmaxDefaultVariant : kSoftmaxDefaultVariant;
+  constexpr int kIn = 1, kOut = 2, kLean = 4;  // LEAN_EXP bits
+#define BL_SOFTMAX_FORM(v, kernel) \
+  case v:                          \
+    launch_row_on_chip(kernel, x, rows, n, y, log_form, config); \
+    return;
+  switch (variant) {
+    BL_SOFTMAX_FORM(1, (softmax_row_on_chip_kernel<1, false, 0, false>))
+    BL_SOFTMAX_FORM(4, (softmax_row_on_chip_kernel<4, true, 0, false>))
+    BL_SOFTMAX_FORM(5, (softmax_row_on_chip_kernel<1, true, 0, false>))
+    BL_SOFTMAX_FORM(12, (softmax_row_on_chip_kernel<4, true, kLean, false>))
+    BL_SOFTMAX_FORM(13, (softmax_row_on_chip_kernel<1, true, kLean, false>))
+    BL_SOFTMAX_FORM(28, (softmax_row_on_chip_bounded_kernel<4, 6, kLean, false>))
+    BL_SOFTMAX_FORM(29, (softmax_row_on_chip_bounded_kernel<1, 8, kLean, false>))
+    BL_SOFTMAX_FORM(44, (softmax_row_on_chip_kernel<4, true, kLean | kIn, false>))
+    BL_SOFTMAX_FORM(45, (softmax_row_on_chip_kernel<1, true, kLean | kIn, false>))
+    BL_SOFTMAX_FORM(61, (softmax_row_on_chip_bounded_kernel<1, 8, kLean | kIn, false>))
+    BL_SOFTMAX_FORM(108, (softmax_row_on_chip_kernel<4, true, kLean | kIn | kOut, false>))
+    BL_SOFTMAX_FORM(109, (softmax_row_on_chip_kernel<1, true, kLean | kIn | kOut, false>))
+    BL_SOFTMAX_FORM(125, (softmax_row_on_chip_bounded_kernel<1, 8, kLean | kIn | kOut, false>))
+    BL_SOFTMAX_FORM(140, (softmax_row_on_chip_kernel<4, true, kLean, true>))
+    BL_SOFTMAX_FORM(141, (softmax_row_on_chip_kernel<1, true, kLean, true>))
+    BL_SOFTMAX_FORM(157, (softmax_row_on_chip_bounded_kernel<1, 8, kLean, true>))
+    BL_SOFTMAX_FORM(236, (softmax_row_on_chip_kernel<4, true, kLean | kIn | kOut, true>))
+    BL_SOFTMAX_FORM(237, (softmax_row_on_chip_kernel<1, true, kLean | kIn | kOut, true>))
+    BL_SOFTMAX_FORM(253, (softmax_row_on_chip_bounded_kernel<1, 8, kLean | kIn | kOut, true>))
+    default:
+      launch_row_on_chip(softmax_row_on_chip_kernel<4, false, 0, false>, x, rows, n, y, log_form, config);
   }
+#undef BL_SOFTMAX_FORM
 }
 
 namespace {

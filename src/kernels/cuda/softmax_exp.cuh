@@ -38,20 +38,41 @@ __device__ __forceinline__ double exp_f64_approx_nonpositive(float xc) {
   return f64_of_bits(bits_of_f64(p) + (static_cast<uint64_t>(k << 20) << 32));
 }
 
-// exp_split(x, hard) for x <= 0, not NaN.
-template <bool CONVERT>
+// exp_f64_round(y, margin, true, hard) for 0 < y <= 2 (results never overflow), with the value
+// rounded by the conversion instruction and the doubt test on the bits as there. Where the test
+// does not fire, no binary32 rounding boundary lies within 2^9 units (of v = y, or of
+// v = RN64(y + 2^-126) for y < 2^-126) of v; the bit rounding of exp_f64_round then gives RN32(y)
+// (round half up differs from nearest-even only at exact halves, which fire the test; for
+// y < 2^-126 the add moves v by at most one unit, so the boundary count between y + 2^-126 and v
+// is zero), and so does the conversion: the same value.
+__device__ __forceinline__ float exp_f64_round_converted(double y, bool* hard) {
+  using namespace exp_f64_detail;
+  const uint32_t margin = exp_f64_margin_ulps(kExpF64MarginBits);
+  const bool small = static_cast<uint32_t>(bits_of_f64(y) >> 32) < (897u << 20);  // y < 2^-126
+  const double v = small ? f64_add(y, 0x1p-126) : y;
+  const uint32_t dropped = static_cast<uint32_t>(bits_of_f64(v)) & 0x1FFFFFFFu;
+  *hard = dropped - (0x10000000u - margin) <= 2u * margin;
+  return __double2float_rn(y);
+}
+
+// exp_split(x, hard) for x <= 0, not NaN. CONVERT_IN: x to binary64 by the conversion
+// instruction; CONVERT_OUT: the result rounded by it (exp_f64_round_converted).
+template <bool CONVERT_IN, bool CONVERT_OUT>
 __device__ __forceinline__ float exp_split_nonpositive(float x, bool* hard) {
   const float xc = x < -104.5f ? -104.5f : x;  // e^-104.5 < 2^-150 rounds to +0
-  const double y = exp_f64_approx_nonpositive<CONVERT>(xc);
+  const double y = exp_f64_approx_nonpositive<CONVERT_IN>(xc);
+  if (CONVERT_OUT) return exp_f64_round_converted(y, hard);
   return exp_f64_detail::exp_f64_round(
       y, exp_f64_detail::exp_f64_margin_ulps(exp_f64_detail::kExpF64MarginBits), true, hard);
 }
 
-template <bool CONVERT>
+template <bool CONVERT_IN, bool CONVERT_OUT>
 __device__ __forceinline__ float4 exp_quad_nonpositive(float4 x) {
   bool h0, h1, h2, h3;
-  float4 y = make_float4(exp_split_nonpositive<CONVERT>(x.x, &h0), exp_split_nonpositive<CONVERT>(x.y, &h1),
-                         exp_split_nonpositive<CONVERT>(x.z, &h2), exp_split_nonpositive<CONVERT>(x.w, &h3));
+  float4 y = make_float4(exp_split_nonpositive<CONVERT_IN, CONVERT_OUT>(x.x, &h0),
+                         exp_split_nonpositive<CONVERT_IN, CONVERT_OUT>(x.y, &h1),
+                         exp_split_nonpositive<CONVERT_IN, CONVERT_OUT>(x.z, &h2),
+                         exp_split_nonpositive<CONVERT_IN, CONVERT_OUT>(x.w, &h3));
   if (h0 || h1 || h2 || h3) {  // rare: about 2^-19 of inputs
     if (h0) y.x = exp_settle(x.x);
     if (h1) y.y = exp_settle(x.y);
@@ -61,7 +82,7 @@ __device__ __forceinline__ float4 exp_quad_nonpositive(float4 x) {
   return y;
 }
 #else
-template <bool CONVERT>
+template <bool CONVERT_IN, bool CONVERT_OUT>
 __device__ __forceinline__ float4 exp_quad_nonpositive(float4 x) { return exp_quad(x); }
 #endif
 
