@@ -121,7 +121,7 @@ int main(int argc, char** argv) {
         gbs = 2 * bytes / (t * 1e-3) * 1e-9;
         std::printf("%-12s %-6s default            %8.1f GB/s  ratio %.2f  (%.3f ms, rows of 4096, 2 passes)\n",
                     op, in_name, gbs, gbs / copy_gbs, t);
-        for (int variant : {0, 2, 12, 13, 29, 44, 45, 61, 108, 109, 125, 140, 141, 157, 236, 237, 253}) {
+        for (int variant : {0, 2, 12, 29, 44, 45, 61, 108, 109, 125, 140, 141, 157, 236, 237, 253, 268, 364, 365, 381, 492}) {
           for (int block : {32, 64, 128, 256}) {
             const bl::LaunchConfig config{block, 0, variant};
             t = best_ms([&] { bl::softmax_rows_on_chip_cuda(src, n / 4096, 4096, y, log_form != 0, config); });

@@ -49,7 +49,7 @@ fi
 # 3. ncu: one launch of the original form (variant 2) and of lean forms, block 256.
 if command -v ncu >/dev/null && [ -x $BENCH ] && [ $(( $(date +%s) - START )) -lt 170 ]; then
   M=gpu__time_duration.sum,smsp__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread
-  for vb in "2 256" "12 256" "12 64" "29 256" "29 64" "44 64" "108 256" "108 64" "108 32" "140 64" "236 64"; do
+  for vb in "2 256" "12 256" "12 64" "29 256" "29 64" "108 256" "108 64" "364 64" "364 32" "365 64" "492 64" "236 64"; do
     set -- $vb
     v=$1; blk=$2
     timeout 25 ncu --metrics $M --csv -k regex:softmax_row_on_chip $BENCH --softmax-once $v $blk \
@@ -60,7 +60,7 @@ if command -v ncu >/dev/null && [ -x $BENCH ] && [ $(( $(date +%s) - START )) -l
     [ $(( $(date +%s) - START )) -gt 200 ] && break
   done
   # Pipe use and stall reasons of the lean form (full sections, text): which pipe limits it.
-  for v in 12 108; do
+  for v in 12 364; do
     [ $(( $(date +%s) - START )) -gt 190 ] && break
     timeout 30 ncu --section ComputeWorkloadAnalysis --section InstructionStats --section SchedulerStats \
       --section WarpStateStats --section MemoryWorkloadAnalysis -k regex:softmax_row_on_chip \

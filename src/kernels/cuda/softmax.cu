@@ -64,7 +64,8 @@ __device__ __forceinline__ float lean_max(float a, float b) {
 // their values are used (more memory in flight per thread, more registers). FAST: the lean form
 // (see the file comment). LEAN_EXP (with FAST): e_i by exp_quad_nonpositive (softmax_exp.cuh),
 // bit 0: x reaches binary64 by the conversion instruction (else on its bits), bit 1: the result is
-// rounded by the conversion instruction (else on its bits), bit 2: the lean exp at all (0: exp_quad).
+// rounded by the conversion instruction (else on its bits), bit 2: the lean exp at all (0: exp_quad),
+// bit 3 (with bit 2): settling of doubtful elements deferred past the loop.
 // DIV_BITS (with FAST): the division's product is rounded on its bits (div_by_reciprocal_fast_bits).
 template <int LOADS, bool FAST, int LEAN_EXP, bool DIV_BITS>
 __device__ __forceinline__ void softmax_row_on_chip_body(const float* x, int64_t rows, int64_t n, float* y,
@@ -152,13 +153,40 @@ __device__ __forceinline__ void softmax_row_on_chip_body(const float* x, int64_t
       }
     }
     // 2. e_i = exp(x_i - m), each once.
-    for (int64_t q = tid; q < n4; q += threads) {
-      const float4 v = reinterpret_cast<const float4*>(xs)[q];
-      const float4 d = make_float4(sub(v.x, m), sub(v.y, m), sub(v.z, m), sub(v.w, m));
-      // LEAN_EXP (with FAST): every x_i - m is <= 0 and not NaN here.
-      reinterpret_cast<float4*>(es)[q] =
-          (LEAN_EXP & 4) != 0 ? cuda::exp_quad_nonpositive<(LEAN_EXP & 1) != 0, (LEAN_EXP & 2) != 0>(d)
-                              : cuda::exp_quad(d);
+    constexpr bool kIn = (LEAN_EXP & 1) != 0, kOut = (LEAN_EXP & 2) != 0;
+    if ((LEAN_EXP & 8) != 0) {
+      // Settling deferred: a float4 with an element in doubt is left as x in shared memory and
+      // its bit set in `deferred` (a thread has at most n4 / 32 <= 64 float4s of a row); such
+      // float4s (rare) are computed whole afterwards. The loop has no branch into the settling
+      // code, which keeps it short.
+      uint64_t deferred = 0;
+      int k = 0;
+      for (int64_t q = tid; q < n4; q += threads, ++k) {
+        const float4 v = reinterpret_cast<const float4*>(xs)[q];
+        const float4 d = make_float4(sub(v.x, m), sub(v.y, m), sub(v.z, m), sub(v.w, m));
+        bool hard;
+        const float4 e = cuda::exp_quad_nonpositive_split<kIn, kOut>(d, &hard);
+        if (hard)
+          deferred |= uint64_t{1} << k;
+        else
+          reinterpret_cast<float4*>(es)[q] = e;
+      }
+      while (deferred != 0) {
+        const int j = __ffsll(static_cast<long long>(deferred)) - 1;
+        deferred &= deferred - 1;
+        const int64_t q = tid + static_cast<int64_t>(j) * threads;
+        const float4 v = reinterpret_cast<const float4*>(xs)[q];
+        reinterpret_cast<float4*>(es)[q] = cuda::exp_quad_nonpositive<kIn, kOut>(
+            make_float4(sub(v.x, m), sub(v.y, m), sub(v.z, m), sub(v.w, m)));
+      }
+    } else {
+      for (int64_t q = tid; q < n4; q += threads) {
+        const float4 v = reinterpret_cast<const float4*>(xs)[q];
+        const float4 d = make_float4(sub(v.x, m), sub(v.y, m), sub(v.z, m), sub(v.w, m));
+        // LEAN_EXP (with FAST): every x_i - m is <= 0 and not NaN here.
+        reinterpret_cast<float4*>(es)[q] =
+            (LEAN_EXP & 4) != 0 ? cuda::exp_quad_nonpositive<kIn, kOut>(d) : cuda::exp_quad(d);
+      }
     }
     for (int64_t i = 4 * n4 + tid; i < n; i += threads) es[i] = exp(sub(xs[i], m));
     __syncthreads();
@@ -285,11 +313,12 @@ void softmax_rows_on_chip_cuda(const float* x, int64_t rows, int64_t n, float* y
   // bit 3: with the lean exp (softmax_exp.cuh); bit 4: registers bounded (blocks of at most 256;
   // 8 blocks per multiprocessor with one load, 6 with four); bit 5: the lean exp takes x to
   // binary64 by the conversion instruction; bit 6: it rounds its result by the conversion
-  // instruction; bit 7: the division's product is rounded on its bits. The forms built are listed
+  // instruction; bit 7: the division's product is rounded on its bits; bit 8: doubtful exp
+  // elements are settled after the loop (softmax_row_on_chip_body). The forms built are listed
   // below (others: the default). Same bits in every case.
   const int variant = config.variant != 0 ? config.variant
                                           : log_form ? kLogSoftmaxDefaultVariant : kSoftmaxDefaultVariant;
-  constexpr int kIn = 1, kOut = 2, kLean = 4;  // LEAN_EXP bits
+  constexpr int kIn = 1, kOut = 2, kLean = 4, kDefer = 8;  // LEAN_EXP bits
 #define BL_SOFTMAX_FORM(v, kernel) \
   case v:                          \
     launch_row_on_chip(kernel, x, rows, n, y, log_form, config); \
@@ -314,6 +343,11 @@ void softmax_rows_on_chip_cuda(const float* x, int64_t rows, int64_t n, float* y
     BL_SOFTMAX_FORM(236, (softmax_row_on_chip_kernel<4, true, kLean | kIn | kOut, true>))
     BL_SOFTMAX_FORM(237, (softmax_row_on_chip_kernel<1, true, kLean | kIn | kOut, true>))
     BL_SOFTMAX_FORM(253, (softmax_row_on_chip_bounded_kernel<1, 8, kLean | kIn | kOut, true>))
+    BL_SOFTMAX_FORM(268, (softmax_row_on_chip_kernel<4, true, kLean | kDefer, false>))
+    BL_SOFTMAX_FORM(364, (softmax_row_on_chip_kernel<4, true, kLean | kIn | kOut | kDefer, false>))
+    BL_SOFTMAX_FORM(365, (softmax_row_on_chip_kernel<1, true, kLean | kIn | kOut | kDefer, false>))
+    BL_SOFTMAX_FORM(381, (softmax_row_on_chip_bounded_kernel<1, 8, kLean | kIn | kOut | kDefer, false>))
+    BL_SOFTMAX_FORM(492, (softmax_row_on_chip_kernel<4, true, kLean | kIn | kOut | kDefer, true>))
     default:
       launch_row_on_chip(softmax_row_on_chip_kernel<4, false, 0, false>, x, rows, n, y, log_form, config);
   }

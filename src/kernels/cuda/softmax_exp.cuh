@@ -81,9 +81,26 @@ __device__ __forceinline__ float4 exp_quad_nonpositive(float4 x) {
   }
   return y;
 }
+// The four fast evaluations of exp_quad_nonpositive without the settling: *hard is true when any
+// of them is in doubt (then exp_quad_nonpositive(x) gives the right four values).
+template <bool CONVERT_IN, bool CONVERT_OUT>
+__device__ __forceinline__ float4 exp_quad_nonpositive_split(float4 x, bool* hard) {
+  bool h0, h1, h2, h3;
+  const float4 y = make_float4(exp_split_nonpositive<CONVERT_IN, CONVERT_OUT>(x.x, &h0),
+                               exp_split_nonpositive<CONVERT_IN, CONVERT_OUT>(x.y, &h1),
+                               exp_split_nonpositive<CONVERT_IN, CONVERT_OUT>(x.z, &h2),
+                               exp_split_nonpositive<CONVERT_IN, CONVERT_OUT>(x.w, &h3));
+  *hard = h0 || h1 || h2 || h3;
+  return y;
+}
 #else
 template <bool CONVERT_IN, bool CONVERT_OUT>
 __device__ __forceinline__ float4 exp_quad_nonpositive(float4 x) { return exp_quad(x); }
+template <bool CONVERT_IN, bool CONVERT_OUT>
+__device__ __forceinline__ float4 exp_quad_nonpositive_split(float4 x, bool* hard) {
+  *hard = true;  // exp_quad_nonpositive decides every element
+  return x;
+}
 #endif
 
 }  // namespace bl::cuda
