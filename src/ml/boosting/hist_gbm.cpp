@@ -13,6 +13,7 @@
 #include "kernels/histogram.h"
 #include "kernels/math_map.h"
 #include "ml/boosting/binning.h"
+#include "ml/boosting/logistic_gradients.h"
 #include "ml/boosting/row_partition.h"
 
 namespace bl::ml {
@@ -227,15 +228,16 @@ class TreeGrower {
     node_split_bin.clear();
     node_begin_.clear();
     node_end_.clear();
+    node_depth_.clear();
     std::vector<std::unique_ptr<NodeWork>> open;
     auto root = std::make_unique<NodeWork>();
     root->id = add_node(tree, node_split_bin, g_root, h_root);
     root->begin = 0;
-    root->end = static_cast<int64_t>(rows_.size());
+    root->end = static_cast<int64_t>(rows_[0].size());
     root->depth = 0;
     node_end_[root->id] = root->end;
     take_hist(root->hist);
-    build_hist(0, root->end, root->hist, default_pool());
+    build_hist(0, root->end, 0, root->hist, default_pool());
     if (splittable(*root)) {
       root->best = best_split(root->hist, g_root, h_root);
       if (root->best.gain > p_.min_split_gain) open.push_back(std::move(root));
@@ -250,7 +252,7 @@ class TreeGrower {
   }
 
   // For the tree grown last: adds each leaf's value to raw[r * K + k] of the rows that reached it
-  // (rows_ holds them grouped by leaf) and, when leaf_out is given, stores each row's leaf. The
+  // (the row lists hold them grouped by leaf) and, when leaf_out is given, stores each row's leaf. The
   // same single float addition per row as a traversal, without traversing; leaves run as parallel
   // tasks (no two leaves share a row).
   void add_leaf_values(const Tree& tree, float* raw, int64_t K, int64_t k, int32_t* leaf_out) const {
@@ -261,8 +263,9 @@ class TreeGrower {
     default_pool().parallel_for(static_cast<int64_t>(leaves.size()), [&](int64_t j) {
       const int32_t id = leaves[j];
       const float v = tree.value[id];
+      const int32_t* rows = rows_[node_depth_[id] & 1].data();
       for (int64_t i = node_begin_[id]; i < node_end_[id]; ++i) {
-        const int64_t r = rows_[i];
+        const int64_t r = rows[i];
         if (raw) raw[r * K + k] = bl::add(raw[r * K + k], v);
         if (leaf_out) leaf_out[r] = id;
       }
@@ -284,23 +287,25 @@ class TreeGrower {
     node_split_bin.clear();
     node_begin_.clear();
     node_end_.clear();
+    node_depth_.clear();
     auto add_node = [&](int64_t gs, int64_t hs) {
       node_g.push_back(gs);
       node_h.push_back(hs);
       node_split_bin.push_back(0);
       node_begin_.push_back(0);
       node_end_.push_back(0);
+      node_depth_.push_back(0);
       return tree.add_node();
     };
     std::vector<std::unique_ptr<NodeWork>> level;
     level.push_back(std::make_unique<NodeWork>());
     level[0]->id = add_node(g_root, h_root);
     level[0]->begin = 0;
-    level[0]->end = static_cast<int64_t>(rows_.size());
+    level[0]->end = static_cast<int64_t>(rows_[0].size());
     level[0]->depth = 0;
     node_end_[level[0]->id] = level[0]->end;
     take_hist(level[0]->hist);
-    build_hist(0, level[0]->end, level[0]->hist, default_pool());
+    build_hist(0, level[0]->end, 0, level[0]->hist, default_pool());
     const int64_t depth_limit = p_.max_depth > 0 ? p_.max_depth : 6;
     for (int64_t depth = 0; depth < depth_limit && !level.empty(); ++depth) {
       const SplitInfo s = best_level_split(level, node_g, node_h);
@@ -309,7 +314,7 @@ class TreeGrower {
       const bool last = depth + 1 == depth_limit;
       for (auto& node : level) {
         int64_t gl = 0, hl = 0;
-        const int64_t mid = partition(node->begin, node->end, s, &gl, &hl, default_pool());
+        const int64_t mid = partition(node->begin, node->end, node->depth, s, &gl, &hl, default_pool());
         auto left = std::make_unique<NodeWork>();
         auto right = std::make_unique<NodeWork>();
         left->id = add_node(gl, hl);
@@ -325,6 +330,7 @@ class TreeGrower {
         right->begin = mid;
         right->end = node->end;
         left->depth = right->depth = depth + 1;
+        node_depth_[left->id] = node_depth_[right->id] = depth + 1;
         node_begin_[left->id] = node->begin;
         node_end_[left->id] = node_begin_[right->id] = mid;
         node_end_[right->id] = node->end;
@@ -333,7 +339,7 @@ class TreeGrower {
           NodeWork* large = small == left.get() ? right.get() : left.get();
           take_hist(small->hist);
           take_hist(large->hist);
-          build_hist(small->begin, small->end, small->hist, default_pool());
+          build_hist(small->begin, small->end, small->depth, small->hist, default_pool());
           large->hist.resize(node->hist.size());
           subtract_hist(node->hist, small->hist, large->hist);
         }
@@ -356,6 +362,7 @@ class TreeGrower {
     node_split_bin.push_back(0);
     node_begin_.push_back(0);
     node_end_.push_back(0);
+    node_depth_.push_back(0);
     return id;
   }
 
@@ -377,6 +384,7 @@ class TreeGrower {
     right.begin = mid;
     right.end = node.end;
     left.depth = right.depth = node.depth + 1;
+    node_depth_[left.id] = node_depth_[right.id] = node.depth + 1;
     node_begin_[left.id] = node.begin;
     node_end_[left.id] = node_begin_[right.id] = mid;
     node_end_[right.id] = node.end;
@@ -395,7 +403,7 @@ class TreeGrower {
       std::unique_ptr<NodeWork> node = std::move(open[pick]);
       open.erase(open.begin() + static_cast<std::ptrdiff_t>(pick));
       int64_t gl = 0, hl = 0;
-      const int64_t mid = partition(node->begin, node->end, node->best, &gl, &hl, default_pool());
+      const int64_t mid = partition(node->begin, node->end, node->depth, node->best, &gl, &hl, default_pool());
       auto left = std::make_unique<NodeWork>();
       auto right = std::make_unique<NodeWork>();
       record_split(tree, node_split_bin, *node, mid, gl, hl, *left, *right);
@@ -407,7 +415,7 @@ class TreeGrower {
       if (need) {
         take_hist(small->hist);
         take_hist(large->hist);
-        build_hist(small->begin, small->end, small->hist, default_pool());
+        build_hist(small->begin, small->end, small->depth, small->hist, default_pool());
         large->hist.resize(node->hist.size());
         subtract_hist(node->hist, small->hist, large->hist);
       }
@@ -447,7 +455,7 @@ class TreeGrower {
       for (size_t j = 0; j < m; ++j) {
         const NodeWork& node = *open[j];
         if (node.end - node.begin >= 2 * kPartitionBlock) {
-          mid[j] = partition(node.begin, node.end, node.best, &gl[j], &hl[j], pool);
+          mid[j] = partition(node.begin, node.end, node.depth, node.best, &gl[j], &hl[j], pool);
         } else {
           small_nodes.push_back(j);
         }
@@ -455,7 +463,7 @@ class TreeGrower {
       pool.parallel_for(static_cast<int64_t>(small_nodes.size()), [&](int64_t t) {
         const size_t j = small_nodes[t];
         const NodeWork& node = *open[j];
-        mid[j] = partition(node.begin, node.end, node.best, &gl[j], &hl[j], serial_pool_);
+        mid[j] = partition(node.begin, node.end, node.depth, node.best, &gl[j], &hl[j], serial_pool_);
       });
       // Children, in the order the one-at-a-time growth creates them.
       struct Pair {
@@ -485,14 +493,14 @@ class TreeGrower {
       std::vector<const Pair*> side_by_side;
       for (const Pair& pr : pairs) {
         if (hb_.on_cuda() || pr.small->end - pr.small->begin >= kAloneHistogramRows) {
-          build_hist(pr.small->begin, pr.small->end, pr.small->hist, pool);
+          build_hist(pr.small->begin, pr.small->end, pr.small->depth, pr.small->hist, pool);
         } else {
           side_by_side.push_back(&pr);
         }
       }
       pool.parallel_for(static_cast<int64_t>(side_by_side.size()), [&](int64_t t) {
         const Pair& pr = *side_by_side[t];
-        build_hist(pr.small->begin, pr.small->end, pr.small->hist, serial_pool_);
+        build_hist(pr.small->begin, pr.small->end, pr.small->depth, pr.small->hist, serial_pool_);
       });
       for (const Pair& pr : pairs) pr.large->hist.resize(pr.parent->hist.size());
       pool.parallel_for(static_cast<int64_t>(pairs.size()) * d_, [&](int64_t t) {
@@ -541,32 +549,35 @@ class TreeGrower {
     }
   }
   // Per tree: the rows (ascending), their fixed-point pairs gathered in the same order (the
-  // hessians only when they differ between rows) and the root's sums.
+  // hessians only when they differ between rows) into list 0, and the root's sums.
   void start_tree(std::vector<int32_t> rows, const Quantized& g, const Quantized& h, const std::vector<char>& allowed,
                   int64_t* g_root, int64_t* h_root) {
     g_ = &g;
     h_ = &h;
     allowed_ = &allowed;
-    rows_ = std::move(rows);
-    const size_t m = rows_.size();
-    scratch_.resize(m);
-    row_g_.resize(m);
-    scratch_g_.resize(m);
-    row_h_.resize(h.constant ? 0 : m);
-    scratch_h_.resize(h.constant ? 0 : m);
+    rows_[0] = std::move(rows);
+    const size_t m = rows_[0].size();
+    rows_[1].resize(m);
+    for (int k = 0; k < 2; ++k) {
+      row_g_[k].resize(m);
+      row_h_[k].resize(h.constant ? 0 : m);
+    }
     // Gathered in row chunks; the sums are integers (no true sum overflows), any cut gives them.
     const int64_t chunks = (static_cast<int64_t>(m) + kRowChunk - 1) / kRowChunk;
     std::vector<uint64_t> g_part(static_cast<size_t>(chunks), 0), h_part(static_cast<size_t>(chunks), 0);
+    const int32_t* list = rows_[0].data();
+    int64_t* row_g = row_g_[0].data();
+    int64_t* row_h = row_h_[0].data();
     for_chunk_ranges(static_cast<int64_t>(m), [&](int64_t c, int64_t begin, int64_t end) {
       uint64_t gs = 0, hs = 0;
       for (int64_t i = begin; i < end; ++i) {
-        row_g_[i] = g.q[rows_[i]];
-        gs += static_cast<uint64_t>(row_g_[i]);
+        row_g[i] = g.q[list[i]];
+        gs += static_cast<uint64_t>(row_g[i]);
       }
       if (!h.constant) {
         for (int64_t i = begin; i < end; ++i) {
-          row_h_[i] = h.q[rows_[i]];
-          hs += static_cast<uint64_t>(row_h_[i]);
+          row_h[i] = h.q[list[i]];
+          hs += static_cast<uint64_t>(row_h[i]);
         }
       }
       g_part[c] = gs;
@@ -581,10 +592,12 @@ class TreeGrower {
     *h_root = h.constant ? static_cast<int64_t>(m) * h.constant_q : static_cast<int64_t>(hs);
   }
 
-  // Histogram of the rows at rows_[begin, end), the CPU work cut over `pool`.
-  void build_hist(int64_t begin, int64_t end, std::vector<int64_t>& hist, ThreadPool& pool) const {
-    hb_.build(rows_.data() + begin, end - begin, row_g_.data() + begin,
-              h_->constant ? nullptr : row_h_.data() + begin, h_->constant_q, hist, pool);
+  // Histogram of the rows at positions [begin, end) of the list of nodes at `depth`, the CPU work
+  // cut over `pool`.
+  void build_hist(int64_t begin, int64_t end, int64_t depth, std::vector<int64_t>& hist, ThreadPool& pool) const {
+    const int k = static_cast<int>(depth & 1);
+    hb_.build(rows_[k].data() + begin, end - begin, row_g_[k].data() + begin,
+              h_->constant ? nullptr : row_h_[k].data() + begin, h_->constant_q, hist, pool);
   }
 
   // large = parent - small (exact in integers), by feature ranges in parallel on several threads.
@@ -756,18 +769,22 @@ class TreeGrower {
     }
   }
 
-  // Stable partition of rows_[begin, end) (and of the gathered pairs) by the split; *gl, *hl
-  // receive the left child's sums. Large nodes run blocked on `pool` (row_partition.h).
-  int64_t partition(int64_t begin, int64_t end, const SplitInfo& s, int64_t* gl, int64_t* hl, ThreadPool& pool) {
+  // Stable partition of the positions [begin, end) of the list of nodes at `depth` (and of the
+  // gathered pairs) by the split into the same positions of the other list, where the children
+  // (depth + 1) live; *gl, *hl receive the left child's sums. Large nodes run blocked on `pool`
+  // (row_partition.h).
+  int64_t partition(int64_t begin, int64_t end, int64_t depth, const SplitInfo& s, int64_t* gl, int64_t* hl,
+                    ThreadPool& pool) {
     uint8_t goes_left[kHistBins];
     for (int64_t b = 0; b < kHistBins; ++b) goes_left[b] = b <= s.bin ? 1 : 0;
     goes_left[kMissingBin] = s.default_left ? 1 : 0;
     const bool has_h = !h_->constant;
-    RowPartitionArrays a{rows_.data(),    row_g_.data(),     has_h ? row_h_.data() : nullptr,
-                         scratch_.data(), scratch_g_.data(), has_h ? scratch_h_.data() : nullptr};
+    const int from = static_cast<int>(depth & 1), to = 1 - from;
+    RowPartitionArrays a{rows_[from].data(), row_g_[from].data(), has_h ? row_h_[from].data() : nullptr,
+                         rows_[to].data(),   row_g_[to].data(),   has_h ? row_h_[to].data() : nullptr};
     const uint8_t* column = bins_by_column_.data() + static_cast<int64_t>(s.feature) * n_rows_;
     uint64_t gs = 0, hs = 0;
-    const int64_t nl = partition_rows(column, goes_left, a, begin, end, &gs, &hs, pool);
+    const int64_t nl = partition_rows_into(column, goes_left, a, begin, end, &gs, &hs, pool);
     *gl = static_cast<int64_t>(gs);
     *hl = has_h ? static_cast<int64_t>(hs) : nl * h_->constant_q;
     return begin + nl;
@@ -781,10 +798,13 @@ class TreeGrower {
   const Quantized* g_ = nullptr;
   const Quantized* h_ = nullptr;
   const std::vector<char>* allowed_ = nullptr;
-  std::vector<int32_t> rows_, scratch_;
-  std::vector<int64_t> row_g_, row_h_;          // the pairs of rows_[i], gathered (row_h_ empty: constant)
-  std::vector<int64_t> scratch_g_, scratch_h_;
-  std::vector<int64_t> node_begin_, node_end_;  // each node's range in rows_ (last grown tree)
+  // Two row lists with their gathered pairs (row_h_ empty: constant hessians): the nodes at depth
+  // t have their rows at their positions in list t % 2, and a partition writes the children into
+  // the other list (no copy back).
+  std::vector<int32_t> rows_[2];
+  std::vector<int64_t> row_g_[2], row_h_[2];
+  std::vector<int64_t> node_begin_, node_end_;  // each node's positions (last grown tree)
+  std::vector<int64_t> node_depth_;             // each node's depth: its list is node_depth_ % 2
   std::vector<int64_t> node_g_, node_h_;        // each node's sums (grow)
   std::vector<uint8_t> bins_by_column_;          // [d, n]
   int64_t n_rows_ = 0;
@@ -912,7 +932,7 @@ BoostModel fit_boosting(const float* X, int64_t n, int64_t d, const float* y_val
   }
   std::vector<std::vector<float>> grad(static_cast<size_t>(K), std::vector<float>(static_cast<size_t>(n)));
   std::vector<std::vector<float>> hess = grad;
-  std::vector<float> prob(p.loss == BoostLoss::squared_error ? 0 : static_cast<size_t>(n * K));
+  std::vector<float> prob(p.loss != BoostLoss::softmax ? 0 : static_cast<size_t>(n * K));
   std::vector<float> shifted(p.loss == BoostLoss::softmax ? static_cast<size_t>(n * K) : 0);
   const int64_t n_cols = std::max<int64_t>(
       1, std::min<int64_t>(d, static_cast<int64_t>(std::ceil(p.colsample_bytree * static_cast<double>(d)))));
@@ -941,10 +961,9 @@ BoostModel fit_boosting(const float* X, int64_t n, int64_t d, const float* y_val
       });
     }
     // Gradients and hessians of the loss at the current raw scores (float32, contract ops; the
-    // sigmoid and exp maps run through math_map_cpu, which gives bl::sigmoid / bl::exp bits).
-    if (p.loss == BoostLoss::logistic) {
-      math_map_cpu(MathFn::sigmoid, raw.data(), prob.data(), n, default_pool());
-    } else if (p.loss == BoostLoss::softmax) {
+    // softmax's exp runs through math_map_cpu and the logistic pass through logistic_gradients,
+    // which give bl::exp / bl::sigmoid bits).
+    if (p.loss == BoostLoss::softmax) {
       for_row_chunks(n, [&](int64_t i) {  // max-shifted scores
         float m = raw[i * K];
         for (int64_t k = 1; k < K; ++k) m = bl::max(m, raw[i * K + k]);
@@ -952,14 +971,12 @@ BoostModel fit_boosting(const float* X, int64_t n, int64_t d, const float* y_val
       });
       math_map_cpu(MathFn::exp, shifted.data(), prob.data(), n * K, default_pool());
     }
-    for_row_chunks(n, [&](int64_t i) {
+    if (p.loss == BoostLoss::logistic) {
+      logistic_gradients(raw.data(), y_class, n, kMinHessian, grad[0].data(), hess[0].data(), default_pool());
+    } else for_row_chunks(n, [&](int64_t i) {
       if (p.loss == BoostLoss::squared_error) {
         grad[0][i] = bl::sub(raw[i], y_value[i]);
         hess[0][i] = 1.0f;
-      } else if (p.loss == BoostLoss::logistic) {
-        const float q = prob[i];
-        grad[0][i] = bl::sub(q, y_class[i] == 1 ? 1.0f : 0.0f);
-        hess[0][i] = bl::max(bl::mul(q, bl::sub(1.0f, q)), kMinHessian);
       } else {
         float* e = &prob[i * K];
         float s = 0.0f;

@@ -57,6 +57,50 @@ int64_t serial_impl(const uint8_t* column, const uint8_t* goes_left, const RowPa
   return nl;
 }
 
+// The same partition into the scratch arrays: left rows go to the scratch slot begin + nl, right
+// rows are compacted in the source at slot begin + nr (nr <= i: already read) and copied after
+// the left ones at the end. Every scratch slot a right row wrote on the way is overwritten by a
+// later left row or by that copy.
+template <bool kHasHessian>
+int64_t serial_into_impl(const uint8_t* column, const uint8_t* goes_left, const RowPartitionArrays& a, int64_t begin,
+                         int64_t end, uint64_t* g_left, uint64_t* h_left) {
+  int32_t* rows = a.rows + begin;
+  int64_t* rg = a.g + begin;
+  int64_t* rh = kHasHessian ? a.h + begin : nullptr;
+  int32_t* out_rows = a.scratch_rows + begin;
+  int64_t* out_g = a.scratch_g + begin;
+  int64_t* out_h = kHasHessian ? a.scratch_h + begin : nullptr;
+  const int64_t count = end - begin;
+  int64_t nl = 0, nr = 0;
+  uint64_t gs = 0, hs = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    if (i + kPrefetchAhead < count) __builtin_prefetch(column + rows[i + kPrefetchAhead]);
+    const int32_t r = rows[i];
+    const int64_t g = rg[i];
+    const int64_t left = goes_left[column[r]];
+    const uint64_t mask = uint64_t{0} - static_cast<uint64_t>(left);
+    out_rows[nl] = r;
+    out_g[nl] = g;
+    rows[nr] = r;
+    rg[nr] = g;
+    gs += static_cast<uint64_t>(g) & mask;
+    if (kHasHessian) {
+      const int64_t h = rh[i];
+      out_h[nl] = h;
+      rh[nr] = h;
+      hs += static_cast<uint64_t>(h) & mask;
+    }
+    nl += left;
+    nr += 1 - left;
+  }
+  std::copy(rows, rows + nr, out_rows + nl);
+  std::copy(rg, rg + nr, out_g + nl);
+  if (kHasHessian) std::copy(rh, rh + nr, out_h + nl);
+  *g_left += gs;
+  *h_left += hs;
+  return nl;
+}
+
 // Block step 1: records the side of positions [i0, i1) in side[i - i0] and returns their left
 // count. Plain pointer parameters: the byte stores to `side` may alias anything, and pointers read
 // from a struct would be reloaded once per row.
@@ -100,10 +144,12 @@ void scatter_block(const uint8_t* side, const int32_t* rows, const int64_t* g, c
 // Blocks of `block` positions from begin: (1) each block records its rows' sides and counts its
 // left rows, (2) block b's left rows go to begin + (left rows of blocks < b) and its
 // right rows to begin + (all left rows) + (right rows of blocks < b), in block order: together the
-// serial partition's order (the left sums are formed here), (3) the scratch range is copied back.
+// serial partition's order (the left sums are formed here), (3) with copy_back, the scratch range
+// is copied back.
 template <bool kHasHessian>
 int64_t blocked_impl(const uint8_t* column, const uint8_t* goes_left, const RowPartitionArrays& a, int64_t begin,
-                     int64_t end, int64_t block, uint64_t* g_left, uint64_t* h_left, ThreadPool& pool) {
+                     int64_t end, int64_t block, bool copy_back, uint64_t* g_left, uint64_t* h_left,
+                     ThreadPool& pool) {
   const int64_t count = end - begin;
   const int64_t n_blocks = (count + block - 1) / block;
   std::unique_ptr<uint8_t[]> side(new uint8_t[static_cast<size_t>(count)]);
@@ -126,7 +172,7 @@ int64_t blocked_impl(const uint8_t* column, const uint8_t* goes_left, const RowP
     scatter_block<kHasHessian>(side.get() + (i0 - begin), a.rows, a.g, a.h, i0, i1, li, ri, a.scratch_rows,
                                a.scratch_g, a.scratch_h, &g_sum[b], &h_sum[b]);
   });
-  pool.parallel_for(n_blocks, [&](int64_t b) {
+  if (copy_back) pool.parallel_for(n_blocks, [&](int64_t b) {
     const int64_t i0 = begin + b * block, i1 = std::min(end, i0 + block);
     std::copy(a.scratch_rows + i0, a.scratch_rows + i1, a.rows + i0);
     std::copy(a.scratch_g + i0, a.scratch_g + i1, a.g + i0);
@@ -155,8 +201,23 @@ int64_t partition_rows_blocked(const uint8_t* column, const uint8_t* goes_left, 
                                ThreadPool& pool) {
   BL_CHECK(block >= 1, "partition_rows_blocked: block must be >= 1 rows, got ", block);
   if (end <= begin) return 0;
-  return a.h ? blocked_impl<true>(column, goes_left, a, begin, end, block, g_left, h_left, pool)
-             : blocked_impl<false>(column, goes_left, a, begin, end, block, g_left, h_left, pool);
+  return a.h ? blocked_impl<true>(column, goes_left, a, begin, end, block, true, g_left, h_left, pool)
+             : blocked_impl<false>(column, goes_left, a, begin, end, block, true, g_left, h_left, pool);
+}
+
+int64_t partition_rows_serial_into(const uint8_t* column, const uint8_t* goes_left, const RowPartitionArrays& a,
+                                   int64_t begin, int64_t end, uint64_t* g_left, uint64_t* h_left) {
+  return a.h ? serial_into_impl<true>(column, goes_left, a, begin, end, g_left, h_left)
+             : serial_into_impl<false>(column, goes_left, a, begin, end, g_left, h_left);
+}
+
+int64_t partition_rows_blocked_into(const uint8_t* column, const uint8_t* goes_left, const RowPartitionArrays& a,
+                                    int64_t begin, int64_t end, int64_t block, uint64_t* g_left, uint64_t* h_left,
+                                    ThreadPool& pool) {
+  BL_CHECK(block >= 1, "partition_rows_blocked_into: block must be >= 1 rows, got ", block);
+  if (end <= begin) return 0;
+  return a.h ? blocked_impl<true>(column, goes_left, a, begin, end, block, false, g_left, h_left, pool)
+             : blocked_impl<false>(column, goes_left, a, begin, end, block, false, g_left, h_left, pool);
 }
 
 int64_t partition_rows(const uint8_t* column, const uint8_t* goes_left, const RowPartitionArrays& a,
@@ -165,6 +226,18 @@ int64_t partition_rows(const uint8_t* column, const uint8_t* goes_left, const Ro
     return partition_rows_blocked(column, goes_left, a, begin, end, kPartitionBlock, g_left, h_left, pool);
   }
   return partition_rows_serial(column, goes_left, a, begin, end, g_left, h_left);
+}
+
+}  // namespace bl::ml
+
+namespace bl::ml {
+
+int64_t partition_rows_into(const uint8_t* column, const uint8_t* goes_left, const RowPartitionArrays& a,
+                            int64_t begin, int64_t end, uint64_t* g_left, uint64_t* h_left, ThreadPool& pool) {
+  if (end - begin >= 2 * kPartitionBlock) {
+    return partition_rows_blocked_into(column, goes_left, a, begin, end, kPartitionBlock, g_left, h_left, pool);
+  }
+  return partition_rows_serial_into(column, goes_left, a, begin, end, g_left, h_left);
 }
 
 }  // namespace bl::ml

@@ -49,4 +49,19 @@ int64_t partition_rows_blocked(const uint8_t* column, const uint8_t* goes_left, 
 int64_t partition_rows(const uint8_t* column, const uint8_t* goes_left, const RowPartitionArrays& a,
                        int64_t begin, int64_t end, uint64_t* g_left, uint64_t* h_left, ThreadPool& pool);
 
+// The same partitions, but the result lands in the scratch arrays' positions [begin, end) and the
+// source positions [begin, end) are left as scratch (their contents unspecified): tree growth
+// alternates the two sets of arrays level by level instead of copying each result back. The
+// serial form writes the left rows to the scratch arrays and compacts the right rows in the
+// source, then copies them after the left ones; the blocked form scatters into the scratch arrays
+// and stops there. Same rows, order and sums as partition_rows_serial.
+int64_t partition_rows_serial_into(const uint8_t* column, const uint8_t* goes_left, const RowPartitionArrays& a,
+                                   int64_t begin, int64_t end, uint64_t* g_left, uint64_t* h_left);
+int64_t partition_rows_blocked_into(const uint8_t* column, const uint8_t* goes_left, const RowPartitionArrays& a,
+                                    int64_t begin, int64_t end, int64_t block, uint64_t* g_left, uint64_t* h_left,
+                                    ThreadPool& pool);
+// Blocked (kPartitionBlock) from 2 * kPartitionBlock rows up, else serial on the calling thread.
+int64_t partition_rows_into(const uint8_t* column, const uint8_t* goes_left, const RowPartitionArrays& a,
+                            int64_t begin, int64_t end, uint64_t* g_left, uint64_t* h_left, ThreadPool& pool);
+
 }  // namespace bl::ml
