@@ -28,4 +28,9 @@ void sigmoid_bits(const float* x, float* out, int64_t n);
 // the tests use to show that it matters). Returns how many rows went to bl::sigmoid.
 int64_t sigmoid_f64_avx2(const float* x, float* out, int64_t n, int margin_bits);
 
+// logistic_gradients on the calling thread with sigmoid_f64_avx2 (call only when
+// cpu_has_avx2_fma()): the same bits as the per-row formula.
+void logistic_gradients_avx2(const float* raw, const int32_t* y_class, int64_t n, float min_hessian, float* grad,
+                             float* hess);
+
 }  // namespace bl::ml

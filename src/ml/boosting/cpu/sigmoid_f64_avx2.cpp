@@ -87,7 +87,33 @@ void evaluate(const float* x, float* out, uint8_t* hard, int64_t n, uint32_t mar
   }
 }
 
+// bl::max(v, floor) for floor > 0 and v >= +0 or NaN (v = q * (1 - q) with q in [0, 1]), on the
+// bits so that the row loop vectorizes: non-negative floats order as their bit patterns; a NaN v
+// gives the canonical NaN, v == floor gives floor (the same bits), else the larger.
+inline float hessian_floor(float v, float floor) {
+  const uint32_t bv = bits_of(v), bf = bits_of(floor);
+  const uint32_t larger = bv > bf ? bv : bf;
+  return float_of(is_nan(v) ? bits_of(canonical_nan()) : larger);
+}
+
 }  // namespace
+
+void logistic_gradients_avx2(const float* raw, const int32_t* y_class, int64_t n, float min_hessian, float* grad,
+                             float* hess) {
+  float q[kLanes];
+  for (int64_t begin = 0; begin < n; begin += kLanes) {
+    const int64_t len = n - begin < kLanes ? n - begin : kLanes;
+    sigmoid_f64_avx2(raw + begin, q, len, 44);
+    const int32_t* y = y_class + begin;
+    float* g = grad + begin;
+    float* h = hess + begin;
+    for (int64_t i = 0; i < len; ++i) {
+      const float label = float_of(y[i] == 1 ? 0x3F800000u : 0u);  // 1.0f or +0.0f
+      g[i] = sub(q[i], label);
+      h[i] = hessian_floor(mul(q[i], sub(1.0f, q[i])), min_hessian);
+    }
+  }
+}
 
 int64_t sigmoid_f64_avx2(const float* x, float* out, int64_t n, int margin_bits) {
   const bool test = margin_bits > 0;
@@ -111,6 +137,15 @@ int64_t sigmoid_f64_avx2(const float* x, float* out, int64_t n, int margin_bits)
 int64_t sigmoid_f64_avx2(const float* x, float* out, int64_t n, int) {
   for (int64_t i = 0; i < n; ++i) out[i] = canonicalize(sigmoid(x[i]));
   return n;
+}
+
+void logistic_gradients_avx2(const float* raw, const int32_t* y_class, int64_t n, float min_hessian, float* grad,
+                             float* hess) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float q = canonicalize(sigmoid(raw[i]));
+    grad[i] = sub(q, y_class[i] == 1 ? 1.0f : 0.0f);
+    hess[i] = max(mul(q, sub(1.0f, q)), min_hessian);
+  }
 }
 
 #endif
