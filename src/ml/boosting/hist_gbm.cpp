@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <numeric>
 
 #include "contract/math.h"
 #include "contract/rng.h"
@@ -989,15 +990,20 @@ BoostModel fit_boosting(const float* X, int64_t n, int64_t d, const float* y_val
       }
     });
     std::vector<int32_t> rows;
-    rows.reserve(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) {
-      if (p.subsample >= 1.0 ||
-          uniform_co(random_u32_element(p.seed, kRowStreamTag | static_cast<uint64_t>(it), static_cast<uint64_t>(i))) <
-              static_cast<float>(p.subsample)) {
-        rows.push_back(static_cast<int32_t>(i));
+    if (p.subsample >= 1.0) {
+      rows.resize(static_cast<size_t>(n));
+      std::iota(rows.begin(), rows.end(), 0);
+    } else {
+      rows.reserve(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) {
+        if (uniform_co(random_u32_element(p.seed, kRowStreamTag | static_cast<uint64_t>(it), static_cast<uint64_t>(i))) <
+            static_cast<float>(p.subsample)) {
+          rows.push_back(static_cast<int32_t>(i));
+        }
       }
     }
     if (rows.empty()) rows.push_back(0);
+    const bool all_rows = static_cast<int64_t>(rows.size()) == n;
     for (int64_t k = 0; k < K; ++k) {
       std::vector<char> allowed(static_cast<size_t>(d), 1);
       if (n_cols < d) {  // Fisher-Yates over features; the first n_cols are used
@@ -1014,11 +1020,13 @@ BoostModel fit_boosting(const float* X, int64_t n, int64_t d, const float* y_val
       quantize(grad[k], rows, n, gq);
       quantize(hess[k], rows, n, hq);
       hb.set_gradients(gq.q, hq.q);
-      Tree tree = p.symmetric ? grower.grow_symmetric(rows, gq, hq, allowed, split_bin)
-                              : grower.grow(rows, gq, hq, allowed, split_bin);
+      // The last group's tree takes the row list itself (the others get a copy).
+      std::vector<int32_t> tree_rows = k + 1 == K ? std::move(rows) : rows;
+      Tree tree = p.symmetric ? grower.grow_symmetric(std::move(tree_rows), gq, hq, allowed, split_bin)
+                              : grower.grow(std::move(tree_rows), gq, hq, allowed, split_bin);
       // Training scores follow the tree on the bins (bin <= split bin <=> x <= threshold).
       std::vector<int32_t> leaf_of_row(p.dart ? static_cast<size_t>(n) : 0);
-      if (static_cast<int64_t>(rows.size()) == n) {  // every row is in a leaf's row range
+      if (all_rows) {  // every row is in a leaf's row range
         if (p.dart) grower.add_leaf_values(tree, nullptr, K, k, leaf_of_row.data());
         else grower.add_leaf_values(tree, raw.data(), K, k, nullptr);
       } else for_row_chunks(n, [&](int64_t i) {
