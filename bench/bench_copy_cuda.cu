@@ -7,49 +7,21 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "cuda_timing.cuh"
 #include "kernels/backend.h"
 #include "kernels/binary.h"
 #include "kernels/launch.h"
 
 namespace {
 
-#define CHECK(x)                                                          \
-  do {                                                                    \
-    cudaError_t e_ = (x);                                                 \
-    if (e_ != cudaSuccess) {                                              \
-      std::printf("FAIL %s: %s\n", #x, cudaGetErrorString(e_));           \
-      std::exit(1);                                                       \
-    }                                                                     \
-  } while (0)
-
-template <typename F>
-float best_ms(F f) {
-  cudaEvent_t start, stop;
-  cudaEventCreate(&start);
-  cudaEventCreate(&stop);
-  f();
-  CHECK(cudaDeviceSynchronize());
-  float best = 1e30f;
-  for (int r = 0; r < 10; ++r) {
-    cudaEventRecord(start);
-    f();
-    cudaEventRecord(stop);
-    cudaEventSynchronize(stop);
-    float ms = 0.0f;
-    cudaEventElapsedTime(&ms, start, stop);
-    if (ms < best) best = ms;
-  }
-  CHECK(cudaGetLastError());
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  return best;
-}
+using bl::bench::best_ms;
+using bl::bench::gb_per_s;
 
 void run_size(int64_t side, float* x, float* y, float* z) {
   const int64_t n = side * side;
   const double bytes = static_cast<double>(n) * sizeof(float);
   const float t_d2d = best_ms([&] { cudaMemcpy(y, x, n * sizeof(float), cudaMemcpyDeviceToDevice); });
-  const double d2d = 2 * bytes / (t_d2d * 1e-3) * 1e-9;
+  const double d2d = gb_per_s(2 * bytes, t_d2d);
   std::printf("%lldx%lld f32: cudaMemcpy D2D %8.1f GB/s (%.3f ms)\n", static_cast<long long>(side),
               static_cast<long long>(side), d2d, t_d2d);
   // y = x^T: y[r][c] = x[c][r], the view of x with shape (side, side) and strides (1, side).
@@ -67,7 +39,7 @@ void run_size(int64_t side, float* x, float* y, float* z) {
     bl::LaunchConfig cfg;
     cfg.variant = variant;
     const float t = best_ms([&] { bl::cuda::strided_copy(4, x, sv, y, dv, n, cfg); });
-    const double gbs = 2 * bytes / (t * 1e-3) * 1e-9;
+    const double gbs = gb_per_s(2 * bytes, t);
     std::printf("%lldx%lld f32: transpose-copy variant %d %8.1f GB/s  ratio to D2D %.2f  (%.3f ms)\n",
                 static_cast<long long>(side), static_cast<long long>(side), variant, gbs, gbs / d2d, t);
   }
@@ -75,7 +47,7 @@ void run_size(int64_t side, float* x, float* y, float* z) {
   const float t_add = best_ms([&] {
     bl::cuda::binary(bl::BinaryOp::add, bl::DType::f32, x, iv, y, iv, z, n, bl::LaunchConfig{});
   });
-  const double add_gbs = 3 * bytes / (t_add * 1e-3) * 1e-9;
+  const double add_gbs = gb_per_s(3 * bytes, t_add);
   std::printf("%lldx%lld f32: add %8.1f GB/s  ratio to D2D %.2f  (%.3f ms)\n", static_cast<long long>(side),
               static_cast<long long>(side), add_gbs, add_gbs / d2d, t_add);
 }
@@ -91,11 +63,11 @@ int main() {
   const int64_t max_side = 16384;
   const size_t max_bytes = static_cast<size_t>(max_side * max_side) * sizeof(float);
   float *x = nullptr, *y = nullptr, *z = nullptr;
-  CHECK(cudaMalloc(&x, max_bytes));
-  CHECK(cudaMalloc(&y, max_bytes));
-  CHECK(cudaMalloc(&z, max_bytes));
-  CHECK(cudaMemset(x, 0x3F, max_bytes));
-  CHECK(cudaMemset(y, 0x40, max_bytes));
+  BL_BENCH_CUDA_CHECK(cudaMalloc(&x, max_bytes));
+  BL_BENCH_CUDA_CHECK(cudaMalloc(&y, max_bytes));
+  BL_BENCH_CUDA_CHECK(cudaMalloc(&z, max_bytes));
+  BL_BENCH_CUDA_CHECK(cudaMemset(x, 0x3F, max_bytes));
+  BL_BENCH_CUDA_CHECK(cudaMemset(y, 0x40, max_bytes));
   for (int64_t side : {int64_t{8192}, max_side}) run_size(side, x, y, z);
   cudaFree(x);
   cudaFree(y);

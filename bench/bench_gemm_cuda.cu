@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "cuda_timing.cuh"
 #include "kernels/launch.h"
 #include "kernels/matmul.h"
 
@@ -37,29 +38,12 @@ struct DeviceGemm {
   }
 };
 
-// Runs `body` per iteration between CUDA events and reports the GPU time.
+// Runs `body` per iteration between CUDA events (bench/cuda_timing.cuh) and reports GFLOP/s.
 template <typename Body>
 void time_gpu(benchmark::State& state, int64_t m, int64_t n, int64_t k, Body body) {
-  cudaEvent_t start, stop;
-  cudaEventCreate(&start);
-  cudaEventCreate(&stop);
-  body();  // warm-up
-  cudaDeviceSynchronize();
-  for (auto _ : state) {
-    cudaEventRecord(start);
-    body();
-    cudaEventRecord(stop);
-    cudaEventSynchronize(stop);
-    float ms = 0.0f;
-    cudaEventElapsedTime(&ms, start, stop);
-    state.SetIterationTime(ms * 1e-3);
-  }
-  cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess) state.SkipWithError(cudaGetErrorString(err));
+  bl::bench::time_gpu_iterations(state, body);
   state.counters["GFLOP/s"] = benchmark::Counter(2.0 * m * n * k * 1e-9 * state.iterations(),
                                                  benchmark::Counter::kIsRate);
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
 }
 
 void BM_bitlearn_matmul_cuda(benchmark::State& state) {

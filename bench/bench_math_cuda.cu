@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda_timing.cuh"
 #include "kernels/launch.h"
 #include "kernels/math_map.h"
 
@@ -72,42 +73,24 @@ double bytes_per_element(MathFn fn) { return fn == MathFn::pow ? 12.0 : 8.0; }
 
 void bm_ours(benchmark::State& state, MathFn fn) {
   Buffers& b = buffers();
-  cudaEvent_t e0, e1;
-  cudaEventCreate(&e0);
-  cudaEventCreate(&e1);
   bl::LaunchConfig config;
-  for (auto _ : state) {
-    cudaEventRecord(e0);
+  bl::bench::time_gpu_iterations(state, [&] {
     if (fn == MathFn::pow)
       bl::math_map_cuda(fn, b.x, b.y, b.out, kN, config);
     else
       bl::math_map_cuda(fn, b.x, b.out, kN, config);
-    cudaEventRecord(e1);
-    cudaEventSynchronize(e1);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, e0, e1);
-    state.SetIterationTime(ms / 1000.0);
-  }
+  });
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * kN * bytes_per_element(fn)));
   state.SetItemsProcessed(state.iterations() * kN);
 }
 
 void bm_peer(benchmark::State& state, MathFn fn, PeerKernel k) {
   Buffers& b = buffers();
-  cudaEvent_t e0, e1;
-  cudaEventCreate(&e0);
-  cudaEventCreate(&e1);
   const int block = 256;
   const int64_t blocks = (kN + block - 1) / block;
-  for (auto _ : state) {
-    cudaEventRecord(e0);
+  bl::bench::time_gpu_iterations(state, [&] {
     k<<<static_cast<unsigned>(blocks), block>>>(b.x, b.y, b.out, kN);
-    cudaEventRecord(e1);
-    cudaEventSynchronize(e1);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, e0, e1);
-    state.SetIterationTime(ms / 1000.0);
-  }
+  });
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * kN * bytes_per_element(fn)));
   state.SetItemsProcessed(state.iterations() * kN);
 }

@@ -31,8 +31,9 @@ struct CudaMemoryStats {
 // has not allocated on yet). Throws bl::Error for a negative device.
 CudaMemoryStats cuda_memory_stats(int device = 0);
 
-// Returns every cached free block of every CUDA device to CUDA (cudaFree) and the bytes released;
-// memory of live tensors is untouched. 0 in a build without CUDA.
+// Returns every cached free block of every CUDA device to CUDA (cudaFree) and the bytes released,
+// including the scratch that ops keep between calls (the leaf-parallel GEMM's partial sums; taken
+// again on the next such call); memory of live tensors is untouched. 0 in a build without CUDA.
 size_t cuda_empty_cache();
 
 }  // namespace bl

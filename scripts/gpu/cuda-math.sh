@@ -32,7 +32,8 @@ run_tests() {  # name binary filter
   passed=$(grep -oE "^\[  PASSED  \] [0-9]+" "$out" | grep -oE "[0-9]+$")
   [ $rc -eq 0 ] && say "PASS $name ($filter: ${passed:-?} tests)" || say "FAIL $name ($filter), rc=$rc"
 }
-run_tests cuda_tests $B/tests/bitlearn_cuda_tests 'ExpF64Cuda.*:MathMapCuda.*:ReduceCuda.*'
+# BITLEARN_CUDA_EXHAUSTIVE=1: MathMapCuda's million-element sample runs too (skipped by default).
+BITLEARN_CUDA_EXHAUSTIVE=1 run_tests cuda_tests $B/tests/bitlearn_cuda_tests 'ExpF64Cuda.*:MathMapCuda.*:ReduceCuda.*'
 run_tests cuda_bandwidth $B/tests/bitlearn_cuda_tests 'TensorOpsCuda.BandwidthReport'
 grep -E "^BANDWIDTH" "$OUT/cuda-math_cuda_bandwidth.txt" >>"$LOG" 2>/dev/null
 run_tests cpu_tests $B/tests/bitlearn_tests 'ExpF64.*:MathMap*'

@@ -22,7 +22,7 @@ say "== mathcheck $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD 2>/dev/
 
 # 1. conformance
 if [ -x $B/tests/bitlearn_cuda_tests ]; then
-  $B/tests/bitlearn_cuda_tests --gtest_filter='MathMapCuda*' >"$OUT/mathcheck_cuda_tests.txt" 2>&1
+  BITLEARN_CUDA_EXHAUSTIVE=1 $B/tests/bitlearn_cuda_tests --gtest_filter='MathMapCuda*' >"$OUT/mathcheck_cuda_tests.txt" 2>&1
   rc=$?
   grep -E "^\[  (PASSED|FAILED|SKIPPED) |Failure|first difference" "$OUT/mathcheck_cuda_tests.txt" | head -20 >>"$LOG"
   [ $rc -eq 0 ] && say "PASS cuda conformance (MathMapCuda*)" || say "FAIL cuda conformance (MathMapCuda*), rc=$rc"

@@ -57,6 +57,11 @@ void cuda_set_device(int device_index);
 void cuda_sync_check(const char* op);
 // True when BITLEARN_CUDA_SYNC=1 asks every CUDA op to wait for its kernels (debugging).
 bool cuda_sync_each_op();
+// Registers release as a holder of long-lived scratch blocks (from cuda_allocate) that a kernel
+// keeps between calls: cuda_empty_cache() calls it first, so that it frees those blocks back to the
+// pool, then returns them to CUDA with the rest of the cache. release may be called from any host
+// thread and must not call cuda_empty_cache; registering the same function again does nothing.
+void cuda_register_scratch_release(void (*release)());
 #endif
 
 }  // namespace bl

@@ -13,6 +13,7 @@
 
 #include "conformance/harness.h"
 #include "conformance/matmul_cases.h"
+#include "conformance/matmul_cuda_util.cuh"
 #include "contract/arith.h"
 #include "core/error.h"
 #include "kernels/launch.h"
@@ -21,28 +22,10 @@
 namespace {
 
 using bl::conformance::bits_equal;
+using bl::conformance::have_cuda_device;
 using bl::conformance::MatmulCase;
 using bl::conformance::MatmulProblem;
-
-bool have_gpu() {
-  int n = 0;
-  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-}
-
-struct DeviceFloats {
-  float* ptr = nullptr;
-  explicit DeviceFloats(const std::vector<float>& host) {
-    EXPECT_EQ(cudaMalloc(&ptr, host.size() * sizeof(float) + 4), cudaSuccess);
-    EXPECT_EQ(cudaMemcpy(ptr, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice),
-              cudaSuccess);
-  }
-  ~DeviceFloats() { cudaFree(ptr); }
-  std::vector<float> download(size_t n) const {
-    std::vector<float> host(n);
-    EXPECT_EQ(cudaMemcpy(host.data(), ptr, n * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
-    return host;
-  }
-};
+using bl::conformance::run_matmul_cuda;
 
 // The configs under test: variant 0, the small tiles over all of K (11..13) and leaf-parallel
 // (14..16), whole and capped grids, and variants that add the bias in a second kernel (1, 4, 10).
@@ -55,18 +38,9 @@ std::vector<bl::LaunchConfig> bias_configs() {
   return v;
 }
 
-std::vector<float> run_bias_cuda(const MatmulProblem& p, const std::vector<float>& bias,
-                                 const bl::LaunchConfig& config) {
-  DeviceFloats a(p.a), b(p.b), c(p.c_init), d_bias(bias);
-  bl::matmul_bias_cuda(p.args, a.ptr, b.ptr, d_bias.ptr, c.ptr, config);
-  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  return c.download(p.c_init.size());
-}
-
 // The reference product, then the add op's rule on every output of every batch entry.
 std::vector<float> reference_then_add(const MatmulProblem& p, const std::vector<float>& bias) {
-  std::vector<float> c = p.c_init;
-  bl::matmul_reference(p.args, p.a.data(), p.b.data(), c.data());
+  std::vector<float> c = bl::conformance::run_matmul_reference(p);
   for (int64_t bi = 0; bi < p.args.batch; ++bi)
     for (int64_t m = 0; m < p.args.m; ++m)
       for (int64_t n = 0; n < p.args.n; ++n) {
@@ -90,7 +64,7 @@ std::vector<MatmulCase> bias_cases() {
 }
 
 TEST(MatmulBiasCuda, EqualsProductThenAdd) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  if (!have_cuda_device()) GTEST_SKIP() << "no CUDA device";
   uint64_t seed = 1500;
   for (const MatmulCase& mc : bias_cases()) {
     MatmulProblem p = bl::conformance::make_matmul_problem(mc, seed);
@@ -99,14 +73,14 @@ TEST(MatmulBiasCuda, EqualsProductThenAdd) {
     ++seed;
     const std::vector<float> expected = reference_then_add(p, bias);
     for (const bl::LaunchConfig& config : bias_configs())
-      EXPECT_TRUE(bits_equal(expected, run_bias_cuda(p, bias, config),
+      EXPECT_TRUE(bits_equal(expected, run_matmul_cuda(p, config, &bias),
                              "matmul_bias_cuda variant=" + std::to_string(config.variant) + " grid_cap=" +
                                  std::to_string(config.grid_cap) + " " + p.name));
   }
 }
 
 TEST(MatmulBiasCuda, SabotageBiasInsideTheFirstLeafIsCaught) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  if (!have_cuda_device()) GTEST_SKIP() << "no CUDA device";
   MatmulCase mc{1, 64, 96, 700, false, false, 0, 0, 1.0f};
   MatmulProblem p = bl::conformance::make_matmul_problem(mc, 1600);
   const std::vector<float> bias = bl::conformance::generate_floats(mc.n, 1601, 1.0f, 0);
@@ -127,7 +101,7 @@ TEST(MatmulBiasCuda, SabotageBiasInsideTheFirstLeafIsCaught) {
     }
   const std::vector<float> expected = reference_then_add(p, bias);
   for (const bl::LaunchConfig& config : bias_configs()) {
-    const std::vector<float> got = run_bias_cuda(p, bias, config);
+    const std::vector<float> got = run_matmul_cuda(p, config, &bias);
     const std::string what = "variant=" + std::to_string(config.variant);
     EXPECT_TRUE(bits_equal(expected, got, "product then add, " + what));
     EXPECT_FALSE(bits_equal(sabotaged, got, "bias as the first leaf's start, " + what));

@@ -15,6 +15,7 @@
 #include "bitlearn/tensor.h"
 #include "conformance/harness.h"
 #include "conformance/matmul_cases.h"
+#include "conformance/matmul_cuda_util.cuh"
 #include "core/error.h"
 #include "kernels/launch.h"
 #include "kernels/matmul.h"
@@ -23,28 +24,11 @@ namespace {
 
 using bl::MatmulArgs;
 using bl::conformance::bits_equal;
+using bl::conformance::have_cuda_device;
 using bl::conformance::MatmulCase;
 using bl::conformance::MatmulProblem;
-
-bool have_gpu() {
-  int n = 0;
-  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-}
-
-struct DeviceBuffer {
-  float* ptr = nullptr;
-  explicit DeviceBuffer(const std::vector<float>& host) {
-    EXPECT_EQ(cudaMalloc(&ptr, host.size() * sizeof(float) + 4), cudaSuccess);
-    EXPECT_EQ(cudaMemcpy(ptr, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice),
-              cudaSuccess);
-  }
-  ~DeviceBuffer() { cudaFree(ptr); }
-  std::vector<float> download(size_t n) const {
-    std::vector<float> host(n);
-    EXPECT_EQ(cudaMemcpy(host.data(), ptr, n * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
-    return host;
-  }
-};
+using bl::conformance::run_matmul_cuda;
+using bl::conformance::run_matmul_reference;
 
 // Every launch config and tile variant under test. With BITLEARN_TEST_MATMUL_VARIANT=<n> in the
 // environment only the configs of variant n run (the GPU script uses it to report each variant
@@ -84,41 +68,28 @@ std::string config_name(const bl::LaunchConfig& c) {
          " variant=" + std::to_string(c.variant);
 }
 
-std::vector<float> run_cuda(const MatmulProblem& p, const bl::LaunchConfig& config) {
-  DeviceBuffer a(p.a), b(p.b), c(p.c_init);
-  bl::matmul_cuda(p.args, a.ptr, b.ptr, c.ptr, config);
-  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  return c.download(p.c_init.size());
-}
-
-std::vector<float> run_reference(const MatmulProblem& p) {
-  std::vector<float> c = p.c_init;
-  bl::matmul_reference(p.args, p.a.data(), p.b.data(), c.data());
-  return c;
-}
-
 void check_cases(const std::vector<MatmulCase>& cases, uint64_t seed) {
   for (const MatmulCase& mc : cases) {
     MatmulProblem p = bl::conformance::make_matmul_problem(mc, seed++);
-    std::vector<float> expected = run_reference(p);
+    std::vector<float> expected = run_matmul_reference(p);
     for (const bl::LaunchConfig& config : all_configs())
-      EXPECT_TRUE(bits_equal(expected, run_cuda(p, config),
+      EXPECT_TRUE(bits_equal(expected, run_matmul_cuda(p, config),
                              "matmul_cuda " + config_name(config) + " " + p.name));
   }
 }
 
 TEST(MatmulCudaConformance, MatchesReferenceOnShapes) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  if (!have_cuda_device()) GTEST_SKIP() << "no CUDA device";
   check_cases(bl::conformance::matmul_conformance_cases(), 100);
 }
 
 TEST(MatmulCudaConformance, MatchesReferenceOnSpecialValues) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  if (!have_cuda_device()) GTEST_SKIP() << "no CUDA device";
   check_cases(bl::conformance::matmul_special_cases(), 500);
 }
 
 TEST(MatmulCudaConformance, MatchesReferenceOnLargerShapes) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  if (!have_cuda_device()) GTEST_SKIP() << "no CUDA device";
   // Several full 128 x 128 tiles with partial edges, K with several leaves and a short last one.
   std::vector<MatmulCase> cases;
   for (int t = 0; t < 4; ++t) {
@@ -136,7 +107,7 @@ TEST(MatmulCudaConformance, MatchesReferenceOnLargerShapes) {
 // scalar reference stays quick), odd and prime sizes, K of 1..12 leaves with and without a short
 // last leaf: the small-tile variants 11..16 and variant 0's choice for them.
 TEST(MatmulCudaConformance, MatchesReferenceOnFewRowShapes) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  if (!have_cuda_device()) GTEST_SKIP() << "no CUDA device";
   std::vector<MatmulCase> cases;
   for (int t = 0; t < 4; ++t) {
     const bool ta = (t & 1) != 0, tb = (t & 2) != 0;
@@ -150,10 +121,10 @@ TEST(MatmulCudaConformance, MatchesReferenceOnFewRowShapes) {
 }
 
 TEST(MatmulCudaConformance, RowAloneEqualsRowInsideLargeM) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  if (!have_cuda_device()) GTEST_SKIP() << "no CUDA device";
   MatmulCase mc{1, 301, 37, 777, false, true, 2, 0, 1.0f};
   MatmulProblem p = bl::conformance::make_matmul_problem(mc, 1234);
-  std::vector<float> big = run_cuda(p, bl::LaunchConfig{});
+  std::vector<float> big = run_matmul_cuda(p, bl::LaunchConfig{});
   for (int64_t row : {int64_t{0}, int64_t{127}, int64_t{128}, int64_t{300}}) {
     MatmulProblem one = p;
     one.args.m = 1;
@@ -161,7 +132,7 @@ TEST(MatmulCudaConformance, RowAloneEqualsRowInsideLargeM) {
     one.a.assign(p.a.begin() + row * p.args.lda, p.a.end());
     one.c_init.assign(static_cast<size_t>(one.args.n), 0.0f);
     for (const bl::LaunchConfig& config : all_configs()) {
-      std::vector<float> c = run_cuda(one, config);
+      std::vector<float> c = run_matmul_cuda(one, config);
       EXPECT_TRUE(bits_equal(big.data() + row * p.args.ldc, c.data(), c.size(), sizeof(float),
                              "row " + std::to_string(row) + " alone, " + config_name(config)));
     }
@@ -169,16 +140,16 @@ TEST(MatmulCudaConformance, RowAloneEqualsRowInsideLargeM) {
 }
 
 TEST(MatmulCudaConformance, BatchEntryAloneEqualsEntryInsideBatch) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  if (!have_cuda_device()) GTEST_SKIP() << "no CUDA device";
   MatmulCase mc{5, 23, 29, 300, true, false, 1, 0, 1.0f};
   MatmulProblem p = bl::conformance::make_matmul_problem(mc, 4321);
-  std::vector<float> all = run_cuda(p, bl::LaunchConfig{});
+  std::vector<float> all = run_matmul_cuda(p, bl::LaunchConfig{});
   MatmulProblem one = p;
   one.args.batch = 1;
   one.a.assign(p.a.begin() + 3 * p.args.stride_a, p.a.end());
   one.b.assign(p.b.begin() + 3 * p.args.stride_b, p.b.end());
   one.c_init.assign(static_cast<size_t>(p.args.stride_c), 0.0f);
-  std::vector<float> c = run_cuda(one, bl::LaunchConfig{64, 7, 1});
+  std::vector<float> c = run_matmul_cuda(one, bl::LaunchConfig{64, 7, 1});
   for (int64_t m = 0; m < mc.m; ++m)
     EXPECT_TRUE(bits_equal(all.data() + 3 * p.args.stride_c + m * p.args.ldc,
                            c.data() + m * p.args.ldc, static_cast<size_t>(mc.n), sizeof(float),
@@ -186,7 +157,7 @@ TEST(MatmulCudaConformance, BatchEntryAloneEqualsEntryInsideBatch) {
 }
 
 TEST(MatmulCudaConformance, SabotageLeafSizesAreCaught) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  if (!have_cuda_device()) GTEST_SKIP() << "no CUDA device";
   // The CUDA result is compared with the leaf-128 and leaf-less variants by the same memcmp: both
   // must differ, while the reference must agree.
   MatmulCase mc{1, 40, 50, 700, false, false, 0, 0, 1.0f};
@@ -197,9 +168,9 @@ TEST(MatmulCudaConformance, SabotageLeafSizesAreCaught) {
     bl::conformance::matmul_reference_with_leaf(p.args, p.a.data(), p.b.data(),
                                                 sabotaged.back().data(), leaf);
   }
-  const std::vector<float> expected = run_reference(p);
+  const std::vector<float> expected = run_matmul_reference(p);
   for (const bl::LaunchConfig& config : all_configs()) {
-    std::vector<float> got = run_cuda(p, config);
+    std::vector<float> got = run_matmul_cuda(p, config);
     EXPECT_FALSE(bits_equal(sabotaged[0], got, "leaf=128 " + config_name(config)));
     EXPECT_FALSE(bits_equal(sabotaged[1], got, "leaf=K " + config_name(config)));
     EXPECT_TRUE(bits_equal(expected, got, "contract leaf " + config_name(config)));
@@ -219,7 +190,7 @@ int multiprocessor_count() {
 }
 
 TEST(MatmulCudaConformance, LeafParallelPathMatchesReference) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  if (!have_cuda_device()) GTEST_SKIP() << "no CUDA device";
   for (const MatmulCase& mc : bl::conformance::matmul_leaf_parallel_cases()) {
     ASSERT_LT(((mc.m + 63) / 64) * ((mc.n + 63) / 64), multiprocessor_count()) << "not leaf-parallel";
     ASSERT_GE(bl::gemm_k_leaf_count(mc.k), 4) << "not leaf-parallel";
@@ -234,14 +205,14 @@ TEST(MatmulCudaConformance, LeafParallelPathMatchesReference) {
 }
 
 TEST(MatmulCudaConformance, SabotageLeafParallelFoldOrderIsCaught) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  if (!have_cuda_device()) GTEST_SKIP() << "no CUDA device";
   using bl::conformance::LeafFold;
   uint64_t seed = 900;
   for (const MatmulCase& mc : bl::conformance::matmul_leaf_parallel_cases()) {
     MatmulProblem p = bl::conformance::make_matmul_problem(mc, seed++);
-    std::vector<float> split = run_cuda(p, bl::LaunchConfig{});  // variant 0: leaf-parallel here
-    std::vector<float> whole = run_cuda(p, bl::LaunchConfig{64, 7, 1});
-    EXPECT_TRUE(bits_equal(run_reference(p), split, "leaf-parallel vs reference " + p.name));
+    std::vector<float> split = run_matmul_cuda(p, bl::LaunchConfig{});  // variant 0: leaf-parallel here
+    std::vector<float> whole = run_matmul_cuda(p, bl::LaunchConfig{64, 7, 1});
+    EXPECT_TRUE(bits_equal(run_matmul_reference(p), split, "leaf-parallel vs reference " + p.name));
     EXPECT_TRUE(bits_equal(whole, split, "leaf-parallel vs variant 1 " + p.name));
     for (LeafFold fold : {LeafFold::left_to_right, LeafFold::right_to_left, LeafFold::pairwise}) {
       std::vector<float> folded = p.c_init;
@@ -264,7 +235,7 @@ TEST(MatmulCudaConformance, BadInputThrows) {
 }
 
 TEST(MatmulCudaOps, TensorMatmulAndBmmOnCudaEqualCpu) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  if (!have_cuda_device()) GTEST_SKIP() << "no CUDA device";
   const bl::Device gpu = bl::Device::cuda(0);
   for (int t = 0; t < 4; ++t) {
     const bool ta = (t & 1) != 0, tb = (t & 2) != 0;

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "bitlearn/cuda_memory.h"
 #include "core/allocator.h"
@@ -62,6 +63,8 @@ class CudaBlockSource final : public BlockSource {
 struct CudaPoolTable {
   std::mutex create_mutex;
   std::atomic<BlockPool*> pools[kMaxCudaDevices] = {};
+  std::mutex release_mutex;                   // guards scratch_releases
+  std::vector<void (*)()> scratch_releases;  // see cuda_register_scratch_release
 };
 
 CudaPoolTable& pool_table() {
@@ -165,7 +168,23 @@ CudaMemoryStats cuda_memory_stats(int device) {
   return out;
 }
 
+void cuda_register_scratch_release(void (*release)()) {
+  CudaPoolTable& table = pool_table();
+  std::lock_guard<std::mutex> lock(table.release_mutex);
+  for (void (*known)() : table.scratch_releases)
+    if (known == release) return;
+  table.scratch_releases.push_back(release);
+}
+
 size_t cuda_empty_cache() {
+  // Scratch that kernels keep between calls goes back to the pools first (no pool lock is held
+  // while a holder runs: a holder takes its own lock, then the pool's, as when it allocates).
+  std::vector<void (*)()> releases;
+  {
+    std::lock_guard<std::mutex> lock(pool_table().release_mutex);
+    releases = pool_table().scratch_releases;
+  }
+  for (void (*release)() : releases) release();
   size_t released = 0;
   for (auto& slot : pool_table().pools) {
     BlockPool* pool = slot.load(std::memory_order_acquire);

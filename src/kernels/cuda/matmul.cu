@@ -31,6 +31,7 @@
 #include "kernels/cuda/launch_util.cuh"
 #include "kernels/cuda/matmul_pipe.cuh"
 #include "kernels/cuda/matmul_wide.h"
+#include "kernels/cuda/per_device_once.h"
 #include "kernels/launch.h"
 #include "kernels/matmul.h"
 
@@ -486,8 +487,8 @@ void launch_pipe_typed(const MatmulDeviceArgs& p, const float* a, const float* b
                        unsigned blocks, int vec_a, int vec_b, cudaStream_t stream) {
   using T = PipeTile<BM, BN, BK, STAGES, A_KC, B_KC>;
   auto kernel = matmul_pipe_kernel<BM, BN, BK, STAGES, MIN_BLOCKS, SUM_REGS, A_KC, B_KC>;
-  BL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     static_cast<int>(T::kSmemBytes)));
+  static cuda::PerDeviceOnce smem_limit_set;  // this kernel's attribute, once per device
+  cuda::set_max_dynamic_smem_once(smem_limit_set, kernel, static_cast<int>(T::kSmemBytes), "matmul_cuda");
   kernel<<<blocks, T::kThreads, T::kSmemBytes, stream>>>(p, a, b, c, vec_a, vec_b);
 }
 

@@ -33,9 +33,11 @@
 #include <algorithm>
 #include <mutex>
 
+#include "core/allocator.h"
 #include "core/cuda_check.h"
 #include "core/error.h"
 #include "kernels/cuda/matmul_pipe.cuh"
+#include "kernels/cuda/per_device_once.h"
 
 namespace bl {
 namespace {
@@ -343,15 +345,20 @@ void launch_wide_typed(const WideArgs& p, const float* a, const float* b, float*
                        int vec_a, int vec_b, cudaStream_t stream) {
   using S = WideSmem<C, A_KC, B_KC>;
   auto kernel = matmul_wide_kernel<C, A_KC, B_KC, SPLIT>;
-  BL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     static_cast<int>(S::kBytes)));
+  static cuda::PerDeviceOnce smem_limit_set;  // this kernel's attribute, once per device
+  cuda::set_max_dynamic_smem_once(smem_limit_set, kernel, static_cast<int>(S::kBytes), "matmul_cuda");
   kernel<<<blocks, C::kThreads, S::kBytes, stream>>>(p, a, b, c, vec_a, vec_b);
 }
 
 // Scratch of the leaf-parallel mode, one per device: leaf partials and per-tile arrival counters
-// (zero between products: the folding block resets its tile's counter). Grown on demand and kept;
-// only products on the default stream use it, and they run one after another there. Callers hold
-// split_mutex() from the lookup until the launch is queued.
+// (zero between products: the folding block resets its tile's counter). The blocks come from the
+// CUDA caching allocator (they count in cuda_memory_stats' bytes_in_use while held), grow on demand
+// and are kept between products; cuda_empty_cache() gives them back (release_split_workspaces) and
+// the next leaf-parallel product takes new ones. Only products on the default stream use them, one
+// after another, so a grown or released block is reused by a later owner only after these kernels.
+// split_mutex() guards the table from the lookup until the launch is queued.
+constexpr int kMaxSplitDevices = 64;
+
 struct SplitWorkspace {
   float* partial = nullptr;
   int64_t partial_floats = 0;
@@ -364,27 +371,48 @@ std::mutex& split_mutex() {
   return mu;
 }
 
+SplitWorkspace* split_workspaces() {
+  static SplitWorkspace* spaces = new SplitWorkspace[kMaxSplitDevices];  // never destroyed
+  return spaces;
+}
+
+// Frees every device's workspace back to the pool (registered with cuda_empty_cache).
+void release_split_workspaces() {
+  std::lock_guard<std::mutex> lock(split_mutex());
+  SplitWorkspace* spaces = split_workspaces();
+  for (int dev = 0; dev < kMaxSplitDevices; ++dev) {
+    SplitWorkspace& w = spaces[dev];
+    cuda_free(w.partial, dev);
+    cuda_free(w.counters, dev);
+    w = SplitWorkspace{};
+  }
+}
+
+// The current device's workspace with room for partial_floats partials and counter_count
+// counters. Callers hold split_mutex().
 SplitWorkspace& split_workspace(int64_t partial_floats, int64_t counter_count) {
-  static SplitWorkspace spaces[64];
+  static std::once_flag registered;
+  std::call_once(registered, [] { cuda_register_scratch_release(release_split_workspaces); });
   int dev = 0;
   BL_CUDA_CHECK(cudaGetDevice(&dev));
-  BL_CHECK(dev >= 0 && dev < 64, "matmul_cuda: device index ", dev, " outside 0..63");
-  SplitWorkspace& w = spaces[dev];
-  if (partial_floats <= w.partial_floats && counter_count <= w.counter_count) return w;
-  BL_CUDA_CHECK(cudaDeviceSynchronize());  // earlier products may still use the old buffers
+  BL_CHECK(dev >= 0 && dev < kMaxSplitDevices, "matmul_cuda: device index ", dev, " outside 0..",
+           kMaxSplitDevices - 1);
+  SplitWorkspace& w = split_workspaces()[dev];
   if (partial_floats > w.partial_floats) {
-    if (w.partial != nullptr) BL_CUDA_CHECK(cudaFree(w.partial));
+    cuda_free(w.partial, dev);
     w.partial = nullptr;
     w.partial_floats = 0;
-    BL_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&w.partial), partial_floats * sizeof(float)));
+    w.partial = static_cast<float*>(cuda_allocate(static_cast<size_t>(partial_floats) * sizeof(float),
+                                                  dev, "matmul_cuda leaf-parallel partials"));
     w.partial_floats = partial_floats;
   }
   if (counter_count > w.counter_count) {
-    if (w.counters != nullptr) BL_CUDA_CHECK(cudaFree(w.counters));
+    cuda_free(w.counters, dev);
     w.counters = nullptr;
     w.counter_count = 0;
-    BL_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&w.counters), counter_count * sizeof(unsigned)));
-    BL_CUDA_CHECK(cudaMemset(w.counters, 0, counter_count * sizeof(unsigned)));
+    const size_t bytes = static_cast<size_t>(counter_count) * sizeof(unsigned);
+    w.counters = static_cast<unsigned*>(cuda_allocate(bytes, dev, "matmul_cuda leaf-parallel counters"));
+    BL_CUDA_CHECK(cudaMemset(w.counters, 0, bytes));  // ordered before the product on the default stream
     w.counter_count = counter_count;
   }
   return w;
