@@ -8,8 +8,10 @@
 #   2. MathMapCuda.* in its quick default form, timed, then the million-element sample
 #      (MathMapCuda.ExhaustiveMillionElementSample, BITLEARN_CUDA_EXHAUSTIVE=1) with its per-function
 #      split between reference and device time;
-#   3. bench_gemm_cuda at the GPT-2 124M prefill shapes (cuBLAS, variants 0, 11, 14);
-#   4. if time is left, the GPT-2 124M prefill against PyTorch (bench/llm_vs_torch.py).
+#   3. the whole CUDA test binary as a default run sees it (wall time, the tests of 1 s or more),
+#      within the time left (at most 150 s);
+#   4. bench_gemm_cuda at the GPT-2 124M prefill shapes (cuBLAS, variants 0, 11, 14);
+#   5. if time is left, the GPT-2 124M prefill against PyTorch (bench/llm_vs_torch.py).
 # Writes the summary to $OUT/cuda-cleanup.log, raw outputs beside it. Always exits 0.
 set -u
 OUT="${OUT:-/tmp/cuda_cleanup_out}"; mkdir -p "$OUT"
@@ -48,7 +50,26 @@ grep -E "MathMapCuda quick sample|^\[       OK \] MathMapCuda" "$OUT/cuda-cleanu
 BITLEARN_CUDA_EXHAUSTIVE=1 run_tests mathmap_exhaustive 90 'MathMapCuda.ExhaustiveMillionElementSample'
 grep -E "million-element sample|^\[       OK \]" "$OUT/cuda-cleanup_mathmap_exhaustive.txt" >>"$LOG"
 
-# 3. GEMM at the prefill shapes (microseconds per product, ratio to cuBLAS).
+# 3. The whole CUDA test binary in its default form (no variables set): wall time, count, and the
+#    tests that take a second or more.
+left=$(( 225 - 60 - $(elapsed) )); [ "$left" -gt 150 ] && left=150
+if [ -x "$T" ] && [ "$left" -gt 30 ]; then
+  all="$OUT/cuda-cleanup_all_cuda_tests.txt"
+  t0=$(date +%s)
+  timeout "$left" "$T" >"$all" 2>&1
+  rc=$?
+  secs=$(( $(date +%s) - t0 ))
+  ran=$(grep -cE "^\[       OK \]|^\[  FAILED  \] [A-Za-z]" "$all")
+  grep -E "^\[  FAILED  \] |^\[  PASSED  \]|tests ran" "$all" | head -8 >>"$LOG"
+  if [ $rc -eq 0 ]; then say "PASS whole CUDA test binary: $ran tests in $secs s"
+  else say "FAIL whole CUDA test binary rc=$rc (124 = stopped at $left s) after $ran tests, $secs s"
+       say "  last started: $(grep -E '^\[ RUN' "$all" | tail -1)"; fi
+  grep -E "^\[       OK \] .* \(([0-9]{4,}) ms\)" "$all" | sed 's/^\[       OK \] /  slow test /' >>"$LOG"
+else
+  say "SKIP whole CUDA test binary ($left s left)"
+fi
+
+# 4. GEMM at the prefill shapes (microseconds per product, ratio to cuBLAS).
 BG="$B/bench/bench_gemm_cuda"
 if [ -x "$BG" ]; then
   raw="$OUT/cuda-cleanup_bench_gemm.txt"
@@ -69,7 +90,7 @@ else
   say "SKIP bench_gemm_cuda not built (-DBITLEARN_BENCH=ON)"
 fi
 
-# 4. GPT-2 124M prefill against PyTorch, only if the run has the time for it.
+# 5. GPT-2 124M prefill against PyTorch, only if the run has the time for it.
 BL="$B/bench/bench_llm"
 left=$(( 225 - $(elapsed) ))
 if [ -x "$BL" ] && [ "$left" -gt 45 ] && python3 -c "import torch" 2>/dev/null; then
