@@ -66,15 +66,15 @@ void BM_bitlearn_lm_head_cuda(benchmark::State& state) {
   time_gpu(state, m, n, k, [&] { bl::matmul_cuda(args, d.a, d.b, d.c, config); });
 }
 
-void BM_cublas_lm_head(benchmark::State& state) {
-  const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
-  const bool trans_b = state.range(3) != 0;
+// cuBLAS cublasSgemm in strict fp32 (default math, TF32 tensor-core conversion not allowed) on
+// row-major C = A op(B), with B stored [K, N] or, when trans_b, [N, K]: computed as column-major
+// C^T = op(B)^T A^T.
+void time_cublas_strict(benchmark::State& state, int64_t m, int64_t n, int64_t k, bool trans_b) {
   DeviceGemm d(m, n, k);
   cublasHandle_t handle;
   cublasCreate(&handle);
   cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH);
   const float one = 1.0f, zero = 0.0f;
-  // Row-major B [N, K] is column-major K x N: C^T = op(B) A^T with op = transpose.
   time_gpu(state, m, n, k, [&] {
     cublasSgemm(handle, trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(n),
                 static_cast<int>(m), static_cast<int>(k), &one, d.b,
@@ -84,21 +84,12 @@ void BM_cublas_lm_head(benchmark::State& state) {
   cublasDestroy(handle);
 }
 
+void BM_cublas_lm_head(benchmark::State& state) {
+  time_cublas_strict(state, state.range(0), state.range(1), state.range(2), state.range(3) != 0);
+}
+
 void BM_cublas_sgemm_strict(benchmark::State& state) {
-  const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
-  DeviceGemm d(m, n, k);
-  cublasHandle_t handle;
-  cublasCreate(&handle);
-  // Strict fp32: default math, TF32 tensor-core conversion not allowed.
-  cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH);
-  const float one = 1.0f, zero = 0.0f;
-  // Row-major C = A B is column-major C^T = B^T A^T.
-  time_gpu(state, m, n, k, [&] {
-    cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(m),
-                static_cast<int>(k), &one, d.b, static_cast<int>(n), d.a, static_cast<int>(k),
-                &zero, d.c, static_cast<int>(n));
-  });
-  cublasDestroy(handle);
+  time_cublas_strict(state, state.range(0), state.range(1), state.range(2), false);
 }
 
 // Square, LM training shapes (8192 tokens) and GPT-2 124M prefill shapes (128 tokens).
