@@ -2,15 +2,15 @@
 # CPU binary64 exp (kernels/cpu/exp_f64_cpu.h) on the GPU machine's host CPU (16 cores, AVX-512).
 # Run from the repo root after scripts/gpu/build.sh -DBITLEARN_BENCH=ON (build-gpu/):
 #   1. ExpF64Simd* conformance (degree-12 and table-driven kernels, AVX2 and AVX-512, vs the scalar
-#      bl::exp by memcmp, sabotage arms) + MathMap / softmax conformance, with the defaults and with
-#      BITLEARN_EXP_F64_TABLE=1 (the opt-in table-driven kernels inside the math map and softmax)
-#      and with BITLEARN_EXP_F64_SOFTMAX_FUSED=1 too (softmax's fused shift + exp + leaf sums);
-#   2. the CPU 2^32 exp sweep through the table-driven AVX-512 kernel (BITLEARN_ISA=avx512
-#      BITLEARN_EXP_F64_TABLE=1) against the committed hashes (tests/data/math/sweep_cpu.txt);
-#   3. bench_reduce: exp / softmax / log_softmax against memcpy: the table-driven kernel with the
-#      fused softmax and streamed outputs (16 and 1 threads), the defaults (16 and 1 threads; the
-#      softmax streams its output there too), then without streaming, without the fused softmax,
-#      and the defaults without streaming.
+#      bl::exp by memcmp, sabotage arms) + MathMap / softmax conformance (SoftmaxConformance,
+#      SoftmaxRows: one-pass rows, fused leaf kernel, streamed outputs), with the defaults (the
+#      table-driven kernels), with BITLEARN_EXP_F64_SOFTMAX_FUSED=1 (the opt-in fused softmax loop)
+#      and with BITLEARN_EXP_F64_TABLE=0 (the degree-12 kernels);
+#   2. the CPU 2^32 exp sweep with the defaults (table-driven AVX-512 kernel) against the committed
+#      hashes (tests/data/math/sweep_cpu.txt);
+#   3. bench_reduce: exp / softmax / log_softmax against memcpy at 16 and 1 threads for
+#      (table, fused, stream) = (1,1,1) (1,1,0) (1,0,0: the defaults) (1,0,1) (0,0,0: degree 12),
+#      then in cache (2^18 floats, 1 thread) for the compute cost alone.
 # Summary in $OUT/cpu-exp.log (PASS/FAIL per item, the figures); full outputs beside it. Exits 0.
 cd "$(dirname "$0")/../.." || exit 0
 OUT="${OUT:-.}"
@@ -28,11 +28,12 @@ say "load: $(cut -d' ' -f1-3 /proc/loadavg); avx512f: $(grep -c -m1 avx512f /pro
 # 1. conformance
 FILTER='*ExpF64Simd*:ExpF64*:MathMap*:SoftmaxConformance*:SoftmaxRows*'
 if [ -x "$B/tests/bitlearn_tests" ]; then
-  for mode in default table fused; do
+  for mode in default fused degree12; do
+    base=(env -u BITLEARN_ISA -u BITLEARN_EXP_F64_AVX512 -u BITLEARN_EXP_F64_STREAM)
     case $mode in
-      default) env_run=(env -u BITLEARN_ISA -u BITLEARN_EXP_F64_AVX512 -u BITLEARN_EXP_F64_TABLE -u BITLEARN_EXP_F64_SOFTMAX_FUSED) ;;
-      table) env_run=(env -u BITLEARN_ISA -u BITLEARN_EXP_F64_AVX512 BITLEARN_EXP_F64_TABLE=1 BITLEARN_EXP_F64_SOFTMAX_FUSED=0) ;;
-      fused) env_run=(env -u BITLEARN_ISA -u BITLEARN_EXP_F64_AVX512 BITLEARN_EXP_F64_TABLE=1 BITLEARN_EXP_F64_SOFTMAX_FUSED=1) ;;
+      default) env_run=("${base[@]}" -u BITLEARN_EXP_F64_TABLE -u BITLEARN_EXP_F64_SOFTMAX_FUSED) ;;
+      fused) env_run=("${base[@]}" -u BITLEARN_EXP_F64_TABLE BITLEARN_EXP_F64_SOFTMAX_FUSED=1) ;;
+      degree12) env_run=("${base[@]}" -u BITLEARN_EXP_F64_SOFTMAX_FUSED BITLEARN_EXP_F64_TABLE=0) ;;
     esac
     "${env_run[@]}" timeout 40 "$B/tests/bitlearn_tests" --gtest_filter="$FILTER" \
       > "$OUT/cpu-exp_tests_$mode.txt" 2>&1
@@ -45,15 +46,15 @@ else
   say "FAIL missing $B/tests/bitlearn_tests"
 fi
 
-# 2. the 2^32 exp sweep through the table-driven AVX-512 kernel vs the committed hashes
+# 2. the 2^32 exp sweep through the default (table-driven AVX-512) kernel vs the committed hashes
 CHECK="$B/tools/math_check/bitlearn_math_check"
 if [ -x "$CHECK" ]; then
-  BITLEARN_ISA=avx512 BITLEARN_EXP_F64_TABLE=1 timeout 70 "$CHECK" --sweep-hashes "$OUT/cpu-exp_sweep.txt" \
+  env -u BITLEARN_ISA -u BITLEARN_EXP_F64_TABLE -u BITLEARN_EXP_F64_AVX512 timeout 70 "$CHECK" --sweep-hashes "$OUT/cpu-exp_sweep.txt" \
     --device cpu --fn exp --threads "$(nproc)" --compare tests/data/math/sweep_cpu.txt \
     > "$OUT/cpu-exp_sweep.log" 2>&1
   rc=$?
   tail -3 "$OUT/cpu-exp_sweep.log" | tee -a "$LOG"
-  [ $rc -eq 0 ] && say "PASS exp sweep 2^32 (BITLEARN_ISA=avx512, table-driven AVX-512 kernel) IDENTICAL to committed ($(elapsed))" ||
+  [ $rc -eq 0 ] && say "PASS exp sweep 2^32 (defaults: table-driven AVX-512 kernel) IDENTICAL to committed ($(elapsed))" ||
     say "FAIL exp sweep 2^32 avx512 rc=$rc (124 = timed out) ($(elapsed))"
 else
   say "FAIL missing $CHECK"
@@ -61,7 +62,7 @@ fi
 
 # 3. bandwidth against memcpy
 if [ -x "$B/bench/bench_reduce" ]; then
-  for cfg in "1 1 1 16,1" "0 0 1 16,1" "1 1 0 16,1" "1 0 1 16,1" "0 0 0 16,1"; do
+  for cfg in "1 1 1 16,1" "1 1 0 16,1" "1 0 0 16,1" "1 0 1 16,1" "0 0 0 16,1"; do
     set -- $cfg
     env_k=(env BITLEARN_EXP_F64_TABLE=$1 BITLEARN_EXP_F64_SOFTMAX_FUSED=$2 BITLEARN_EXP_F64_STREAM=$3
            BITLEARN_BENCH_THREADS=$4 BITLEARN_BENCH_REPS=3)
@@ -69,9 +70,15 @@ if [ -x "$B/bench/bench_reduce" ]; then
     "${env_k[@]}" BITLEARN_BENCH_OPS=exp,softmax,log_softmax BITLEARN_BENCH_FLOATS=268435456 \
       timeout 50 "$B/bench/bench_reduce" > "$OUT/cpu-exp_bench_$name.txt" 2>&1
     rc=$?
-    say "-- bench_reduce, BITLEARN_EXP_F64_TABLE=$1 BITLEARN_EXP_F64_SOFTMAX_FUSED=$2 BITLEARN_EXP_F64_STREAM=$3 threads $4 (0 0 1: the defaults)"
+    say "-- bench_reduce, BITLEARN_EXP_F64_TABLE=$1 BITLEARN_EXP_F64_SOFTMAX_FUSED=$2 BITLEARN_EXP_F64_STREAM=$3 threads $4 (1 0 0: the defaults)"
     tee -a "$LOG" < "$OUT/cpu-exp_bench_$name.txt"
     [ $rc -eq 0 ] && say "PASS bench_reduce $name ($(elapsed))" || say "FAIL bench_reduce $name rc=$rc ($(elapsed))"
+  done
+  for f in 1 0; do
+    BITLEARN_EXP_F64_SOFTMAX_FUSED=$f BITLEARN_BENCH_THREADS=1 BITLEARN_BENCH_REPS=21 BITLEARN_BENCH_FLOATS=262144 \
+      BITLEARN_BENCH_OPS=exp,softmax,log_softmax timeout 20 "$B/bench/bench_reduce" > "$OUT/cpu-exp_bench_cache_fused$f.txt" 2>&1
+    say "-- bench_reduce in cache (2^18 floats, 1 thread, 21 reps), defaults with BITLEARN_EXP_F64_SOFTMAX_FUSED=$f"
+    tail -5 "$OUT/cpu-exp_bench_cache_fused$f.txt" | tee -a "$LOG"
   done
 else
   say "FAIL missing $B/bench/bench_reduce"

@@ -23,9 +23,15 @@ namespace {
 // since its tests and the 2^32 sweep passed on a 16-core AVX-512 host (H200 machine, 2026-11-30).
 constexpr bool kExpF64Avx512Default = true;
 
-// Whether the math maps use the table-driven kernels when BITLEARN_EXP_F64_TABLE is unset: not
-// until their tests and the 2^32 sweep have passed on an AVX-512 host too.
-constexpr bool kExpF64TableDefault = false;
+// Whether the math maps use the table-driven kernels when BITLEARN_EXP_F64_TABLE is unset: yes,
+// since their tests and the 2^32 sweep passed on the 2-core AVX2 development machine (AVX2 kernel)
+// and on the H200 machine's 16-core AVX-512 host (AVX-512 kernel), 2026-11-30.
+constexpr bool kExpF64TableDefault = true;
+
+// Whether large exp / softmax outputs are written with non-temporal stores when
+// BITLEARN_EXP_F64_STREAM is unset: not until measured faster on a many-core host (on the 2-core
+// development machine one thread streamed more slowly).
+constexpr bool kExpF64StreamDefault = false;
 
 // Whether the CPU softmax uses the fused shift + exp + leaf-sum kernels when
 // BITLEARN_EXP_F64_SOFTMAX_FUSED is unset: not until proven on an AVX-512 host too.
@@ -58,9 +64,13 @@ void check_table_variant(const char* op, const float* x, const float* out, int64
 
 }  // namespace
 
+namespace {
+std::atomic<int64_t> stream_min_bytes_override{-1};
+}  // namespace
+
 bool exp_f64_stream_enabled() {
-  static const bool on = read_switch("BITLEARN_EXP_F64_STREAM", true);
-  return on;
+  static const bool on = read_switch("BITLEARN_EXP_F64_STREAM", kExpF64StreamDefault);
+  return on || stream_min_bytes_override.load() >= 0;
 }
 
 bool exp_f64_stream(const float* x, float* out, int64_t n) {
@@ -79,10 +89,6 @@ bool exp_f64_stream(const float* x, float* out, int64_t n) {
 #endif
   return false;
 }
-
-namespace {
-std::atomic<int64_t> stream_min_bytes_override{-1};
-}  // namespace
 
 void set_exp_f64_stream_min_bytes(int64_t bytes) { stream_min_bytes_override.store(bytes); }
 
@@ -140,12 +146,12 @@ int64_t exp_f64_table_avx2_fallback_count(const float* x, int64_t n) {
   return count;
 }
 
-float exp_f64_table_shift_leaf_avx2(const float* x, float m, float* e, int64_t len) {
-  return exp_f64_simd::run_table_shift_leaf_avx2(x, m, e, len);
+float exp_f64_table_shift_leaf_avx2(const float* x, float m, float* e, int64_t len, const float* next) {
+  return exp_f64_simd::run_table_shift_leaf_avx2(x, m, e, len, next);
 }
 
-float exp_f64_table_shift_leaf_avx512(const float* x, float m, float* e, int64_t len) {
-  return exp_f64_simd::run_table_shift_leaf_avx512(x, m, e, len);
+float exp_f64_table_shift_leaf_avx512(const float* x, float m, float* e, int64_t len, const float* next) {
+  return exp_f64_simd::run_table_shift_leaf_avx512(x, m, e, len, next);
 }
 
 bool exp_f64_cpu_enabled() {
@@ -208,10 +214,10 @@ void run_table_stream_avx2(const float*, float*, int64_t) {
 void run_table_stream_avx512(const float*, float*, int64_t) {
   throw Error("exp_f64_stream: this build has no AVX-512 kernels (not x86-64)");
 }
-float run_table_shift_leaf_avx2(const float*, float, float*, int64_t) {
+float run_table_shift_leaf_avx2(const float*, float, float*, int64_t, const float*) {
   throw Error("exp_f64_table_shift_leaf_avx2: this build has no AVX2 kernels (not x86-64)");
 }
-float run_table_shift_leaf_avx512(const float*, float, float*, int64_t) {
+float run_table_shift_leaf_avx512(const float*, float, float*, int64_t, const float*) {
   throw Error("exp_f64_table_shift_leaf_avx512: this build has no AVX-512 kernels (not x86-64)");
 }
 #endif

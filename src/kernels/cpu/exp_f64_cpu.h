@@ -41,9 +41,10 @@ bool exp_f64_table_enabled();
 // One leaf of the softmax denominator by the table-driven kernel: e[i] = canonicalize(bl::exp(
 // bl::sub(x[i], m))) for i < len <= kReduceLeaf (e may alias x), and returns the leaf's value on
 // the sum schedule (lane i mod 32 = lane + e[i], lanes folded by halving): the bits of
-// leaf_reduce<StepAdd>(e, len, 1, 0). No argument checks (internal to the CPU softmax).
-float exp_f64_table_shift_leaf_avx2(const float* x, float m, float* e, int64_t len);
-float exp_f64_table_shift_leaf_avx512(const float* x, float m, float* e, int64_t len);
+// leaf_reduce<StepAdd>(e, len, 1, 0). `next` (may be null) is prefetched meanwhile, len floats
+// (the caller passes the next row's leaf). No argument checks (internal to the CPU softmax).
+float exp_f64_table_shift_leaf_avx2(const float* x, float m, float* e, int64_t len, const float* next);
+float exp_f64_table_shift_leaf_avx512(const float* x, float m, float* e, int64_t len, const float* next);
 
 // out[i] = canonicalize(bl::exp(x[i])) for i < n by the table-driven kernel of this CPU with
 // non-temporal stores (no read for ownership of out's lines; for outputs beyond the caches).
@@ -55,11 +56,13 @@ bool exp_f64_stream(const float* x, float* out, int64_t n);
 // at least 32 MiB (a performance choice only: same bits either way).
 int64_t exp_f64_stream_min_bytes();
 
-// Test hook: exp_f64_stream_min_bytes() returns `bytes` from now on (< 0: the default again), so
-// tests can run the streaming paths on small arrays.
+// Test hook: streaming on whatever BITLEARN_EXP_F64_STREAM says, and exp_f64_stream_min_bytes()
+// returns `bytes`, from now on (< 0: the switch and the default size again), so tests can run the
+// streaming paths on small arrays.
 void set_exp_f64_stream_min_bytes(int64_t bytes);
 
-// Whether exp_f64_stream may run (BITLEARN_EXP_F64_STREAM, default 1).
+// Whether exp_f64_stream and the softmax's streamed last pass may run (BITLEARN_EXP_F64_STREAM=1
+// or 0; unset: the built-in default, kExpF64StreamDefault).
 bool exp_f64_stream_enabled();
 
 // Whether the CPU softmax's one-pass rows use exp_f64_table_shift_leaf_*: BITLEARN_EXP_F64_SOFTMAX_FUSED

@@ -103,8 +103,9 @@ void run_table_stream_avx512(const float* x, float* out, int64_t n);
 // One leaf of the softmax denominator: e[i] = canonicalize(bl::exp(bl::sub(x[i], m))) for
 // i < len <= kReduceLeaf by the table-driven kernel (degree 6, margin 2^-44), and the leaf's value
 // on the sum schedule (lane i mod 32 = lane + e[i] in ascending i, lanes folded by halving).
-float run_table_shift_leaf_avx2(const float* x, float m, float* e, int64_t len);
-float run_table_shift_leaf_avx512(const float* x, float m, float* e, int64_t len);
+// `next` (may be null): len floats to prefetch meanwhile (the same leaf of the next row).
+float run_table_shift_leaf_avx2(const float* x, float m, float* e, int64_t len, const float* next);
+float run_table_shift_leaf_avx512(const float* x, float m, float* e, int64_t len, const float* next);
 
 // The input range evaluated in SIMD; inputs between it and the +0 / +inf ranges below, and NaN,
 // go to the scalar bl::exp. e^-87

@@ -157,7 +157,7 @@ void run_table_stream_avx2(const float* x, float* out, int64_t n) {
   _mm_sfence();  // the streamed lines are visible before the caller signals completion
 }
 
-float run_table_shift_leaf_avx2(const float* x, float m, float* e, int64_t len) {
+float run_table_shift_leaf_avx2(const float* x, float m, float* e, int64_t len, const float* next) {
   const Window w = kernel_window(kTableMarginBits);
   const __m256 mv = _mm256_set1_ps(m);
   // Sum lanes 8q..8q+7 in acc[q]: element i goes to lane i mod 32, in ascending i.
@@ -165,6 +165,7 @@ float run_table_shift_leaf_avx2(const float* x, float m, float* e, int64_t len) 
   int64_t count = 0;
   int64_t i = 0;
   for (; i + 8 <= len; i += 8) {
+    if (next && i % 16 == 0) _mm_prefetch(reinterpret_cast<const char*>(next + i), _MM_HINT_T0);  // a line per 16
     const __m256 f = exp_vector<kTableDegree>(_mm256_sub_ps(_mm256_loadu_ps(x + i), mv), w, &count);
     _mm256_storeu_ps(e + i, f);
     acc[(i / 8) % 4] = _mm256_add_ps(acc[(i / 8) % 4], f);

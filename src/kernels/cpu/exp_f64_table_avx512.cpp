@@ -176,7 +176,7 @@ void run_table_stream_avx512(const float* x, float* out, int64_t n) {
   _mm_sfence();  // the streamed lines are visible before the caller signals completion
 }
 
-float run_table_shift_leaf_avx512(const float* x, float m, float* e, int64_t len) {
+float run_table_shift_leaf_avx512(const float* x, float m, float* e, int64_t len, const float* next) {
   const Window w = kernel_window(kTableMarginBits);
   const __m512d table_lo = _mm512_load_pd(kTable);
   const __m512d table_hi = _mm512_load_pd(kTable + 8);
@@ -184,8 +184,10 @@ float run_table_shift_leaf_avx512(const float* x, float m, float* e, int64_t len
   // Sum lanes 0..15 in acc[0], 16..31 in acc[1]: element i goes to lane i mod 32, in ascending i.
   __m512 acc[2] = {_mm512_setzero_ps(), _mm512_setzero_ps()};
   int64_t i = 0;
-  for (; i + 16 <= len; i += 16)
+  for (; i + 16 <= len; i += 16) {
+    if (next) _mm_prefetch(reinterpret_cast<const char*>(next + i), _MM_HINT_T0);  // a line per block
     shift_exp_add_block(x + i, mv, e + i, 0xFFFF, table_lo, table_hi, w, &acc[(i / 16) % 2]);
+  }
   if (i < len) {
     const __mmask16 tail = static_cast<__mmask16>((1u << (len - i)) - 1u);
     shift_exp_add_block(x + i, mv, e + i, tail, table_lo, table_hi, w, &acc[(i / 16) % 2]);

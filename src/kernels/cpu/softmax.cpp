@@ -54,7 +54,7 @@ MathChunkFn exp_chunk_fn() {
 }
 
 // One leaf of the denominator: e = exp(x - m) and the leaf's value on the sum schedule.
-using ShiftLeafFn = float (*)(const float* x, float m, float* e, int64_t len);
+using ShiftLeafFn = float (*)(const float* x, float m, float* e, int64_t len, const float* next);
 
 // The fused shift + exp + leaf-sum kernel for this CPU, or null where there is none or it is off
 // (exp_f64_softmax_fused_enabled(); x86-64 with AVX2+FMA only).
@@ -100,7 +100,10 @@ void softmax_one_pass(const float* x, int64_t rows, int64_t n, float* y, bool lo
       if (fused) {
         for (int64_t l = 0; l < leaf_count; ++l) {
           const int64_t start = l * kReduceLeaf;
-          leaves[l] = fused(xr + start, m, e + start, std::min<int64_t>(kReduceLeaf, n - start));
+          // The same leaf of the task's next row is prefetched meanwhile: its first read (the
+          // row maximum) then finds it in cache instead of waiting on memory.
+          const float* next = r + 1 < end ? xr + n + start : nullptr;
+          leaves[l] = fused(xr + start, m, e + start, std::min<int64_t>(kReduceLeaf, n - start), next);
         }
         s = leaf_tree<StepAdd>(leaves, leaf_count);
       } else {
