@@ -70,7 +70,8 @@ TEST(BoostLogisticGradients, SigmoidBitsEqualTheContract) {
 TEST(BoostLogisticGradients, SabotageNoRoundingTestIsCaught) {
   if (!cpu_has_avx2_fma()) GTEST_SKIP() << "no AVX2+FMA: the binary64 path does not run on this CPU";
   // Inputs where the binary64 value and sigmoid(x) lie on two sides of a rounding boundary.
-  const std::vector<float> x = {float_of(0x34000000u), float_of(0x34c00000u), float_of(0x36280000u)};
+  const std::vector<float> x = {float_of(0x34000000u), float_of(0x34c00000u), float_of(0x36280000u),
+                                float_of(0x3d21bc81u), float_of(0xbe104170u)};
   const std::vector<float> want = contract_sigmoid(x);
   std::vector<float> with_test(x.size()), without(x.size());
   sigmoid_f64_avx2(x.data(), with_test.data(), static_cast<int64_t>(x.size()), 44);
