@@ -79,7 +79,8 @@ __device__ __forceinline__ void softmax_row_on_chip_body(const float* x, int64_t
   float* es = log_form ? xs + n : xs;  // softmax keeps e_i in place of x_i
   const int tid = static_cast<int>(threadIdx.x), threads = static_cast<int>(blockDim.x);
   const int lane = tid & 31, group = tid >> 5, groups = threads >> 5;
-  const int64_t n4 = vec ? n / 4 : 0;
+  const int ni = static_cast<int>(n);  // n <= kSoftmaxRowOnChip: row indices fit an int
+  const int n4 = vec ? ni / 4 : 0;
   const int leaves = static_cast<int>(reduce_leaf_count(n));
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const float* xr = x + r * n;
@@ -90,16 +91,16 @@ __device__ __forceinline__ void softmax_row_on_chip_body(const float* x, int64_t
     int32_t key = max_key_of(StepMax::init());
     uint32_t magnitude = 0;
     float lean_m = float_of(0xFF800000u);  // FAST: -inf
-    for (int64_t q0 = tid; q0 < n4; q0 += LOADS * threads) {
+    for (int q0 = tid; q0 < n4; q0 += LOADS * threads) {
       float4 v[LOADS];
 #pragma unroll
       for (int k = 0; k < LOADS; ++k) {
-        const int64_t q = q0 + k * threads;
+        const int q = q0 + k * threads;
         if (q < n4) v[k] = reinterpret_cast<const float4*>(xr)[q];
       }
 #pragma unroll
       for (int k = 0; k < LOADS; ++k) {
-        const int64_t q = q0 + k * threads;
+        const int q = q0 + k * threads;
         if (q < n4) {
           reinterpret_cast<float4*>(xs)[q] = v[k];
           if (FAST) {
@@ -113,7 +114,7 @@ __device__ __forceinline__ void softmax_row_on_chip_body(const float* x, int64_t
         }
       }
     }
-    for (int64_t i = 4 * n4 + tid; i < n; i += threads) {
+    for (int i = 4 * n4 + tid; i < ni; i += threads) {
       const float v = xr[i];
       xs[i] = v;
       if (FAST)
@@ -140,7 +141,7 @@ __device__ __forceinline__ void softmax_row_on_chip_body(const float* x, int64_t
       // A row whose maximum is NaN (it holds a NaN) or +-inf is NaN everywhere (x - m is NaN for
       // some element, so s is NaN). Past this point no x_i is NaN and every x_i - m is <= 0.
       if (!is_finite(m)) {
-        for (int64_t i = tid; i < n; i += threads) yr[i] = canonical_nan();
+        for (int i = tid; i < ni; i += threads) yr[i] = canonical_nan();
         __syncthreads();  // the next row reuses the shared memory
         continue;
       }
@@ -148,7 +149,7 @@ __device__ __forceinline__ void softmax_row_on_chip_body(const float* x, int64_t
       // for x = -0, which log-softmax can show). Rare; one scan of the row on chip.
       if (m == 0.0f) {
         bool plus_zero = false;
-        for (int64_t i = tid; i < n; i += threads) plus_zero = plus_zero || bits_of(xs[i]) == 0u;
+        for (int i = tid; i < ni; i += threads) plus_zero = plus_zero || bits_of(xs[i]) == 0u;
         m = __syncthreads_or(plus_zero) ? 0.0f : float_of(0x80000000u);
       }
     }
@@ -161,7 +162,7 @@ __device__ __forceinline__ void softmax_row_on_chip_body(const float* x, int64_t
       // code, which keeps it short.
       uint64_t deferred = 0;
       int k = 0;
-      for (int64_t q = tid; q < n4; q += threads, ++k) {
+      for (int q = tid; q < n4; q += threads, ++k) {
         const float4 v = reinterpret_cast<const float4*>(xs)[q];
         const float4 d = make_float4(sub(v.x, m), sub(v.y, m), sub(v.z, m), sub(v.w, m));
         bool hard;
@@ -174,13 +175,13 @@ __device__ __forceinline__ void softmax_row_on_chip_body(const float* x, int64_t
       while (deferred != 0) {
         const int j = __ffsll(static_cast<long long>(deferred)) - 1;
         deferred &= deferred - 1;
-        const int64_t q = tid + static_cast<int64_t>(j) * threads;
+        const int q = tid + j * threads;
         const float4 v = reinterpret_cast<const float4*>(xs)[q];
         reinterpret_cast<float4*>(es)[q] = cuda::exp_quad_nonpositive<kIn, kOut>(
             make_float4(sub(v.x, m), sub(v.y, m), sub(v.z, m), sub(v.w, m)));
       }
     } else {
-      for (int64_t q = tid; q < n4; q += threads) {
+      for (int q = tid; q < n4; q += threads) {
         const float4 v = reinterpret_cast<const float4*>(xs)[q];
         const float4 d = make_float4(sub(v.x, m), sub(v.y, m), sub(v.z, m), sub(v.w, m));
         // LEAN_EXP (with FAST): every x_i - m is <= 0 and not NaN here.
@@ -188,14 +189,14 @@ __device__ __forceinline__ void softmax_row_on_chip_body(const float* x, int64_t
             (LEAN_EXP & 4) != 0 ? cuda::exp_quad_nonpositive<kIn, kOut>(d) : cuda::exp_quad(d);
       }
     }
-    for (int64_t i = 4 * n4 + tid; i < n; i += threads) es[i] = exp(sub(xs[i], m));
+    for (int i = 4 * n4 + tid; i < ni; i += threads) es[i] = exp(sub(xs[i], m));
     __syncthreads();
     // 3. The sum schedule: group g sums leaves g, g + groups, ...; thread `lane` is lane `lane`.
     for (int l = group; l < leaves; l += groups) {
-      const int64_t start = static_cast<int64_t>(l) * kReduceLeaf;
-      const int64_t len = n - start < kReduceLeaf ? n - start : kReduceLeaf;
+      const int start = l * static_cast<int>(kReduceLeaf);
+      const int len = ni - start < kReduceLeaf ? ni - start : static_cast<int>(kReduceLeaf);
       float acc = StepExpShift::init();
-      for (int64_t i = lane; i < len; i += kReduceLanes) acc = add(acc, es[start + i]);
+      for (int i = lane; i < len; i += kReduceLanes) acc = add(acc, es[start + i]);
 #pragma unroll
       for (int s = kReduceLanes / 2; s >= 1; s >>= 1)
         acc = add(acc, __shfl_down_sync(0xFFFFFFFFu, acc, s, 32));
@@ -214,13 +215,13 @@ __device__ __forceinline__ void softmax_row_on_chip_body(const float* x, int64_t
     // output is NaN and the elements need no canonicalizing (same bits as softmax_element and
     // log_softmax_element).
     if (is_nan(s)) {
-      for (int64_t i = tid; i < n; i += threads) yr[i] = canonical_nan();
+      for (int i = tid; i < ni; i += threads) yr[i] = canonical_nan();
     } else if (FAST && !log_form) {
       // s in [1, n]: every e_i / s from the row's reciprocal (div_by_reciprocal.h). Only rows
       // whose s is an even integer need the per-element tie rule.
       const double r = row_r;
       if (!is_even_integer(s)) {
-        for (int64_t q = tid; q < n4; q += threads) {
+        for (int q = tid; q < n4; q += threads) {
           const float4 e = reinterpret_cast<const float4*>(es)[q];
           reinterpret_cast<float4*>(yr)[q] =
               DIV_BITS ? make_float4(div_by_reciprocal_fast_bits(e.x, r), div_by_reciprocal_fast_bits(e.y, r),
@@ -228,17 +229,17 @@ __device__ __forceinline__ void softmax_row_on_chip_body(const float* x, int64_t
                        : make_float4(div_by_reciprocal_fast(e.x, r), div_by_reciprocal_fast(e.y, r),
                                      div_by_reciprocal_fast(e.z, r), div_by_reciprocal_fast(e.w, r));
         }
-        for (int64_t i = 4 * n4 + tid; i < n; i += threads)
+        for (int i = 4 * n4 + tid; i < ni; i += threads)
           yr[i] = DIV_BITS ? div_by_reciprocal_fast_bits(es[i], r) : div_by_reciprocal_fast(es[i], r);
       } else {
         Reciprocal d;
         d.r = r;
         d.b = s;
         d.even_integer = true;
-        for (int64_t i = tid; i < n; i += threads) yr[i] = div_by_reciprocal(es[i], d);
+        for (int i = tid; i < ni; i += threads) yr[i] = div_by_reciprocal(es[i], d);
       }
     } else {
-      for (int64_t q = tid; q < n4; q += threads) {
+      for (int q = tid; q < n4; q += threads) {
         float4 o;
         if (log_form) {
           const float4 v = reinterpret_cast<const float4*>(xs)[q];
@@ -250,7 +251,7 @@ __device__ __forceinline__ void softmax_row_on_chip_body(const float* x, int64_t
         }
         reinterpret_cast<float4*>(yr)[q] = o;
       }
-      for (int64_t i = 4 * n4 + tid; i < n; i += threads)
+      for (int i = 4 * n4 + tid; i < ni; i += threads)
         yr[i] = log_form ? sub(sub(xs[i], m), s) : div(es[i], s);
     }
     __syncthreads();  // the next row reuses the shared memory
