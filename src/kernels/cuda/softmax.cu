@@ -22,6 +22,10 @@
 namespace bl {
 namespace {
 
+// Elements per thread the on-chip kernel aims at (fewer threads for shorter rows; at most the
+// configured block). A launch-shape choice: no effect on the bits.
+constexpr int64_t kSoftmaxElementsPerThread = 4;
+
 // The longest row kept on chip (shared memory: n floats for softmax, 2n for log-softmax).
 constexpr int64_t kSoftmaxRowOnChip = 8192;
 constexpr int kSoftmaxRowLeaves = static_cast<int>(kSoftmaxRowOnChip / kReduceLeaf);
@@ -277,8 +281,10 @@ bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) ==
 template <class Kernel>
 void launch_row_on_chip(Kernel* kernel, const float* x, int64_t rows, int64_t n, float* y, bool log_form,
                         const LaunchConfig& config) {
-  // Threads: the configured block, fewer for short rows (about four elements per thread).
-  const int wanted = static_cast<int>(std::max<int64_t>(32, ((n + 3) / 4 + 31) / 32 * 32));
+  // Threads: the configured block, fewer for short rows (about kSoftmaxElementsPerThread
+  // elements per thread): the fixed cost of a row is paid once per warp.
+  const int64_t per_thread = kSoftmaxElementsPerThread;
+  const int wanted = static_cast<int>(std::max<int64_t>(32, ((n + per_thread - 1) / per_thread + 31) / 32 * 32));
   const int block = std::min(cuda::fitted_block(kernel, config), wanted);
   const bool vec = n % 4 == 0 && aligned16(x) && aligned16(y);
   const size_t smem = static_cast<size_t>(log_form ? 2 * n : n) * sizeof(float);
