@@ -65,6 +65,11 @@ std::vector<LaunchConfig> launch_configs() {
     c.variant = form;
     configs.push_back(c);
   }
+  // One and two warps per row (the shapes the default may take), for the default and likely forms.
+  for (int form : {0, 12, 29, 108, 236, 364, 365, 492}) {
+    configs.push_back(LaunchConfig{32, 0, form});
+    configs.push_back(LaunchConfig{64, 0, form});
+  }
   return configs;
 }
 
