@@ -23,8 +23,11 @@ namespace bl {
 namespace {
 
 // Elements per thread the on-chip kernel aims at (fewer threads for shorter rows; at most the
-// configured block). A launch-shape choice: no effect on the bits.
-constexpr int64_t kSoftmaxElementsPerThread = 4;
+// configured block): rows of 4096 get blocks of 128 (softmax) and 256 (log-softmax), the fastest
+// covered shapes of the H200 round of 2026-11-30 21:00 UTC. A launch-shape choice: no effect on
+// the bits.
+constexpr int64_t kSoftmaxElementsPerThread = 32;
+constexpr int64_t kLogSoftmaxElementsPerThread = 16;
 
 // The longest row kept on chip (shared memory: n floats for softmax, 2n for log-softmax).
 constexpr int64_t kSoftmaxRowOnChip = 8192;
@@ -283,7 +286,7 @@ void launch_row_on_chip(Kernel* kernel, const float* x, int64_t rows, int64_t n,
                         const LaunchConfig& config) {
   // Threads: the configured block, fewer for short rows (about kSoftmaxElementsPerThread
   // elements per thread): the fixed cost of a row is paid once per warp.
-  const int64_t per_thread = kSoftmaxElementsPerThread;
+  const int64_t per_thread = log_form ? kLogSoftmaxElementsPerThread : kSoftmaxElementsPerThread;
   const int wanted = static_cast<int>(std::max<int64_t>(32, ((n + per_thread - 1) / per_thread + 31) / 32 * 32));
   const int block = std::min(cuda::fitted_block(kernel, config), wanted);
   const bool vec = n % 4 == 0 && aligned16(x) && aligned16(y);
@@ -300,10 +303,11 @@ void launch_row_on_chip(Kernel* kernel, const float* x, int64_t rows, int64_t n,
 constexpr bool kSoftmaxOnChipByDefault = true;
 
 // The kernel forms that LaunchConfig::variant 0 selects (see softmax_rows_on_chip_cuda): the
-// fastest on the H200 among those whose conformance tests passed there (docs/cuda-exp.md).
-// Variant 2 is the original form (four loads in flight).
-constexpr int kSoftmaxDefaultVariant = 29;
-constexpr int kLogSoftmaxDefaultVariant = 12;
+// fastest on the H200 among the forms and block sizes whose conformance tests passed there
+// (docs/cuda-exp.md): softmax 125 (lean exp converting in and out, registers bounded, one load),
+// log-softmax 237 (the same exp, one load). Variant 2 is the original form (four loads in flight).
+constexpr int kSoftmaxDefaultVariant = 125;
+constexpr int kLogSoftmaxDefaultVariant = 237;
 
 }  // namespace
 
