@@ -8,8 +8,9 @@
 // ratio to the cudaMemcpy rate (target >= 0.7).
 // Softmax and log-softmax run on two inputs: "normal" (x in [0, 1)) and "wide" (x spread over
 // (-90, 90): most e_i subnormal or zero), under the kernel forms of LaunchConfig::variant (see
-// softmax_rows_on_chip_cuda; 0: the default, 2: the original form) and block sizes; the exp math
-// map (same bytes: one read, one write) is printed beside them for scale.
+// softmax_rows_on_chip_cuda; 0: the default, 2: the original form) and block sizes (capped by the
+// kernel's threads for the row length: 128 for softmax, 256 for log-softmax on rows of 4096); the
+// exp math map (same bytes: one read, one write) is printed beside them for scale.
 #include <cuda_runtime.h>
 
 #include <cstdio>
