@@ -70,6 +70,11 @@ std::vector<LaunchConfig> launch_configs() {
     configs.push_back(LaunchConfig{32, 0, form});
     configs.push_back(LaunchConfig{64, 0, form});
   }
+  // The fastest measured shapes of the candidate default forms (docs/cuda-exp.md), exactly as the
+  // default would launch them for rows of 4096.
+  for (LaunchConfig c : {LaunchConfig{128, 0, 108}, LaunchConfig{128, 0, 125}, LaunchConfig{256, 0, 236},
+                         LaunchConfig{256, 0, 237}})
+    configs.push_back(c);
   return configs;
 }
 
