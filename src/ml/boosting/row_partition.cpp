@@ -15,17 +15,25 @@ namespace {
 constexpr int64_t kPrefetchAhead = 16;  // rows
 
 // Every row is written to both sides' next slot and only its own side advances (a data-dependent
-// branch mispredicts about half the time). Slot nl <= i: row i has been read before it is
-// overwritten; the right side's slots are the scratch positions [begin, ...).
-template <bool kHasHessian>
+// branch mispredicts about half the time). In place (kInto false), left rows go to the source at
+// slot begin + nl and right rows to the scratch arrays at begin + nr; into the scratch arrays
+// (kInto true), the roles swap. Either way a slot is written only after the row it held was read
+// (nl, nr <= i), and at the end the right rows are copied after the left ones.
+template <bool kHasHessian, bool kInto>
 int64_t serial_impl(const uint8_t* column, const uint8_t* goes_left, const RowPartitionArrays& a, int64_t begin,
                     int64_t end, uint64_t* g_left, uint64_t* h_left) {
   int32_t* rows = a.rows + begin;
   int64_t* rg = a.g + begin;
   int64_t* rh = kHasHessian ? a.h + begin : nullptr;
-  int32_t* out_rows = a.scratch_rows + begin;
-  int64_t* out_g = a.scratch_g + begin;
-  int64_t* out_h = kHasHessian ? a.scratch_h + begin : nullptr;
+  int32_t* scratch_rows = a.scratch_rows + begin;
+  int64_t* scratch_g = a.scratch_g + begin;
+  int64_t* scratch_h = kHasHessian ? a.scratch_h + begin : nullptr;
+  int32_t* left_rows = kInto ? scratch_rows : rows;
+  int64_t* left_g = kInto ? scratch_g : rg;
+  int64_t* left_h = kInto ? scratch_h : rh;
+  int32_t* right_rows = kInto ? rows : scratch_rows;
+  int64_t* right_g = kInto ? rg : scratch_g;
+  int64_t* right_h = kInto ? rh : scratch_h;
   const int64_t count = end - begin;
   int64_t nl = 0, nr = 0;
   uint64_t gs = 0, hs = 0;
@@ -35,67 +43,23 @@ int64_t serial_impl(const uint8_t* column, const uint8_t* goes_left, const RowPa
     const int64_t g = rg[i];
     const int64_t left = goes_left[column[r]];
     const uint64_t mask = uint64_t{0} - static_cast<uint64_t>(left);
-    rows[nl] = r;
-    rg[nl] = g;
-    out_rows[nr] = r;
-    out_g[nr] = g;
+    left_rows[nl] = r;
+    left_g[nl] = g;
+    right_rows[nr] = r;
+    right_g[nr] = g;
     gs += static_cast<uint64_t>(g) & mask;
     if (kHasHessian) {
       const int64_t h = rh[i];
-      rh[nl] = h;
-      out_h[nr] = h;
+      left_h[nl] = h;
+      right_h[nr] = h;
       hs += static_cast<uint64_t>(h) & mask;
     }
     nl += left;
     nr += 1 - left;
   }
-  std::copy(out_rows, out_rows + nr, rows + nl);
-  std::copy(out_g, out_g + nr, rg + nl);
-  if (kHasHessian) std::copy(out_h, out_h + nr, rh + nl);
-  *g_left += gs;
-  *h_left += hs;
-  return nl;
-}
-
-// The same partition into the scratch arrays: left rows go to the scratch slot begin + nl, right
-// rows are compacted in the source at slot begin + nr (nr <= i: already read) and copied after
-// the left ones at the end. Every scratch slot a right row wrote on the way is overwritten by a
-// later left row or by that copy.
-template <bool kHasHessian>
-int64_t serial_into_impl(const uint8_t* column, const uint8_t* goes_left, const RowPartitionArrays& a, int64_t begin,
-                         int64_t end, uint64_t* g_left, uint64_t* h_left) {
-  int32_t* rows = a.rows + begin;
-  int64_t* rg = a.g + begin;
-  int64_t* rh = kHasHessian ? a.h + begin : nullptr;
-  int32_t* out_rows = a.scratch_rows + begin;
-  int64_t* out_g = a.scratch_g + begin;
-  int64_t* out_h = kHasHessian ? a.scratch_h + begin : nullptr;
-  const int64_t count = end - begin;
-  int64_t nl = 0, nr = 0;
-  uint64_t gs = 0, hs = 0;
-  for (int64_t i = 0; i < count; ++i) {
-    if (i + kPrefetchAhead < count) __builtin_prefetch(column + rows[i + kPrefetchAhead]);
-    const int32_t r = rows[i];
-    const int64_t g = rg[i];
-    const int64_t left = goes_left[column[r]];
-    const uint64_t mask = uint64_t{0} - static_cast<uint64_t>(left);
-    out_rows[nl] = r;
-    out_g[nl] = g;
-    rows[nr] = r;
-    rg[nr] = g;
-    gs += static_cast<uint64_t>(g) & mask;
-    if (kHasHessian) {
-      const int64_t h = rh[i];
-      out_h[nl] = h;
-      rh[nr] = h;
-      hs += static_cast<uint64_t>(h) & mask;
-    }
-    nl += left;
-    nr += 1 - left;
-  }
-  std::copy(rows, rows + nr, out_rows + nl);
-  std::copy(rg, rg + nr, out_g + nl);
-  if (kHasHessian) std::copy(rh, rh + nr, out_h + nl);
+  std::copy(right_rows, right_rows + nr, left_rows + nl);
+  std::copy(right_g, right_g + nr, left_g + nl);
+  if (kHasHessian) std::copy(right_h, right_h + nr, left_h + nl);
   *g_left += gs;
   *h_left += hs;
   return nl;
@@ -192,8 +156,8 @@ int64_t blocked_impl(const uint8_t* column, const uint8_t* goes_left, const RowP
 
 int64_t partition_rows_serial(const uint8_t* column, const uint8_t* goes_left, const RowPartitionArrays& a,
                               int64_t begin, int64_t end, uint64_t* g_left, uint64_t* h_left) {
-  return a.h ? serial_impl<true>(column, goes_left, a, begin, end, g_left, h_left)
-             : serial_impl<false>(column, goes_left, a, begin, end, g_left, h_left);
+  return a.h ? serial_impl<true, false>(column, goes_left, a, begin, end, g_left, h_left)
+             : serial_impl<false, false>(column, goes_left, a, begin, end, g_left, h_left);
 }
 
 int64_t partition_rows_blocked(const uint8_t* column, const uint8_t* goes_left, const RowPartitionArrays& a,
@@ -207,8 +171,8 @@ int64_t partition_rows_blocked(const uint8_t* column, const uint8_t* goes_left, 
 
 int64_t partition_rows_serial_into(const uint8_t* column, const uint8_t* goes_left, const RowPartitionArrays& a,
                                    int64_t begin, int64_t end, uint64_t* g_left, uint64_t* h_left) {
-  return a.h ? serial_into_impl<true>(column, goes_left, a, begin, end, g_left, h_left)
-             : serial_into_impl<false>(column, goes_left, a, begin, end, g_left, h_left);
+  return a.h ? serial_impl<true, true>(column, goes_left, a, begin, end, g_left, h_left)
+             : serial_impl<false, true>(column, goes_left, a, begin, end, g_left, h_left);
 }
 
 int64_t partition_rows_blocked_into(const uint8_t* column, const uint8_t* goes_left, const RowPartitionArrays& a,
