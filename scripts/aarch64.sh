@@ -21,7 +21,10 @@ filter='*Conformance*:*Sabotage*:Philox*:Rng*:Sha256*:TensorDigest*:Contraction*
 qemu-aarch64 "$B/tests/bitlearn_tests" --gtest_filter="$filter" --gtest_brief=1
 echo "aarch64 conformance subset: PASS ($(( $(date +%s) - start )) s so far)"
 
-arm=$(qemu-aarch64 "$B/bitlearn" verify --quick --threads 2 | tee /dev/stderr | awk '/^digest:/ {print $2}')
+# Captured, then printed: `tee /dev/stderr` would reopen (and truncate) a log file stderr points to.
+arm_report=$(qemu-aarch64 "$B/bitlearn" verify --quick --threads 2)
+echo "$arm_report"
+arm=$(echo "$arm_report" | awk '/^digest:/ {print $2}')
 x86=$("$NATIVE" verify --quick --threads 2 | awk '/^digest:/ {print $2}')
 echo "quick digest: aarch64 (qemu) $arm"
 echo "quick digest: x86-64 (native) $x86"
