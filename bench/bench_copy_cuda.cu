@@ -1,4 +1,4 @@
-// bench_copy_cuda: bandwidth of the CUDA transposing copy (bl::cuda::strided_copy on a transposed
+// bench_copy_cuda: bandwidth of the CUDA transposing copy (bl::strided_copy_cuda on a transposed
 // view, each kernel variant) and of a large elementwise add, each next to cudaMemcpy device to
 // device on the same bytes. Bytes moved count read + write (2 n floats for a copy, 3 n for add),
 // like bandwidthTest. Prints GB/s and the ratio to D2D; best of 10 timed runs after a warm-up.
@@ -38,14 +38,14 @@ void run_size(int64_t side, float* x, float* y, float* z) {
   for (int variant : {0, 6, 7}) {  // 0: the default (16-byte quads), 6: 32 x 32, 7: 64 x 64
     bl::LaunchConfig cfg;
     cfg.variant = variant;
-    const float t = best_ms([&] { bl::cuda::strided_copy(4, x, sv, y, dv, n, cfg); });
+    const float t = best_ms([&] { bl::strided_copy_cuda(4, x, sv, y, dv, n, cfg); });
     const double gbs = gb_per_s(2 * bytes, t);
     std::printf("%lldx%lld f32: transpose-copy variant %d %8.1f GB/s  ratio to D2D %.2f  (%.3f ms)\n",
                 static_cast<long long>(side), static_cast<long long>(side), variant, gbs, gbs / d2d, t);
   }
   bl::StridedView iv = dv;
   const float t_add = best_ms([&] {
-    bl::cuda::binary(bl::BinaryOp::add, bl::DType::f32, x, iv, y, iv, z, n, bl::LaunchConfig{});
+    bl::binary_cuda(bl::BinaryOp::add, bl::DType::f32, x, iv, y, iv, z, n, bl::LaunchConfig{});
   });
   const double add_gbs = gb_per_s(3 * bytes, t_add);
   std::printf("%lldx%lld f32: add %8.1f GB/s  ratio to D2D %.2f  (%.3f ms)\n", static_cast<long long>(side),

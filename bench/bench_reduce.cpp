@@ -178,11 +178,11 @@ std::vector<Op> all_ops() {
                  }});
   ops.push_back({"add", 3, "y = x + x2", [](Buffers& b, bl::ThreadPool& p) {
                    const bl::StridedView v = flat_view(b.n);
-                   bl::cpu::binary(bl::BinaryOp::add, bl::DType::f32, b.x.data(), v, b.x2.data(), v,
+                   bl::binary_cpu(bl::BinaryOp::add, bl::DType::f32, b.x.data(), v, b.x2.data(), v,
                                    b.y.data(), b.n, p);
                  }});
   ops.push_back({"relu", 2, "y = max(x, 0)", [](Buffers& b, bl::ThreadPool& p) {
-                   bl::cpu::unary(bl::UnaryOp::relu, bl::DType::f32, b.x.data(), flat_view(b.n), b.y.data(),
+                   bl::unary_cpu(bl::UnaryOp::relu, bl::DType::f32, b.x.data(), flat_view(b.n), b.y.data(),
                                   b.n, p);
                  }});
   ops.push_back({"exp", 2, "contract exp map", [](Buffers& b, bl::ThreadPool& p) {

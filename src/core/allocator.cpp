@@ -87,6 +87,21 @@ void check_device_usable(Device device, const char* op) {
 #endif
 }
 
+bool cuda_backend_built() {
+#if defined(BITLEARN_HAS_CUDA)
+  return true;
+#else
+  return false;
+#endif
+}
+
+void use_device(Device device, const char* op) {
+  check_device_usable(device, op);
+#if defined(BITLEARN_HAS_CUDA)
+  if (device.is_cuda()) cuda_set_device(device.index);
+#endif
+}
+
 std::shared_ptr<Buffer> allocate_buffer(size_t bytes, Device device, const char* op) {
   check_device_usable(device, op);
   auto buffer = std::make_shared<Buffer>();

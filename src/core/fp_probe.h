@@ -20,9 +20,7 @@ constexpr float kProbeA = 1.000244140625f;
 constexpr float kProbeB = 1.000244140625f;
 constexpr float kProbeC = -1.00048828125f;
 
-#if defined(BITLEARN_HAS_CUDA)
 // a*b+c evaluated by a CUDA kernel compiled with the library's flags (device 0).
 float probe_mul_add_cuda(float a, float b, float c);
-#endif
 
 }  // namespace bl

@@ -144,7 +144,6 @@ void attention_cpu(const AttentionArgs& args, const float* q, const float* k, co
 // LaunchConfig::variant that makes attention_cuda run the block-rows kernel on every shape.
 constexpr int kAttentionVariantBlockRows = 3;
 
-#if defined(BITLEARN_HAS_CUDA)
 // CUDA: every pointer on the current device; default stream, returns when done. One 32-lane group
 // per row (head_dim <= 256 and shared memory permitting), else one block per row; config.variant ==
 // kAttentionVariantBlockRows or env BITLEARN_ATTENTION=block_rows forces the block-per-row kernel.
@@ -156,6 +155,5 @@ void attention_cuda(const AttentionArgs& args, const float* q, const float* k, c
 // order. Throws bl::Error when the shape is outside that kernel.
 void attention_cuda_sabotaged_fold(const AttentionArgs& args, const float* q, const float* k, const float* v,
                                    const int64_t* q_pos, const int64_t* kv_len, float* out);
-#endif
 
 }  // namespace bl

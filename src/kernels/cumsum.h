@@ -51,9 +51,7 @@ inline void cumsum_reference(const float* x, ReduceShape shape, float* y) {
 // CPU: threaded over (sequence, block) jobs; tasks depend on the shape only.
 void cumsum_cpu(const float* x, ReduceShape shape, float* y, ThreadPool& pool);
 
-#if defined(BITLEARN_HAS_CUDA)
 // CUDA: device pointers; default stream, returns when done.
 void cumsum_cuda(const float* x, ReduceShape shape, float* y, const LaunchConfig& config = LaunchConfig());
-#endif
 
 }  // namespace bl

@@ -75,13 +75,11 @@ void histogram_gathered_cpu(const uint8_t* bins, int64_t d, const int32_t* rows,
 // out = a - b entry by entry (modulo 2^64): the sibling histogram from its parent's.
 void histogram_subtract(const int64_t* a, const int64_t* b, int64_t d, int64_t* out);
 
-#if defined(BITLEARN_HAS_CUDA)
 // CUDA: device pointers (rows may be null), hist on the device; per block a shared-memory
 // histogram of up to 8 features, then 64-bit integer atomics into global memory. Default stream,
 // returns when done.
 void histogram_cuda(const uint8_t* bins, int64_t d, const int32_t* rows, int64_t n_rows,
                     const int64_t* gq, const int64_t* hq, int64_t* hist,
                     const LaunchConfig& config = LaunchConfig());
-#endif
 
 }  // namespace bl

@@ -55,10 +55,8 @@ void im2col_check(const Im2colShape& s);
 // CPU: output rows cut into tasks; each window position a copy of C floats or a fill.
 void im2col_cpu(const float* x, const Im2colShape& s, float pad_value, float* out, ThreadPool& pool);
 
-#if defined(BITLEARN_HAS_CUDA)
 // CUDA: device pointers, one thread per output element (grid-stride); in order on the default stream.
 void im2col_cuda(const float* x, const Im2colShape& s, float pad_value, float* out,
                  const LaunchConfig& config = LaunchConfig());
-#endif
 
 }  // namespace bl

@@ -156,10 +156,8 @@ void lstm_cell_backward_check(const LstmCellBackward& a);
 void lstm_cell_forward_cpu(const LstmCellForward& a, ThreadPool& pool);
 void lstm_cell_backward_cpu(const LstmCellBackward& a, ThreadPool& pool);
 
-#if defined(BITLEARN_HAS_CUDA)
 // CUDA: device pointers, one thread per element (grid-stride); in order on the default stream.
 void lstm_cell_forward_cuda(const LstmCellForward& a, const LaunchConfig& config = LaunchConfig());
 void lstm_cell_backward_cuda(const LstmCellBackward& a, const LaunchConfig& config = LaunchConfig());
-#endif
 
 }  // namespace bl

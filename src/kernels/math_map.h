@@ -117,7 +117,6 @@ void math_map_chunk_avx2(MathFn fn, const float* x, const float* y, float* out, 
 // The AVX-512 build of the same loop; call only when bl::active_isa() is Isa::avx512.
 void math_map_chunk_avx512(MathFn fn, const float* x, const float* y, float* out, int64_t n);
 
-#if defined(BITLEARN_HAS_CUDA)
 // CUDA map on device pointers (device 0's current stream 0): a grid-stride loop with
 // config.block threads per block and at most config.grid_cap blocks (0 = as many as needed).
 // Synchronizes before returning; throws bl::Error on a CUDA error or a bad argument.
@@ -126,6 +125,5 @@ void math_map_cuda(MathFn fn, const float* dev_x, float* dev_out, int64_t n,
 // CUDA map for pow: dev_out[i] = pow(dev_x[i], dev_y[i]).
 void math_map_cuda(MathFn fn, const float* dev_x, const float* dev_y, float* dev_out, int64_t n,
                    const LaunchConfig& config);
-#endif
 
 }  // namespace bl

@@ -66,7 +66,6 @@ void matmul_cpu(const MatmulArgs& args, const float* a, const float* b, float* c
 void matmul_cpu_portable(const MatmulArgs& args, const float* a, const float* b, float* c,
                          ThreadPool* pool = nullptr);
 
-#if defined(BITLEARN_HAS_CUDA)
 // CUDA matrix product; a, b, c are device pointers on the current device; stream is a
 // cudaStream_t (null = default stream). config.variant picks the tile shape (1..16; 0 = by shape); the result is
 // the same bits for every config. Asynchronous on the stream; errors are thrown as bl::Error.
@@ -78,7 +77,6 @@ void matmul_cuda(const MatmulArgs& args, const float* a, const float* b, float* 
 // op. The small-tile variants (11..16, variant 0's choice for few rows) add it as they store.
 void matmul_bias_cuda(const MatmulArgs& args, const float* a, const float* b, const float* bias, float* c,
                       const LaunchConfig& config, void* stream = nullptr);
-#endif
 
 // Element (m, k) of op(A) and (k, n) of op(B) for one batch entry: the addressing rule shared by
 // every backend.

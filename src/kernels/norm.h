@@ -79,13 +79,11 @@ void layer_norm_cpu(const float* x, int64_t rows, int64_t n, const float* gamma,
 void rms_norm_cpu(const float* x, int64_t rows, int64_t n, const float* gamma, float eps, float* y,
                   float* rstd_out, ThreadPool& pool);
 
-#if defined(BITLEARN_HAS_CUDA)
 // CUDA versions: every pointer is a device pointer (optional ones may be null).
 void layer_norm_cuda(const float* x, int64_t rows, int64_t n, const float* gamma, const float* beta,
                      float eps, float* y, float* mean_out, float* rstd_out,
                      const LaunchConfig& config = LaunchConfig());
 void rms_norm_cuda(const float* x, int64_t rows, int64_t n, const float* gamma, float eps, float* y,
                    float* rstd_out, const LaunchConfig& config = LaunchConfig());
-#endif
 
 }  // namespace bl

@@ -221,12 +221,10 @@ void check_reduce_args(const char* op_name, const void* x, ReduceShape shape, co
                        bool needs_nonempty);
 const char* reduce_op_name(ReduceOp op);
 
-#if defined(BITLEARN_HAS_CUDA)
 // CUDA: x and out are device pointers; runs on the default stream and returns when done.
 void reduce_cuda(ReduceOp op, const float* x, ReduceShape shape, float* out, int64_t ddof,
                  const LaunchConfig& config = LaunchConfig());
 void arg_reduce_cuda(ArgReduceOp op, const float* x, ReduceShape shape, int64_t* out,
                      const LaunchConfig& config = LaunchConfig());
-#endif
 
 }  // namespace bl

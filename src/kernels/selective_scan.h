@@ -98,9 +98,7 @@ void check_scan_args(const ScanArgs& a);
 // CPU: (b, h) chains spread over the pool; the bits do not depend on the pool's size.
 void selective_scan_cpu(const ScanArgs& a, ThreadPool& pool);
 
-#if defined(BITLEARN_HAS_CUDA)
 // CUDA: device pointers (lengths too); one thread per (b, h, p) chain; returns when done.
 void selective_scan_cuda(const ScanArgs& a, const LaunchConfig& config = LaunchConfig());
-#endif
 
 }  // namespace bl

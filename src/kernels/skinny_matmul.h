@@ -39,11 +39,9 @@ void columns_neon(const float* a, const float* b, float* c, int64_t m, int64_t n
                   int64_t n1);
 }  // namespace skinny_detail
 
-#if defined(BITLEARN_HAS_CUDA)
 // CUDA: the k leaves of every output in parallel (one thread per leaf and column), then folded
 // left to right; device pointers, default stream, asynchronous.
 void skinny_matmul_cuda(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k,
                         const LaunchConfig& config);
-#endif
 
 }  // namespace bl

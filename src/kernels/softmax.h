@@ -50,7 +50,6 @@ inline void softmax_reference(const float* x, int64_t rows, int64_t n, float* y,
 // CPU: threaded over rows and, for long rows, over leaves (tasks depend on the shape only).
 void softmax_cpu(const float* x, int64_t rows, int64_t n, float* y, bool log_form, ThreadPool& pool);
 
-#if defined(BITLEARN_HAS_CUDA)
 // CUDA: x and y are device pointers; default stream, returns when done.
 void softmax_cuda(const float* x, int64_t rows, int64_t n, float* y, bool log_form,
                   const LaunchConfig& config = LaunchConfig());
@@ -58,6 +57,5 @@ void softmax_cuda(const float* x, int64_t rows, int64_t n, float* y, bool log_fo
 // once. Same bits as softmax_cuda, which uses it for such rows.
 void softmax_rows_on_chip_cuda(const float* x, int64_t rows, int64_t n, float* y, bool log_form,
                                const LaunchConfig& config = LaunchConfig());
-#endif
 
 }  // namespace bl

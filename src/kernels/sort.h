@@ -59,12 +59,10 @@ void sort_cpu(const float* x, int64_t rows, int64_t n, bool descending, float* v
 void topk_cpu(const float* x, int64_t rows, int64_t n, int64_t k, float* values, int64_t* indices,
               ThreadPool& pool);
 
-#if defined(BITLEARN_HAS_CUDA)
 // CUDA versions: device pointers; default stream, returns when done.
 void sort_cuda(const float* x, int64_t rows, int64_t n, bool descending, float* values, int64_t* indices,
                const LaunchConfig& config = LaunchConfig());
 void topk_cuda(const float* x, int64_t rows, int64_t n, int64_t k, float* values, int64_t* indices,
                const LaunchConfig& config = LaunchConfig());
-#endif
 
 }  // namespace bl

@@ -80,12 +80,10 @@ void tile_max_check(TileMaxShape s);
 void tile_max_cpu(const float* x, TileMaxShape s, float* y, int32_t* arg, ThreadPool& pool);
 void tile_max_backward_cpu(const float* g, const int32_t* arg, TileMaxShape s, float* dx, ThreadPool& pool);
 
-#if defined(BITLEARN_HAS_CUDA)
 // CUDA: device pointers, one thread per element (grid-stride); in order on the default stream.
 void tile_max_cuda(const float* x, TileMaxShape s, float* y, int32_t* arg,
                    const LaunchConfig& config = LaunchConfig());
 void tile_max_backward_cuda(const float* g, const int32_t* arg, TileMaxShape s, float* dx,
                             const LaunchConfig& config = LaunchConfig());
-#endif
 
 }  // namespace bl

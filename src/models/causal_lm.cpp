@@ -14,6 +14,7 @@
 #include "kernels/matmul_packed.h"
 #include "kernels/skinny_matmul.h"
 #include "models/model_parts.h"
+#include "ops/dispatch.h"
 #include "ops/op_util.h"
 
 namespace bl::models {
@@ -77,43 +78,29 @@ Tensor product(const Tensor& x_in, const Tensor& w, const PackedMatrix* packed) 
   const auto* xp = static_cast<const float*>(x.raw_data());
   const auto* wp = static_cast<const float*>(w.raw_data());
   auto* op = static_cast<float*>(out.raw_data());
-  if (x.device().is_cpu()) {
-    skinny_matmul_cpu(xp, wp, op, M, N, K, op_pool());
-  } else {
-#if defined(BITLEARN_HAS_CUDA)
-    cuda_set_device(x.device().index);
-    skinny_matmul_cuda(xp, wp, op, M, N, K, op_launch_config());
-#else
-    throw Error("CausalLM: this build has no CUDA backend");
-#endif
-  }
+  dispatch::skinny_matmul(x.device(), xp, wp, op, M, N, K);
   return out;
 }
 
-#if defined(BITLEARN_HAS_CUDA)
-// CUDA: x [M, K] times w [K, N] (contiguous) plus bias [N] on every row, the bias added as the
-// product is stored (matmul_bias_cuda): the bits of bl::matmul followed by bl::add.
-Tensor product_bias_cuda(const Tensor& x_in, const Tensor& w, const Tensor& bias_in) {
+// x [M, K] times w [K, N] (contiguous) plus bias [N] on every row, the bias added as the product
+// is stored (dispatch::matmul_bias, a CUDA kernel): the bits of bl::matmul followed by bl::add.
+Tensor product_bias(const Tensor& x_in, const Tensor& w, const Tensor& bias_in) {
   const Tensor x = x_in.contiguous(), bias = bias_in.contiguous();
   const int64_t M = x.dim(0), K = x.dim(1), N = w.dim(1);
   BL_CHECK(w.dim(0) == K && bias.numel() == N, "CausalLM: weight [", w.dim(0), ", ", N, "] and bias of ",
            bias.numel(), " do not match an input of ", K, " features");
   Tensor out = Tensor::empty({M, N}, DType::f32, x.device());
-  cuda_set_device(x.device().index);
-  matmul_bias_cuda(matmul_dense_args(1, M, N, K), static_cast<const float*>(x.raw_data()),
-                   static_cast<const float*>(w.raw_data()), static_cast<const float*>(bias.raw_data()),
-                   static_cast<float*>(out.raw_data()), op_launch_config());
+  dispatch::matmul_bias(x.device(), matmul_dense_args(1, M, N, K), static_cast<const float*>(x.raw_data()),
+                        static_cast<const float*>(w.raw_data()), static_cast<const float*>(bias.raw_data()),
+                        static_cast<float*>(out.raw_data()));
   return out;
 }
-#endif
 
-// x [N, in] -> [N, out].
+// x [N, in] -> [N, out]. On CUDA, products with many rows and a bias take the fused kernel.
 Tensor apply(const CausalLM::Linear& l, const Tensor& x) {
-#if defined(BITLEARN_HAS_CUDA)
   if (l.bias.defined() && l.transposed && x.device().is_cuda() && x.dim(0) > kSkinnyMaxRows &&
       l.weight.is_contiguous() && x.dtype() == DType::f32 && l.bias.dtype() == DType::f32)
-    return product_bias_cuda(x, l.weight, l.bias);
-#endif
+    return product_bias(x, l.weight, l.bias);
   Tensor y = l.transposed ? product(x, l.weight, l.packed.get()) : matmul(x, l.weight, false, true);
   if (l.bias.defined()) y = add(y, l.bias);
   return y;

@@ -23,6 +23,7 @@
 #include "core/error.h"
 #include "kernels/selective_scan.h"
 #include "models/model_parts.h"
+#include "ops/dispatch.h"
 #include "ops/op_util.h"
 
 namespace bl::models {
@@ -65,19 +66,10 @@ Tensor selective_scan(const ModelConfig& c, const Tensor& x, const Tensor& dt, c
     decay = exp(mul(dtc.reshape({rows, H, 1}), A.reshape({1, H, N})));
     a.decay = fptr(decay);
   }
-  if (dev.is_cpu()) {
-    a.lengths = lengths.data();
-    selective_scan_cpu(a, op_pool());
-  } else {
-#if defined(BITLEARN_HAS_CUDA)
-    const Tensor len = Tensor::from_vector(lengths, {static_cast<int64_t>(lengths.size())}, dev);
-    a.lengths = static_cast<const int64_t*>(len.raw_data());
-    cuda_set_device(dev.index);
-    selective_scan_cuda(a, op_launch_config());
-#else
-    throw Error("CausalLM: this build has no CUDA backend");
-#endif
-  }
+  // The kernel reads the sequence lengths on the scan's device.
+  const Tensor len = Tensor::from_vector(lengths, {static_cast<int64_t>(lengths.size())}, dev);
+  a.lengths = static_cast<const int64_t*>(len.raw_data());
+  dispatch::selective_scan(dev, a);
   return y;
 }
 

@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "kernels/im2col.h"
 #include "kernels/tile_max.h"
+#include "ops/dispatch.h"
 #include "ops/op_util.h"
 
 namespace bl::nn {
@@ -31,15 +32,6 @@ void check_window(const Window2d& w, const char* op) {
            op, ": kernel, stride and dilation must be >= 1 and padding >= 0");
 }
 
-#if defined(BITLEARN_HAS_CUDA)
-void select_device(const Tensor& x) {
-  if (x.device().is_cuda()) cuda_set_device(x.device().index);
-}
-#else
-void select_device(const Tensor&) {}
-[[noreturn]] void no_cuda() { throw Error("conv/pool: this build has no CUDA backend"); }
-#endif
-
 // The patch matrix [N * OH * OW, KH * KW, C] of x by the im2col kernel (a bit copy of every
 // element, pad_value outside the image): the same values as the gather below, without its index
 // tensor, its bounds check and the copy of x with a pad row appended.
@@ -49,17 +41,8 @@ Tensor patch_matrix(const Tensor& x_in, const Window2d& win, float pad_value_in)
   Im2colShape s{x.dim(0), x.dim(1), x.dim(2), x.dim(3), win.kernel_h, win.kernel_w, win.stride_h,
                 win.stride_w, win.pad_h, win.pad_w, win.dilation_h, win.dilation_w};
   Tensor out = Tensor::empty({s.rows(), win.kernel_h * win.kernel_w, s.c}, DType::f32, x.device());
-  select_device(x);
-  if (x.device().is_cpu()) {
-    im2col_cpu(x.data<float>(), s, pad_value, out.data<float>(), op_pool());
-  } else {
-#if defined(BITLEARN_HAS_CUDA)
-    im2col_cuda(static_cast<const float*>(x.raw_data()), s, pad_value, static_cast<float*>(out.raw_data()),
-                op_launch_config());
-#else
-    no_cuda();
-#endif
-  }
+  dispatch::im2col(x.device(), static_cast<const float*>(x.raw_data()), s, pad_value,
+                   static_cast<float*>(out.raw_data()));
   return out;
 }
 
@@ -274,32 +257,14 @@ ag::Var max_pool_tiles(const ag::Var& x, int64_t k) {
   TileMaxShape s = tile_shape(xv, k);
   Tensor y = Tensor::empty({s.n, s.out_h(), s.out_w(), s.c}, DType::f32, xv.device());
   Tensor arg = Tensor::empty(y.shape(), DType::i32, xv.device());
-  select_device(xv);
-  if (xv.device().is_cpu()) {
-    tile_max_cpu(xv.data<float>(), s, y.data<float>(), arg.data<int32_t>(), op_pool());
-  } else {
-#if defined(BITLEARN_HAS_CUDA)
-    tile_max_cuda(static_cast<const float*>(xv.raw_data()), s, static_cast<float*>(y.raw_data()),
-                  static_cast<int32_t*>(arg.raw_data()), op_launch_config());
-#else
-    no_cuda();
-#endif
-  }
+  dispatch::tile_max(xv.device(), static_cast<const float*>(xv.raw_data()), s,
+                     static_cast<float*>(y.raw_data()), static_cast<int32_t*>(arg.raw_data()));
   return ag::record("max_pool_tiles", y, {x}, [arg, s](const Tensor& g) {
     Tensor gc = g.contiguous();
     Tensor dx = Tensor::empty({s.n, s.h, s.w, s.c}, DType::f32, gc.device());
-    select_device(gc);
-    if (gc.device().is_cpu()) {
-      tile_max_backward_cpu(gc.data<float>(), arg.data<int32_t>(), s, dx.data<float>(), op_pool());
-    } else {
-#if defined(BITLEARN_HAS_CUDA)
-      tile_max_backward_cuda(static_cast<const float*>(gc.raw_data()),
-                             static_cast<const int32_t*>(arg.raw_data()), s,
-                             static_cast<float*>(dx.raw_data()), op_launch_config());
-#else
-      no_cuda();
-#endif
-    }
+    dispatch::tile_max_backward(gc.device(), static_cast<const float*>(gc.raw_data()),
+                                static_cast<const int32_t*>(arg.raw_data()), s,
+                                static_cast<float*>(dx.raw_data()));
     return std::vector<Tensor>{dx};
   });
 }

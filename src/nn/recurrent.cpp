@@ -8,6 +8,7 @@
 #include "core/allocator.h"
 #include "core/error.h"
 #include "kernels/lstm_cell.h"
+#include "ops/dispatch.h"
 #include "ops/op_util.h"
 
 namespace bl::nn {
@@ -30,43 +31,16 @@ const char* kind_name(RecurrentKind kind) {
   }
 }
 
-#if defined(BITLEARN_HAS_CUDA)
-void select_device(const Tensor& x) {
-  if (x.device().is_cuda()) cuda_set_device(x.device().index);
-}
-#else
-void select_device(const Tensor&) {}
-[[noreturn]] void no_cuda() { throw Error("LSTM: this build has no CUDA backend"); }
-#endif
-
 const float* cptr(const Tensor& t) { return static_cast<const float*>(t.raw_data()); }
 float* mptr(Tensor& t) { return static_cast<float*>(t.raw_data()); }
 
 // One LSTM cell step (kernels/lstm_cell.h) on the device of `on`.
 void run_cell_forward(const LstmCellForward& a, const Tensor& on) {
-  select_device(on);
-  if (on.device().is_cpu()) {
-    lstm_cell_forward_cpu(a, op_pool());
-  } else {
-#if defined(BITLEARN_HAS_CUDA)
-    lstm_cell_forward_cuda(a, op_launch_config());
-#else
-    no_cuda();
-#endif
-  }
+  dispatch::lstm_cell_forward(on.device(), a);
 }
 
 void run_cell_backward(const LstmCellBackward& a, const Tensor& on) {
-  select_device(on);
-  if (on.device().is_cpu()) {
-    lstm_cell_backward_cpu(a, op_pool());
-  } else {
-#if defined(BITLEARN_HAS_CUDA)
-    lstm_cell_backward_cuda(a, op_launch_config());
-#else
-    no_cuda();
-#endif
-  }
+  dispatch::lstm_cell_backward(on.device(), a);
 }
 
 // Row k of a contiguous [T, N, W] buffer as a contiguous [N, W] view.

@@ -5,6 +5,7 @@
 #include "core/allocator.h"
 #include "core/error.h"
 #include "kernels/attention.h"
+#include "ops/dispatch.h"
 #include "ops/op_util.h"
 
 namespace bl {
@@ -83,16 +84,7 @@ Tensor causal_attention(const Tensor& q_in, const Tensor& k_in, const Tensor& v_
   const auto* pp = static_cast<const int64_t*>(q_pos.raw_data());
   const auto* lp = static_cast<const int64_t*>(kv_len.raw_data());
   auto* op = static_cast<float*>(out.raw_data());
-  if (q.device().is_cpu()) {
-    attention_cpu(a, qp, kp, vp, pp, lp, op, op_pool());
-  } else {
-#if defined(BITLEARN_HAS_CUDA)
-    cuda_set_device(q.device().index);
-    attention_cuda(a, qp, kp, vp, pp, lp, op, op_launch_config());
-#else
-    throw Error(detail::concat(kOp, ": this build has no CUDA backend"));
-#endif
-  }
+  dispatch::attention(q.device(), a, qp, kp, vp, pp, lp, op);
   return out;
 }
 

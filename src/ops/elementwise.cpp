@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "kernels/backend.h"
 #include "kernels/math_map.h"
+#include "ops/dispatch.h"
 #include "ops/op_util.h"
 
 namespace bl {
@@ -67,25 +68,11 @@ Tensor run_unary(UnaryOp op, const Tensor& x) {
     Tensor xc = x.contiguous();
     const float* in = static_cast<const float*>(xc.raw_data());
     float* o = static_cast<float*>(out.raw_data());
-    if (x.device().is_cpu()) {
-      math_map_cpu(fn, in, o, n, op_pool());
-    } else {
-#if defined(BITLEARN_HAS_CUDA)
-      cuda_set_device(x.device().index);
-      math_map_cuda(fn, in, o, n, op_launch_config());
-#endif
-    }
+    dispatch::math_map(x.device(), fn, in, o, n);
     return out;
   }
   auto views = make_views(x.shape(), {x.strides()}, name);
-  if (x.device().is_cpu()) {
-    cpu::unary(op, x.dtype(), x.raw_data(), views[0], out.raw_data(), n, op_pool());
-  } else {
-#if defined(BITLEARN_HAS_CUDA)
-    cuda_set_device(x.device().index);
-    cuda::unary(op, x.dtype(), x.raw_data(), views[0], out.raw_data(), n, op_launch_config());
-#endif
-  }
+  dispatch::unary(x.device(), op, x.dtype(), x.raw_data(), views[0], out.raw_data(), n);
   return out;
 }
 
@@ -126,26 +113,11 @@ Tensor run_binary(BinaryOp op, const Tensor& a, const Tensor& b) {
     const float* x = static_cast<const float*>(a.raw_data());
     const float* y = static_cast<const float*>(b.raw_data());
     float* o = static_cast<float*>(out.raw_data());
-    if (a.device().is_cpu()) {
-      math_map_cpu(MathFn::pow, x, y, o, n, op_pool());
-    } else {
-#if defined(BITLEARN_HAS_CUDA)
-      cuda_set_device(a.device().index);
-      math_map_cuda(MathFn::pow, x, y, o, n, op_launch_config());
-#endif
-    }
+    dispatch::math_map(a.device(), MathFn::pow, x, y, o, n);
     return out;
   }
-  if (a.device().is_cpu()) {
-    cpu::binary(op, a.dtype(), a.raw_data(), bc.views[0], b.raw_data(), bc.views[1], out.raw_data(),
-                n, op_pool());
-  } else {
-#if defined(BITLEARN_HAS_CUDA)
-    cuda_set_device(a.device().index);
-    cuda::binary(op, a.dtype(), a.raw_data(), bc.views[0], b.raw_data(), bc.views[1],
-                 out.raw_data(), n, op_launch_config());
-#endif
-  }
+  dispatch::binary(a.device(), op, a.dtype(), a.raw_data(), bc.views[0], b.raw_data(), bc.views[1],
+                   out.raw_data(), n);
   return out;
 }
 
@@ -157,16 +129,7 @@ Tensor run_compare(CompareOp op, const Tensor& a, const Tensor& b) {
   int64_t n = out.numel();
   if (n == 0) return out;
   uint8_t* o = static_cast<uint8_t*>(out.raw_data());
-  if (a.device().is_cpu()) {
-    cpu::compare(op, a.dtype(), a.raw_data(), bc.views[0], b.raw_data(), bc.views[1], o, n,
-                 op_pool());
-  } else {
-#if defined(BITLEARN_HAS_CUDA)
-    cuda_set_device(a.device().index);
-    cuda::compare(op, a.dtype(), a.raw_data(), bc.views[0], b.raw_data(), bc.views[1], o, n,
-                  op_launch_config());
-#endif
-  }
+  dispatch::compare(a.device(), op, a.dtype(), a.raw_data(), bc.views[0], b.raw_data(), bc.views[1], o, n);
   return out;
 }
 
@@ -232,16 +195,8 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   int64_t n = out.numel();
   if (n == 0) return out;
   const uint8_t* c = static_cast<const uint8_t*>(cond.raw_data());
-  if (a.device().is_cpu()) {
-    cpu::where(a.element_size(), c, views[0], a.raw_data(), views[1], b.raw_data(), views[2],
-               out.raw_data(), n, op_pool());
-  } else {
-#if defined(BITLEARN_HAS_CUDA)
-    cuda_set_device(a.device().index);
-    cuda::where(a.element_size(), c, views[0], a.raw_data(), views[1], b.raw_data(), views[2],
-                out.raw_data(), n, op_launch_config());
-#endif
-  }
+  dispatch::where(a.device(), a.element_size(), c, views[0], a.raw_data(), views[1], b.raw_data(), views[2],
+                  out.raw_data(), n);
   return out;
 }
 
@@ -252,14 +207,7 @@ Tensor cast(const Tensor& x, DType dtype) {
   int64_t n = out.numel();
   if (n == 0) return out;
   auto views = make_views(x.shape(), {x.strides()}, "cast");
-  if (x.device().is_cpu()) {
-    cpu::cast(x.dtype(), dtype, x.raw_data(), views[0], out.raw_data(), n, op_pool());
-  } else {
-#if defined(BITLEARN_HAS_CUDA)
-    cuda_set_device(x.device().index);
-    cuda::cast(x.dtype(), dtype, x.raw_data(), views[0], out.raw_data(), n, op_launch_config());
-#endif
-  }
+  dispatch::cast(x.device(), x.dtype(), dtype, x.raw_data(), views[0], out.raw_data(), n);
   return out;
 }
 

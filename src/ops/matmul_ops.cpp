@@ -6,6 +6,7 @@
 #include "core/allocator.h"
 #include "core/error.h"
 #include "kernels/matmul.h"
+#include "ops/dispatch.h"
 #include "ops/op_util.h"
 
 namespace bl {
@@ -92,16 +93,7 @@ Tensor gemm(const Tensor& a, const Tensor& b, bool trans_a, bool trans_b, int64_
   args.stride_b = gb.batch_stride;
   args.stride_c = m * n;
   float* c = static_cast<float*>(out.raw_data());
-  if (a.device().is_cpu()) {
-    matmul_cpu(args, ga.ptr, gb.ptr, c, &op_pool());
-  } else {
-#if defined(BITLEARN_HAS_CUDA)
-    cuda_set_device(a.device().index);
-    matmul_cuda(args, ga.ptr, gb.ptr, c, op_launch_config());
-#else
-    throw Error(detail::concat(op, ": this build has no CUDA backend"));
-#endif
-  }
+  dispatch::matmul(a.device(), args, ga.ptr, gb.ptr, c);
   return out;
 }
 

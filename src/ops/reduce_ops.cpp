@@ -12,6 +12,7 @@
 #include "kernels/reduce.h"
 #include "kernels/softmax.h"
 #include "kernels/sort.h"
+#include "ops/dispatch.h"
 #include "ops/op_util.h"
 
 namespace bl {
@@ -26,18 +27,6 @@ void check_f32(const Tensor& x, const char* op, const char* name) {
 
 const float* fptr(const Tensor& t) { return static_cast<const float*>(t.raw_data()); }
 float* fptr(Tensor& t) { return static_cast<float*>(t.raw_data()); }
-
-void select_device(const Tensor& x) {
-#if defined(BITLEARN_HAS_CUDA)
-  if (x.device().is_cuda()) cuda_set_device(x.device().index);
-#else
-  (void)x;
-#endif
-}
-
-[[noreturn]] void no_cuda(const char* op) {
-  throw Error(detail::concat(op, ": this build has no CUDA backend"));
-}
 
 // A reduction problem: the contiguous input arranged as (outer, n, inner) and the output shape.
 struct Plan {
@@ -93,16 +82,7 @@ Tensor run_reduce(ReduceOp op, const Tensor& x, const std::vector<int64_t>& dims
   check_f32(x, name, "x");
   Plan p = plan_reduction(x, dims, keepdim, name);
   Tensor out = Tensor::empty(p.out_shape, DType::f32, x.device());
-  select_device(x);
-  if (x.device().is_cpu()) {
-    reduce_cpu(op, fptr(p.input), p.shape, fptr(out), ddof, op_pool());
-  } else {
-#if defined(BITLEARN_HAS_CUDA)
-    reduce_cuda(op, fptr(p.input), p.shape, fptr(out), ddof, op_launch_config());
-#else
-    no_cuda(name);
-#endif
-  }
+  dispatch::reduce(x.device(), op, fptr(p.input), p.shape, fptr(out), ddof);
   return out;
 }
 
@@ -112,17 +92,8 @@ Tensor run_arg(ArgReduceOp op, const Tensor& x, int64_t dim, bool keepdim) {
   BL_CHECK(x.ndim() >= 1, name, ": operand x must have at least one dimension");
   Plan p = plan_reduction(x, {dim}, keepdim, name);
   Tensor out = Tensor::empty(p.out_shape, DType::i64, x.device());
-  select_device(x);
   int64_t* o = static_cast<int64_t*>(out.raw_data());
-  if (x.device().is_cpu()) {
-    arg_reduce_cpu(op, fptr(p.input), p.shape, o, op_pool());
-  } else {
-#if defined(BITLEARN_HAS_CUDA)
-    arg_reduce_cuda(op, fptr(p.input), p.shape, o, op_launch_config());
-#else
-    no_cuda(name);
-#endif
-  }
+  dispatch::arg_reduce(x.device(), op, fptr(p.input), p.shape, o);
   return out;
 }
 
@@ -142,16 +113,7 @@ Tensor run_softmax(const Tensor& x, int64_t dim, bool log_form) {
   Tensor xc = last_dim_contiguous(x, dim);
   const int64_t n = xc.dim(-1), rows = n == 0 ? 0 : xc.numel() / n;
   Tensor y = Tensor::empty(xc.shape(), DType::f32, x.device());
-  select_device(x);
-  if (x.device().is_cpu()) {
-    softmax_cpu(fptr(xc), rows, n, fptr(y), log_form, op_pool());
-  } else {
-#if defined(BITLEARN_HAS_CUDA)
-    softmax_cuda(fptr(xc), rows, n, fptr(y), log_form, op_launch_config());
-#else
-    no_cuda(name);
-#endif
-  }
+  dispatch::softmax(x.device(), fptr(xc), rows, n, fptr(y), log_form);
   return restore_dim(y, dim, x.ndim());
 }
 
@@ -206,16 +168,7 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, floa
   const float* g = optional_param(gamma, x, n, name, "gamma");
   const float* b = optional_param(beta, x, n, name, "beta");
   Tensor y = Tensor::empty(xc.shape(), DType::f32, x.device());
-  select_device(x);
-  if (x.device().is_cpu()) {
-    layer_norm_cpu(fptr(xc), rows, n, g, b, eps, fptr(y), nullptr, nullptr, op_pool());
-  } else {
-#if defined(BITLEARN_HAS_CUDA)
-    layer_norm_cuda(fptr(xc), rows, n, g, b, eps, fptr(y), nullptr, nullptr, op_launch_config());
-#else
-    no_cuda(name);
-#endif
-  }
+  dispatch::layer_norm(x.device(), fptr(xc), rows, n, g, b, eps, fptr(y), nullptr, nullptr);
   return y;
 }
 
@@ -227,16 +180,7 @@ Tensor rms_norm(const Tensor& x, const Tensor& gamma, float eps) {
   const int64_t n = xc.dim(-1), rows = n == 0 ? 0 : xc.numel() / n;
   const float* g = optional_param(gamma, x, n, name, "gamma");
   Tensor y = Tensor::empty(xc.shape(), DType::f32, x.device());
-  select_device(x);
-  if (x.device().is_cpu()) {
-    rms_norm_cpu(fptr(xc), rows, n, g, eps, fptr(y), nullptr, op_pool());
-  } else {
-#if defined(BITLEARN_HAS_CUDA)
-    rms_norm_cuda(fptr(xc), rows, n, g, eps, fptr(y), nullptr, op_launch_config());
-#else
-    no_cuda(name);
-#endif
-  }
+  dispatch::rms_norm(x.device(), fptr(xc), rows, n, g, eps, fptr(y), nullptr);
   return y;
 }
 
@@ -246,16 +190,7 @@ Tensor cumsum(const Tensor& x, int64_t dim) {
   BL_CHECK(x.ndim() >= 1, name, ": operand x must have at least one dimension");
   Plan p = plan_reduction(x, {dim}, true, name);
   Tensor y = Tensor::empty(x.shape(), DType::f32, x.device());
-  select_device(x);
-  if (x.device().is_cpu()) {
-    cumsum_cpu(fptr(p.input), p.shape, fptr(y), op_pool());
-  } else {
-#if defined(BITLEARN_HAS_CUDA)
-    cumsum_cuda(fptr(p.input), p.shape, fptr(y), op_launch_config());
-#else
-    no_cuda(name);
-#endif
-  }
+  dispatch::cumsum(x.device(), fptr(p.input), p.shape, fptr(y));
   return y;
 }
 
@@ -268,17 +203,8 @@ SortResult sort(const Tensor& x, int64_t dim, bool descending) {
   const int64_t n = xc.dim(-1), rows = n == 0 ? 0 : xc.numel() / n;
   Tensor v = Tensor::empty(xc.shape(), DType::f32, x.device());
   Tensor i = Tensor::empty(xc.shape(), DType::i64, x.device());
-  select_device(x);
   int64_t* ip = static_cast<int64_t*>(i.raw_data());
-  if (x.device().is_cpu()) {
-    sort_cpu(fptr(xc), rows, n, descending, fptr(v), ip, op_pool());
-  } else {
-#if defined(BITLEARN_HAS_CUDA)
-    sort_cuda(fptr(xc), rows, n, descending, fptr(v), ip, op_launch_config());
-#else
-    no_cuda(name);
-#endif
-  }
+  dispatch::sort(x.device(), fptr(xc), rows, n, descending, fptr(v), ip);
   return SortResult{restore_dim(v, dim, x.ndim()), restore_dim(i, dim, x.ndim())};
 }
 
@@ -294,17 +220,8 @@ SortResult topk(const Tensor& x, int64_t k, int64_t dim) {
   out_shape.back() = k;
   Tensor v = Tensor::empty(out_shape, DType::f32, x.device());
   Tensor i = Tensor::empty(out_shape, DType::i64, x.device());
-  select_device(x);
   int64_t* ip = static_cast<int64_t*>(i.raw_data());
-  if (x.device().is_cpu()) {
-    topk_cpu(fptr(xc), rows, n, k, fptr(v), ip, op_pool());
-  } else {
-#if defined(BITLEARN_HAS_CUDA)
-    topk_cuda(fptr(xc), rows, n, k, fptr(v), ip, op_launch_config());
-#else
-    no_cuda(name);
-#endif
-  }
+  dispatch::topk(x.device(), fptr(xc), rows, n, k, fptr(v), ip);
   return SortResult{restore_dim(v, dim, x.ndim()), restore_dim(i, dim, x.ndim())};
 }
 

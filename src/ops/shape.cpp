@@ -6,6 +6,7 @@
 #include "core/allocator.h"
 #include "core/error.h"
 #include "kernels/backend.h"
+#include "ops/dispatch.h"
 #include "ops/op_util.h"
 
 namespace bl {
@@ -18,16 +19,8 @@ void run_strided_copy(const Tensor& src, Tensor& dst, const char* op) {
   int64_t n = src.numel();
   if (n == 0) return;
   auto views = make_views(src.shape(), {src.strides(), dst.strides()}, op);
-  if (src.device().is_cpu()) {
-    cpu::strided_copy(src.element_size(), src.raw_data(), views[0], dst.raw_data(), views[1], n,
-                      op_pool());
-  } else {
-#if defined(BITLEARN_HAS_CUDA)
-    cuda_set_device(src.device().index);
-    cuda::strided_copy(src.element_size(), src.raw_data(), views[0], dst.raw_data(), views[1], n,
-                       op_launch_config());
-#endif
-  }
+  dispatch::strided_copy(src.device(), src.element_size(), src.raw_data(), views[0], dst.raw_data(), views[1],
+                         n);
 }
 
 [[noreturn]] void throw_bad_index(const char* op, const char* operand, int64_t position,
@@ -124,18 +117,8 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
   if (count == 0) return out;
   if (extent == 0) throw_bad_index("index_select", "index", 0, extent);
   int64_t bad;
-  if (x.device().is_cpu()) {
-    bad = cpu::index_select(x.element_size(), ic.dtype(), xc.raw_data(), outer, extent, inner,
-                            ic.raw_data(), count, out.raw_data(), op_pool());
-  } else {
-#if defined(BITLEARN_HAS_CUDA)
-    cuda_set_device(x.device().index);
-    bad = cuda::index_select(x.element_size(), ic.dtype(), xc.raw_data(), outer, extent, inner,
-                             ic.raw_data(), count, out.raw_data(), op_launch_config());
-#else
-    bad = -1;
-#endif
-  }
+  bad = dispatch::index_select(x.device(), x.element_size(), ic.dtype(), xc.raw_data(), outer, extent, inner,
+                               ic.raw_data(), count, out.raw_data());
   if (bad >= 0) throw_bad_index("index_select", "index", bad, extent);
   return out;
 }
@@ -172,18 +155,8 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
   StridedView xv = make_view_exact(index.shape(), x_strides, "gather");
   StridedView iv = make_view_exact(index.shape(), index.strides(), "gather");
   int64_t bad;
-  if (x.device().is_cpu()) {
-    bad = cpu::gather(x.element_size(), index.dtype(), x.raw_data(), xv, dim_stride, extent,
-                      index.raw_data(), iv, out.raw_data(), n, op_pool());
-  } else {
-#if defined(BITLEARN_HAS_CUDA)
-    cuda_set_device(x.device().index);
-    bad = cuda::gather(x.element_size(), index.dtype(), x.raw_data(), xv, dim_stride, extent,
-                       index.raw_data(), iv, out.raw_data(), n, op_launch_config());
-#else
-    bad = -1;
-#endif
-  }
+  bad = dispatch::gather(x.device(), x.element_size(), index.dtype(), x.raw_data(), xv, dim_stride, extent,
+                         index.raw_data(), iv, out.raw_data(), n);
   if (bad >= 0) throw_bad_index("gather", "index", bad, extent);
   return out;
 }
@@ -214,20 +187,9 @@ Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& 
   StridedView iv = make_view_exact(line_shape, index_ls, "scatter");
   StridedView sv = make_view_exact(line_shape, src_ls, "scatter");
   int64_t bad;
-  if (x.device().is_cpu()) {
-    bad = cpu::scatter(x.element_size(), index.dtype(), out.raw_data(), ov, out.strides()[d], extent,
-                       index.raw_data(), iv, index.strides()[d], src.raw_data(), sv,
-                       src.strides()[d], count, n_lines, op_pool());
-  } else {
-#if defined(BITLEARN_HAS_CUDA)
-    cuda_set_device(x.device().index);
-    bad = cuda::scatter(x.element_size(), index.dtype(), out.raw_data(), ov, out.strides()[d],
-                        extent, index.raw_data(), iv, index.strides()[d], src.raw_data(), sv,
-                        src.strides()[d], count, n_lines, op_launch_config());
-#else
-    bad = -1;
-#endif
-  }
+  bad = dispatch::scatter(x.device(), x.element_size(), index.dtype(), out.raw_data(), ov, out.strides()[d],
+                          extent, index.raw_data(), iv, index.strides()[d], src.raw_data(), sv,
+                          src.strides()[d], count, n_lines);
   if (bad >= 0) throw_bad_index("scatter", "index", bad, extent);
   return out;
 }
@@ -279,18 +241,8 @@ Tensor embedding_backward(const Tensor& grad_out, const Tensor& ids, int64_t num
   int64_t bad;
   const float* gp = static_cast<const float*>(g.raw_data());
   float* op = static_cast<float*>(out.raw_data());
-  if (grad_out.device().is_cpu()) {
-    bad = cpu::embedding_backward(ic.dtype(), gp, ic.raw_data(), n, width, num_embeddings, op,
-                                  op_pool());
-  } else {
-#if defined(BITLEARN_HAS_CUDA)
-    cuda_set_device(grad_out.device().index);
-    bad = cuda::embedding_backward(ic.dtype(), gp, ic.raw_data(), n, width, num_embeddings, op,
-                                   op_launch_config());
-#else
-    bad = -1;
-#endif
-  }
+  bad = dispatch::embedding_backward(grad_out.device(), ic.dtype(), gp, ic.raw_data(), n, width,
+                                     num_embeddings, op);
   if (bad >= 0) throw_bad_index("embedding_backward", "ids", bad, num_embeddings);
   return out;
 }

@@ -7,10 +7,9 @@
 //     C3[b] = C2[b] (N1 x N2) @ W3^T, W3 stored N3 x N2  trans_b
 //     C4[b] = C3[b] (N1 x N3) @ W4 (N3 x N4)
 //   plus a small product with special values (NaN, infinities, subnormals) and one with K = 0.
-// The CPU runs matmul_cpu; CUDA runs matmul_cuda (default launch config).
-#include "core/thread_pool.h"
-#include "kernels/launch.h"
+// Each runs through the matmul dispatch (ops/dispatch.h) on the check's device, default launch shape.
 #include "kernels/matmul.h"
+#include "ops/dispatch.h"
 #include "verify/check.h"
 #include "verify/device_data.h"
 #include "verify/inputs.h"
@@ -21,19 +20,9 @@ namespace {
 
 std::vector<float> matmul_on_device(CheckContext& ctx, const MatmulArgs& args, const DeviceFloats& a,
                                     const DeviceFloats& b) {
-  const int64_t size_c = args.batch * args.m * args.ldc;
-  if (!ctx.on_cuda()) {
-    std::vector<float> c(static_cast<size_t>(size_c));
-    matmul_cpu(args, a.data, b.data, c.data(), &default_pool());
-    return c;
-  }
-#if defined(BITLEARN_HAS_CUDA)
-  DeviceFloats c = device_empty(ctx, size_c);
-  matmul_cuda(args, a.data, b.data, c.data, LaunchConfig());
+  DeviceFloats c = device_zeros(ctx, args.batch * args.m * args.ldc);
+  dispatch::matmul(core_device(ctx), args, a.data, b.data, c.data);
   return to_host(c);
-#else
-  throw SkipCheck{"this build has no CUDA"};
-#endif
 }
 
 void check_chain(CheckContext& ctx, OutputWriter& out) {

@@ -88,9 +88,6 @@ void run_model(OutputWriter& out, const std::string& label, const CausalLM& mode
 }
 
 void check_llm_mamba(CheckContext& ctx, OutputWriter& out) {
-#if !defined(BITLEARN_HAS_CUDA)
-  if (ctx.on_cuda()) throw SkipCheck{"this build has no CUDA"};
-#endif
   select_device(ctx);
   const int64_t vocab = 256, prefill = ctx.size(8, 32), decode = ctx.size(2, 4);
   const std::vector<int64_t> tokens = uniform_indices(8401, prefill + decode, vocab);

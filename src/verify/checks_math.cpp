@@ -4,11 +4,10 @@
 // interesting range (with the special values every 61st element), half with bit patterns uniform
 // over all 2^32 (every binade, subnormals, NaN payloads), then every special value once.
 // math.pow runs on pairs: uniform bases and exponents (some integral), random bit pairs, and the
-// full cross product of the special values. The CPU runs kernels/math_map.h's math_map_cpu on the
-// process pool; CUDA runs math_map_cuda.
-#include "core/thread_pool.h"
-#include "kernels/launch.h"
+// full cross product of the special values. Both run kernels/math_map.h's map through its dispatch
+// (ops/dispatch.h) on the check's device.
 #include "kernels/math_map.h"
+#include "ops/dispatch.h"
 #include "verify/check.h"
 #include "verify/device_data.h"
 #include "verify/inputs.h"
@@ -50,29 +49,16 @@ std::vector<float> concat(std::vector<float> a, const std::vector<float>& b) {
 std::vector<float> run_map(CheckContext& ctx, MathFn fn, const std::vector<float>& x,
                            const std::vector<float>* y) {
   const int64_t n = static_cast<int64_t>(x.size());
-  if (!ctx.on_cuda()) {
-    std::vector<float> out(x.size());
-    if (y != nullptr)
-      math_map_cpu(fn, x.data(), y->data(), out.data(), n, default_pool());
-    else
-      math_map_cpu(fn, x.data(), out.data(), n, default_pool());
-    return out;
-  }
-#if defined(BITLEARN_HAS_CUDA)
   select_device(ctx);
   DeviceFloats dx = to_device(ctx, x);
   DeviceFloats dout = device_empty(ctx, n);
-  LaunchConfig config;
   if (y != nullptr) {
     DeviceFloats dy = to_device(ctx, *y);
-    math_map_cuda(fn, dx.data, dy.data, dout.data, n, config);
+    dispatch::math_map(core_device(ctx), fn, dx.data, dy.data, dout.data, n);
   } else {
-    math_map_cuda(fn, dx.data, dout.data, n, config);
+    dispatch::math_map(core_device(ctx), fn, dx.data, dout.data, n);
   }
   return to_host(dout);
-#else
-  throw SkipCheck{"this build has no CUDA"};
-#endif
 }
 
 void sweep_unary(CheckContext& ctx, OutputWriter& out, MathFn fn) {

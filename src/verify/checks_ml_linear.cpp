@@ -15,13 +15,6 @@ namespace bl::verify {
 
 namespace {
 
-void require_device(const CheckContext& ctx) {
-#if !defined(BITLEARN_HAS_CUDA)
-  if (ctx.on_cuda()) throw SkipCheck{"this build has no CUDA"};
-#endif
-  select_device(ctx);
-}
-
 // X [n, d] (carries the negative control) and targets built from it: regression values, binary and
 // 3-class labels, all on the context's device.
 struct MlData {
@@ -56,7 +49,7 @@ void add_linear(OutputWriter& out, const std::string& label, const ml::Estimator
 }
 
 void check_ml_linear(CheckContext& ctx, OutputWriter& out) {
-  require_device(ctx);
+  select_device(ctx);
   MlData m = make_data(ctx, ctx.size(600, 4000), 11);
   auto ridge = ml::make_estimator("ridge", {{"alpha", "2"}});
   ridge->fit(m.X, m.y_reg);
@@ -80,7 +73,7 @@ void check_ml_linear(CheckContext& ctx, OutputWriter& out) {
 
 // The second-wave linear estimators, a few iterations each (the solvers' arithmetic, not convergence).
 void check_ml_linear_models(CheckContext& ctx, OutputWriter& out) {
-  require_device(ctx);
+  select_device(ctx);
   MlData m = make_data(ctx, ctx.size(400, 2000), 8);
   Tensor y_pos = bl::add(m.y_bin, Tensor::scalar(1.0, DType::f32, m.X.device()));
   struct Fit {
@@ -108,7 +101,7 @@ void check_ml_linear_models(CheckContext& ctx, OutputWriter& out) {
 }
 
 void check_ml_kmeans(CheckContext& ctx, OutputWriter& out) {
-  require_device(ctx);
+  select_device(ctx);
   MlData m = make_data(ctx, ctx.size(600, 4000), 7);
   auto km = ml::make_estimator("kmeans", {{"n_clusters", "6"}, {"max_iter", "20"}});
   km->fit(m.X);
@@ -120,7 +113,7 @@ void check_ml_kmeans(CheckContext& ctx, OutputWriter& out) {
 }
 
 void check_ml_kneighbors(CheckContext& ctx, OutputWriter& out) {
-  require_device(ctx);
+  select_device(ctx);
   MlData m = make_data(ctx, ctx.size(600, 4000), 9);
   const int64_t q = ctx.size(100, 500);
   Tensor Q = m.X.slice(0, 0, q);
@@ -133,7 +126,7 @@ void check_ml_kneighbors(CheckContext& ctx, OutputWriter& out) {
 }
 
 void check_ml_pca(CheckContext& ctx, OutputWriter& out) {
-  require_device(ctx);
+  select_device(ctx);
   MlData m = make_data(ctx, ctx.size(600, 4000), 23);
   auto pca = ml::make_estimator("pca", {{"n_components", "8"}});
   pca->fit(m.X);

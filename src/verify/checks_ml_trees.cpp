@@ -65,10 +65,7 @@ void check_random_forest(CheckContext& ctx, OutputWriter& out) {
 }
 
 void check_hist_boosting(CheckContext& ctx, OutputWriter& out) {
-#if !defined(BITLEARN_HAS_CUDA)
-  if (ctx.on_cuda()) throw SkipCheck{"this build has no CUDA"};
-#endif
-  if (ctx.on_cuda()) select_device(ctx);
+  select_device(ctx);
   const int64_t n = ctx.size(400, 4000), d = 7;
   TreeData data = tree_data(ctx, 9201, n, d, true);
   auto est = ml::make_estimator("hist_gradient_boosting_classifier",

@@ -9,12 +9,9 @@
 // products and row ops run through the kernel layer on the Tensors' memory; the broadcast add and
 // gelu through the public Tensor ops, so both layers meet in one check.
 #include "bitlearn/ops.h"
-#include "core/thread_pool.h"
-#include "kernels/launch.h"
-#include "kernels/matmul.h"
-#include "kernels/norm.h"
-#include "kernels/softmax.h"
+#include "ops/dispatch.h"
 #include "verify/check.h"
+#include "verify/device_data.h"
 #include "verify/inputs.h"
 #include "verify/tensor_io.h"
 
@@ -30,20 +27,11 @@ Tensor matmul_2d(const CheckContext& ctx, const Tensor& a, const Tensor& b) {
   const int64_t m = a.dim(0), k = a.dim(1), n = b.dim(1);
   Tensor c = Tensor::empty({m, n}, DType::f32, core_device(ctx));
   MatmulArgs args = matmul_dense_args(1, m, n, k);
-  if (!ctx.on_cuda()) {
-    matmul_cpu(args, fptr(a), fptr(b), fptr(c), &default_pool());
-  } else {
-#if defined(BITLEARN_HAS_CUDA)
-    matmul_cuda(args, fptr(a), fptr(b), fptr(c), LaunchConfig());
-#endif
-  }
+  dispatch::matmul(core_device(ctx), args, fptr(a), fptr(b), fptr(c));
   return c;
 }
 
 void check_mlp(CheckContext& ctx, OutputWriter& out) {
-#if !defined(BITLEARN_HAS_CUDA)
-  if (ctx.on_cuda()) throw SkipCheck{"this build has no CUDA"};
-#endif
   select_device(ctx);
   const int64_t batch = ctx.size(8, 64), d_in = ctx.size(33, 197), hidden = ctx.size(48, 256),
                 classes = 10;
@@ -60,22 +48,10 @@ void check_mlp(CheckContext& ctx, OutputWriter& out) {
   Tensor logits = Tensor();
   Tensor p = Tensor::empty({batch, classes}, DType::f32, core_device(ctx));
   const float eps = 1e-5f;
-  if (!ctx.on_cuda()) {
-    layer_norm_cpu(fptr(h), batch, hidden, fptr(gamma), fptr(beta), eps, fptr(hn), nullptr, nullptr,
-                   default_pool());
-  } else {
-#if defined(BITLEARN_HAS_CUDA)
-    layer_norm_cuda(fptr(h), batch, hidden, fptr(gamma), fptr(beta), eps, fptr(hn), nullptr, nullptr);
-#endif
-  }
+  dispatch::layer_norm(core_device(ctx), fptr(h), batch, hidden, fptr(gamma), fptr(beta), eps, fptr(hn), nullptr,
+                       nullptr);
   logits = add(matmul_2d(ctx, hn, w2), b2).contiguous();
-  if (!ctx.on_cuda()) {
-    softmax_cpu(fptr(logits), batch, classes, fptr(p), false, default_pool());
-  } else {
-#if defined(BITLEARN_HAS_CUDA)
-    softmax_cuda(fptr(logits), batch, classes, fptr(p), false);
-#endif
-  }
+  dispatch::softmax(core_device(ctx), fptr(logits), batch, classes, fptr(p), false);
   add_tensor(out, "hidden", hn);
   add_tensor(out, "logits", logits);
   add_tensor(out, "probabilities", p);

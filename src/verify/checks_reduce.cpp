@@ -4,11 +4,9 @@
 //   (1,000,003 elements in the full suite: >= 10^6 and prime, so leaves and lanes end unevenly).
 // reduce.axes: the same ops over the middle axis of an (outer, n, inner) array with special values
 //   (NaN, infinities, signed zeros, subnormals), where NaN propagation and ties matter.
-// The CPU runs reduce_cpu / arg_reduce_cpu on the process pool; CUDA runs reduce_cuda /
-// arg_reduce_cuda on the same bytes.
-#include "core/allocator.h"
-#include "core/thread_pool.h"
+// Both run through the reduce dispatch (ops/dispatch.h) on the check's device, on the same bytes.
 #include "kernels/reduce.h"
+#include "ops/dispatch.h"
 #include "verify/check.h"
 #include "verify/device_data.h"
 #include "verify/inputs.h"
@@ -22,37 +20,16 @@ const ReduceOp kFloatOps[] = {ReduceOp::sum, ReduceOp::mean, ReduceOp::var, Redu
 
 std::vector<float> reduce_on_device(CheckContext& ctx, const DeviceFloats& x, ReduceOp op,
                                     ReduceShape shape, int64_t ddof) {
-  const int64_t m = shape.outer * shape.inner;
-  if (!ctx.on_cuda()) {
-    std::vector<float> out(static_cast<size_t>(m));
-    reduce_cpu(op, x.data, shape, out.data(), ddof, default_pool());
-    return out;
-  }
-#if defined(BITLEARN_HAS_CUDA)
-  DeviceFloats out = device_empty(ctx, m);
-  reduce_cuda(op, x.data, shape, out.data, ddof);
+  DeviceFloats out = device_zeros(ctx, shape.outer * shape.inner);
+  dispatch::reduce(core_device(ctx), op, x.data, shape, out.data, ddof);
   return to_host(out);
-#else
-  throw SkipCheck{"this build has no CUDA"};
-#endif
 }
 
 std::vector<int64_t> arg_reduce_on_device(CheckContext& ctx, const DeviceFloats& x, ArgReduceOp op,
                                           ReduceShape shape) {
-  const int64_t m = shape.outer * shape.inner;
-  std::vector<int64_t> out(static_cast<size_t>(m));
-  if (!ctx.on_cuda()) {
-    arg_reduce_cpu(op, x.data, shape, out.data(), default_pool());
-    return out;
-  }
-#if defined(BITLEARN_HAS_CUDA)
-  auto buf = allocate_buffer(static_cast<size_t>(m) * sizeof(int64_t), core_device(ctx), "verify");
-  arg_reduce_cuda(op, x.data, shape, static_cast<int64_t*>(buf->ptr));
-  copy_bytes(out.data(), Device::cpu(), buf->ptr, buf->device, out.size() * sizeof(int64_t));
-  return out;
-#else
-  throw SkipCheck{"this build has no CUDA"};
-#endif
+  DeviceI64 out = device_empty_i64(ctx, shape.outer * shape.inner);
+  dispatch::arg_reduce(core_device(ctx), op, x.data, shape, out.data);
+  return to_host(out);
 }
 
 void reduce_all(CheckContext& ctx, OutputWriter& out, const std::vector<float>& host, ReduceShape shape) {

@@ -1,41 +1,24 @@
 // checks_rng.cpp: the contract's random streams (rng.uniform, rng.uniform_ab, rng.normal).
 //
 // Each check fills one long array from Philox (seed, stream) and hashes it. The negative control
-// flips bit 0 of the seed. On CUDA the same element rule runs in src/verify/cuda/rng_fill.cu.
-#include "core/thread_pool.h"
+// flips bit 0 of the seed. The fill is the rng_fill op (kernels/rng_fill.h) on the check's device.
+#include "kernels/rng_fill.h"
+#include "ops/dispatch.h"
 #include "verify/check.h"
 #include "verify/device_data.h"
 #include "verify/inputs.h"
-#include "verify/rng_fill.h"
 
 namespace bl::verify {
 
 namespace {
 
-// Elements per CPU task: a function of n only.
-constexpr int64_t kFillChunk = 1 << 16;
-
 std::vector<float> fill(CheckContext& ctx, RngKind kind, uint64_t stream, float a, float b, int64_t n) {
   uint64_t seed = kVerifySeed;
   if (ctx.take_perturbation()) seed ^= 1u;
-  if (!ctx.on_cuda()) {
-    std::vector<float> v(static_cast<size_t>(n));
-    int64_t tasks = (n + kFillChunk - 1) / kFillChunk;
-    default_pool().parallel_for(tasks, [&](int64_t t) {
-      int64_t end = (t + 1) * kFillChunk < n ? (t + 1) * kFillChunk : n;
-      for (int64_t i = t * kFillChunk; i < end; ++i)
-        v[i] = rng_fill_element(kind, seed, stream, static_cast<uint64_t>(i), a, b);
-    });
-    return v;
-  }
-#if defined(BITLEARN_HAS_CUDA)
   select_device(ctx);
   DeviceFloats d = device_empty(ctx, n);
-  rng_fill_cuda(kind, seed, stream, a, b, d.data, n);
+  dispatch::rng_fill(core_device(ctx), kind, seed, stream, a, b, d.data, n);
   return to_host(d);
-#else
-  throw SkipCheck{"this build has no CUDA"};
-#endif
 }
 
 void check_uniform(CheckContext& ctx, OutputWriter& out) {

@@ -2,13 +2,13 @@
 // RMS norm, cumsum, sort and top-k (src/kernels/{softmax,norm,cumsum,sort}.h).
 //
 // Each check runs a batch of rows with special values (NaN, infinities, signed zeros) and one row
-// longer than several reduction leaves. The CPU runs the *_cpu kernels on the process pool; CUDA
-// runs the *_cuda kernels (default launch config) on the same bytes.
-#include "core/thread_pool.h"
+// longer than several reduction leaves. Every op runs through its dispatch (ops/dispatch.h) on the
+// check's device, default launch shape, on the same bytes.
 #include "kernels/cumsum.h"
 #include "kernels/norm.h"
 #include "kernels/softmax.h"
 #include "kernels/sort.h"
+#include "ops/dispatch.h"
 #include "verify/check.h"
 #include "verify/device_data.h"
 #include "verify/inputs.h"
@@ -17,29 +17,15 @@ namespace bl::verify {
 
 namespace {
 
-#if defined(BITLEARN_HAS_CUDA)
-constexpr bool kHasCuda = true;
-#else
-constexpr bool kHasCuda = false;
-#endif
-
-void require_cuda_build(const CheckContext& ctx) {
-  if (ctx.on_cuda() && !kHasCuda) throw SkipCheck{"this build has no CUDA"};
-}
-
 std::vector<float> softmax_rows(CheckContext& ctx, const std::vector<float>& host, int64_t rows,
                                 int64_t n, bool log_form) {
   DeviceFloats x = to_device(ctx, host);
   DeviceFloats y = device_empty(ctx, rows * n);
-  if (!ctx.on_cuda()) softmax_cpu(x.data, rows, n, y.data, log_form, default_pool());
-#if defined(BITLEARN_HAS_CUDA)
-  else softmax_cuda(x.data, rows, n, y.data, log_form);
-#endif
+  dispatch::softmax(core_device(ctx), x.data, rows, n, y.data, log_form);
   return to_host(y);
 }
 
 void check_softmax(CheckContext& ctx, OutputWriter& out) {
-  require_cuda_build(ctx);
   select_device(ctx);
   const int64_t rows = ctx.size(9, 67), n = ctx.size(131, 1031), long_n = ctx.size(9001, 70001);
   std::vector<float> x = uniform_floats(ctx, 6001, rows * n, -30.0f, 30.0f, 523);
@@ -58,18 +44,10 @@ void norms(CheckContext& ctx, OutputWriter& out, const std::vector<float>& host,
   DeviceFloats y = device_empty(ctx, rows * n), mean = device_empty(ctx, rows), rstd = device_empty(ctx, rows);
   DeviceFloats y_rms = device_empty(ctx, rows * n), rstd_rms = device_empty(ctx, rows);
   DeviceFloats y_plain = device_empty(ctx, rows * n);
-  if (!ctx.on_cuda()) {
-    layer_norm_cpu(x.data, rows, n, gamma.data, beta.data, eps, y.data, mean.data, rstd.data, default_pool());
-    layer_norm_cpu(x.data, rows, n, nullptr, nullptr, eps, y_plain.data, nullptr, nullptr, default_pool());
-    rms_norm_cpu(x.data, rows, n, gamma.data, eps, y_rms.data, rstd_rms.data, default_pool());
-  }
-#if defined(BITLEARN_HAS_CUDA)
-  else {
-    layer_norm_cuda(x.data, rows, n, gamma.data, beta.data, eps, y.data, mean.data, rstd.data);
-    layer_norm_cuda(x.data, rows, n, nullptr, nullptr, eps, y_plain.data, nullptr, nullptr);
-    rms_norm_cuda(x.data, rows, n, gamma.data, eps, y_rms.data, rstd_rms.data);
-  }
-#endif
+  const Device d = core_device(ctx);
+  dispatch::layer_norm(d, x.data, rows, n, gamma.data, beta.data, eps, y.data, mean.data, rstd.data);
+  dispatch::layer_norm(d, x.data, rows, n, nullptr, nullptr, eps, y_plain.data, nullptr, nullptr);
+  dispatch::rms_norm(d, x.data, rows, n, gamma.data, eps, y_rms.data, rstd_rms.data);
   out.add_f32("layer_norm" + tag, to_host(y));
   out.add_f32("layer_norm_mean" + tag, to_host(mean));
   out.add_f32("layer_norm_rstd" + tag, to_host(rstd));
@@ -79,7 +57,6 @@ void norms(CheckContext& ctx, OutputWriter& out, const std::vector<float>& host,
 }
 
 void check_norm(CheckContext& ctx, OutputWriter& out) {
-  require_cuda_build(ctx);
   select_device(ctx);
   const int64_t rows = ctx.size(7, 53), n = ctx.size(97, 769), long_n = ctx.size(5003, 20011);
   std::vector<float> x = uniform_floats(ctx, 6101, rows * n, -4.0f, 6.0f, 389);
@@ -95,15 +72,11 @@ void check_norm(CheckContext& ctx, OutputWriter& out) {
 std::vector<float> cumsum_on(CheckContext& ctx, const std::vector<float>& host, ReduceShape shape) {
   DeviceFloats x = to_device(ctx, host);
   DeviceFloats y = device_empty(ctx, static_cast<int64_t>(host.size()));
-  if (!ctx.on_cuda()) cumsum_cpu(x.data, shape, y.data, default_pool());
-#if defined(BITLEARN_HAS_CUDA)
-  else cumsum_cuda(x.data, shape, y.data);
-#endif
+  dispatch::cumsum(core_device(ctx), x.data, shape, y.data);
   return to_host(y);
 }
 
 void check_cumsum(CheckContext& ctx, OutputWriter& out) {
-  require_cuda_build(ctx);
   select_device(ctx);
   const int64_t n1 = ctx.size(10007, 100003);
   ReduceShape s2{3, ctx.size(1021, 9001), 2};
@@ -114,7 +87,6 @@ void check_cumsum(CheckContext& ctx, OutputWriter& out) {
 }
 
 void check_sort_topk(CheckContext& ctx, OutputWriter& out) {
-  require_cuda_build(ctx);
   select_device(ctx);
   const int64_t rows = ctx.size(5, 17), n = ctx.size(301, 2003), k = ctx.size(7, 50);
   std::vector<float> x = uniform_floats(ctx, 6301, rows * n, -4.0f, 4.0f, 97);
@@ -127,16 +99,8 @@ void check_sort_topk(CheckContext& ctx, OutputWriter& out) {
     const int64_t m = topk ? k : n;
     DeviceFloats values = device_empty(ctx, rows * m);
     DeviceI64 indices = device_empty_i64(ctx, rows * m);
-    if (!ctx.on_cuda()) {
-      if (topk) topk_cpu(dx.data, rows, n, k, values.data, indices.data, default_pool());
-      else sort_cpu(dx.data, rows, n, variant == 1, values.data, indices.data, default_pool());
-    }
-#if defined(BITLEARN_HAS_CUDA)
-    else {
-      if (topk) topk_cuda(dx.data, rows, n, k, values.data, indices.data);
-      else sort_cuda(dx.data, rows, n, variant == 1, values.data, indices.data);
-    }
-#endif
+    if (topk) dispatch::topk(core_device(ctx), dx.data, rows, n, k, values.data, indices.data);
+    else dispatch::sort(core_device(ctx), dx.data, rows, n, variant == 1, values.data, indices.data);
     const char* name = variant == 0 ? "sort_ascending" : variant == 1 ? "sort_descending" : "topk";
     out.add_f32(std::string(name) + ".values", to_host(values));
     out.add_i64(std::string(name) + ".indices", to_host(indices));

@@ -7,11 +7,8 @@ Device core_device(const CheckContext& ctx) {
 }
 
 void select_device(const CheckContext& ctx) {
-#if defined(BITLEARN_HAS_CUDA)
-  if (ctx.on_cuda()) cuda_set_device(ctx.device().index);
-#else
-  (void)ctx;
-#endif
+  if (ctx.on_cuda() && !cuda_backend_built()) throw SkipCheck{"this build has no CUDA"};
+  use_device(core_device(ctx), "verify");
 }
 
 DeviceFloats device_empty(const CheckContext& ctx, int64_t n) {
@@ -20,6 +17,12 @@ DeviceFloats device_empty(const CheckContext& ctx, int64_t n) {
   d.buffer = allocate_buffer(static_cast<size_t>(n > 0 ? n : 1) * sizeof(float), core_device(ctx),
                              "verify");
   d.data = static_cast<float*>(d.buffer->ptr);
+  return d;
+}
+
+DeviceFloats device_zeros(const CheckContext& ctx, int64_t n) {
+  DeviceFloats d = device_empty(ctx, n);
+  if (n > 0) zero_bytes(d.data, d.buffer->device, static_cast<size_t>(n) * sizeof(float));
   return d;
 }
 

@@ -30,13 +30,16 @@ struct DeviceI64 {
 // The bl::Device a check's context names.
 Device core_device(const CheckContext& ctx);
 
-// Makes the context's CUDA device the current one (no-op on cpu).
+// Makes the context's CUDA device the current one (no-op on cpu); throws SkipCheck when the
+// context asks for CUDA in a build without it.
 void select_device(const CheckContext& ctx);
 
 // Copies v to the context's device.
 DeviceFloats to_device(const CheckContext& ctx, const std::vector<float>& v);
 // An uninitialized array of n floats on the context's device.
 DeviceFloats device_empty(const CheckContext& ctx, int64_t n);
+// n floats set to +0.0 on the context's device.
+DeviceFloats device_zeros(const CheckContext& ctx, int64_t n);
 // Copies a device array back to the host.
 std::vector<float> to_host(const DeviceFloats& d);
 // An uninitialized int64 array on the context's device, and its copy back to the host.

@@ -5,6 +5,7 @@
 
 #include "bitlearn/tensor.h"
 #include "bitlearn/verify.h"
+#include "core/allocator.h"
 #include "core/digest.h"
 #include "core/error.h"
 #include "core/thread_pool.h"
@@ -92,20 +93,12 @@ DeviceId parse_device(const std::string& text) {
   return d;
 }
 
-bool built_with_cuda() {
-#if defined(BITLEARN_HAS_CUDA)
-  return true;
-#else
-  return false;
-#endif
-}
+bool built_with_cuda() { return cuda_backend_built(); }
 
 std::vector<DeviceId> cuda_devices() {
   std::vector<DeviceId> v;
-#if defined(BITLEARN_HAS_CUDA)
-  int n = bl::cuda_device_count();
+  const int n = bl::cuda_device_count();
   for (int i = 0; i < n; ++i) v.push_back(DeviceId{true, i});
-#endif
   return v;
 }
 

@@ -1,5 +1,5 @@
 // Conformance of the CUDA transposing copy (src/kernels/cuda/elementwise_cuda.cu, the tiled path of
-// bl::cuda::strided_copy) with strided_copy_reference, by memcmp, for every kernel variant (6: 32 x
+// bl::strided_copy_cuda) with strided_copy_reference, by memcmp, for every kernel variant (6: 32 x
 // 32 tiles, 7: 64 x 64 tiles, 0 and 8 (default): 64 x 64 tiles in 16-byte quads where aligned, else
 // 64 x 64 tiles) and capped grids: 1-, 4- and 8-byte
 // elements, edges of every size, batches, padded and unaligned sources (which send variant 8 to its
@@ -79,7 +79,7 @@ void check_case(const CopyCase& c) {
   ASSERT_EQ(cudaMemcpy(d_src, src.data(), src.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
   for (const bl::LaunchConfig& cfg : kCopyConfigs) {
     ASSERT_EQ(cudaMemset(d_dst, 0xAB, expected.size() * sizeof(T)), cudaSuccess);
-    bl::cuda::strided_copy(sizeof(T), d_src + c.offset, sv, d_dst, dv, n, cfg);
+    bl::strided_copy_cuda(sizeof(T), d_src + c.offset, sv, d_dst, dv, n, cfg);
     std::vector<T> got(expected.size());
     ASSERT_EQ(cudaMemcpy(got.data(), d_dst, got.size() * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
     EXPECT_TRUE(bits_equal(expected.data(), got.data(), got.size(), sizeof(T),
@@ -148,7 +148,7 @@ TEST(TransposeCopyCuda, SabotageSwappedElementsAreCaught) {
   ASSERT_EQ(cudaMalloc(&d_dst, n * sizeof(uint32_t)), cudaSuccess);
   ASSERT_EQ(cudaMemcpy(d_src, src.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice), cudaSuccess);
   for (const bl::LaunchConfig& cfg : kCopyConfigs) {
-    bl::cuda::strided_copy(4, d_src, sv, d_dst, dv, n, cfg);
+    bl::strided_copy_cuda(4, d_src, sv, d_dst, dv, n, cfg);
     std::vector<uint32_t> got(static_cast<size_t>(n));
     ASSERT_EQ(cudaMemcpy(got.data(), d_dst, n * sizeof(uint32_t), cudaMemcpyDeviceToHost), cudaSuccess);
     EXPECT_TRUE(bits_equal(expected.data(), got.data(), got.size(), 4, "reference"));

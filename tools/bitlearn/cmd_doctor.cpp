@@ -17,6 +17,7 @@
 #include "command.h"
 #include "contract/arith.h"
 #include "contract/rng.h"
+#include "core/allocator.h"
 #include "core/cpu_features.h"
 #include "core/device_info.h"
 #include "core/digest.h"
@@ -102,8 +103,9 @@ std::vector<Check> run_checks(const bl::FpState& fp, const bl::CudaStatus& cuda)
   } else {
     checks.push_back({"contraction probe (avx512)", Outcome::skip, "CPU has no AVX-512F/BW/DQ/VL"});
   }
-#if defined(BITLEARN_HAS_CUDA)
-  if (!cuda.devices.empty()) {
+  if (!bl::cuda_backend_built()) {
+    checks.push_back({"contraction probe (cuda:0)", Outcome::skip, "CUDA not built"});
+  } else if (!cuda.devices.empty()) {
     try {
       checks.push_back(check_contraction("contraction probe (cuda:0)",
                                          bl::probe_mul_add_cuda(g_probe_a, g_probe_b, g_probe_c)));
@@ -113,10 +115,6 @@ std::vector<Check> run_checks(const bl::FpState& fp, const bl::CudaStatus& cuda)
   } else {
     checks.push_back({"contraction probe (cuda:0)", Outcome::skip, "no CUDA device"});
   }
-#else
-  (void)cuda;
-  checks.push_back({"contraction probe (cuda:0)", Outcome::skip, "CUDA not built"});
-#endif
 
   float fused = bl::fma(g_probe_a, g_probe_b, g_probe_c);
   checks.push_back({"scalar fma is fused", fused == 0x1p-24f ? Outcome::ok : Outcome::fail,

@@ -9,7 +9,10 @@
 #include "kernels/cpu/map_cpu.h"
 #include "kernels/elementwise_functors.h"
 
-namespace bl::cpu {
+namespace bl {
+
+// The shared loop helpers of the CPU backend (kernels/cpu/*.h) live in bl::cpu.
+using namespace cpu;
 
 namespace {
 
@@ -91,8 +94,8 @@ void cast_from(DType to, const void* in, const StridedView& v, void* out, int64_
 
 }  // namespace
 
-void unary(UnaryOp op, DType dtype, const void* in, const StridedView& v, void* out, int64_t n,
-           ThreadPool& pool) {
+void unary_cpu(UnaryOp op, DType dtype, const void* in, const StridedView& v, void* out, int64_t n,
+               ThreadPool& pool) {
   static constexpr auto f32 = unary_f32_table(std::make_integer_sequence<int, kUnaryOpCount>());
   static constexpr auto i32 =
       unary_int_table<int32_t, uint32_t>(std::make_integer_sequence<int, kUnaryOpCount>());
@@ -107,8 +110,8 @@ void unary(UnaryOp op, DType dtype, const void* in, const StridedView& v, void* 
   }
 }
 
-void binary(BinaryOp op, DType dtype, const void* a, const StridedView& va, const void* b,
-            const StridedView& vb, void* out, int64_t n, ThreadPool& pool) {
+void binary_cpu(BinaryOp op, DType dtype, const void* a, const StridedView& va, const void* b,
+                const StridedView& vb, void* out, int64_t n, ThreadPool& pool) {
   static constexpr auto f32 = binary_f32_table(std::make_integer_sequence<int, kBinaryOpCount>());
   static constexpr auto i32 =
       binary_int_table<int32_t, uint32_t>(std::make_integer_sequence<int, kBinaryOpCount>());
@@ -123,8 +126,8 @@ void binary(BinaryOp op, DType dtype, const void* a, const StridedView& va, cons
   }
 }
 
-void compare(CompareOp op, DType dtype, const void* a, const StridedView& va, const void* b,
-             const StridedView& vb, uint8_t* out, int64_t n, ThreadPool& pool) {
+void compare_cpu(CompareOp op, DType dtype, const void* a, const StridedView& va, const void* b,
+                 const StridedView& vb, uint8_t* out, int64_t n, ThreadPool& pool) {
   static constexpr auto f32 = compare_table<float>(std::make_integer_sequence<int, kCompareOpCount>());
   static constexpr auto i32 = compare_table<int32_t>(std::make_integer_sequence<int, kCompareOpCount>());
   static constexpr auto i64 = compare_table<int64_t>(std::make_integer_sequence<int, kCompareOpCount>());
@@ -139,9 +142,9 @@ void compare(CompareOp op, DType dtype, const void* a, const StridedView& va, co
   }
 }
 
-void where(size_t element_size, const uint8_t* cond, const StridedView& vc, const void* a,
-           const StridedView& va, const void* b, const StridedView& vb, void* out, int64_t n,
-           ThreadPool& pool) {
+void where_cpu(size_t element_size, const uint8_t* cond, const StridedView& vc, const void* a,
+               const StridedView& va, const void* b, const StridedView& vb, void* out, int64_t n,
+               ThreadPool& pool) {
   switch (element_size) {
     case 1:
       map3(cond, vc, static_cast<const uint8_t*>(a), va, static_cast<const uint8_t*>(b), vb,
@@ -159,8 +162,8 @@ void where(size_t element_size, const uint8_t* cond, const StridedView& vc, cons
   }
 }
 
-void cast(DType from, DType to, const void* in, const StridedView& v, void* out, int64_t n,
-          ThreadPool& pool) {
+void cast_cpu(DType from, DType to, const void* in, const StridedView& v, void* out, int64_t n,
+              ThreadPool& pool) {
   switch (from) {
     case DType::f32: cast_from<float>(to, in, v, out, n, pool); return;
     case DType::i32: cast_from<int32_t>(to, in, v, out, n, pool); return;
@@ -191,8 +194,8 @@ void strided_copy_typed(const T* src, const StridedView& sv, T* dst, const Strid
 }
 }  // namespace
 
-void strided_copy(size_t element_size, const void* src, const StridedView& sv, void* dst,
-                  const StridedView& dv, int64_t n, ThreadPool& pool) {
+void strided_copy_cpu(size_t element_size, const void* src, const StridedView& sv, void* dst,
+                      const StridedView& dv, int64_t n, ThreadPool& pool) {
   switch (element_size) {
     case 1:
       strided_copy_typed(static_cast<const uint8_t*>(src), sv, static_cast<uint8_t*>(dst), dv, n, pool);
@@ -207,4 +210,4 @@ void strided_copy(size_t element_size, const void* src, const StridedView& sv, v
   }
 }
 
-}  // namespace bl::cpu
+}  // namespace bl

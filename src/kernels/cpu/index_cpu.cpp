@@ -13,7 +13,10 @@
 #include "kernels/cpu/map_cpu.h"
 #include "kernels/index.h"
 
-namespace bl::cpu {
+namespace bl {
+
+// The shared loop helpers of the CPU backend (kernels/cpu/*.h) live in bl::cpu.
+using namespace cpu;
 
 namespace {
 
@@ -140,27 +143,27 @@ int64_t scatter_typed(T* out, const StridedView& out_lines, int64_t out_dim_stri
     }                                                                                   \
   } while (0)
 
-int64_t index_select(size_t element_size, DType index_dtype, const void* x, int64_t outer,
-                     int64_t extent, int64_t inner, const void* index, int64_t count, void* out,
-                     ThreadPool& pool) {
+int64_t index_select_cpu(size_t element_size, DType index_dtype, const void* x, int64_t outer,
+                         int64_t extent, int64_t inner, const void* index, int64_t count, void* out,
+                         ThreadPool& pool) {
   BL_INDEX_DISPATCH((index_select_typed<T, I>(static_cast<const T*>(x), outer, extent, inner,
                                               static_cast<const I*>(index), count,
                                               static_cast<T*>(out), pool)));
 }
 
-int64_t gather(size_t element_size, DType index_dtype, const void* x, const StridedView& x_view,
-               int64_t dim_stride, int64_t extent, const void* index, const StridedView& index_view,
-               void* out, int64_t n, ThreadPool& pool) {
+int64_t gather_cpu(size_t element_size, DType index_dtype, const void* x, const StridedView& x_view,
+                   int64_t dim_stride, int64_t extent, const void* index, const StridedView& index_view,
+                   void* out, int64_t n, ThreadPool& pool) {
   BL_INDEX_DISPATCH((gather_typed<T, I>(static_cast<const T*>(x), x_view, dim_stride, extent,
                                         static_cast<const I*>(index), index_view,
                                         static_cast<T*>(out), n, pool)));
 }
 
-int64_t scatter(size_t element_size, DType index_dtype, void* out, const StridedView& out_lines,
-                int64_t out_dim_stride, int64_t extent, const void* index,
-                const StridedView& index_lines, int64_t index_dim_stride, const void* src,
-                const StridedView& src_lines, int64_t src_dim_stride, int64_t count,
-                int64_t n_lines, ThreadPool& pool) {
+int64_t scatter_cpu(size_t element_size, DType index_dtype, void* out, const StridedView& out_lines,
+                    int64_t out_dim_stride, int64_t extent, const void* index,
+                    const StridedView& index_lines, int64_t index_dim_stride, const void* src,
+                    const StridedView& src_lines, int64_t src_dim_stride, int64_t count,
+                    int64_t n_lines, ThreadPool& pool) {
   BL_INDEX_DISPATCH((scatter_typed<T, I>(static_cast<T*>(out), out_lines, out_dim_stride, extent,
                                          static_cast<const I*>(index), index_lines,
                                          index_dim_stride, static_cast<const T*>(src), src_lines,
@@ -254,11 +257,11 @@ int64_t embedding_backward_typed(const float* grad, const I* ids, int64_t n, int
 
 }  // namespace
 
-int64_t embedding_backward(DType index_dtype, const float* grad, const void* ids, int64_t n,
-                           int64_t width, int64_t rows, float* out, ThreadPool& pool) {
+int64_t embedding_backward_cpu(DType index_dtype, const float* grad, const void* ids, int64_t n,
+                               int64_t width, int64_t rows, float* out, ThreadPool& pool) {
   if (index_dtype == DType::i64)
     return embedding_backward_typed(grad, static_cast<const int64_t*>(ids), n, width, rows, out, pool);
   return embedding_backward_typed(grad, static_cast<const int32_t*>(ids), n, width, rows, out, pool);
 }
 
-}  // namespace bl::cpu
+}  // namespace bl

@@ -14,7 +14,10 @@
 #include "kernels/cuda/launch_util.cuh"
 #include "kernels/elementwise_functors.h"
 
-namespace bl::cuda {
+namespace bl {
+
+// The shared launch helpers of the CUDA backend (kernels/cuda/*.cuh) live in bl::cuda.
+using namespace cuda;
 
 namespace {
 
@@ -362,8 +365,8 @@ void strided_copy_typed(const void* src, const StridedView& sv, void* dst, const
 
 }  // namespace
 
-void unary(UnaryOp op, DType dtype, const void* in, const StridedView& v, void* out, int64_t n,
-           const LaunchConfig& cfg) {
+void unary_cuda(UnaryOp op, DType dtype, const void* in, const StridedView& v, void* out, int64_t n,
+                const LaunchConfig& cfg) {
   static const auto f32 = unary_f32_table(std::make_integer_sequence<int, kUnaryOpCount>());
   static const auto i32 =
       unary_int_table<int32_t, uint32_t>(std::make_integer_sequence<int, kUnaryOpCount>());
@@ -378,8 +381,8 @@ void unary(UnaryOp op, DType dtype, const void* in, const StridedView& v, void* 
   }
 }
 
-void binary(BinaryOp op, DType dtype, const void* a, const StridedView& va, const void* b,
-            const StridedView& vb, void* out, int64_t n, const LaunchConfig& cfg) {
+void binary_cuda(BinaryOp op, DType dtype, const void* a, const StridedView& va, const void* b,
+                 const StridedView& vb, void* out, int64_t n, const LaunchConfig& cfg) {
   static const auto f32 = binary_f32_table(std::make_integer_sequence<int, kBinaryOpCount>());
   static const auto i32 =
       binary_int_table<int32_t, uint32_t>(std::make_integer_sequence<int, kBinaryOpCount>());
@@ -394,8 +397,8 @@ void binary(BinaryOp op, DType dtype, const void* a, const StridedView& va, cons
   }
 }
 
-void compare(CompareOp op, DType dtype, const void* a, const StridedView& va, const void* b,
-             const StridedView& vb, uint8_t* out, int64_t n, const LaunchConfig& cfg) {
+void compare_cuda(CompareOp op, DType dtype, const void* a, const StridedView& va, const void* b,
+                  const StridedView& vb, uint8_t* out, int64_t n, const LaunchConfig& cfg) {
   static const auto f32 = compare_table<float>(std::make_integer_sequence<int, kCompareOpCount>());
   static const auto i32 = compare_table<int32_t>(std::make_integer_sequence<int, kCompareOpCount>());
   static const auto i64 = compare_table<int64_t>(std::make_integer_sequence<int, kCompareOpCount>());
@@ -410,9 +413,9 @@ void compare(CompareOp op, DType dtype, const void* a, const StridedView& va, co
   }
 }
 
-void where(size_t element_size, const uint8_t* cond, const StridedView& vc, const void* a,
-           const StridedView& va, const void* b, const StridedView& vb, void* out, int64_t n,
-           const LaunchConfig& cfg) {
+void where_cuda(size_t element_size, const uint8_t* cond, const StridedView& vc, const void* a,
+                const StridedView& va, const void* b, const StridedView& vb, void* out, int64_t n,
+                const LaunchConfig& cfg) {
   switch (element_size) {
     case 1: where_typed<uint8_t>(cond, vc, a, va, b, vb, out, n, cfg); return;
     case 4: where_typed<uint32_t>(cond, vc, a, va, b, vb, out, n, cfg); return;
@@ -421,8 +424,8 @@ void where(size_t element_size, const uint8_t* cond, const StridedView& vc, cons
   }
 }
 
-void cast(DType from, DType to, const void* in, const StridedView& v, void* out, int64_t n,
-          const LaunchConfig& cfg) {
+void cast_cuda(DType from, DType to, const void* in, const StridedView& v, void* out, int64_t n,
+               const LaunchConfig& cfg) {
   switch (from) {
     case DType::f32: cast_from<float>(to, in, v, out, n, cfg); return;
     case DType::i32: cast_from<int32_t>(to, in, v, out, n, cfg); return;
@@ -432,8 +435,8 @@ void cast(DType from, DType to, const void* in, const StridedView& v, void* out,
   }
 }
 
-void strided_copy(size_t element_size, const void* src, const StridedView& sv, void* dst,
-                  const StridedView& dv, int64_t n, const LaunchConfig& cfg) {
+void strided_copy_cuda(size_t element_size, const void* src, const StridedView& sv, void* dst,
+                       const StridedView& dv, int64_t n, const LaunchConfig& cfg) {
   switch (element_size) {
     case 1: strided_copy_typed<uint8_t>(src, sv, dst, dv, n, cfg); return;
     case 4: strided_copy_typed<uint32_t>(src, sv, dst, dv, n, cfg); return;
@@ -442,4 +445,4 @@ void strided_copy(size_t element_size, const void* src, const StridedView& sv, v
   }
 }
 
-}  // namespace bl::cuda
+}  // namespace bl

@@ -15,7 +15,10 @@
 #include "kernels/cuda/reduce_cuda.cuh"
 #include "kernels/index.h"
 
-namespace bl::cuda {
+namespace bl {
+
+// The shared launch helpers of the CUDA backend (kernels/cuda/*.cuh) live in bl::cuda.
+using namespace cuda;
 
 namespace {
 
@@ -175,24 +178,24 @@ int64_t scatter_typed(void* out, const StridedView& ol, int64_t out_dim_stride, 
     }                                                                                   \
   } while (0)
 
-int64_t index_select(size_t element_size, DType index_dtype, const void* x, int64_t outer,
-                     int64_t extent, int64_t inner, const void* index, int64_t count, void* out,
-                     const LaunchConfig& cfg) {
+int64_t index_select_cuda(size_t element_size, DType index_dtype, const void* x, int64_t outer,
+                          int64_t extent, int64_t inner, const void* index, int64_t count, void* out,
+                          const LaunchConfig& cfg) {
   BL_INDEX_DISPATCH((index_select_typed<T, I>(x, outer, extent, inner, index, count, out, cfg)));
 }
 
-int64_t gather(size_t element_size, DType index_dtype, const void* x, const StridedView& x_view,
-               int64_t dim_stride, int64_t extent, const void* index, const StridedView& index_view,
-               void* out, int64_t n, const LaunchConfig& cfg) {
+int64_t gather_cuda(size_t element_size, DType index_dtype, const void* x, const StridedView& x_view,
+                    int64_t dim_stride, int64_t extent, const void* index, const StridedView& index_view,
+                    void* out, int64_t n, const LaunchConfig& cfg) {
   BL_INDEX_DISPATCH(
       (gather_typed<T, I>(x, x_view, dim_stride, extent, index, index_view, out, n, cfg)));
 }
 
-int64_t scatter(size_t element_size, DType index_dtype, void* out, const StridedView& out_lines,
-                int64_t out_dim_stride, int64_t extent, const void* index,
-                const StridedView& index_lines, int64_t index_dim_stride, const void* src,
-                const StridedView& src_lines, int64_t src_dim_stride, int64_t count,
-                int64_t n_lines, const LaunchConfig& cfg) {
+int64_t scatter_cuda(size_t element_size, DType index_dtype, void* out, const StridedView& out_lines,
+                     int64_t out_dim_stride, int64_t extent, const void* index,
+                     const StridedView& index_lines, int64_t index_dim_stride, const void* src,
+                     const StridedView& src_lines, int64_t src_dim_stride, int64_t count,
+                     int64_t n_lines, const LaunchConfig& cfg) {
   BL_INDEX_DISPATCH((scatter_typed<T, I>(out, out_lines, out_dim_stride, extent, index, index_lines,
                                          index_dim_stride, src, src_lines, src_dim_stride, count,
                                          n_lines, cfg)));
@@ -249,11 +252,11 @@ int64_t embedding_backward_typed(const float* grad, const void* ids, int64_t n, 
 
 }  // namespace
 
-int64_t embedding_backward(DType index_dtype, const float* grad, const void* ids, int64_t n,
-                           int64_t width, int64_t rows, float* out, const LaunchConfig& cfg) {
+int64_t embedding_backward_cuda(DType index_dtype, const float* grad, const void* ids, int64_t n,
+                                int64_t width, int64_t rows, float* out, const LaunchConfig& cfg) {
   if (index_dtype == DType::i64)
     return embedding_backward_typed<int64_t>(grad, ids, n, width, rows, out, cfg);
   return embedding_backward_typed<int32_t>(grad, ids, n, width, rows, out, cfg);
 }
 
-}  // namespace bl::cuda
+}  // namespace bl

@@ -9,6 +9,7 @@
 
 #include "contract/math.h"
 #include "contract/rng.h"
+#include "core/allocator.h"
 #include "core/error.h"
 #include "core/thread_pool.h"
 #include "kernels/histogram.h"
@@ -16,6 +17,7 @@
 #include "ml/boosting/binning.h"
 #include "ml/boosting/logistic_gradients.h"
 #include "ml/boosting/row_partition.h"
+#include "ops/dispatch.h"
 
 namespace bl::ml {
 
@@ -54,25 +56,18 @@ class HistogramBuilder {
  public:
   HistogramBuilder(const std::vector<uint8_t>& bins, int64_t n, int64_t d, bool use_cuda)
       : bins_(bins), n_(n), d_(d), cuda_(use_cuda) {
-#if defined(BITLEARN_HAS_CUDA)
-    if (cuda_) dev_bins_ = Tensor::from_vector(bins, {n * d}, DType::u8, Device::cuda());
-#else
-    BL_CHECK(!cuda_, "hist_gradient_boosting: X is on CUDA but this build has no CUDA backend");
-#endif
+    if (cuda_) {
+      check_device_usable(Device::cuda(), "hist_gradient_boosting");
+      dev_bins_ = Tensor::from_vector(bins, {n * d}, DType::u8, Device::cuda());
+    }
   }
 
   // Gradients of the current tree (host arrays of n entries), copied to the device for CUDA; the
   // CPU reads the gathered pairs passed to build.
   void set_gradients(const std::vector<int64_t>& gq, const std::vector<int64_t>& hq) {
-#if defined(BITLEARN_HAS_CUDA)
-    if (cuda_) {
-      dev_gq_ = Tensor::from_vector(gq, {n_}, Device::cuda());
-      dev_hq_ = Tensor::from_vector(hq, {n_}, Device::cuda());
-    }
-#else
-    (void)gq;
-    (void)hq;
-#endif
+    if (!cuda_) return;
+    dev_gq_ = Tensor::from_vector(gq, {n_}, Device::cuda());
+    dev_hq_ = Tensor::from_vector(hq, {n_}, Device::cuda());
   }
 
   bool on_cuda() const { return cuda_; }
@@ -82,20 +77,19 @@ class HistogramBuilder {
   void build(const int32_t* rows, int64_t count, const int64_t* g, const int64_t* h, int64_t h_const,
              std::vector<int64_t>& hist, ThreadPool& pool) const {
     hist.resize(static_cast<size_t>(histogram_size(d_)));
-#if defined(BITLEARN_HAS_CUDA)
     if (cuda_) {
       std::vector<int32_t> list(rows, rows + count);
       Tensor dev_rows = Tensor::from_vector(list, {count}, Device::cuda());
       Tensor dev_hist = Tensor::empty({histogram_size(d_)}, DType::i64, Device::cuda());
-      histogram_cuda(static_cast<const uint8_t*>(dev_bins_.raw_data()), d_,
-                     static_cast<const int32_t*>(dev_rows.raw_data()), count,
-                     static_cast<const int64_t*>(dev_gq_.raw_data()),
-                     static_cast<const int64_t*>(dev_hq_.raw_data()),
-                     static_cast<int64_t*>(dev_hist.raw_data()));
+      dispatch::histogram(Device::cuda(), static_cast<const uint8_t*>(dev_bins_.raw_data()), d_,
+                          static_cast<const int32_t*>(dev_rows.raw_data()), count,
+                          static_cast<const int64_t*>(dev_gq_.raw_data()),
+                          static_cast<const int64_t*>(dev_hq_.raw_data()),
+                          static_cast<int64_t*>(dev_hist.raw_data()));
       hist = dev_hist.to(Device::cpu()).to_vector<int64_t>();
       return;
     }
-#endif
+    // The CPU runs the gathered form (kernels/histogram.h), which reads the pairs in list order.
     histogram_gathered_cpu(bins_.data(), d_, rows, count, g, h, h_const, hist.data(), pool);
   }
 
@@ -103,9 +97,7 @@ class HistogramBuilder {
   const std::vector<uint8_t>& bins_;
   int64_t n_, d_;
   bool cuda_;
-#if defined(BITLEARN_HAS_CUDA)
   Tensor dev_bins_, dev_gq_, dev_hq_;
-#endif
 };
 
 // llround(x) for |x| < 2^62 without a library call: the truncation plus the exact fraction

@@ -1,8 +1,9 @@
-// rng_fill.cu: the CUDA fill for the rng.* checks (a grid-stride loop over rng_fill_element).
+// rng_fill.cu: the CUDA fill of kernels/rng_fill.h (a grid-stride loop over rng_fill_element).
 #include "core/cuda_check.h"
-#include "verify/rng_fill.h"
+#include "kernels/launch.h"
+#include "kernels/rng_fill.h"
 
-namespace bl::verify {
+namespace bl {
 
 namespace {
 __global__ void rng_fill_kernel(RngKind kind, uint64_t seed, uint64_t stream, float a, float b,
@@ -13,15 +14,16 @@ __global__ void rng_fill_kernel(RngKind kind, uint64_t seed, uint64_t stream, fl
 }
 }  // namespace
 
-void rng_fill_cuda(RngKind kind, uint64_t seed, uint64_t stream, float a, float b, float* out,
-                   int64_t n) {
+void rng_fill_cuda(RngKind kind, uint64_t seed, uint64_t stream, float a, float b, float* out, int64_t n,
+                   const LaunchConfig& config) {
   if (n <= 0) return;
-  const int block = 256;
+  const int block = config.block > 0 ? config.block : 256;
   int64_t blocks = (n + block - 1) / block;
   if (blocks > 65535) blocks = 65535;  // the grid-stride loop covers the rest
+  if (config.grid_cap > 0 && blocks > config.grid_cap) blocks = config.grid_cap;
   rng_fill_kernel<<<static_cast<unsigned>(blocks), block>>>(kind, seed, stream, a, b, out, n);
   BL_CUDA_CHECK(cudaGetLastError());
   BL_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
-}  // namespace bl::verify
+}  // namespace bl

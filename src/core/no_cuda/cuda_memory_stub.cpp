@@ -3,7 +3,6 @@
 
 #include "core/error.h"
 
-#if !defined(BITLEARN_HAS_CUDA)
 namespace bl {
 
 CudaMemoryStats cuda_memory_stats(int device) {
@@ -14,4 +13,3 @@ CudaMemoryStats cuda_memory_stats(int device) {
 size_t cuda_empty_cache() { return 0; }
 
 }  // namespace bl
-#endif
