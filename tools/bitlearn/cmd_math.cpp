@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/thread_pool.h"
 #include "kernels/math_map.h"
+#include "ops/dispatch.h"
 
 namespace {
 
@@ -45,9 +46,9 @@ void run(const std::string& name) {
     if (binary) std::memcpy(&y[i], &in[i * record + 4], 4);
   }
   if (binary)
-    bl::math_map_cpu(fn, x.data(), y.data(), out.data(), n, bl::default_pool());
+    bl::dispatch::math_map(bl::Device::cpu(), fn, x.data(), y.data(), out.data(), n);
   else
-    bl::math_map_cpu(fn, x.data(), out.data(), n, bl::default_pool());
+    bl::dispatch::math_map(bl::Device::cpu(), fn, x.data(), out.data(), n);
   if (n > 0) {
     BL_CHECK(std::fwrite(out.data(), 4, static_cast<size_t>(n), stdout) == static_cast<size_t>(n),
              "math ", name, ": failed writing stdout");

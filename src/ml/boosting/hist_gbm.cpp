@@ -962,7 +962,7 @@ BoostModel fit_boosting(const float* X, int64_t n, int64_t d, const float* y_val
         for (int64_t k = 1; k < K; ++k) m = bl::max(m, raw[i * K + k]);
         for (int64_t k = 0; k < K; ++k) shifted[i * K + k] = bl::sub(raw[i * K + k], m);
       });
-      math_map_cpu(MathFn::exp, shifted.data(), prob.data(), n * K, default_pool());
+      dispatch::math_map(Device::cpu(), MathFn::exp, shifted.data(), prob.data(), n * K);
     }
     if (p.loss == BoostLoss::logistic) {
       logistic_gradients(raw.data(), y_class, n, kMinHessian, grad[0].data(), hess[0].data(), default_pool());
