@@ -214,13 +214,16 @@ inline std::vector<OpCase> norm_cases() {
   std::vector<OpCase> out;
   for (const Shape& s : row_shapes()) {
     const int64_t n = s[1];
-    for (int affine = 0; affine < 2; ++affine) {
+    for (int variant = 0; variant < 3; ++variant) {
+      // Variant 0: plain rows; 1: with gamma and beta; 2: affine with a special value every 41.
+      if (variant == 2 && shape_numel(s) > 100000) continue;
+      const bool affine = variant > 0;
       for (bool rms : {false, true}) {
         OpCase c;
         c.op = rms ? "rms_norm" : "layer_norm";
-        c.label = shape_str(s) + (affine ? " affine" : "");
-        c.inputs = [s, n] {
-          return Tensors{plain_floats(s, 90, 3.0f, shape_numel(s) > 100000 ? 0 : 41), plain_floats({n}, 91, 2.0f),
+        c.label = shape_str(s) + (affine ? " affine" : "") + (variant == 2 ? " specials" : "");
+        c.inputs = [s, n, variant] {
+          return Tensors{plain_floats(s, 90, 3.0f, variant == 2 ? 41 : 0), plain_floats({n}, 91, 2.0f),
                          plain_floats({n}, 92)};
         };
         auto reference = [s, affine, rms](const Tensors& in, bool sabotaged) {
@@ -250,7 +253,7 @@ inline std::vector<OpCase> norm_cases() {
           Tensor g = affine ? in[1] : Tensor(), b = affine ? in[2] : Tensor();
           return Tensors{rms ? rms_norm(in[0], g, 1e-6f) : layer_norm(in[0], g, b, 1e-5f)};
         };
-        if (!rms && affine && s == Shape{3, 4097}) {
+        if (!rms && variant == 1 && s == Shape{3, 4097}) {
           c.sabotage_what = "mean summed left to right";
           c.sabotage = [reference](const Tensors& in) { return reference(in, true); };
         }

@@ -173,7 +173,8 @@ inline std::vector<OpCase> index_cases() {
       gs.push_back(e.width);
       return Tensors{special_floats({e.rows, e.width}, 640),
                      i64_tensor(index_values(shape_numel(e.ids), e.rows, 641), e.ids),
-                     plain_floats(gs, 642, 1.0f, 53)};
+                     // Specials would make the long sums NaN and hide their order.
+                     plain_floats(gs, 642, 1.0f, e.rows == 3 ? 0 : 53)};
     };
     f.reference = [e](const Tensors& in) {
       std::vector<float> w = floats_of(in[0]), y;
