@@ -201,19 +201,23 @@ TEST_P(EstimatorChecks, BadDataAreNamedErrors) {
   }
 }
 
-// Sabotage arm of the byte comparisons above: a model fitted on data with one value changed by one
-// ulp writes other bytes (so "identical" is a test that can fail).
+// Sabotage arm of the byte comparisons above: a model fitted on data whose values are each one ulp
+// larger writes other bytes and predicts other bytes (so "identical" is a test that can fail).
 TEST(EstimatorChecksSabotage, OneUlpInputChangesTheModel) {
   CheckSpec s = check_spec("ridge");
   Dataset ds = make_dataset(s.task, 48, 4, 1);
   std::vector<float> xv = ds.X.to_vector<float>();
-  uint32_t bits;
-  std::memcpy(&bits, &xv[5], 4);
-  bits += 1;
-  std::memcpy(&xv[5], &bits, 4);
+  for (float& x : xv) {
+    uint32_t bits;
+    std::memcpy(&bits, &x, 4);
+    bits += 1;
+    std::memcpy(&x, &bits, 4);
+  }
   Dataset changed = ds;
   changed.X = Tensor::from_vector(xv, ds.X.shape());
-  EXPECT_NE(fit_by_spec("ridge", s, ds)->to_json_text(), fit_by_spec("ridge", s, changed)->to_json_text());
+  auto a = fit_by_spec("ridge", s, ds), b = fit_by_spec("ridge", s, changed);
+  EXPECT_NE(a->to_json_text(), b->to_json_text());
+  EXPECT_FALSE(outputs_of(*a, ds.X) == outputs_of(*b, ds.X));
 }
 
 // The registry and the parametrization agree: every name constructs and reports its name.
