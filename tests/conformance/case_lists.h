@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "conformance/cases_attention.h"
 #include "conformance/cases_elementwise.h"
 #include "conformance/cases_matmul.h"
 #include "conformance/cases_reduce.h"
@@ -26,6 +27,7 @@ inline const std::vector<CaseList>& case_lists() {
       {"cumsum", "cumsum", &cumsum_cases},
       {"sort", "sort", &sort_cases},
       {"matmul", "matmul", &matmul_cases},
+      {"attention", "attention", &attention_cases},
       {"index", "index", &index_cases},
       {"shape", "shape (copy, concat)", &shape_cases},
   };
