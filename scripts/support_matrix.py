@@ -8,6 +8,10 @@ Sources (nothing is typed in by hand):
     `bitlearn_cuda_tests --gtest_list_tests` when those binaries are given; otherwise the TEST(...)
     declarations of tests/**/*.cpp and tests/cuda/*.cu (the same names, read from the sources);
   * verifier checks: `bitlearn verify --list` when the binary is given.
+  * the conformance driver's case lists: tests/conformance/case_lists.h names each list and the row
+    it verifies; the driver's parametrized tests (one per list, Cpu/ConformanceDriver.* in
+    bitlearn_tests and Cuda/ConformanceDriverCuda.* in bitlearn_cuda_tests) belong to that row, and
+    the "driver lists" column says on which backends the driver runs them;
 A test suite belongs to the op whose name (lower case, without '_') starts the suite name once
 "Conformance", "Cpu" and "Cuda" are removed (MathMapCuda -> math_map); a few contract areas that are
 not kernels (rng, digest, contraction) have fixed aliases below.
@@ -45,7 +49,13 @@ ALIASES = {
     "isa": "core (cpu features, devices, isa)",
     "tensor": "tensor (core/tensor.h) and Tensor ops",
     "shape": "shape (copy, concat)",
+    "estimatorchecks": "ml",
+    "conformancedriver": "conformance driver (tests/conformance/driver.h)",
 }
+# The conformance driver: its case-list table and the files that instantiate it per backend.
+DRIVER_LISTS = "tests/conformance/case_lists.h"
+DRIVER_INSTANCES = {"cpu": "tests/conformance/test_conformance_driver.cpp",
+                    "cuda": "tests/cuda/test_conformance_driver_cuda.cu"}
 # Kernel headers that one implementation file serves together: header -> (row, file prefix).
 GROUPS = {"unary": ("elementwise", "elementwise"), "binary": ("elementwise", "elementwise"),
           "cast": ("elementwise", "elementwise"), "copy": ("shape (copy, concat)", "shape")}
@@ -89,14 +99,42 @@ def list_tests_from_binary(path):
     return tests
 
 
+def driver_lists():
+    """The driver's case lists in table order: [(list, row)], from DRIVER_LISTS."""
+    path = os.path.join(ROOT, DRIVER_LISTS)
+    if not os.path.exists(path):
+        return []
+    text = "\n".join(l for l in open(path, encoding="utf-8").read().splitlines() if not l.lstrip().startswith("//"))
+    return re.findall(r'\{\s*"(\w+)"\s*,\s*"([^"]+)"\s*,\s*&\w+\s*\}', text)
+
+
+def is_driver_file(text):
+    return '#include "conformance/case_lists.h"' in text
+
+
 def list_tests_from_sources(patterns):
+    """TEST names; a parametrized driver suite is expanded to one name per case list, as the
+    binary lists it (Prefix/Suite.Test/list)."""
     tests = []
+    lists = [name for name, _ in driver_lists()]
     for pattern in patterns:
         for path in sorted(glob.glob(os.path.join(ROOT, pattern), recursive=True)):
             text = open(path, encoding="utf-8", errors="replace").read()
+            prefixes = dict((m.group(2), m.group(1)) for m in re.finditer(
+                r"INSTANTIATE_TEST_SUITE_P\(\s*(\w+)\s*,\s*(\w+)", text))
             for m in re.finditer(r"^\s*TEST(?:_F|_P)?\(\s*(\w+)\s*,\s*(\w+)\s*\)", text, re.M):
-                tests.append(m.group(1) + "." + m.group(2))
+                suite, test = m.group(1), m.group(2)
+                if is_driver_file(text) and suite in prefixes:
+                    tests += ["%s/%s.%s/%s" % (prefixes[suite], suite, test, l) for l in lists]
+                else:
+                    tests.append(suite + "." + test)
     return sorted(set(tests))
+
+
+def driver_row(test, lists):
+    """The row of a conformance-driver test (Prefix/ConformanceDriver*.Test/list), else None."""
+    m = re.match(r"^(?:\w+/)?ConformanceDriver\w*\.\w+/(\w+)$", test)
+    return lists.get(m.group(1)) if m else None
 
 
 def row_of_suite(suite, ops):
@@ -166,12 +204,16 @@ def main():
             rows[name] = {"ref": False, "cpu": [], "cuda": [], "cpu_tests": [], "cuda_tests": [], "checks": []}
         return rows[name]
 
+    lists = dict(driver_lists())
+    driver_backends = [b for b, f in sorted(DRIVER_INSTANCES.items()) if os.path.exists(os.path.join(ROOT, f))]
+    for name, r in driver_lists():
+        row(r).setdefault("lists", []).append(name)
     unmapped = []
     for t in cpu_tests:
-        r = row_of_suite(t.split(".")[0], ops)
+        r = driver_row(t, lists) or row_of_suite(t.split(".")[0], ops)
         (row(r)["cpu_tests"] if r else unmapped).append(t)
     for t in cuda_tests:
-        r = row_of_suite(t.split(".")[0], ops)
+        r = driver_row(t, lists) or row_of_suite(t.split(".")[0], ops)
         (row(r)["cuda_tests"] if r else unmapped).append(t)
     for c in checks:
         fam = c.split(".")[0]
@@ -195,15 +237,21 @@ def main():
         "list the tests that compare it with the reference bit for bit (sabotage arms and negative",
         "controls counted as sabotage).",
         "CPU tests from %s; CUDA tests from %s." % (cpu_source, cuda_source),
+        "The driver lists column names the conformance driver's case lists of a row (`%s`): the" % DRIVER_LISTS,
+        "same cases run on every backend named there (cpu: each ISA variant x threads 1, 2, 3; cuda:",
+        "each launch shape of kConformanceLaunchConfigs), memcmp against the scalar reference.",
         "",
-        "| op | cpu reference | cpu optimized | cuda | verified on cpu | verified on cuda | `bitlearn verify` checks |",
-        "|---|---|---|---|---|---|---|",
+        "| op | cpu reference | cpu optimized | cuda | driver lists | verified on cpu | verified on cuda | `bitlearn verify` checks |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for name in sorted(rows):
         r = rows[name]
-        lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+        driver = "-"
+        if r.get("lists"):
+            driver = "%s on %s" % (", ".join("`%s`" % l for l in r["lists"]), " and ".join(driver_backends) or "-")
+        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
             name, ("yes (" + ", ".join(ops[name]["headers"]) + ")") if r["ref"] else "-",
-            ", ".join(r["cpu"]) or "-", ", ".join(r["cuda"]) or "-",
+            ", ".join(r["cpu"]) or "-", ", ".join(r["cuda"]) or "-", driver,
             cell_tests(r["cpu_tests"]), cell_tests(r["cuda_tests"]),
             ", ".join("`%s`" % c for c in r["checks"]) or "-"))
     if unmapped:

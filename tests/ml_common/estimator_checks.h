@@ -1,0 +1,145 @@
+// estimator_checks.h: what the common estimator checks need to know about each registered name: its
+// task (read from the name: classifiers, clusterers and transformers, regressors otherwise), small
+// hyper-parameters that keep the checks quick, and the tiny deterministic data sets they fit.
+// A name without an entry below is checked with its default hyper-parameters.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "bitlearn/ml/estimator.h"
+#include "bitlearn/tensor.h"
+#include "conformance/test_rng_splitmix.h"
+#include "core/error.h"
+
+namespace bl::ml_common {
+
+enum class Task { classification, regression, unsupervised };
+
+struct CheckSpec {
+  Task task = Task::regression;
+  ml::Params params;       // small settings (few trees, few iterations)
+  int64_t n_features = 4;  // columns of the training data
+  bool allows_nan = false;  // NaN in X is a valid input (missing values)
+  std::string fixed_X;      // a model to import instead of fitting: path of its case file
+};
+
+inline std::string source_path(const std::string& rel) { return std::string(BITLEARN_SOURCE_DIR) + "/" + rel; }
+
+inline bool has(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
+
+inline Task task_of(const std::string& name) {
+  if (has(name, "classifier") || name == "logistic_regression") return Task::classification;
+  if (has(name, "kmeans") || name == "pca" || name == "isolation_forest") return Task::unsupervised;
+  return Task::regression;
+}
+
+inline CheckSpec check_spec(const std::string& name) {
+  CheckSpec s;
+  s.task = task_of(name);
+  const bool classifier = s.task == Task::classification;
+  if (has(name, "forest") || has(name, "extra_trees") || has(name, "bagging") || has(name, "adaboost"))
+    s.params = {{"n_estimators", "4"}};
+  if (has(name, "random_forest") || has(name, "extra_trees")) s.params["max_depth"] = "4";
+  if (has(name, "hist_gradient_boosting")) {
+    s.params = {{"max_iter", "4"}};
+    s.allows_nan = true;
+  }
+  if (has(name, "voting") || has(name, "stacking"))
+    s.params = {{"estimators", classifier ? "logistic_regression;decision_tree_classifier(max_depth=3)"
+                                          : "ridge;decision_tree_regressor(max_depth=3)"}};
+  if (name == "kmeans") s.params = {{"n_clusters", "3"}};
+  if (name == "minibatch_kmeans") s.params = {{"n_clusters", "3"}, {"batch_size", "16"}, {"max_iter", "3"}};
+  if (name == "pca") s.params = {{"n_components", "2"}};
+  if (has(name, "kneighbors")) s.params = {{"n_neighbors", "3"}};
+  if (name == "isotonic_regression") s.n_features = 1;
+  if (name == "xgboost_model") {
+    s.task = Task::unsupervised;
+    s.params = {{"model_file", source_path("tests/data/ml/xgboost/reg_squarederror.json")}};
+    s.fixed_X = source_path("tests/data/ml/xgboost/reg_squarederror.case.json");
+    s.allows_nan = true;  // XGBoost models route missing values
+  }
+  return s;
+}
+
+// A small data set: X [n, d] uniform in [-1, 1), regression targets > 0 (valid for the Poisson,
+// gamma and Tweedie regressors) and three classes 10, 11, 12 from a linear score.
+struct Dataset {
+  Tensor X, y;
+};
+
+inline Dataset make_dataset(Task task, int64_t n, int64_t d, uint64_t seed) {
+  test_rng::SplitMix64 rng(seed);
+  std::vector<float> x(static_cast<size_t>(n * d)), y(static_cast<size_t>(n));
+  for (float& v : x) v = rng.uniform_pm1();
+  for (int64_t i = 0; i < n; ++i) {
+    const float* r = x.data() + i * d;
+    float a = r[0], b = d > 1 ? r[1] : 0.0f, c = d > 2 ? r[2] * r[d - 1] : 0.0f;
+    if (task == Task::classification) {
+      float s0 = a - b, s1 = b + c, s2 = 0.3f - a;
+      y[i] = s0 >= s1 && s0 >= s2 ? 10.0f : (s1 >= s2 ? 11.0f : 12.0f);
+    } else {
+      y[i] = 4.0f + a - 2.0f * b + 0.5f * c + 0.1f * rng.uniform_pm1();
+    }
+  }
+  Dataset ds;
+  ds.X = Tensor::from_vector(x, {n, d});
+  if (task != Task::unsupervised) ds.y = Tensor::from_vector(y, {n});
+  return ds;
+}
+
+// The bytes of t (a host copy), for byte-exact comparisons.
+inline std::vector<unsigned char> bytes_of(const Tensor& t) {
+  Tensor h = t.to(Device::cpu()).contiguous();
+  std::vector<unsigned char> out(static_cast<size_t>(h.numel()) * dtype_size(h.dtype()));
+  if (!out.empty()) std::memcpy(out.data(), h.raw_data(), out.size());
+  return out;
+}
+
+// What an estimator computes for X: predict, else transform (transformers, importers), plus
+// predict_proba where it exists; each output's bytes in turn.
+inline std::vector<unsigned char> outputs_of(const ml::Estimator& est, const Tensor& X) {
+  std::vector<unsigned char> out;
+  auto append = [&out](const Tensor& t) {
+    std::vector<unsigned char> b = bytes_of(t);
+    out.insert(out.end(), b.begin(), b.end());
+  };
+  bool any = false;
+  for (int which = 0; which < 3; ++which) {
+    try {
+      append(which == 0 ? est.predict(X) : which == 1 ? est.transform(X) : est.predict_proba(X));
+      any = true;
+    } catch (const Error& e) {
+      // predict_proba may also be unavailable for a setting (loss=hinge, voting=hard, ...).
+      if (!has(e.what(), "not supported") && !(which == 2 && has(e.what(), "needs"))) throw;
+    }
+  }
+  if (!any) throw Error(est.name() + ": neither predict nor transform is supported");
+  return out;
+}
+
+// A fitted estimator by name on the data set of its spec (train rows from seed 1).
+inline std::unique_ptr<ml::Estimator> fit_by_spec(const std::string& name, const CheckSpec& spec, const Dataset& ds) {
+  auto est = ml::make_estimator(name, spec.params);
+  if (spec.task == Task::unsupervised) est->fit(ds.X);
+  else est->fit(ds.X, ds.y);
+  return est;
+}
+
+// The message of the bl::Error that f throws; "(no error)" when it returns; "(other exception)"
+// when it throws anything else (a check failure of its own).
+inline std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  } catch (...) {
+    return "(other exception)";
+  }
+  return "(no error)";
+}
+
+}  // namespace bl::ml_common
