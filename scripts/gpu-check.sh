@@ -33,7 +33,9 @@
 #                      copy_cuda llm_cuda gemm reduce math llm tokenizer; adds the bench step
 #   --budget SECONDS   wall-clock limit of the whole run (default 540: a device call allows 600);
 #                      a step that finds too little time left is reported SKIP
-#   --jobs N           parallel ctest jobs for the CUDA tests (default 1: one GPU)
+#   --jobs N           parallel ctest jobs for the CUDA tests (default 4: each test is its own
+#                      process with its own CUDA start-up, and no test asserts a time; 1 gives
+#                      undisturbed per-test times and bandwidth reports)
 #   --sweep-step S     CPU sweep keeps every S-th chunk in the exhaustive step (default 8)
 #   --build-dir DIR    build folder (default build-gpu)
 #   --dry-run          print the steps and their commands, run nothing
@@ -60,7 +62,7 @@ BENCHES="gemm_cuda reduce_cuda math_cuda copy_cuda gemm reduce"
 QUICK=0
 DRY=0
 BUDGET=540
-JOBS=1
+JOBS=4
 SWEEP_STEP=8
 B=build-gpu
 NPROC=$(nproc)
@@ -70,6 +72,7 @@ NFAIL=0
 NSKIP=0
 GPU_OK=0
 GPU_WHY=""
+BUILD_FAILED=0
 
 usage() { sed -n '2,/^set -u/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
 die_usage() { echo "gpu-check: $*" >&2; echo "see: bash scripts/gpu-check.sh --help" >&2; exit 2; }
@@ -181,7 +184,7 @@ preflight() {
   if ! command -v nvidia-smi >/dev/null 2>&1; then
     GPU_WHY="nvidia-smi not found"
   elif ! gpu=$(timeout 30 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1); then
-    GPU_WHY="nvidia-smi failed: $(echo "$gpu" | head -1)"
+    GPU_WHY="nvidia-smi failed: $(echo "${gpu:-no answer within 30 s}" | head -1)"
   elif [ -z "$gpu" ]; then
     GPU_WHY="nvidia-smi lists no GPU"
   else
@@ -192,6 +195,7 @@ preflight() {
 }
 
 step_build() {
+  BUILD_FAILED=1
   timed build 420 || return
   local args=(-S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBITLEARN_CUDA=ON -DBITLEARN_BENCH=ON
               -DBITLEARN_TESTS=ON)
@@ -217,8 +221,9 @@ step_build() {
   [ "$T" -gt 0 ] || { result SKIP "build: no time left after configure"; return; }
   run "$T" "$OUT/build.log" cmake --build "$B" -j"$NPROC"
   local rc=$?
-  [ $DRY -eq 1 ] && return
+  [ $DRY -eq 1 ] && { BUILD_FAILED=0; return; }
   if [ $rc -eq 0 ]; then
+    BUILD_FAILED=0
     local mc="tools/math_check not built (no MPFR headers in .gpudeps/include)"
     [ -x "$B/tools/math_check/bitlearn_math_check" ] && mc="with tools/math_check"
     result PASS "build: $B ($(( $(elapsed) - t0 )) s, $mc)"
@@ -240,32 +245,35 @@ ctest_summary() {
   echo "$(( total - failed - skipped )) passed, $failed failed, $skipped skipped of $total"
 }
 
+# ctest_run NAME LOGBASE WANT_SECONDS DEVICE ARGS...: one ctest run over build-gpu, one summary
+# line. DEVICE=1: a test that skipped itself with "no CUDA device" (read from the JUnit report,
+# which holds every test's output) makes the run FAIL, since this machine has a GPU.
+ctest_run() {
+  local name="$1" log="$OUT/$2.log" xml="$OUT/$2.xml" secs="$3" device="$4" t0 rc nodev=0; shift 4
+  timed "$name" "$secs" || return
+  t0=$(elapsed)
+  run "$T" "$log" ctest --test-dir "$B" --output-on-failure --no-tests=error --output-junit "$xml" "$@"
+  rc=$?
+  [ $DRY -eq 1 ] && return
+  [ "$device" -eq 1 ] && nodev=$(grep -c "no CUDA device" "$xml" 2>/dev/null)
+  if [ $rc -eq 0 ] && [ "${nodev:-0}" -eq 0 ]; then
+    result PASS "$name: $(ctest_summary "$log") ($(( $(elapsed) - t0 )) s)"
+  elif [ $rc -eq 0 ]; then
+    result FAIL "$name: $nodev tests skipped with 'no CUDA device': $(ctest_summary "$log")"
+  else
+    result FAIL "$name: rc $rc$( [ $rc -eq 124 ] && echo ", stopped after $T s"): $(ctest_summary "$log") (${log##*/})"
+    grep -E "^\s*[0-9]+ - .*\((Failed|Timeout|SEGFAULT|Subprocess aborted|Not Run|Exception)\)" "$log" | head -20 | indent
+  fi
+}
+
 step_tests() {
   need_gpu tests || return
   need_file tests "$B/tests/bitlearn_cuda_tests" || return
-  timed tests 270 || return
-  local t0 rc nodev log="$OUT/ctest-cuda.log" xml="$OUT/ctest-cuda.xml"
-  t0=$(elapsed)
-  run "$T" "$log" ctest --test-dir "$B" -L cuda -LE exhaustive --output-on-failure --no-tests=error \
-    --timeout 300 -j"$JOBS" --output-junit "$xml"
-  rc=$?
-  [ $DRY -eq 1 ] && return
-  nodev=$(grep -c "no CUDA device" "$xml" 2>/dev/null)
-  if [ $rc -eq 0 ] && [ "${nodev:-0}" -eq 0 ]; then
-    result PASS "tests: $(ctest_summary "$log") ($(( $(elapsed) - t0 )) s)"
-  elif [ $rc -eq 0 ]; then
-    result FAIL "tests: $nodev tests skipped with 'no CUDA device': $(ctest_summary "$log")"
-  else
-    result FAIL "tests: rc $rc$( [ $rc -eq 124 ] && echo ", stopped after $T s"): $(ctest_summary "$log") (ctest-cuda.log)"
-    grep -E "^\s*[0-9]+ - .*\((Failed|Timeout|SEGFAULT|Subprocess aborted|Not Run)\)" "$log" | head -20 | indent
-  fi
+  ctest_run tests ctest-cuda 270 1 -L cuda -LE exhaustive --timeout 300 -j"$JOBS"
   [ $QUICK -eq 1 ] && return
-  timed "tests cache off" 60 || return
-  run "$T" "$OUT/ctest-cuda-cache-off.log" env BITLEARN_CUDA_CACHE=0 ctest --test-dir "$B" -L cuda \
-    -LE exhaustive -R 'CudaAllocator|MatmulCudaScratch' --output-on-failure --no-tests=error --timeout 120
-  rc=$?
-  [ $rc -eq 0 ] && result PASS "tests BITLEARN_CUDA_CACHE=0: $(ctest_summary "$OUT/ctest-cuda-cache-off.log")" ||
-    result FAIL "tests BITLEARN_CUDA_CACHE=0: rc $rc: $(ctest_summary "$OUT/ctest-cuda-cache-off.log")"
+  # The allocator and the GEMM scratch again without the caching allocator (cudaMalloc per block).
+  BITLEARN_CUDA_CACHE=0 ctest_run "tests BITLEARN_CUDA_CACHE=0" ctest-cuda-cache-off 60 1 \
+    -L cuda -LE exhaustive -R 'CudaAllocator|MatmulCudaScratch' --timeout 120
 }
 
 # verify_run NAME LOG WANT_DIGEST WANT_SECONDS ARGS...: one `bitlearn verify` run, checked.
@@ -367,44 +375,37 @@ step_bench() {
   for b in $BENCHES; do bench_one "$b"; done
 }
 
+# sweep NAME LOG WANT_SECONDS ARGS...: one bitlearn_math_check sweep run (hashes, or a comparison
+# of hash files: IDENTICAL, else the first differing chunk, or STALE for other math sources).
+sweep() {
+  local name="$1" log="$OUT/$2" secs="$3" t0 rc; shift 3
+  timed "$name" "$secs" || return 1
+  t0=$(elapsed)
+  run "$T" "$log" "$B/tools/math_check/bitlearn_math_check" "$@"
+  rc=$?
+  [ $DRY -eq 1 ] && return 0
+  if [ $rc -eq 0 ]; then
+    result PASS "$name ($(( $(elapsed) - t0 )) s)"
+    return 0
+  fi
+  result FAIL "$name: rc $rc$( [ $rc -eq 124 ] && echo " (time out)") (${log##*/})"
+  grep -vE "IDENTICAL|^sweep \(" "$log" | tail -8 | indent
+  return 1
+}
+
 step_exhaustive() {
   need_gpu exhaustive || return
-  local rc check="$B/tools/math_check/bitlearn_math_check" ref=tests/data/math/sweep_cpu.txt t0
-  if timed "exhaustive tests" 300; then
-    t0=$(elapsed)
-    run "$T" "$OUT/ctest-cuda-exhaustive.log" ctest --test-dir "$B" -L exhaustive -R Cuda \
-      --output-on-failure --no-tests=error --timeout 600
-    rc=$?
-    [ $rc -eq 0 ] && result PASS "exhaustive tests: $(ctest_summary "$OUT/ctest-cuda-exhaustive.log") ($(( $(elapsed) - t0 )) s)" ||
-      result FAIL "exhaustive tests: rc $rc: $(ctest_summary "$OUT/ctest-cuda-exhaustive.log")"
-  fi
-  need_file "math sweep" "$check" || return
-  timed "math sweep cuda" 240 || return
-  t0=$(elapsed)
-  run "$T" "$OUT/sweep-cuda.log" "$check" --sweep-hashes "$OUT/sweep_cuda.txt" --device cuda --fn all --threads "$NPROC"
-  rc=$?
-  if [ $rc -ne 0 ]; then
-    result FAIL "math sweep cuda (all 2^32 inputs per function): rc $rc$( [ $rc -eq 124 ] && echo " (time out)")"
-    return
-  fi
-  [ $DRY -eq 1 ] || say "    cuda sweep: $(( $(elapsed) - t0 )) s"
-  run 60 "$OUT/sweep-vs-committed.log" "$check" --sweep-hashes "$OUT/sweep_cuda.txt" --device file --compare "$ref"
-  rc=$?
-  [ $rc -eq 0 ] && result PASS "math sweep: CUDA = committed CPU hashes ($ref)" ||
-    { result FAIL "math sweep: CUDA vs committed $ref rc $rc (DIFFERENT or STALE)"; grep -vE "IDENTICAL" "$OUT/sweep-vs-committed.log" | tail -8 | indent; }
-  timed "math sweep cpu" 300 || return
-  t0=$(elapsed)
-  run "$T" "$OUT/sweep-cpu.log" "$check" --sweep-hashes "$OUT/sweep_cpu.txt" --device cpu --fn all \
-    --threads "$NPROC" --sweep-chunk-step "$SWEEP_STEP"
-  rc=$?
-  if [ $rc -ne 0 ]; then
-    result FAIL "math sweep cpu (every ${SWEEP_STEP}th chunk): rc $rc$( [ $rc -eq 124 ] && echo " (time out)")"
-    return
-  fi
-  run 60 "$OUT/sweep-cuda-vs-cpu.log" "$check" --sweep-hashes "$OUT/sweep_cuda.txt" --device file --compare "$OUT/sweep_cpu.txt"
-  rc=$?
-  [ $rc -eq 0 ] && result PASS "math sweep: CUDA = this host's CPU (every ${SWEEP_STEP}th chunk, cpu $(( $(elapsed) - t0 )) s)" ||
-    { result FAIL "math sweep: CUDA vs this host's CPU rc $rc"; grep -vE "IDENTICAL" "$OUT/sweep-cuda-vs-cpu.log" | tail -8 | indent; }
+  local ref=tests/data/math/sweep_cpu.txt
+  ctest_run "exhaustive tests" ctest-cuda-exhaustive 300 1 -L exhaustive -R Cuda --timeout 600
+  need_file "math sweep" "$B/tools/math_check/bitlearn_math_check" || return
+  sweep "math sweep cuda: all 2^32 inputs of every function" sweep-cuda.log 240 \
+    --sweep-hashes "$OUT/sweep_cuda.txt" --device cuda --fn all --threads "$NPROC" || return
+  sweep "math sweep: CUDA = the committed CPU hashes ($ref)" sweep-vs-committed.log 60 \
+    --sweep-hashes "$OUT/sweep_cuda.txt" --device file --compare "$ref"
+  sweep "math sweep cpu: every ${SWEEP_STEP}th chunk on this host" sweep-cpu.log 300 \
+    --sweep-hashes "$OUT/sweep_cpu.txt" --device cpu --fn all --threads "$NPROC" --sweep-chunk-step "$SWEEP_STEP" || return
+  sweep "math sweep: CUDA = this host's CPU" sweep-cuda-vs-cpu.log 60 \
+    --sweep-hashes "$OUT/sweep_cuda.txt" --device file --compare "$OUT/sweep_cpu.txt"
 }
 
 step_isa() {
@@ -436,16 +437,8 @@ step_isa() {
 }
 
 step_cputests() {
-  timed cputests 300 || return
-  local t0 rc
-  t0=$(elapsed)
-  run "$T" "$OUT/ctest-cpu.log" ctest --test-dir "$B" -LE 'cuda|exhaustive' --output-on-failure \
-    --no-tests=error --timeout 300 -j"$NPROC"
-  rc=$?
-  [ $DRY -eq 1 ] && return
-  [ $rc -eq 0 ] && result PASS "cputests: $(ctest_summary "$OUT/ctest-cpu.log") ($(( $(elapsed) - t0 )) s)" ||
-    { result FAIL "cputests: rc $rc: $(ctest_summary "$OUT/ctest-cpu.log")"
-      grep -E "^\s*[0-9]+ - .*\((Failed|Timeout|SEGFAULT|Subprocess aborted)\)" "$OUT/ctest-cpu.log" | head -20 | indent; }
+  need_file cputests "$B/tests/bitlearn_tests" || return
+  ctest_run cputests ctest-cpu 300 0 -LE 'cuda|exhaustive' --timeout 300 -j"$NPROC"
 }
 
 # ---- main -----------------------------------------------------------------------------------
@@ -461,6 +454,8 @@ unset NVIDIA_TF32_OVERRIDE BITLEARN_CUDA_EXHAUSTIVE BITLEARN_CUDA_CACHE BITLEARN
 preflight
 for step in $STEPS; do
   [ $DRY -eq 1 ] && echo "-- $step"
+  # Programs left from an earlier build would be checked in place of this tree's code.
+  if [ "$BUILD_FAILED" -eq 1 ]; then result SKIP "$step: the build did not finish"; continue; fi
   "step_$step"
 done
 [ $DRY -eq 1 ] && { echo "(dry run: nothing was run; logs would go to $OUT)"; exit 0; }
