@@ -4,9 +4,10 @@
 #   bash scripts/gpu-check.sh [options]
 #
 # Steps (default: build,tests,verify,bench; each has its own time limit, capped by --budget):
-#   build       configure + build build-gpu/ (Release, CUDA on, benchmarks on, -j$(nproc)); MPFR and
-#               GMP headers are taken from .gpudeps/include when that folder has mpfr.h (then
-#               tools/math_check is built against the runtime libraries of the machine)
+#   build       configure + build build-gpu/ (Release, CUDA on, benchmarks on, -j$(nproc)). A host
+#               without the PCRE2 / MPFR / GMP dev packages (the GPU machine) needs pcre2.h, mpfr.h
+#               and gmp.h in .gpudeps/include: the project's CMake finds pcre2.h there, and with
+#               mpfr.h there tools/math_check is built against the host's runtime MPFR and GMP
 #   tests       ctest --test-dir build-gpu -L cuda -LE exhaustive: every CUDA test, one process each;
 #               FAIL on any failure, on a test that skipped for want of a device, or when none ran.
 #               Without --quick the allocator and scratch tests run again with BITLEARN_CUDA_CACHE=0
@@ -319,7 +320,7 @@ gemm_table() {
       if (!(key in seen)) { seen[key] = 1; order[++n] = key }
       if (name ~ /cublas|openblas/) peer[key] = v; else ours[key] = v }
     END { for (i = 1; i <= n; ++i) { k = order[i]
-            printf "%-22s bitlearn %8.0f GFLOP/s  peer %8.0f  ratio %s\n", k, ours[k], peer[k],
+            printf "%-26s bitlearn %8.0f GFLOP/s  peer %8.0f  ratio %s\n", k, ours[k], peer[k],
                    (peer[k] > 0 && ours[k] > 0) ? sprintf("%.2f", ours[k] / peer[k]) : "-" } }'
 }
 
