@@ -287,13 +287,13 @@ verify_run() {
   rc=$?
   [ $DRY -eq 1 ] && return
   # "digest cpu <hex>" per device when there are several, and always "digest: <hex>".
-  digests=$(grep -E "^digest " "$log" | awk '{printf "%s %s=%s", sep, $2, substr($3, 1, 16); sep = ","}')
-  [ -n "$digests" ] || digests="$(grep -E '^digest:' "$log" | awk '{print "digest=" substr($2, 1, 16)}')"
+  digests=$(grep -E "^digest " "$log" | awk '{printf "%s%s %s", sep, $2, substr($3, 1, 16); sep = ", "}')
+  [ -n "$digests" ] || digests=$(awk '/^digest:/ {print "suite " substr($2, 1, 16)}' "$log")
   bad=$(grep -E "^digest( |:)" "$log" | awk -v w="$want" '{ d = ($1 == "digest:") ? $2 : $3; if (d != w) n++ } END { print n + 0 }')
   if [ $rc -eq 0 ] && [ "$bad" -eq 0 ] && grep -q "^digest:" "$log"; then
-    result PASS "$name: rc 0, digests$digests = expected ${want:0:16}... ($(( $(elapsed) - t0 )) s)"
+    result PASS "$name: rc 0, digests (${digests}) = expected ${want:0:16}... ($(( $(elapsed) - t0 )) s)"
   else
-    result FAIL "$name: rc $rc$( [ $rc -eq 124 ] && echo " (time out)"), digests$digests, expected ${want:0:16}... ($log)"
+    result FAIL "$name: rc $rc$( [ $rc -eq 124 ] && echo " (time out)"), digests (${digests:-none}), expected ${want:0:16}... (${log##*/})"
     grep -E "DIVERGENT|SKIPPED" "$log" | head -12 | indent
   fi
 }
@@ -333,18 +333,18 @@ bench_one() {
     llm_cuda) exe="$B/bench/bench_llm" ;;
   esac
   case "$name" in
-    gemm_cuda) want=90; args=("--benchmark_min_time=${min}s"
+    gemm_cuda) want=90; args=("--benchmark_min_time=${min}"
                  "--benchmark_filter=^BM_cublas_sgemm_strict/M:($gemm_shapes)/|^BM_bitlearn_matmul_cuda/M:($gemm_shapes)/variant:0/") ;;
     reduce_cuda|copy_cuda) want=60 ;;
-    math_cuda) want=60; args=("--benchmark_min_time=${min}s") ;;
-    llm_cuda) want=60; envs=(BL_LLM_DEVICE=cuda BL_LLM_ONLY=gpt2-124m); args=(--benchmark_min_time=0.3s) ;;
-    llm) want=90; envs=(BL_LLM_DEVICE=cpu BL_LLM_ONLY=gpt2-124m BITLEARN_THREADS="$NPROC"); args=(--benchmark_min_time=0.3s) ;;
+    math_cuda) want=60; args=("--benchmark_min_time=${min}") ;;
+    llm_cuda) want=60; envs=(BL_LLM_DEVICE=cuda BL_LLM_ONLY=gpt2-124m); args=(--benchmark_min_time=0.3) ;;
+    llm) want=90; envs=(BL_LLM_DEVICE=cpu BL_LLM_ONLY=gpt2-124m BITLEARN_THREADS="$NPROC"); args=(--benchmark_min_time=0.3) ;;
     gemm) want=120; envs=(BITLEARN_BENCH_THREADS="$NPROC")
-          args=("--benchmark_min_time=${min}s" "--benchmark_filter=/M:(2048/N:2048/K:2048|4096/N:4096/K:4096|8192/N:768/K:3072)/")
+          args=("--benchmark_min_time=${min}" "--benchmark_filter=/M:(2048/N:2048/K:2048|4096/N:4096/K:4096|8192/N:768/K:3072)/")
           [ $QUICK -eq 1 ] && args[1]="--benchmark_filter=/M:2048/N:2048/K:2048/" ;;
     reduce) want=90; envs=(BITLEARN_BENCH_THREADS="$NPROC" "BITLEARN_BENCH_REPS=$((3 - 2 * QUICK))") ;;
-    math) want=60; args=(--benchmark_min_time=0.05s) ;;
-    tokenizer) want=60; args=(--benchmark_min_time=0.2s) ;;
+    math) want=60; args=(--benchmark_min_time=0.05) ;;
+    tokenizer) want=60; args=(--benchmark_min_time=0.2) ;;
   esac
   case "$name" in *_cuda) need_gpu "bench $name" || return ;; esac
   need_file "bench $name" "$exe" || return
