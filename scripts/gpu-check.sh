@@ -354,7 +354,7 @@ bench_one() {
   rc=$?
   [ $DRY -eq 1 ] && return
   if [ $rc -ne 0 ] || grep -qE "^FAIL|no CUDA device" "$log"; then
-    result FAIL "bench $name: rc $rc$( [ $rc -eq 124 ] && echo " (time out)") ($log)"
+    result FAIL "bench $name: rc $rc$( [ $rc -eq 124 ] && echo " (time out)") (${log##*/})"
     grep -E "^FAIL|no CUDA device|rror" "$log" | head -5 | indent
     return
   fi
