@@ -135,15 +135,9 @@ TEST(ExpBandwidthCuda, Report) {
     report("exp Tensor op" + in, best_ms([&] { bl::Tensor r = bl::exp(t); }));
   }
   // Softmax and log-softmax on rows of 4096 kept on chip: two passes (read n, write n) counted.
-  for (int variant : {0, 1}) {
-    for (bool log_form : {false, true}) {
-      bl::LaunchConfig c;
-      c.variant = variant;
-      const float ms = best_ms([&] { bl::softmax_rows_on_chip_cuda(x, n / 4096, 4096, y, log_form, c); });
-      report(std::string(log_form ? "log_softmax" : "softmax") + " rows of 4096, variant " +
-                 std::to_string(variant) + (variant == 1 ? " (1 load)" : " (4 loads)"),
-             ms);
-    }
+  for (bool log_form : {false, true}) {
+    const float ms = best_ms([&] { bl::softmax_rows_on_chip_cuda(x, n / 4096, 4096, y, log_form); });
+    report(std::string(log_form ? "log_softmax" : "softmax") + " rows of 4096", ms);
   }
   cudaFree(x);
   cudaFree(y);
