@@ -27,7 +27,7 @@ using conformance::have_cuda_device;
 using conformance::MatmulCase;
 using conformance::MatmulProblem;
 
-// Warp-tiled shapes.        BM   BN  BK TM  TN  WM  WN stages blocks/SM
+// Warp-tiled shapes: WideConfig<BM, BN, BK, TM, TN, WM, WN, stages, blocks per multiprocessor>.
 using Wide7 = WideConfig<128, 256, 16, 8, 16, 0, 0, 3, 1>;    // block layout, 8 x 16 per thread
 using Wide8 = WideConfig<128, 128, 8, 8, 8, 64, 32, 4, 2>;    // BK 8, two blocks per SM
 using Wide9 = WideConfig<128, 256, 16, 8, 16, 64, 64, 3, 1>;  // warp tiles 64 x 64

@@ -1,4 +1,4 @@
-// Bandwidth of exp on the GPU (issue 3): the exp Tensor op, the exp math map and kernel variants
+// Bandwidth of exp on the GPU: the exp Tensor op, the exp math map and kernel variants
 // (one or two float4 per thread and iteration, CUDA's own expf) against a float4 copy kernel and
 // cudaMemcpy device to device, on 2^26 floats, both for a constant input (every element takes the
 // same path) and for inputs spread over (-90, 90). Prints lines starting with EXPBW; never fails on

@@ -39,8 +39,7 @@ void release_split_workspaces() {
   }
 }
 
-// The shipped shapes.
-//                           BM   BN  BK TM TN  WM  WN stages blocks/SM
+// The shipped shapes (WideConfig<BM, BN, BK, TM, TN, WM, WN, stages, blocks per multiprocessor>).
 // Warp tiles 64 x 32, 8 x 8 outputs per thread, BK 32: the by-shape choice for large products.
 using WarpTiles128 = WideConfig<128, 128, 32, 8, 8, 64, 32, 3, 1>;
 // Small tiles: 4 x 4 outputs per thread (128 threads), warp tiles 32 x 16, BK 32, four blocks per

@@ -50,8 +50,10 @@ __device__ __forceinline__ float lean_max(float a, float b) {
 // One block per row (grid-stride over rows), any block size that is a multiple of 32. `vec`: n is
 // a multiple of 4 and x, y are 16-byte aligned, so rows move as float4. y may alias x: a row is
 // read completely before any of it is written. LOADS float4 loads are issued per thread before
-// their values are used (more memory in flight per thread, more registers).
-template <int LOADS>
+// their values are used (more memory in flight per thread, more registers). DIV_BITS: softmax's
+// e_i * r is rounded to binary32 on its bits (div_by_reciprocal_fast_bits) rather than by the
+// conversion (div_by_reciprocal_fast); the same value either way.
+template <int LOADS, bool DIV_BITS>
 __device__ __forceinline__ void softmax_row_on_chip_body(const float* x, int64_t rows, int64_t n, float* y,
                                                          bool log_form, bool vec) {
   extern __shared__ float4 row_smem[];
@@ -162,10 +164,13 @@ __device__ __forceinline__ void softmax_row_on_chip_body(const float* x, int64_t
         for (int q = tid; q < n4; q += threads) {
           const float4 e = reinterpret_cast<const float4*>(es)[q];
           reinterpret_cast<float4*>(yr)[q] =
-              make_float4(div_by_reciprocal_fast(e.x, r), div_by_reciprocal_fast(e.y, r),
-                          div_by_reciprocal_fast(e.z, r), div_by_reciprocal_fast(e.w, r));
+              DIV_BITS ? make_float4(div_by_reciprocal_fast_bits(e.x, r), div_by_reciprocal_fast_bits(e.y, r),
+                                     div_by_reciprocal_fast_bits(e.z, r), div_by_reciprocal_fast_bits(e.w, r))
+                       : make_float4(div_by_reciprocal_fast(e.x, r), div_by_reciprocal_fast(e.y, r),
+                                     div_by_reciprocal_fast(e.z, r), div_by_reciprocal_fast(e.w, r));
         }
-        for (int i = 4 * n4 + tid; i < ni; i += threads) yr[i] = div_by_reciprocal_fast(es[i], r);
+        for (int i = 4 * n4 + tid; i < ni; i += threads)
+          yr[i] = DIV_BITS ? div_by_reciprocal_fast_bits(es[i], r) : div_by_reciprocal_fast(es[i], r);
       } else {
         Reciprocal d;
         d.r = r;
@@ -190,13 +195,14 @@ __device__ __forceinline__ void softmax_row_on_chip_body(const float* x, int64_t
 // latencies of the row phases).
 __global__ void __launch_bounds__(256, 8)
     softmax_row_on_chip_kernel(const float* x, int64_t rows, int64_t n, float* y, bool log_form, bool vec) {
-  softmax_row_on_chip_body<1>(x, rows, n, y, log_form, vec);
+  softmax_row_on_chip_body<1, false>(x, rows, n, y, log_form, vec);
 }
 
-// The log-softmax kernel: four float4 loads in flight per thread, any block size.
+// The log-softmax kernel: four float4 loads in flight per thread, any block size. DIV_BITS has no
+// effect here: this kernel only runs log-softmax, which divides nothing.
 __global__ void log_softmax_row_on_chip_kernel(const float* x, int64_t rows, int64_t n, float* y, bool log_form,
                                                bool vec) {
-  softmax_row_on_chip_body<4>(x, rows, n, y, log_form, vec);
+  softmax_row_on_chip_body<4, true>(x, rows, n, y, log_form, vec);
 }
 
 bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
