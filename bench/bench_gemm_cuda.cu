@@ -1,4 +1,4 @@
-// bench_gemm_cuda: the contract GEMM on the GPU (bl::matmul_cuda, each tile variant 0..16) side by side
+// bench_gemm_cuda: the contract GEMM on the GPU (bl::matmul_cuda, by shape and each shipped tile) side by side
 // with cuBLAS cublasSgemm in strict fp32 (CUBLAS_DEFAULT_MATH with TF32 not allowed, i.e. no
 // tensor cores), same shapes, same device, in one process.
 //
@@ -98,13 +98,21 @@ const int64_t kShapes[][3] = {{2048, 2048, 2048}, {4096, 4096, 4096}, {8192, 819
                               {128, 2304, 768},   {128, 3072, 768},   {128, 768, 3072},
                               {128, 768, 768}};
 
-// Every tile variant at every shape; the wide-tile variants 7..10 (128 x 128 and 128 x 256 tiles)
-// only where M >= 2048, as they leave most of the device idle on the 128-token shapes, and the
-// small-tile variants 11..16 only where M < 2048.
+// The choice by shape (variant 0) and every tile the library ships (launch.h) at every shape; the
+// 128 x 128 warp tiles only where M >= 2048, as they leave most of the device idle on the 128-token
+// shapes, and the small tiles only where M < 2048. Other tile shapes: dev/cuda/gemm_tiles.cu.
 void bitlearn_shapes(benchmark::internal::Benchmark* b) {
+  const int64_t tiles[] = {0,
+                           bl::kMatmulTileRegister64,
+                           bl::kMatmulTilePipe128x64,
+                           bl::kMatmulTilePipe128,
+                           bl::kMatmulTileWarp128,
+                           bl::kMatmulTileSmall,
+                           bl::kMatmulTileSmallSplit};
   for (const auto& s : kShapes)
-    for (int64_t variant = 0; variant <= 16; ++variant) {
-      const bool wide = variant >= 7 && variant <= 10, small = variant >= 11;
+    for (int64_t variant : tiles) {
+      const bool wide = variant == bl::kMatmulTileWarp128;
+      const bool small = variant == bl::kMatmulTileSmall || variant == bl::kMatmulTileSmallSplit;
       if ((!wide || s[0] >= 2048) && (!small || s[0] < 2048)) b->Args({s[0], s[1], s[2], variant});
     }
   b->ArgNames({"M", "N", "K", "variant"})->UseManualTime()->Unit(benchmark::kMillisecond);
@@ -117,7 +125,8 @@ void cublas_shapes(benchmark::internal::Benchmark* b) {
 
 void lm_head_shapes(benchmark::internal::Benchmark* b) {
   for (int64_t trans_b = 0; trans_b <= 1; ++trans_b)
-    for (int64_t variant : {0, 10, 11, 12}) b->Args({128, 50257, 768, trans_b, variant});
+    for (int64_t variant : {0, bl::kMatmulTileWarp128, bl::kMatmulTileSmall})
+      b->Args({128, 50257, 768, trans_b, variant});
   b->ArgNames({"M", "N", "K", "trans_b", "variant"})->UseManualTime()->Unit(benchmark::kMillisecond);
 }
 

@@ -2,15 +2,15 @@
 //
 // GB/s counts the bytes a kernel must move at least: sum reads n floats; rms_norm reads n floats
 // twice (sum of squares, output pass) and writes n; softmax and log-softmax on rows of 4096 read n
-// and write n (two passes: rows of up to 8192 stay on chip); the figure counted as 4 passes, as
-// earlier runs printed it (when rows went through memory five times), follows for comparison.
+// and write n (two passes: rows of up to 8192 stay on chip).
 // cudaMemcpy D2D is counted as read + write (2 n floats), like bandwidthTest. Prints GB/s and the
 // ratio to the cudaMemcpy rate (target >= 0.7).
 // Softmax and log-softmax run on two inputs: "normal" (x in [0, 1)) and "wide" (x spread over
-// (-90, 90): most e_i subnormal or zero), under the kernel forms of LaunchConfig::variant (see
-// softmax_rows_on_chip_cuda; 0: the default, 2: the original form) and block sizes (capped by the
-// kernel's threads for the row length: 128 for softmax, 256 for log-softmax on rows of 4096); the
-// exp math map (same bytes: one read, one write) is printed beside them for scale.
+// (-90, 90): most e_i subnormal or zero), through softmax_cuda and through the on-chip kernel at
+// several block sizes (capped by the kernel's threads for the row length: 128 for softmax, 256
+// for log-softmax on rows of 4096); the exp math map (same bytes: one read, one write) is printed
+// beside them for scale. The other forms of the on-chip kernel are timed by the kernel lab
+// (dev/cuda/softmax_forms.cu).
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -58,9 +58,9 @@ float best_ms(F f, int reps = 10) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // "--softmax-once VARIANT BLOCK": one on-chip softmax launch on 2^24 floats in rows of 4096 (for
-  // a profiler).
-  const bool once = argc == 4 && std::string(argv[1]) == "--softmax-once";
+  // "--softmax-once BLOCK": one on-chip softmax launch on 2^24 floats in rows of 4096 (for a
+  // profiler).
+  const bool once = argc == 3 && std::string(argv[1]) == "--softmax-once";
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     std::printf("SKIP no CUDA device\n");
@@ -78,9 +78,10 @@ int main(int argc, char** argv) {
       CHECK(cudaMemcpy(x + off, h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice));
   }
   if (once) {
-    const bl::LaunchConfig config{std::atoi(argv[3]), 0, std::atoi(argv[2])};
+    bl::LaunchConfig config;
+    config.block = std::atoi(argv[2]);
     bl::softmax_rows_on_chip_cuda(x, (int64_t{1} << 24) / 4096, 4096, y, false, config);
-    std::printf("softmax once variant=%d block=%d\n", config.variant, config.block);
+    std::printf("softmax once block=%d\n", config.block);
     cudaFree(x);
     cudaFree(y);
     cudaFree(out);
@@ -112,7 +113,7 @@ int main(int argc, char** argv) {
     const float t_exp = best_ms([&] { bl::math_map_cuda(bl::MathFn::exp, x, y, n, bl::LaunchConfig()); });
     gbs = 2 * bytes / (t_exp * 1e-3) * 1e-9;
     std::printf("exp math map    %8.1f GB/s  ratio %.2f  (%.3f ms)\n", gbs, gbs / copy_gbs, t_exp);
-    // The default first (as softmax_cuda runs it), then the forms and block sizes.
+    // softmax_cuda first, then the on-chip kernel at each block size.
     for (int log_form = 0; log_form < 2; ++log_form) {
       const char* op = log_form ? "log_softmax" : "softmax";
       for (int input = 0; input < 2; ++input) {
@@ -122,14 +123,13 @@ int main(int argc, char** argv) {
         gbs = 2 * bytes / (t * 1e-3) * 1e-9;
         std::printf("%-12s %-6s default            %8.1f GB/s  ratio %.2f  (%.3f ms, rows of 4096, 2 passes)\n",
                     op, in_name, gbs, gbs / copy_gbs, t);
-        for (int variant : {0, 2, 12, 29, 44, 45, 61, 108, 109, 125, 140, 141, 157, 236, 237, 253, 268, 364, 365, 381, 492}) {
-          for (int block : {32, 64, 128, 256}) {
-            const bl::LaunchConfig config{block, 0, variant};
-            t = best_ms([&] { bl::softmax_rows_on_chip_cuda(src, n / 4096, 4096, y, log_form != 0, config); });
-            gbs = 2 * bytes / (t * 1e-3) * 1e-9;
-            std::printf("%-12s %-6s variant=%d block=%-4d %8.1f GB/s  ratio %.2f  (%.3f ms)\n", op, in_name,
-                        variant, block, gbs, gbs / copy_gbs, t);
-          }
+        for (int block : {32, 64, 128, 256}) {
+          bl::LaunchConfig config;
+          config.block = block;
+          t = best_ms([&] { bl::softmax_rows_on_chip_cuda(src, n / 4096, 4096, y, log_form != 0, config); });
+          gbs = 2 * bytes / (t * 1e-3) * 1e-9;
+          std::printf("%-12s %-6s on chip block=%-4d %8.1f GB/s  ratio %.2f  (%.3f ms)\n", op, in_name, block,
+                      gbs, gbs / copy_gbs, t);
         }
       }
     }

@@ -9,8 +9,24 @@ namespace bl {
 struct LaunchConfig {
   int block = 256;     // threads per block (a multiple of 32; kernels may round or clamp)
   int grid_cap = 0;    // upper bound on blocks in the grid, 0 = as many as the work needs
-  int variant = 0;     // op-specific tile-shape choice (0 = default)
+  int variant = 0;     // op-specific kernel choice (0 = the op's own choice; see below)
 };
+
+// What `variant` selects. Only the ops listed here read it; every other op ignores it. Each value
+// names a kernel the op also runs on its own for some shapes, so a test can run that kernel on any
+// shape; any other value leaves the choice to the op.
+//
+// matmul_cuda, matmul_bias_cuda: the tile shape (otherwise chosen by the shape of the product).
+constexpr int kMatmulTileRegister64 = 1;   // 64 x 64 tiles, slabs staged through registers
+constexpr int kMatmulTilePipe128x64 = 4;   // 128 x 64 tiles, cp.async pipeline
+constexpr int kMatmulTilePipe128 = 6;      // 128 x 128 tiles, cp.async pipeline
+constexpr int kMatmulTileWarp128 = 10;     // 128 x 128 warp tiles
+constexpr int kMatmulTileSmall = 11;       // 32 x 64 small warp tiles over all of K
+constexpr int kMatmulTileSmallSplit = 14;  // the same, k leaves in parallel where that applies
+// attention_cuda: kAttentionVariantBlockRows (attention.h) runs the block-per-row kernel on every
+// shape (otherwise only where the warp-rows kernel does not apply).
+// Transposing copy (elementwise_cuda.cu): 7 runs the 64 x 64 tiles (otherwise only where the
+// 16-byte quads do not apply); 6 runs 32 x 32 tiles.
 
 // The launch shapes every CUDA conformance test runs under.
 inline const LaunchConfig kConformanceLaunchConfigs[] = {

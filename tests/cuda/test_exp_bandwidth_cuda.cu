@@ -1,4 +1,4 @@
-// Bandwidth of exp on the GPU (issue 3): the exp Tensor op, the exp math map and kernel variants
+// Bandwidth of exp on the GPU: the exp Tensor op, the exp math map and kernel variants
 // (one or two float4 per thread and iteration, CUDA's own expf) against a float4 copy kernel and
 // cudaMemcpy device to device, on 2^26 floats, both for a constant input (every element takes the
 // same path) and for inputs spread over (-90, 90). Prints lines starting with EXPBW; never fails on
@@ -135,15 +135,9 @@ TEST(ExpBandwidthCuda, Report) {
     report("exp Tensor op" + in, best_ms([&] { bl::Tensor r = bl::exp(t); }));
   }
   // Softmax and log-softmax on rows of 4096 kept on chip: two passes (read n, write n) counted.
-  for (int variant : {0, 1}) {
-    for (bool log_form : {false, true}) {
-      bl::LaunchConfig c;
-      c.variant = variant;
-      const float ms = best_ms([&] { bl::softmax_rows_on_chip_cuda(x, n / 4096, 4096, y, log_form, c); });
-      report(std::string(log_form ? "log_softmax" : "softmax") + " rows of 4096, variant " +
-                 std::to_string(variant) + (variant == 1 ? " (1 load)" : " (4 loads)"),
-             ms);
-    }
+  for (bool log_form : {false, true}) {
+    const float ms = best_ms([&] { bl::softmax_rows_on_chip_cuda(x, n / 4096, 4096, y, log_form); });
+    report(std::string(log_form ? "log_softmax" : "softmax") + " rows of 4096", ms);
   }
   cudaFree(x);
   cudaFree(y);

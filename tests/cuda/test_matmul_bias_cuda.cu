@@ -1,7 +1,7 @@
 // Conformance of bl::matmul_bias_cuda (the CUDA product with the bias row added as it stores, for
-// the small-tile variants 11..16, or by a separate kernel after the others) with the scalar
-// reference followed by the add op's rule c = canonicalize(add(c, bias[n])), by memcmp, under the
-// default launch, every small-tile variant (whole K and leaf-parallel) and a few others; special
+// the small tiles, or by a separate kernel after the others) with the scalar reference followed
+// by the add op's rule c = canonicalize(add(c, bias[n])), by memcmp, under the default launch, the
+// small tiles (whole K and leaf-parallel) and the other shipped tiles (launch.h); special
 // values in the bias. Sabotage arm: the bias taken as the start of the first leaf's fma chain (a
 // fused add that is not the separate add) must be caught by the same comparison.
 #include <gtest/gtest.h>
@@ -27,13 +27,18 @@ using bl::conformance::MatmulCase;
 using bl::conformance::MatmulProblem;
 using bl::conformance::run_matmul_cuda;
 
-// The configs under test: variant 0, the small tiles over all of K (11..13) and leaf-parallel
-// (14..16), whole and capped grids, and variants that add the bias in a second kernel (1, 4, 10).
+// The configs under test: the choice by shape, the small tiles over all of K and leaf-parallel,
+// whole and capped grids, and tiles that add the bias in a second kernel.
 std::vector<bl::LaunchConfig> bias_configs() {
-  std::vector<bl::LaunchConfig> v = {{256, 0, 0}, {128, 1, 0}, {64, 7, 1}, {256, 0, 4}, {256, 0, 10}};
-  for (int variant = 11; variant <= 16; ++variant) {
-    v.push_back({256, 0, variant});
-    v.push_back({128, 3, variant});
+  std::vector<bl::LaunchConfig> v = {{256, 0, 0},
+                                     {128, 1, 0},
+                                     {64, 7, bl::kMatmulTileRegister64},
+                                     {256, 0, bl::kMatmulTilePipe128x64},
+                                     {256, 0, bl::kMatmulTilePipe128},
+                                     {256, 0, bl::kMatmulTileWarp128}};
+  for (int tile : {bl::kMatmulTileSmall, bl::kMatmulTileSmallSplit}) {
+    v.push_back({256, 0, tile});
+    v.push_back({128, 3, tile});
   }
   return v;
 }

@@ -1,6 +1,6 @@
 // Conformance of the CUDA contract GEMM (src/kernels/cuda/matmul.cu) with the scalar reference, by
-// memcmp, under every LaunchConfig of kConformanceLaunchConfigs (which pick tile shapes through
-// `variant`) and every tile variant: shapes, transposes, batches, special values, batch
+// memcmp, under every LaunchConfig of kConformanceLaunchConfigs and every tile matmul_cuda ships
+// (LaunchConfig::variant, launch.h): shapes, transposes, batches, special values, batch
 // invariance, the leaf-parallel path (batch 1, many leaves, few tiles), and the leaf-size and
 // leaf-fold sabotage arms through the same comparison.
 #include <gtest/gtest.h>
@@ -30,28 +30,23 @@ using bl::conformance::MatmulProblem;
 using bl::conformance::run_matmul_cuda;
 using bl::conformance::run_matmul_reference;
 
-// Every launch config and tile variant under test. With BITLEARN_TEST_MATMUL_VARIANT=<n> in the
-// environment only the configs of variant n run (the GPU script uses it to report each variant
-// alone, so that one broken variant cannot hide the results of the others).
+// Every launch config under test: the conformance shapes and every tile matmul_cuda ships
+// (launch.h), each with the whole grid and a capped grid. With BITLEARN_TEST_MATMUL_VARIANT=<n> in
+// the environment only the configs of variant n run (the GPU script uses it to report each tile
+// alone, so that one broken tile cannot hide the results of the others).
 std::vector<bl::LaunchConfig> all_configs() {
   std::vector<bl::LaunchConfig> v(std::begin(bl::kConformanceLaunchConfigs),
                                   std::end(bl::kConformanceLaunchConfigs));
-  v.push_back({256, 5, 3});  // the register-staged 128 x 128 variant, with a capped grid
-  v.push_back({256, 0, 4});  // the pipelined 128 x 64 variant
-  v.push_back({128, 2, 4});  // ... with a grid of two blocks walking all tiles
-  v.push_back({256, 0, 5});  // the pipelined variant with leaf sums in registers
-  v.push_back({256, 0, 6});  // the pipelined 128 x 128 variant that variant 0 picks for large shapes
-  v.push_back({256, 9, 6});  // ... with a capped grid
-  // The wide-tile kernels of matmul_wide.cu, whole grid and a capped grid each.
-  for (int variant = 7; variant <= 10; ++variant) {
-    v.push_back({256, 0, variant});
-    v.push_back({256, 3, variant});
-  }
-  // The small warp tiles (11..13: 32 x 64, 64 x 64, 32 x 32) over all of K, and the same tiles with
-  // the k leaves in parallel (14..16), whole grid and a capped grid each.
-  for (int variant = 11; variant <= 16; ++variant) {
-    v.push_back({256, 0, variant});
-    v.push_back({128, 5, variant});
+  v.push_back({256, 5, bl::kMatmulTileRegister64});
+  v.push_back({256, 0, bl::kMatmulTilePipe128x64});
+  v.push_back({128, 2, bl::kMatmulTilePipe128x64});  // a grid of two blocks walking all tiles
+  v.push_back({256, 0, bl::kMatmulTilePipe128});
+  v.push_back({256, 9, bl::kMatmulTilePipe128});
+  v.push_back({256, 0, bl::kMatmulTileWarp128});
+  v.push_back({256, 3, bl::kMatmulTileWarp128});
+  for (int tile : {bl::kMatmulTileSmall, bl::kMatmulTileSmallSplit}) {
+    v.push_back({256, 0, tile});
+    v.push_back({128, 5, tile});
   }
   if (const char* only = std::getenv("BITLEARN_TEST_MATMUL_VARIANT")) {
     const int want = std::atoi(only);
@@ -97,7 +92,7 @@ TEST(MatmulCudaConformance, MatchesReferenceOnLargerShapes) {
     cases.push_back({2, 129, 257, 520, (t & 1) != 0, (t & 2) != 0, 1, 301, 1.0f});
     // Pitches that are multiples of 4 with K that is not: 16-byte copies up to a partial chunk.
     cases.push_back({1, 260, 300, 1030, (t & 1) != 0, (t & 2) != 0, 2, 0, 1.0f});
-    // Several 128 x 256 tiles (the wide variants), a partial last tile in both directions.
+    // Several 128 x 256 regions, a partial last tile in both directions.
     cases.push_back({1, 257, 520, 777, (t & 1) != 0, (t & 2) != 0, 0, 0, 1.0f});
   }
   check_cases(cases, 700);
@@ -105,7 +100,7 @@ TEST(MatmulCudaConformance, MatchesReferenceOnLargerShapes) {
 
 // Products with few rows (the GPT-2 124M prefill shapes at 128 tokens, shortened in N so that the
 // scalar reference stays quick), odd and prime sizes, K of 1..12 leaves with and without a short
-// last leaf: the small-tile variants 11..16 and variant 0's choice for them.
+// last leaf: the small tiles (whole K and leaf-parallel) and the choice by shape for them.
 TEST(MatmulCudaConformance, MatchesReferenceOnFewRowShapes) {
   if (!have_cuda_device()) GTEST_SKIP() << "no CUDA device";
   std::vector<MatmulCase> cases;
@@ -158,7 +153,7 @@ TEST(MatmulCudaConformance, BatchEntryAloneEqualsEntryInsideBatch) {
 
 TEST(MatmulCudaConformance, SabotageLeafSizesAreCaught) {
   if (!have_cuda_device()) GTEST_SKIP() << "no CUDA device";
-  // The CUDA result is compared with the leaf-128 and leaf-less variants by the same memcmp: both
+  // The CUDA result is compared with leaf-128 and leaf-less references by the same memcmp: both
   // must differ, while the reference must agree.
   MatmulCase mc{1, 40, 50, 700, false, false, 0, 0, 1.0f};
   MatmulProblem p = bl::conformance::make_matmul_problem(mc, 55);
@@ -177,11 +172,11 @@ TEST(MatmulCudaConformance, SabotageLeafSizesAreCaught) {
   }
 }
 
-// The leaf-parallel path of variant 0 (batch 1, >= 2 leaves, fewer 128 x 64 tiles than the device
-// has multiprocessors: each leaf a batch entry of one launch, then a separate fold kernel) under
-// every config, and its sabotage arm: the same leaves folded right to left or pairwise must differ
-// from its result by the same memcmp, while the contract's left-to-right fold and a variant that
-// never splits K (variant 1, one launch over all of K) must agree with it.
+// The leaf-parallel path of the choice by shape (batch 1, >= 2 leaves, fewer 128 x 64 tiles than
+// the device has multiprocessors) under every config, and its sabotage arm: the same leaves folded
+// right to left or pairwise must differ from its result by the same memcmp, while the contract's
+// left-to-right fold and a tile that never splits K (kMatmulTileRegister64, one launch over all of
+// K) must agree with it.
 int multiprocessor_count() {
   int dev = 0, sms = 0;
   EXPECT_EQ(cudaGetDevice(&dev), cudaSuccess);
@@ -210,10 +205,10 @@ TEST(MatmulCudaConformance, SabotageLeafParallelFoldOrderIsCaught) {
   uint64_t seed = 900;
   for (const MatmulCase& mc : bl::conformance::matmul_leaf_parallel_cases()) {
     MatmulProblem p = bl::conformance::make_matmul_problem(mc, seed++);
-    std::vector<float> split = run_matmul_cuda(p, bl::LaunchConfig{});  // variant 0: leaf-parallel here
-    std::vector<float> whole = run_matmul_cuda(p, bl::LaunchConfig{64, 7, 1});
+    std::vector<float> split = run_matmul_cuda(p, bl::LaunchConfig{});  // by shape: leaf-parallel here
+    std::vector<float> whole = run_matmul_cuda(p, bl::LaunchConfig{64, 7, bl::kMatmulTileRegister64});
     EXPECT_TRUE(bits_equal(run_matmul_reference(p), split, "leaf-parallel vs reference " + p.name));
-    EXPECT_TRUE(bits_equal(whole, split, "leaf-parallel vs variant 1 " + p.name));
+    EXPECT_TRUE(bits_equal(whole, split, "leaf-parallel vs one launch over K " + p.name));
     for (LeafFold fold : {LeafFold::left_to_right, LeafFold::right_to_left, LeafFold::pairwise}) {
       std::vector<float> folded = p.c_init;
       bl::conformance::matmul_reference_with_fold(p.args, p.a.data(), p.b.data(), folded.data(), fold);
@@ -228,10 +223,6 @@ TEST(MatmulCudaConformance, BadInputThrows) {
   MatmulArgs args = bl::matmul_dense_args(1, 4, 4, 4);
   args.ldb = 2;
   EXPECT_THROW(bl::matmul_cuda(args, nullptr, nullptr, nullptr, bl::LaunchConfig{}), bl::Error);
-  args = bl::matmul_dense_args(1, 4, 4, 4);
-  bl::LaunchConfig bad_variant{256, 0, 17};
-  float* dummy = reinterpret_cast<float*>(16);
-  EXPECT_THROW(bl::matmul_cuda(args, dummy, dummy, dummy, bad_variant), bl::Error);
 }
 
 TEST(MatmulCudaOps, TensorMatmulAndBmmOnCudaEqualCpu) {

@@ -1,4 +1,4 @@
-// The scratch of the leaf-parallel CUDA GEMM (variants 14..16 and variant 0's few-row choice):
+// The scratch of the leaf-parallel CUDA GEMM (kMatmulTileSmallSplit, the few-row choice by shape):
 // its blocks come from the caching allocator (bytes_in_use while held), cuda_empty_cache() gives
 // them back to CUDA, the next product takes new ones and still gives the reference's bits; many
 // host threads running leaf-parallel products of different sizes at once (the scratch grows under
@@ -33,8 +33,8 @@ TEST(MatmulCudaScratch, EmptyCacheReleasesTheLeafParallelScratch) {
   bl::cuda_empty_cache();  // no scratch held from earlier tests
   const size_t in_use_before = bl::cuda_memory_stats(0).bytes_in_use;
 
-  EXPECT_TRUE(bc::bits_equal(expected, bc::run_matmul_cuda(p, bl::LaunchConfig{256, 0, 14}),
-                             "variant 14"));
+  EXPECT_TRUE(bc::bits_equal(expected, bc::run_matmul_cuda(p, bl::LaunchConfig{256, 0, bl::kMatmulTileSmallSplit}),
+                             "small tiles, leaf-parallel"));
   const size_t in_use_held = bl::cuda_memory_stats(0).bytes_in_use;
   EXPECT_GE(in_use_held, in_use_before + partial_bytes) << "the partials come from the pool";
 
@@ -45,7 +45,7 @@ TEST(MatmulCudaScratch, EmptyCacheReleasesTheLeafParallelScratch) {
   if (after.caching) EXPECT_GE(released, partial_bytes) << "and from the pool to CUDA";
 
   // The next products take new scratch (fresh counters) and give the same bits again.
-  for (int variant : {14, 15, 16, 0})
+  for (int variant : {bl::kMatmulTileSmallSplit, 0})
     EXPECT_TRUE(bc::bits_equal(expected, bc::run_matmul_cuda(p, bl::LaunchConfig{256, 0, variant}),
                            "after cuda_empty_cache, variant " + std::to_string(variant)));
   EXPECT_GE(bl::cuda_memory_stats(0).bytes_in_use, in_use_before + partial_bytes);
@@ -75,7 +75,7 @@ TEST(MatmulCudaScratch, ManyHostThreadsShareTheScratchWhileTheCacheIsEmptied) {
     threads.emplace_back([&, i] {
       for (int r = 0; r < kRounds; ++r)
         got[i].push_back(
-            bc::run_matmul_cuda(problems[i], bl::LaunchConfig{256, 0, 14 + (i + r) % 3}));
+            bc::run_matmul_cuda(problems[i], bl::LaunchConfig{256, 0, (i + r) % 2 == 0 ? bl::kMatmulTileSmallSplit : 0}));
       --running;
     });
   int empties = 0;

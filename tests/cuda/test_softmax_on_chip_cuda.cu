@@ -2,10 +2,11 @@
 // against the scalar reference, bit for bit, under every launch shape of
 // kConformanceLaunchConfigs: lengths around the lane (32), float4 and leaf (4096) sizes, primes,
 // scales that send e^(x - m) into the subnormal and zero range, special values, unaligned and
-// in-place rows. Every case runs both forms of the kernel: the default one and the lean one
-// (LaunchConfig::variant bit 2: float max, binary64 reciprocal division of div_by_reciprocal.h);
-// rows aimed at the lean form's division (s an even integer, so the tie rule runs; s = 1; e_i
-// subnormal) and its maximum (zero maxima of either sign, NaN beside a finite maximum) follow.
+// in-place rows, through the softmax kernel and the log-softmax kernel (float max, the lean exp of
+// softmax_exp.cuh, binary64 reciprocal division of div_by_reciprocal.h); rows aimed at the
+// division (s an even integer, so the tie rule runs; s = 1; e_i subnormal) and the maximum (zero
+// maxima of either sign, NaN beside a finite maximum) follow. The other forms of the kernel are
+// tested by the kernel lab (dev/cuda/softmax_forms.cu).
 // The sabotage arms show that the comparison sees a change of the sum schedule and a division
 // without the tie rule.
 #include <gtest/gtest.h>
@@ -52,29 +53,11 @@ std::string label(int64_t rows, int64_t n, float scale, bool log_form, const Lau
          std::to_string(c.variant) + extra;
 }
 
-// kConformanceLaunchConfigs (variant 0: the default forms; 1, 2: the original form), and every
-// other kernel form of softmax_rows_on_chip_cuda (LaunchConfig::variant) under launch shapes taken
-// from it.
+// kConformanceLaunchConfigs, and blocks of one, two, four and eight warps with the whole grid (the
+// shapes the kernels take for short rows and for rows of 4096).
 std::vector<LaunchConfig> launch_configs() {
   std::vector<LaunchConfig> configs(std::begin(kConformanceLaunchConfigs), std::end(kConformanceLaunchConfigs));
-  const int forms[] = {4,   5,   12,  13,  28,  29,  44,  45,  61,  108, 109, 125,
-                       140, 141, 157, 236, 237, 253, 268, 364, 365, 381, 492};
-  int i = 0;
-  for (int form : forms) {
-    LaunchConfig c = kConformanceLaunchConfigs[i++ % 4];
-    c.variant = form;
-    configs.push_back(c);
-  }
-  // One and two warps per row (the shapes the default may take), for the default and likely forms.
-  for (int form : {0, 12, 29, 108, 236, 364, 365, 492}) {
-    configs.push_back(LaunchConfig{32, 0, form});
-    configs.push_back(LaunchConfig{64, 0, form});
-  }
-  // The fastest measured shapes of the candidate default forms (docs/cuda-exp.md), exactly as the
-  // default would launch them for rows of 4096.
-  for (LaunchConfig c : {LaunchConfig{128, 0, 108}, LaunchConfig{128, 0, 125}, LaunchConfig{256, 0, 236},
-                         LaunchConfig{256, 0, 237}})
-    configs.push_back(c);
+  for (int block : {32, 64, 128, 256}) configs.push_back(LaunchConfig{block, 0, 0});
   return configs;
 }
 
@@ -126,7 +109,7 @@ TEST(SoftmaxOnChipCuda, SpecialValuesAndManyRows) {
   ASSERT_TRUE(bits_equal(expected, dy.to_host(0, x.size()), "softmax -inf and +inf rows"));
 }
 
-// Rows aimed at the lean form: s an even integer (k maxima, the rest with subnormal or zero e_i:
+// Rows aimed at the division and the maximum: s an even integer (k maxima, the rest with subnormal or zero e_i:
 // the tie rule runs), s a power of two, s = 1 exactly, s with many significand bits, zero maxima
 // of either sign (the sign shows in log-softmax), NaN beside a finite maximum, all NaN.
 TEST(SoftmaxOnChipCuda, LeanDivisionAndMaximumRows) {
@@ -155,7 +138,7 @@ TEST(SoftmaxOnChipCuda, LeanDivisionAndMaximumRows) {
 }
 
 // Sabotage arm: against a reference that divides by a binary32 reciprocal (e_i * RN32(1 / s)),
-// the lean form's output must be seen as different (and equal the true reference).
+// the kernel's output must be seen as different (and equal the true reference).
 TEST(SoftmaxOnChipCuda, SabotageBinary32ReciprocalIsCaught) {
   if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
   const int64_t rows = 8, n = 4096;
@@ -170,10 +153,10 @@ TEST(SoftmaxOnChipCuda, SabotageBinary32ReciprocalIsCaught) {
     for (int64_t i = 0; i < n; ++i) sabotaged[r * n + i] = mul(exp(sub(xr[i], m)), inverse);
   }
   DeviceFloats dx(x), dy(x);
-  for (int variant : {0, 4, 12, 29, 44, 108, 140, 236, 364, 492}) {
-    softmax_rows_on_chip_cuda(dx.ptr, rows, n, dy.ptr, false, LaunchConfig{256, 0, variant});
+  for (int block : {128, 256}) {
+    softmax_rows_on_chip_cuda(dx.ptr, rows, n, dy.ptr, false, LaunchConfig{block, 0, 0});
     EXPECT_FALSE(bits_equal(sabotaged, dy.to_host(0, rows * n), "binary32 reciprocal"));
-    EXPECT_TRUE(bits_equal(expected, dy.to_host(0, rows * n), "library, lean form"));
+    EXPECT_TRUE(bits_equal(expected, dy.to_host(0, rows * n), "library"));
   }
 }
 
@@ -204,6 +187,32 @@ TEST(SoftmaxOnChipCuda, SabotageOtherSumOrderIsCaught) {
   EXPECT_FALSE(bits_equal(sabotaged, dy.to_host(0, rows * n), "ascending-order denominator"));
   std::vector<float> expected(rows * n);
   softmax_reference(x.data(), rows, n, expected.data(), false);
+  EXPECT_TRUE(bits_equal(expected, dy.to_host(0, rows * n), "library"));
+}
+
+// Sabotage arm of the log-softmax kernel: rows of one 0 (the maximum, first) and e_i = e^-17.33
+// below half a unit of 1 elsewhere. Added in ascending order every e_i is lost (s = 1, so the
+// maximum's output is 0); on the lane schedule the lanes sum their e_i first (s > 1). The
+// comparison must see the difference.
+TEST(SoftmaxOnChipCuda, SabotageOtherSumOrderIsCaughtLogForm) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  const int64_t rows = 8, n = 4096;
+  std::vector<float> x(rows * n, -17.33f);
+  for (int64_t r = 0; r < rows; ++r) x[r * n] = 0.0f;
+  std::vector<float> sabotaged(rows * n);
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* xr = x.data() + r * n;
+    float m = xr[0];
+    for (int64_t i = 1; i < n; ++i) m = max(m, xr[i]);
+    float s = 0.0f;
+    for (int64_t i = 0; i < n; ++i) s = add(s, exp(sub(xr[i], m)));
+    for (int64_t i = 0; i < n; ++i) sabotaged[r * n + i] = log_softmax_element(xr[i], m, log(s));
+  }
+  DeviceFloats dx(x), dy(x);
+  softmax_rows_on_chip_cuda(dx.ptr, rows, n, dy.ptr, true);
+  EXPECT_FALSE(bits_equal(sabotaged, dy.to_host(0, rows * n), "ascending-order denominator"));
+  std::vector<float> expected(rows * n);
+  softmax_reference(x.data(), rows, n, expected.data(), true);
   EXPECT_TRUE(bits_equal(expected, dy.to_host(0, rows * n), "library"));
 }
 

@@ -1,7 +1,7 @@
 // CUDA attention: attention_cuda picks the kernel. The warp-rows kernel (attention_warp_rows.cu)
 // runs every shape it covers; the block-rows kernel below covers the rest, and
-// LaunchConfig::variant == kAttentionVariantBlockRows (or BITLEARN_ATTENTION=block_rows) selects it
-// for every shape, so tests and benchmarks can compare the two.
+// LaunchConfig::variant == kAttentionVariantBlockRows selects it for every shape, so tests and
+// benchmarks can compare the two.
 //
 // Block rows: blocks stride over (batch, query, head) rows. Inside a block, threads compute the
 // scores (one key each, the GEMM-schedule dot product), the maximum (bl::max is order-free), the
@@ -12,8 +12,6 @@
 #include "core/allocator.h"
 #include "core/cuda_check.h"
 #include "core/error.h"
-#include <cstdlib>
-#include <cstring>
 
 #include "kernels/attention.h"
 #include "kernels/cuda/attention_kernels.h"
@@ -98,15 +96,6 @@ __global__ void attention_block_rows_kernel(AttentionArgs a, const float* q, con
   }
 }
 
-// True when BITLEARN_ATTENTION=block_rows asks for the block-rows kernel on every shape (read once).
-bool block_rows_forced() {
-  static const bool forced = [] {
-    const char* env = std::getenv("BITLEARN_ATTENTION");
-    return env != nullptr && std::strcmp(env, "block_rows") == 0;
-  }();
-  return forced;
-}
-
 }  // namespace
 
 namespace cuda {
@@ -131,7 +120,7 @@ void attention_cuda(const AttentionArgs& a, const float* q, const float* k, cons
   attention_check_args(a);
   const int64_t rows = a.batch * a.q_len * a.n_heads;
   if (rows == 0 || a.head_dim == 0) return;
-  const bool block_rows = config.variant == kAttentionVariantBlockRows || block_rows_forced();
+  const bool block_rows = config.variant == kAttentionVariantBlockRows;
   if (!block_rows && cuda::attention_warp_rows(a, q, k, v, q_pos, kv_len, out, config, false)) return;
   cuda::attention_block_rows(a, q, k, v, q_pos, kv_len, out, config);
 }

@@ -19,7 +19,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <cstdlib>
 
 #include "core/cuda_check.h"
 #include "core/error.h"
@@ -330,15 +329,6 @@ void launch_warp_rows(const AttentionArgs& a, const float* q, const float* k, co
   BL_CUDA_CHECK(cudaGetLastError());
 }
 
-// BITLEARN_ATTENTION_ROWS=<n>: at most n rows per block (for benchmarks; read once; 0 = unset).
-int rows_override() {
-  static const int rows = [] {
-    const char* env = std::getenv("BITLEARN_ATTENTION_ROWS");
-    return env != nullptr ? std::atoi(env) : 0;
-  }();
-  return rows;
-}
-
 // The most threads per block any instance can launch with (their register use may allow < 1024).
 int warp_rows_block(const LaunchConfig& config) {
   int block = fitted_block(attention_warp_rows_kernel<1>, config);
@@ -365,9 +355,9 @@ bool attention_warp_rows(const AttentionArgs& a, const float* q, const float* k,
   if (sh.score_cap < 1) sh.score_cap = 1;
   sh.leaf_cap = reduce_leaf_count(sh.score_cap);
   const int64_t rows_per_group = a.q_len * (a.n_heads / a.n_kv_heads);
-  // Rows per block from the launch config; a few idle groups still help to stage keys.
+  // Rows per block from the launch config (config.block / 32); a few idle groups still help to
+  // stage keys.
   int64_t groups = warp_rows_block(config) / kGroupLanes;
-  if (rows_override() > 0 && rows_override() < groups) groups = rows_override();
   const int64_t useful = rows_per_group > 4 ? rows_per_group : 4;
   if (groups > useful) groups = useful;
   auto bytes = [&](int64_t gr) {

@@ -3,16 +3,17 @@
 // memory, takes the maximum, computes every e_i = exp(x_i - m) once, sums the e_i on the contract's
 // sum schedule (each 32-thread group sums one leaf: thread j is lane j, adding its elements in
 // ascending order, then the lanes fold by halving through width-32 shuffles; the leaf values meet
-// in leaf_tree) and writes the row once: two memory passes.
-// The lean form (FAST, LaunchConfig::variant bit 2) spends fewer instructions per element, same
-// bits: the maximum by one NaN-propagating float max per element (the sign of a zero maximum is
-// settled by one scan of the row); rows whose maximum is not finite are NaN at once; softmax
-// divides by s through one binary64 reciprocal per row (div_by_reciprocal.h); with variant bit 3
-// also, e_i comes from an exp that leaves out the NaN and overflow handling x_i - m <= 0 does not
-// need (softmax_exp.cuh).
+// in leaf_tree) and writes the row once: two memory passes. The kernel spends few instructions per
+// element, same bits as the reference: the maximum by one NaN-propagating float max per element
+// (the sign of a zero maximum is settled by one scan of the row); rows whose maximum is not finite
+// are NaN at once; e_i comes from an exp that leaves out the NaN and overflow handling x_i - m <= 0
+// does not need (softmax_exp.cuh); softmax divides by s through one binary64 reciprocal per row
+// (div_by_reciprocal.h).
 // Longer rows: row maximum and denominator through reduce_totals, then one pass. Softmax computes
 // each e_i = exp(x_i - m) once: the denominator pass stores e_i in y, and the last pass divides y
 // in place (softmax_element's bits: canonicalize(div(e_i, s))).
+// Other forms of the on-chip kernel (other maxima, exps, divisions, loads in flight) live in the
+// kernel lab, dev/cuda/softmax_forms.cu.
 #include "kernels/cuda/exp_quad.cuh"
 #include "kernels/cuda/reduce_cuda.cuh"
 #include "kernels/cuda/softmax_exp.cuh"
@@ -23,9 +24,8 @@ namespace bl {
 namespace {
 
 // Elements per thread the on-chip kernel aims at (fewer threads for shorter rows; at most the
-// configured block): rows of 4096 get blocks of 128 (softmax) and 256 (log-softmax), the fastest
-// covered shapes of the H200 round of 2026-11-30 21:00 UTC. A launch-shape choice: no effect on
-// the bits.
+// configured block): rows of 4096 get blocks of 128 (softmax) and 256 (log-softmax). A
+// launch-shape choice: no effect on the bits.
 constexpr int64_t kSoftmaxElementsPerThread = 32;
 constexpr int64_t kLogSoftmaxElementsPerThread = 16;
 
@@ -34,27 +34,9 @@ constexpr int64_t kSoftmaxRowOnChip = 8192;
 constexpr int kSoftmaxRowLeaves = static_cast<int>(kSoftmaxRowOnChip / kReduceLeaf);
 static_assert(kSoftmaxRowOnChip % kReduceLeaf == 0, "whole leaves");
 
-// Order key of a non-NaN float: a signed integer that orders as the floats do, -0 below +0 (as
-// bl::max ranks them). float_of_max_key inverts it.
-__device__ __forceinline__ int32_t max_key_of(float v) {
-  const int32_t b = static_cast<int32_t>(bits_of(v));
-  return b ^ ((b >> 31) & 0x7FFFFFFF);
-}
-__device__ __forceinline__ float float_of_max_key(int32_t k) {
-  return float_of(static_cast<uint32_t>(k ^ ((k >> 31) & 0x7FFFFFFF)));
-}
-// Running maximum of a row part: *key over the non-NaN values (a NaN's key is harmless, since
-// *magnitude, the largest |bits|, says NaN > 0x7F800000 and the result is then NaN).
-__device__ __forceinline__ void key_max(float v, int32_t* key, uint32_t* magnitude) {
-  const int32_t k = max_key_of(v);
-  *key = *key > k ? *key : k;
-  const uint32_t a = bits_of(v) & 0x7FFFFFFFu;
-  *magnitude = *magnitude > a ? *magnitude : a;
-}
-
-// The row maximum of the lean form: one instruction per element on sm_80 and later (PTX
-// max.NaN.f32: NaN when either operand is NaN, else the larger value; exact). Between +0 and -0
-// either may come out: a zero maximum is settled afterwards. Elsewhere bl::max.
+// The row maximum: one instruction per element on sm_80 and later (PTX max.NaN.f32: NaN when
+// either operand is NaN, else the larger value; exact). Between +0 and -0 either may come out: a
+// zero maximum is settled afterwards. Elsewhere bl::max.
 __device__ __forceinline__ float lean_max(float a, float b) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(__HIP_DEVICE_COMPILE__)
   float d;
@@ -68,13 +50,10 @@ __device__ __forceinline__ float lean_max(float a, float b) {
 // One block per row (grid-stride over rows), any block size that is a multiple of 32. `vec`: n is
 // a multiple of 4 and x, y are 16-byte aligned, so rows move as float4. y may alias x: a row is
 // read completely before any of it is written. LOADS float4 loads are issued per thread before
-// their values are used (more memory in flight per thread, more registers). FAST: the lean form
-// (see the file comment). LEAN_EXP (with FAST): e_i by exp_quad_nonpositive (softmax_exp.cuh),
-// bit 0: x reaches binary64 by the conversion instruction (else on its bits), bit 1: the result is
-// rounded by the conversion instruction (else on its bits), bit 2: the lean exp at all (0: exp_quad),
-// bit 3 (with bit 2): settling of doubtful elements deferred past the loop.
-// DIV_BITS (with FAST): the division's product is rounded on its bits (div_by_reciprocal_fast_bits).
-template <int LOADS, bool FAST, int LEAN_EXP, bool DIV_BITS>
+// their values are used (more memory in flight per thread, more registers). DIV_BITS: softmax's
+// e_i * r is rounded to binary32 on its bits (div_by_reciprocal_fast_bits) rather than by the
+// conversion (div_by_reciprocal_fast); the same value either way.
+template <int LOADS, bool DIV_BITS>
 __device__ __forceinline__ void softmax_row_on_chip_body(const float* x, int64_t rows, int64_t n, float* y,
                                                          bool log_form, bool vec) {
   extern __shared__ float4 row_smem[];
@@ -93,11 +72,7 @@ __device__ __forceinline__ void softmax_row_on_chip_body(const float* x, int64_t
     const float* xr = x + r * n;
     float* yr = y + r * n;
     // 1. Read the row; the maximum in any order (bl::max is associative and commutative).
-    // The maximum on integer keys (max_key_of): one integer max per element; NaN is tracked
-    // apart (the largest magnitude bits), and the result is bl::max's over the row.
-    int32_t key = max_key_of(StepMax::init());
-    uint32_t magnitude = 0;
-    float lean_m = float_of(0xFF800000u);  // FAST: -inf
+    float lean_m = float_of(0xFF800000u);  // -inf
     for (int q0 = tid; q0 < n4; q0 += LOADS * threads) {
       float4 v[LOADS];
 #pragma unroll
@@ -110,91 +85,49 @@ __device__ __forceinline__ void softmax_row_on_chip_body(const float* x, int64_t
         const int q = q0 + k * threads;
         if (q < n4) {
           reinterpret_cast<float4*>(xs)[q] = v[k];
-          if (FAST) {
-            lean_m = lean_max(lean_max(lean_m, v[k].x), lean_max(v[k].y, lean_max(v[k].z, v[k].w)));
-          } else {
-            key_max(v[k].x, &key, &magnitude);
-            key_max(v[k].y, &key, &magnitude);
-            key_max(v[k].z, &key, &magnitude);
-            key_max(v[k].w, &key, &magnitude);
-          }
+          lean_m = lean_max(lean_max(lean_m, v[k].x), lean_max(v[k].y, lean_max(v[k].z, v[k].w)));
         }
       }
     }
     for (int i = 4 * n4 + tid; i < ni; i += threads) {
       const float v = xr[i];
       xs[i] = v;
-      if (FAST)
-        lean_m = lean_max(lean_m, v);
-      else
-        key_max(v, &key, &magnitude);
+      lean_m = lean_max(lean_m, v);
     }
-    float m = FAST ? lean_m : magnitude > 0x7F800000u ? canonical_nan() : float_of_max_key(key);
+    float m = lean_m;
 #pragma unroll
     for (int s = 16; s >= 1; s >>= 1) {
       const float other = __shfl_xor_sync(0xFFFFFFFFu, m, s, 32);
-      m = FAST ? lean_max(m, other) : max(m, other);
+      m = lean_max(m, other);
     }
     if (lane == 0) group_max[group] = m;
     __syncthreads();
     if (tid == 0) {
       float mm = group_max[0];
-      for (int g = 1; g < groups; ++g) mm = FAST ? lean_max(mm, group_max[g]) : max(mm, group_max[g]);
+      for (int g = 1; g < groups; ++g) mm = lean_max(mm, group_max[g]);
       row_m = mm;
     }
     __syncthreads();
     m = row_m;
-    if (FAST) {
-      // A row whose maximum is NaN (it holds a NaN) or +-inf is NaN everywhere (x - m is NaN for
-      // some element, so s is NaN). Past this point no x_i is NaN and every x_i - m is <= 0.
-      if (!is_finite(m)) {
-        for (int i = tid; i < ni; i += threads) yr[i] = canonical_nan();
-        __syncthreads();  // the next row reuses the shared memory
-        continue;
-      }
-      // A zero maximum: bl::max gives +0 when the row holds +0, else -0 (x - m differs in sign
-      // for x = -0, which log-softmax can show). Rare; one scan of the row on chip.
-      if (m == 0.0f) {
-        bool plus_zero = false;
-        for (int i = tid; i < ni; i += threads) plus_zero = plus_zero || bits_of(xs[i]) == 0u;
-        m = __syncthreads_or(plus_zero) ? 0.0f : float_of(0x80000000u);
-      }
+    // A row whose maximum is NaN (it holds a NaN) or +-inf is NaN everywhere (x - m is NaN for
+    // some element, so s is NaN). Past this point no x_i is NaN and every x_i - m is <= 0.
+    if (!is_finite(m)) {
+      for (int i = tid; i < ni; i += threads) yr[i] = canonical_nan();
+      __syncthreads();  // the next row reuses the shared memory
+      continue;
     }
-    // 2. e_i = exp(x_i - m), each once.
-    constexpr bool kIn = (LEAN_EXP & 1) != 0, kOut = (LEAN_EXP & 2) != 0;
-    if ((LEAN_EXP & 8) != 0) {
-      // Settling deferred: a float4 with an element in doubt is left as x in shared memory and
-      // its bit set in `deferred` (a thread has at most n4 / 32 <= 64 float4s of a row); such
-      // float4s (rare) are computed whole afterwards. The loop has no branch into the settling
-      // code, which keeps it short.
-      uint64_t deferred = 0;
-      int k = 0;
-      for (int q = tid; q < n4; q += threads, ++k) {
-        const float4 v = reinterpret_cast<const float4*>(xs)[q];
-        const float4 d = make_float4(sub(v.x, m), sub(v.y, m), sub(v.z, m), sub(v.w, m));
-        bool hard;
-        const float4 e = cuda::exp_quad_nonpositive_split<kIn, kOut>(d, &hard);
-        if (hard)
-          deferred |= uint64_t{1} << k;
-        else
-          reinterpret_cast<float4*>(es)[q] = e;
-      }
-      while (deferred != 0) {
-        const int j = __ffsll(static_cast<long long>(deferred)) - 1;
-        deferred &= deferred - 1;
-        const int q = tid + j * threads;
-        const float4 v = reinterpret_cast<const float4*>(xs)[q];
-        reinterpret_cast<float4*>(es)[q] = cuda::exp_quad_nonpositive<kIn, kOut>(
-            make_float4(sub(v.x, m), sub(v.y, m), sub(v.z, m), sub(v.w, m)));
-      }
-    } else {
-      for (int q = tid; q < n4; q += threads) {
-        const float4 v = reinterpret_cast<const float4*>(xs)[q];
-        const float4 d = make_float4(sub(v.x, m), sub(v.y, m), sub(v.z, m), sub(v.w, m));
-        // LEAN_EXP (with FAST): every x_i - m is <= 0 and not NaN here.
-        reinterpret_cast<float4*>(es)[q] =
-            (LEAN_EXP & 4) != 0 ? cuda::exp_quad_nonpositive<kIn, kOut>(d) : cuda::exp_quad(d);
-      }
+    // A zero maximum: bl::max gives +0 when the row holds +0, else -0 (x - m differs in sign
+    // for x = -0, which log-softmax can show). Rare; one scan of the row on chip.
+    if (m == 0.0f) {
+      bool plus_zero = false;
+      for (int i = tid; i < ni; i += threads) plus_zero = plus_zero || bits_of(xs[i]) == 0u;
+      m = __syncthreads_or(plus_zero) ? 0.0f : float_of(0x80000000u);
+    }
+    // 2. e_i = exp(x_i - m), each once; every x_i - m is <= 0 and not NaN here.
+    for (int q = tid; q < n4; q += threads) {
+      const float4 v = reinterpret_cast<const float4*>(xs)[q];
+      const float4 d = make_float4(sub(v.x, m), sub(v.y, m), sub(v.z, m), sub(v.w, m));
+      reinterpret_cast<float4*>(es)[q] = cuda::exp_quad_nonpositive(d);
     }
     for (int i = 4 * n4 + tid; i < ni; i += threads) es[i] = exp(sub(xs[i], m));
     __syncthreads();
@@ -213,7 +146,7 @@ __device__ __forceinline__ void softmax_row_on_chip_body(const float* x, int64_t
     if (tid == 0) {
       const float s = leaf_tree<StepExpShift>(leaf_value, leaves);
       row_s = log_form ? log(s) : s;
-      if (FAST && !log_form) row_r = reciprocal_of(s).r;
+      if (!log_form) row_r = reciprocal_of(s).r;
     }
     __syncthreads();
     const float s = row_s;
@@ -223,7 +156,7 @@ __device__ __forceinline__ void softmax_row_on_chip_body(const float* x, int64_t
     // log_softmax_element).
     if (is_nan(s)) {
       for (int i = tid; i < ni; i += threads) yr[i] = canonical_nan();
-    } else if (FAST && !log_form) {
+    } else if (!log_form) {
       // s in [1, n]: every e_i / s from the row's reciprocal (div_by_reciprocal.h). Only rows
       // whose s is an even integer need the per-element tie rule.
       const double r = row_r;
@@ -247,36 +180,29 @@ __device__ __forceinline__ void softmax_row_on_chip_body(const float* x, int64_t
       }
     } else {
       for (int q = tid; q < n4; q += threads) {
-        float4 o;
-        if (log_form) {
-          const float4 v = reinterpret_cast<const float4*>(xs)[q];
-          o = make_float4(sub(sub(v.x, m), s), sub(sub(v.y, m), s), sub(sub(v.z, m), s),
-                          sub(sub(v.w, m), s));
-        } else {
-          const float4 e = reinterpret_cast<const float4*>(es)[q];
-          o = make_float4(div(e.x, s), div(e.y, s), div(e.z, s), div(e.w, s));
-        }
-        reinterpret_cast<float4*>(yr)[q] = o;
+        const float4 v = reinterpret_cast<const float4*>(xs)[q];
+        reinterpret_cast<float4*>(yr)[q] = make_float4(sub(sub(v.x, m), s), sub(sub(v.y, m), s),
+                                                       sub(sub(v.z, m), s), sub(sub(v.w, m), s));
       }
-      for (int i = 4 * n4 + tid; i < ni; i += threads)
-        yr[i] = log_form ? sub(sub(xs[i], m), s) : div(es[i], s);
+      for (int i = 4 * n4 + tid; i < ni; i += threads) yr[i] = sub(sub(xs[i], m), s);
     }
     __syncthreads();  // the next row reuses the shared memory
   }
 }
 
-template <int LOADS, bool FAST, int LEAN_EXP, bool DIV_BITS>
-__global__ void softmax_row_on_chip_kernel(const float* x, int64_t rows, int64_t n, float* y,
-                                           bool log_form, bool vec) {
-  softmax_row_on_chip_body<LOADS, FAST, LEAN_EXP, DIV_BITS>(x, rows, n, y, log_form, vec);
+// The softmax kernel: one float4 load in flight per thread, at most 256 threads per block, and
+// registers limited so that 8 blocks fit on a multiprocessor (more warps resident to hide the
+// latencies of the row phases).
+__global__ void __launch_bounds__(256, 8)
+    softmax_row_on_chip_kernel(const float* x, int64_t rows, int64_t n, float* y, bool log_form, bool vec) {
+  softmax_row_on_chip_body<1, false>(x, rows, n, y, log_form, vec);
 }
 
-// The lean form with the lean exp, at most 256 threads per block and registers limited so that
-// MIN_BLOCKS blocks fit on a multiprocessor (more warps resident to hide the row phases' latencies).
-template <int LOADS, int MIN_BLOCKS, int LEAN_EXP, bool DIV_BITS>
-__global__ void __launch_bounds__(256, MIN_BLOCKS)
-    softmax_row_on_chip_bounded_kernel(const float* x, int64_t rows, int64_t n, float* y, bool log_form, bool vec) {
-  softmax_row_on_chip_body<LOADS, true, LEAN_EXP, DIV_BITS>(x, rows, n, y, log_form, vec);
+// The log-softmax kernel: four float4 loads in flight per thread, any block size. DIV_BITS has no
+// effect here: this kernel only runs log-softmax, which divides nothing.
+__global__ void log_softmax_row_on_chip_kernel(const float* x, int64_t rows, int64_t n, float* y, bool log_form,
+                                               bool vec) {
+  softmax_row_on_chip_body<4, true>(x, rows, n, y, log_form, vec);
 }
 
 bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
@@ -299,18 +225,6 @@ void launch_row_on_chip(Kernel* kernel, const float* x, int64_t rows, int64_t n,
   cuda::finish_sync();
 }
 
-// Whether softmax_cuda sends rows of up to kSoftmaxRowOnChip elements to the on-chip kernel.
-constexpr bool kSoftmaxOnChipByDefault = true;
-
-// The kernel forms that LaunchConfig::variant 0 selects (see softmax_rows_on_chip_cuda): the
-// fastest on the H200 among the forms and block sizes whose conformance tests passed there
-// (docs/cuda-exp.md): softmax 125 (lean exp converting in and out, registers bounded, one load),
-// log-softmax 236 (the same exp, four loads in flight; 0.70 of D2D against 0.67 for 237 in the
-// final H200 check, where SoftmaxOnChipCuda ran it at the default block of 256). Variant 2 is the
-// original form (four loads in flight).
-constexpr int kSoftmaxDefaultVariant = 125;
-constexpr int kLogSoftmaxDefaultVariant = 236;
-
 }  // namespace
 
 void softmax_rows_on_chip_cuda(const float* x, int64_t rows, int64_t n, float* y, bool log_form,
@@ -321,50 +235,11 @@ void softmax_rows_on_chip_cuda(const float* x, int64_t rows, int64_t n, float* y
            " elements, got n = ", n);
   if (rows == 0 || n == 0) return;
   BL_CHECK(x != nullptr && y != nullptr, name, ": input or output pointer is null");
-  // config.variant 0: the default form (kSoftmaxDefaultVariant, kLogSoftmaxDefaultVariant).
-  // Otherwise bit 0: one float4 load in flight per thread (else four); bit 2: the lean form;
-  // bit 3: with the lean exp (softmax_exp.cuh); bit 4: registers bounded (blocks of at most 256;
-  // 8 blocks per multiprocessor with one load, 6 with four); bit 5: the lean exp takes x to
-  // binary64 by the conversion instruction; bit 6: it rounds its result by the conversion
-  // instruction; bit 7: the division's product is rounded on its bits; bit 8: doubtful exp
-  // elements are settled after the loop (softmax_row_on_chip_body). The forms built are listed
-  // below (others: the default). Same bits in every case.
-  const int variant = config.variant != 0 ? config.variant
-                                          : log_form ? kLogSoftmaxDefaultVariant : kSoftmaxDefaultVariant;
-  constexpr int kIn = 1, kOut = 2, kLean = 4, kDefer = 8;  // LEAN_EXP bits
-#define BL_SOFTMAX_FORM(v, kernel) \
-  case v:                          \
-    launch_row_on_chip(kernel, x, rows, n, y, log_form, config); \
-    return;
-  switch (variant) {
-    BL_SOFTMAX_FORM(1, (softmax_row_on_chip_kernel<1, false, 0, false>))
-    BL_SOFTMAX_FORM(4, (softmax_row_on_chip_kernel<4, true, 0, false>))
-    BL_SOFTMAX_FORM(5, (softmax_row_on_chip_kernel<1, true, 0, false>))
-    BL_SOFTMAX_FORM(12, (softmax_row_on_chip_kernel<4, true, kLean, false>))
-    BL_SOFTMAX_FORM(13, (softmax_row_on_chip_kernel<1, true, kLean, false>))
-    BL_SOFTMAX_FORM(28, (softmax_row_on_chip_bounded_kernel<4, 6, kLean, false>))
-    BL_SOFTMAX_FORM(29, (softmax_row_on_chip_bounded_kernel<1, 8, kLean, false>))
-    BL_SOFTMAX_FORM(44, (softmax_row_on_chip_kernel<4, true, kLean | kIn, false>))
-    BL_SOFTMAX_FORM(45, (softmax_row_on_chip_kernel<1, true, kLean | kIn, false>))
-    BL_SOFTMAX_FORM(61, (softmax_row_on_chip_bounded_kernel<1, 8, kLean | kIn, false>))
-    BL_SOFTMAX_FORM(108, (softmax_row_on_chip_kernel<4, true, kLean | kIn | kOut, false>))
-    BL_SOFTMAX_FORM(109, (softmax_row_on_chip_kernel<1, true, kLean | kIn | kOut, false>))
-    BL_SOFTMAX_FORM(125, (softmax_row_on_chip_bounded_kernel<1, 8, kLean | kIn | kOut, false>))
-    BL_SOFTMAX_FORM(140, (softmax_row_on_chip_kernel<4, true, kLean, true>))
-    BL_SOFTMAX_FORM(141, (softmax_row_on_chip_kernel<1, true, kLean, true>))
-    BL_SOFTMAX_FORM(157, (softmax_row_on_chip_bounded_kernel<1, 8, kLean, true>))
-    BL_SOFTMAX_FORM(236, (softmax_row_on_chip_kernel<4, true, kLean | kIn | kOut, true>))
-    BL_SOFTMAX_FORM(237, (softmax_row_on_chip_kernel<1, true, kLean | kIn | kOut, true>))
-    BL_SOFTMAX_FORM(253, (softmax_row_on_chip_bounded_kernel<1, 8, kLean | kIn | kOut, true>))
-    BL_SOFTMAX_FORM(268, (softmax_row_on_chip_kernel<4, true, kLean | kDefer, false>))
-    BL_SOFTMAX_FORM(364, (softmax_row_on_chip_kernel<4, true, kLean | kIn | kOut | kDefer, false>))
-    BL_SOFTMAX_FORM(365, (softmax_row_on_chip_kernel<1, true, kLean | kIn | kOut | kDefer, false>))
-    BL_SOFTMAX_FORM(381, (softmax_row_on_chip_bounded_kernel<1, 8, kLean | kIn | kOut | kDefer, false>))
-    BL_SOFTMAX_FORM(492, (softmax_row_on_chip_kernel<4, true, kLean | kIn | kOut | kDefer, true>))
-    default:
-      launch_row_on_chip(softmax_row_on_chip_kernel<4, false, 0, false>, x, rows, n, y, log_form, config);
-  }
-#undef BL_SOFTMAX_FORM
+  // config.block and config.grid_cap shape the launch; config.variant is not used.
+  if (log_form)
+    launch_row_on_chip(log_softmax_row_on_chip_kernel, x, rows, n, y, true, config);
+  else
+    launch_row_on_chip(softmax_row_on_chip_kernel, x, rows, n, y, false, config);
 }
 
 namespace {
@@ -425,7 +300,7 @@ void softmax_cuda(const float* x, int64_t rows, int64_t n, float* y, bool log_fo
   BL_CHECK(rows >= 0 && n >= 0, name, ": shape (rows, n) must be non-negative, got (", rows, ", ", n, ")");
   if (rows == 0 || n == 0) return;
   BL_CHECK(x != nullptr && y != nullptr, name, ": input or output pointer is null");
-  if (kSoftmaxOnChipByDefault && n <= kSoftmaxRowOnChip) {  // shape-only choice; same bits
+  if (n <= kSoftmaxRowOnChip) {  // shape-only choice; same bits
     softmax_rows_on_chip_cuda(x, rows, n, y, log_form, config);
     return;
   }

@@ -1,12 +1,14 @@
 // softmax_exp.cuh: bl::exp of four arguments known to be <= 0 and not NaN (softmax's x_i - m on a
-// row whose maximum m is finite), for the lean on-chip softmax kernel.
+// row whose maximum m is finite), for the on-chip softmax kernels.
 //
 // exp_split in device code is exp_f64_fast: NaN test, clamp to [-104.5, 89], the binary64
 // evaluation, the rounding on the bits with its doubt test, and a NaN select. For x <= 0 and not
 // NaN the NaN test is false and the upper clamp does nothing, so leaving both out gives the same
-// value and the same doubt flag; doubtful inputs are settled by exp_settle as in exp_quad. The
-// result is exactly bl::exp's. Where the binary64 evaluation is not used (no binary64 or switched
-// off), this is exp_quad.
+// value and the same doubt flag; doubtful inputs are settled by exp_settle as in exp_quad. Here x
+// reaches binary64 and the result returns to binary32 by the conversion instructions (the notes
+// below say why that gives the same values as the bit manipulations of exp_f64_fast). The result
+// is exactly bl::exp's. Where the binary64 evaluation is not used (no binary64 or switched off),
+// this is exp_quad.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -17,13 +19,11 @@
 namespace bl::cuda {
 
 #if BL_EXP_F64_DEVICE && BL_HAS_F64
-// exp_f64_approx with x reaching binary64 by the conversion instruction (CONVERT) or on its bits
-// (exp_f64_approx itself). They differ only for subnormal x, which the bits take to 0: then
+// exp_f64_approx with x reaching binary64 by the conversion instruction. It differs from
+// exp_f64_approx (x taken on its bits) only for subnormal x, which the bits take to 0: then
 // t = x / ln2 + 1.5 * 2^52 rounds to the shifter either way (k = 0), r = x, and every Horner step
 // p * r + c rounds to c (|p r| < 2^-120), so p = 1 exactly in both: the same value.
-template <bool CONVERT>
 __device__ __forceinline__ double exp_f64_approx_nonpositive(float xc) {
-  if (!CONVERT) return exp_f64_detail::exp_f64_approx(xc, exp_f64_detail::kExpF64Degree);
   using namespace exp_f64_detail;
   const double x = static_cast<double>(xc);
   const double shifter = 6755399441055744.0;
@@ -55,24 +55,17 @@ __device__ __forceinline__ float exp_f64_round_converted(double y, bool* hard) {
   return __double2float_rn(y);
 }
 
-// exp_split(x, hard) for x <= 0, not NaN. CONVERT_IN: x to binary64 by the conversion
-// instruction; CONVERT_OUT: the result rounded by it (exp_f64_round_converted).
-template <bool CONVERT_IN, bool CONVERT_OUT>
+// exp_split(x, hard) for x <= 0, not NaN.
 __device__ __forceinline__ float exp_split_nonpositive(float x, bool* hard) {
   const float xc = x < -104.5f ? -104.5f : x;  // e^-104.5 < 2^-150 rounds to +0
-  const double y = exp_f64_approx_nonpositive<CONVERT_IN>(xc);
-  if (CONVERT_OUT) return exp_f64_round_converted(y, hard);
-  return exp_f64_detail::exp_f64_round(
-      y, exp_f64_detail::exp_f64_margin_ulps(exp_f64_detail::kExpF64MarginBits), true, hard);
+  const double y = exp_f64_approx_nonpositive(xc);
+  return exp_f64_round_converted(y, hard);
 }
 
-template <bool CONVERT_IN, bool CONVERT_OUT>
 __device__ __forceinline__ float4 exp_quad_nonpositive(float4 x) {
   bool h0, h1, h2, h3;
-  float4 y = make_float4(exp_split_nonpositive<CONVERT_IN, CONVERT_OUT>(x.x, &h0),
-                         exp_split_nonpositive<CONVERT_IN, CONVERT_OUT>(x.y, &h1),
-                         exp_split_nonpositive<CONVERT_IN, CONVERT_OUT>(x.z, &h2),
-                         exp_split_nonpositive<CONVERT_IN, CONVERT_OUT>(x.w, &h3));
+  float4 y = make_float4(exp_split_nonpositive(x.x, &h0), exp_split_nonpositive(x.y, &h1),
+                         exp_split_nonpositive(x.z, &h2), exp_split_nonpositive(x.w, &h3));
   if (h0 || h1 || h2 || h3) {  // rare: about 2^-19 of inputs
     if (h0) y.x = exp_settle(x.x);
     if (h1) y.y = exp_settle(x.y);
@@ -81,26 +74,8 @@ __device__ __forceinline__ float4 exp_quad_nonpositive(float4 x) {
   }
   return y;
 }
-// The four fast evaluations of exp_quad_nonpositive without the settling: *hard is true when any
-// of them is in doubt (then exp_quad_nonpositive(x) gives the right four values).
-template <bool CONVERT_IN, bool CONVERT_OUT>
-__device__ __forceinline__ float4 exp_quad_nonpositive_split(float4 x, bool* hard) {
-  bool h0, h1, h2, h3;
-  const float4 y = make_float4(exp_split_nonpositive<CONVERT_IN, CONVERT_OUT>(x.x, &h0),
-                               exp_split_nonpositive<CONVERT_IN, CONVERT_OUT>(x.y, &h1),
-                               exp_split_nonpositive<CONVERT_IN, CONVERT_OUT>(x.z, &h2),
-                               exp_split_nonpositive<CONVERT_IN, CONVERT_OUT>(x.w, &h3));
-  *hard = h0 || h1 || h2 || h3;
-  return y;
-}
 #else
-template <bool CONVERT_IN, bool CONVERT_OUT>
 __device__ __forceinline__ float4 exp_quad_nonpositive(float4 x) { return exp_quad(x); }
-template <bool CONVERT_IN, bool CONVERT_OUT>
-__device__ __forceinline__ float4 exp_quad_nonpositive_split(float4 x, bool* hard) {
-  *hard = true;  // exp_quad_nonpositive decides every element
-  return x;
-}
 #endif
 
 }  // namespace bl::cuda
