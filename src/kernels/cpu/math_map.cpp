@@ -46,7 +46,8 @@ void check_args(const char* op, MathFn fn, const float* x, const float* y, const
 void run_chunks(MathFn fn, const float* x, const float* y, float* out, int64_t n,
                 ThreadPool& pool) {
   using ChunkFn = void (*)(MathFn, const float*, const float*, float*, int64_t);
-  const ChunkFn chunk = select_isa<ChunkFn>(&math_map_chunk_baseline, &math_map_chunk_avx2, &math_map_chunk_avx512, nullptr);
+  const ChunkFn chunk =
+      select_isa<ChunkFn>(&math_map_chunk_baseline, &math_map_chunk_avx2, &math_map_chunk_avx512, nullptr);
   // exp outputs beyond the caches: non-temporal stores where the CPU has a kernel for them.
   const bool stream = fn == MathFn::exp && n * int64_t{sizeof(float)} >= exp_f64_stream_min_bytes();
   const int64_t n_tasks = (n + kMathMapChunk - 1) / kMathMapChunk;

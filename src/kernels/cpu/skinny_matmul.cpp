@@ -35,7 +35,8 @@ struct ColumnPieces {
 };
 constexpr ColumnPieces kScalarPieces{0, nullptr, 0, nullptr};
 constexpr ColumnPieces kAvx2Pieces{8, &skinny_detail::columns_avx2, 0, nullptr};
-constexpr ColumnPieces kAvx512Pieces{16, &skinny_detail::columns_avx512, 8, &skinny_detail::columns_avx2};  // AVX-512 CPUs have AVX2 too
+// AVX-512 CPUs have AVX2 too: 8-column AVX2 pieces after the 16-column ones.
+constexpr ColumnPieces kAvx512Pieces{16, &skinny_detail::columns_avx512, 8, &skinny_detail::columns_avx2};
 constexpr ColumnPieces kNeonPieces{4, &skinny_detail::columns_neon, 0, nullptr};
 
 }  // namespace

@@ -120,10 +120,12 @@ int64_t run_degree(const float* x, float* out, int64_t n, int margin_bits) {
   const typename T::Table table = T::load_table(kTable);
   int64_t count = 0;
   int64_t i = 0;
-  for (; i + L <= n; i += L) T::storeu(out + i, exp_vector<T, Degree>(T::loadu(x + i), full_block(L), table, w, &count));
+  for (; i + L <= n; i += L)
+    T::storeu(out + i, exp_vector<T, Degree>(T::loadu(x + i), full_block(L), table, w, &count));
   if (i < n) {
     const int64_t len = n - i;
-    const typename T::F f = exp_vector<T, Degree>(T::load_first(x + i, len), full_block(static_cast<int>(len)), table, w, &count);
+    const typename T::F f =
+        exp_vector<T, Degree>(T::load_first(x + i, len), full_block(static_cast<int>(len)), table, w, &count);
     T::store_first(out + i, len, f);
   }
   return count;
@@ -140,8 +142,8 @@ void run_stream(const float* x, float* out, int64_t n) {
   }
   // Head: the regular kernel until out is aligned to a block; then whole blocks by non-temporal
   // stores (no read for ownership of the output lines); the tail by the regular kernel.
-  const int64_t head = std::min<int64_t>(
-      n, static_cast<int64_t>(((kBlockBytes - reinterpret_cast<uintptr_t>(out) % kBlockBytes) % kBlockBytes) / sizeof(float)));
+  const uintptr_t head_bytes = (kBlockBytes - reinterpret_cast<uintptr_t>(out) % kBlockBytes) % kBlockBytes;
+  const int64_t head = std::min<int64_t>(n, static_cast<int64_t>(head_bytes / sizeof(float)));
   run_degree<T, kTableDegree>(x, out, head, kTableMarginBits);
   const Window<T> w = kernel_window<T>(kTableMarginBits);
   const typename T::Table table = T::load_table(kTable);

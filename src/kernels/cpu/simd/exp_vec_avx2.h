@@ -85,7 +85,9 @@ struct Avx2Exp {
 
   static Table load_table(const double* table) { return table; }
   // table[bits & 15] for each 64-bit slot of idx.
-  static D lookup(Table table, Q idx) { return _mm256_i64gather_pd(table, _mm256_and_si256(idx, _mm256_set1_epi64x(15)), 8); }
+  static D lookup(Table table, Q idx) {
+    return _mm256_i64gather_pd(table, _mm256_and_si256(idx, _mm256_set1_epi64x(15)), 8);
+  }
 };
 
 }  // namespace
