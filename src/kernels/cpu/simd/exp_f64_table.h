@@ -25,7 +25,8 @@ namespace {
 #define BL_EXP_TABLE_INLINE inline __attribute__((always_inline))
 
 // The rounding test's window: a lane is in doubt when 0 <= L - low <= width, L the 29 low
-// mantissa bits of y, low = 2^28 - W, width = 2W. `on` false: no test.
+// mantissa bits of y, low = 2^28 - W, width = 2W (held as T::window_width(width)). `on` false: no
+// test.
 template <class T>
 struct Window {
   typename T::Q low;
@@ -39,7 +40,7 @@ Window<T> kernel_window(int margin_bits) {
   w.on = margin_bits > 0;
   const int64_t half_width = w.on ? int64_t{1} << (53 - margin_bits) : 0;  // W
   w.low = T::set1_q((int64_t{1} << 28) - half_width);
-  w.width = T::set1_q(2 * half_width);
+  w.width = T::window_width(2 * half_width);
   return w;
 }
 
@@ -102,7 +103,7 @@ BL_EXP_TABLE_INLINE typename T::F exp_vector(typename T::F xv, int active, const
   int doubt_lo, doubt_hi;
   const typename T::H f_lo = exp_half<T, Degree>(T::lo(xs), table, w, &doubt_lo);
   const typename T::H f_hi = exp_half<T, Degree>(T::hi(xs), table, w, &doubt_hi);
-  typename T::F f = T::put(T::join(f_lo, f_hi), zero, T::zero());
+  typename T::F f = T::clear(zero, T::join(f_lo, f_hi));
   f = T::put(f, inf, T::set1(float_of(0x7F800000u)));
   const int settled = T::bits(T::either(in_range, T::either(zero, inf)));
   const int redo = (~settled | ((doubt_lo | (doubt_hi << kHalf)) & T::bits(in_range))) & active;

@@ -57,6 +57,7 @@ struct Avx2Exp {
   static int bits(M m) { return _mm256_movemask_ps(m); }
   static F keep(M m, F v) { return _mm256_and_ps(v, m); }  // v where m, +0 elsewhere
   static F put(F v, M m, F w) { return _mm256_blendv_ps(v, w, m); }  // w where m, v elsewhere
+  static F clear(M m, F v) { return _mm256_andnot_ps(m, v); }         // +0 where m, v elsewhere
   static F add_where(M m, F acc, F v) { return _mm256_blendv_ps(acc, _mm256_add_ps(acc, v), m); }
 
   static H lo(F v) { return _mm256_castps256_ps128(v); }
@@ -77,10 +78,12 @@ struct Avx2Exp {
   static Q add_q(Q a, Q b) { return _mm256_add_epi64(a, b); }
   static Q sub_q(Q a, Q b) { return _mm256_sub_epi64(a, b); }
   static Q shl48_q(Q a) { return _mm256_slli_epi64(a, 48); }
-  // Bit l set where 0 <= d[l] <= width[l] (d within [-2^62, 2^62]).
-  static int within(Q d, Q width) {
-    const __m256i out = _mm256_or_si256(_mm256_cmpgt_epi64(_mm256_setzero_si256(), d), _mm256_cmpgt_epi64(d, width));
-    return ~_mm256_movemask_pd(_mm256_castsi256_pd(out)) & 0xF;
+  // The rounding window's width as within() reads it: width + 1, for a signed "less than".
+  static Q window_width(int64_t width) { return _mm256_set1_epi64x(width + 1); }
+  // Bit l set where 0 <= d[l] <= width (window: window_width(width); d within [-2^62, 2^62]).
+  static int within(Q d, Q window) {
+    const __m256i in = _mm256_andnot_si256(_mm256_cmpgt_epi64(_mm256_setzero_si256(), d), _mm256_cmpgt_epi64(window, d));
+    return _mm256_movemask_pd(_mm256_castsi256_pd(in));
   }
 
   static Table load_table(const double* table) { return table; }

@@ -49,6 +49,7 @@ struct Avx512Exp {
   static int bits(M m) { return static_cast<int>(m); }
   static F keep(M m, F v) { return _mm512_maskz_mov_ps(m, v); }
   static F put(F v, M m, F w) { return _mm512_mask_mov_ps(v, m, w); }
+  static F clear(M m, F v) { return _mm512_mask_mov_ps(v, m, _mm512_setzero_ps()); }
   static F add_where(M m, F acc, F v) { return _mm512_mask_add_ps(acc, m, acc, v); }
 
   static H lo(F v) { return _mm512_castps512_ps256(v); }
@@ -69,8 +70,11 @@ struct Avx512Exp {
   static Q add_q(Q a, Q b) { return _mm512_add_epi64(a, b); }
   static Q sub_q(Q a, Q b) { return _mm512_sub_epi64(a, b); }
   static Q shl48_q(Q a) { return _mm512_slli_epi64(a, 48); }
-  // Bit l set where 0 <= d[l] <= width[l] (as unsigned: a negative d is above any width).
-  static int within(Q d, Q width) { return static_cast<int>(_mm512_cmple_epu64_mask(d, width)); }
+  // The rounding window's width as within() reads it.
+  static Q window_width(int64_t width) { return _mm512_set1_epi64(width); }
+  // Bit l set where 0 <= d[l] <= width (window: window_width(width); as unsigned, a negative d is
+  // above any width).
+  static int within(Q d, Q window) { return static_cast<int>(_mm512_cmple_epu64_mask(d, window)); }
 
   static Table load_table(const double* table) { return {_mm512_load_pd(table), _mm512_load_pd(table + 8)}; }
   // table[bits & 15] for each 64-bit slot of idx (the permute reads bits 0-3 only).
