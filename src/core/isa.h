@@ -26,4 +26,35 @@ Isa active_isa();
 // Forces a variant for this process (tests); throws bl::Error when the CPU cannot run it.
 void set_active_isa(Isa isa);
 
+namespace isa_detail {
+template <class T>
+struct same {
+  using type = T;
+};
+}  // namespace isa_detail
+
+// The variant of a kernel that runs under `isa`, from its scalar, AVX2, AVX-512 and NEON
+// variants. avx2, avx512 and neon may be null (or false) where the kernel has no such variant:
+// avx512 then falls back to avx2 (every AVX-512 CPU has AVX2), and any variant to scalar.
+template <class T>
+T select_isa(Isa isa, T scalar, typename isa_detail::same<T>::type avx2,
+             typename isa_detail::same<T>::type avx512, typename isa_detail::same<T>::type neon) {
+  switch (isa) {
+    case Isa::avx512:
+      if (avx512) return avx512;
+      return avx2 ? avx2 : scalar;
+    case Isa::avx2: return avx2 ? avx2 : scalar;
+    case Isa::neon: return neon ? neon : scalar;
+    case Isa::scalar: break;
+  }
+  return scalar;
+}
+
+// The same for the variant kernels use, active_isa().
+template <class T>
+T select_isa(T scalar, typename isa_detail::same<T>::type avx2, typename isa_detail::same<T>::type avx512,
+             typename isa_detail::same<T>::type neon) {
+  return select_isa(active_isa(), scalar, avx2, avx512, neon);
+}
+
 }  // namespace bl

@@ -48,21 +48,16 @@ struct Kernel {
   Variant no_rounding_test;   // sabotage: a good degree rounded without the test
 };
 
-// Degree-12 kernels: degree 7 (error about 2^-26) with margin 2^-44 / 2^-24; degree 11 (about
-// 2^-46) without the test. Table-driven kernels: degree 4 (error 2^-34.5) with margin 2^-44 /
-// 2^-32; degree 5 (2^-42.7) without the test. (Degree 6 without the test rounds every binary32
+// Degree 4 (error 2^-34.5) with margin 2^-44 / 2^-32; degree 5 (2^-42.7) without the test. (Degree 6 without the test rounds every binary32
 // input right: its error, 2^-50.4, is below the distance of the hardest case; no arm can catch it.)
 Kernel kernel_named(const std::string& name) {
-  if (name == "avx2") return {"avx2", &exp_f64_avx2, &exp_f64_avx2_variant, {7, 44}, {7, 24}, {11, 0}};
-  if (name == "avx512")
-    return {"avx512", &exp_f64_avx512, &exp_f64_avx512_variant, {7, 44}, {7, 24}, {11, 0}};
   if (name == "table_avx2")
     return {"table_avx2", &exp_f64_table_avx2, &exp_f64_table_avx2_variant, {4, 44}, {4, 32}, {5, 0}};
   return {"table_avx512", &exp_f64_table_avx512, &exp_f64_table_avx512_variant, {4, 44}, {4, 32}, {5, 0}};
 }
 
 bool kernel_available(const std::string& name) {
-  if (name == "avx2" || name == "table_avx2") return cpu_has_avx2_fma();
+  if (name == "table_avx2") return cpu_has_avx2_fma();
   return isa_supported(Isa::avx512);
 }
 
@@ -128,10 +123,6 @@ class ExpF64Simd : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     if (!kernel_available(GetParam())) GTEST_SKIP() << "this CPU has no " << GetParam();
-    // The AVX-512 kernel is the default on AVX-512 CPUs; BITLEARN_EXP_F64_AVX512=0 switches it (and
-    // these tests) off.
-    if (GetParam() == "avx512" && !exp_f64_avx512_enabled())
-      GTEST_SKIP() << "AVX-512 exp kernel not enabled (BITLEARN_EXP_F64_AVX512=1 runs it and these tests)";
   }
   Kernel k() const { return kernel_named(GetParam()); }
 };
@@ -195,24 +186,9 @@ TEST_P(ExpF64Simd, HonestLowDegreeStaysCorrect) {
                              ", margin 2^-" + std::to_string(variant.margin_bits)));
 }
 
-INSTANTIATE_TEST_SUITE_P(Isa, ExpF64Simd, ::testing::Values("avx2", "avx512", "table_avx2", "table_avx512"),
+INSTANTIATE_TEST_SUITE_P(Isa, ExpF64Simd, ::testing::Values("table_avx2", "table_avx512"),
                          [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
 
-TEST(ExpF64SimdFallback, RoundingTestFiresRarelyAndOnHardInputs) {
-  if (!cpu_has_avx2_fma()) GTEST_SKIP() << "no AVX2+FMA";
-  const auto hard = exception_inputs();
-  EXPECT_GT(exp_f64_avx2_fallback_count(hard.data(), static_cast<int64_t>(hard.size())), 0);
-  // In-range dense inputs: the test fires for a tiny share of them (731 of all 2^32 inputs).
-  std::vector<float> x;
-  for (float v : dense_set())
-    if (v >= -87.0f && v <= 88.0f) x.push_back(v);
-  const int64_t n = static_cast<int64_t>(x.size());
-  EXPECT_LT(exp_f64_avx2_fallback_count(x.data(), n), n / 65536)
-      << "the rounding test fires far more often than its bound predicts";
-}
-
-// The math map (exp case) and softmax at 1, 2, 3 threads under the active ISA: same bits as the
-// references, whichever kernel the ISA picks.
 TEST(ExpF64SimdFallback, TableRoundingTestFiresRarelyAndOnHardInputs) {
   if (!cpu_has_avx2_fma()) GTEST_SKIP() << "no AVX2+FMA";
   const auto hard = exception_inputs();
@@ -226,6 +202,8 @@ TEST(ExpF64SimdFallback, TableRoundingTestFiresRarelyAndOnHardInputs) {
       << "the rounding test fires far more often than its window predicts";
 }
 
+// The math map (exp case) and softmax at 1, 2, 3 threads under the active ISA: same bits as the
+// references, whichever kernel the ISA picks.
 TEST(ExpF64SimdFallback, MathMapAndSoftmaxThreads) {
   const auto dense = dense_set();
   std::vector<float> x(3 * 65537);
@@ -254,8 +232,7 @@ TEST(ExpF64SimdFallback, MathMapAndSoftmaxThreads) {
 
 TEST(ExpF64SimdFallback, BadVariantIsAClearError) {
   float v = 1.0f;
-  EXPECT_THROW(exp_f64_avx2_variant(&v, &v, 1, 9, 44), Error);
-  EXPECT_THROW(exp_f64_avx2_variant(&v, &v, -1, 12, 44), Error);
+  EXPECT_THROW(exp_f64_table_avx2_variant(&v, &v, -1, 6, 44), Error);
   EXPECT_THROW(exp_f64_table_avx2_variant(&v, &v, 1, 7, 44), Error);
   EXPECT_THROW(exp_f64_table_avx2_variant(&v, &v, 1, 6, 20), Error);
 }

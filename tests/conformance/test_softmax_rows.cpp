@@ -77,8 +77,8 @@ TEST(SoftmaxRows, InPlaceBothPaths) {
   }
 }
 
-// The fused shift + exp + leaf-sum kernels (used by the one-pass rows with
-// BITLEARN_EXP_F64_SOFTMAX_FUSED=1): e and the leaf value equal canonicalize(exp(sub(x, m))) and
+// The fused shift + exp + leaf-sum kernels (used by the one-pass rows on AVX2 and AVX-512 CPUs):
+// e and the leaf value equal canonicalize(exp(sub(x, m))) and
 // leaf_reduce<StepAdd> by memcmp at every tail length, with specials, in place.
 TEST(SoftmaxRows, FusedShiftLeafMatchesReference) {
   struct Fused {
@@ -136,7 +136,7 @@ TEST(SoftmaxRows, StreamedOutputsMatchReference) {
       EXPECT_TRUE(bits_equal(exp_expected.data(), exp_buffer.data() + offset, exp_expected.size(), 4,
                              "exp map streamed, out offset " + std::to_string(offset)));
     }
-    if (cpu_has_avx2_fma() && exp_f64_cpu_enabled() && exp_f64_table_enabled()) {  // the kernel directly
+    if (cpu_has_avx2_fma()) {  // the kernel directly
       std::vector<float> direct(x.size() + 8, 7.0f);
       ASSERT_TRUE(exp_f64_stream(x.data(), direct.data() + offset, rows * n));
       EXPECT_TRUE(bits_equal(exp_expected.data(), direct.data() + offset, exp_expected.size(), 4,

@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "core/error.h"
-#include "core/fp_probe.h"
+#include "core/isa.h"
 #include "core/thread_pool.h"
 #include "kernels/cpu/lstm_cell_rows.h"
 #include "kernels/lstm_cell.h"
@@ -56,17 +56,14 @@ void lstm_cell_backward_check(const LstmCellBackward& a) {
 
 void lstm_cell_forward_cpu(const LstmCellForward& a, ThreadPool& pool) {
   lstm_cell_forward_check(a);
-  const bool avx2 = cpu_has_avx2_fma();
-  run_tasks(a.n, a.h, pool, [&](int64_t b0, int64_t b1) {
-    if (avx2)
-      lstm_cell_forward_rows_avx2(a, b0, b1);
-    else
-      lstm_forward_rows<math_map_chunk_baseline>(a, b0, b1);
-  });
+  using RowsFn = void (*)(const LstmCellForward&, int64_t, int64_t);
+  const RowsFn rows = select_isa<RowsFn>(&lstm_forward_rows<math_map_chunk_baseline>, &lstm_cell_forward_rows_avx2,
+                                         nullptr, nullptr);
+  run_tasks(a.n, a.h, pool, [&](int64_t b0, int64_t b1) { rows(a, b0, b1); });
 }
 
 #if !(defined(__x86_64__) || defined(_M_X64))
-// No AVX2 build off x86-64; cpu_has_avx2_fma() is false there, so this is never reached.
+// No AVX2 build off x86-64; active_isa() is never avx2 there, so this is never reached.
 void lstm_cell_forward_rows_avx2(const LstmCellForward& a, int64_t b0, int64_t b1) {
   lstm_forward_rows<math_map_chunk_baseline>(a, b0, b1);
 }
@@ -77,13 +74,11 @@ void lstm_cell_backward_rows_avx2(const LstmCellBackward& a, int64_t b0, int64_t
 
 void lstm_cell_backward_cpu(const LstmCellBackward& a, ThreadPool& pool) {
   lstm_cell_backward_check(a);
-  const bool avx2 = cpu_has_avx2_fma();
+  using RowsFn = void (*)(const LstmCellBackward&, int64_t, int64_t, float*);
+  const RowsFn rows = select_isa<RowsFn>(&lstm_backward_rows, &lstm_cell_backward_rows_avx2, nullptr, nullptr);
   run_tasks(a.n, a.h, pool, [&](int64_t b0, int64_t b1) {
     std::vector<float> scratch(static_cast<size_t>(a.h));
-    if (avx2)
-      lstm_cell_backward_rows_avx2(a, b0, b1, scratch.data());
-    else
-      lstm_backward_rows(a, b0, b1, scratch.data());
+    rows(a, b0, b1, scratch.data());
   });
 }
 

@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "core/error.h"
-#include "core/fp_probe.h"
 #include "core/isa.h"
 #include "core/thread_pool.h"
 #include "kernels/cpu/exp_f64_cpu.h"
@@ -46,8 +45,9 @@ void check_args(const char* op, MathFn fn, const float* x, const float* y, const
 
 void run_chunks(MathFn fn, const float* x, const float* y, float* out, int64_t n,
                 ThreadPool& pool) {
-  const bool avx2 = cpu_has_avx2_fma();
-  const bool avx512 = active_isa() == Isa::avx512;
+  using ChunkFn = void (*)(MathFn, const float*, const float*, float*, int64_t);
+  const ChunkFn chunk =
+      select_isa<ChunkFn>(&math_map_chunk_baseline, &math_map_chunk_avx2, &math_map_chunk_avx512, nullptr);
   // exp outputs beyond the caches: non-temporal stores where the CPU has a kernel for them.
   const bool stream = fn == MathFn::exp && n * int64_t{sizeof(float)} >= exp_f64_stream_min_bytes();
   const int64_t n_tasks = (n + kMathMapChunk - 1) / kMathMapChunk;
@@ -56,12 +56,7 @@ void run_chunks(MathFn fn, const float* x, const float* y, float* out, int64_t n
     const int64_t len = n - begin < kMathMapChunk ? n - begin : kMathMapChunk;
     const float* yt = y ? y + begin : nullptr;
     if (stream && exp_f64_stream(x + begin, out + begin, len)) return;
-    if (avx512)
-      math_map_chunk_avx512(fn, x + begin, yt, out + begin, len);
-    else if (avx2)
-      math_map_chunk_avx2(fn, x + begin, yt, out + begin, len);
-    else
-      math_map_chunk_baseline(fn, x + begin, yt, out + begin, len);
+    chunk(fn, x + begin, yt, out + begin, len);
   });
 }
 
@@ -90,7 +85,7 @@ void math_map_chunk_baseline(MathFn fn, const float* x, const float* y, float* o
 }
 
 #if !(defined(__x86_64__) || defined(_M_X64))
-// No AVX2 build off x86-64; cpu_has_avx2_fma() is false there, so this is never reached.
+// No AVX2 build off x86-64; active_isa() is never avx2 there, so this is never reached.
 void math_map_chunk_avx2(MathFn fn, const float* x, const float* y, float* out, int64_t n) {
   math_map_chunk_loops(fn, x, y, out, n);
 }

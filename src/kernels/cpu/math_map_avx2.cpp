@@ -1,5 +1,5 @@
 // The CPU math map's chunk loop built for AVX2+FMA (compiled with -mavx2 -mfma; see
-// CMakeLists.txt). Called only after cpu_has_avx2_fma() returned true.
+// CMakeLists.txt). Called only when the active ISA variant is avx2 (or avx512).
 //
 // The contract headers define their functions `inline` (external linkage). Compiled here with
 // -mavx2, an out-of-line copy could be picked by the linker for the baseline translation unit too
@@ -16,14 +16,11 @@
 namespace bl {
 
 #if defined(__x86_64__) || defined(_M_X64)
-// exp goes to the explicit-SIMD binary64 kernel (exp_f64_cpu.h; same bits as bl::exp) unless
-// BITLEARN_EXP_F64=0; the table-driven one where exp_f64_table_enabled().
+// exp goes to the explicit-SIMD binary64 kernel (exp_f64_cpu.h; same bits as bl::exp, fewer
+// operations than the compiled bl::exp loop).
 void math_map_chunk_avx2(MathFn fn, const float* x, const float* y, float* out, int64_t n) {
-  if (fn == MathFn::exp && exp_f64_cpu_enabled()) {
-    if (exp_f64_table_enabled())
-      exp_f64_table_avx2(x, out, n);
-    else
-      exp_f64_avx2(x, out, n);
+  if (fn == MathFn::exp) {
+    exp_f64_table_avx2(x, out, n);
     return;
   }
   math_map_chunk_loops(fn, x, y, out, n);

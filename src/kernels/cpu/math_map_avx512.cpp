@@ -1,5 +1,5 @@
 // The CPU math map's chunk loop built for AVX-512 (compiled with AVX-512 flags; see
-// CMakeLists.txt). Called only when bl::active_isa() is Isa::avx512.
+// CMakeLists.txt). Called only when the active ISA variant is avx512.
 //
 // The same source as the baseline and AVX2 loops (math_map_loop.h); the compiler vectorizes the
 // straight-line contract functions 16 lanes wide. Elementwise, so no order across elements; the
@@ -17,16 +17,11 @@
 namespace bl {
 
 #if defined(__AVX512F__) && defined(__AVX512VL__)
-// exp goes to an explicit-SIMD binary64 kernel (exp_f64_cpu.h; same bits as bl::exp) unless
-// BITLEARN_EXP_F64=0: the AVX-512 one where exp_f64_avx512_enabled(), else the AVX2 one; the
-// table-driven ones where exp_f64_table_enabled().
+// exp goes to the explicit-SIMD binary64 kernel (exp_f64_cpu.h; same bits as bl::exp, fewer
+// operations than the compiled bl::exp loop).
 void math_map_chunk_avx512(MathFn fn, const float* x, const float* y, float* out, int64_t n) {
-  if (fn == MathFn::exp && exp_f64_cpu_enabled()) {
-    const bool table = exp_f64_table_enabled();
-    if (exp_f64_avx512_enabled())
-      table ? exp_f64_table_avx512(x, out, n) : exp_f64_avx512(x, out, n);
-    else
-      table ? exp_f64_table_avx2(x, out, n) : exp_f64_avx2(x, out, n);
+  if (fn == MathFn::exp) {
+    exp_f64_table_avx512(x, out, n);
     return;
   }
   math_map_chunk_loops(fn, x, y, out, n);

@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "core/error.h"
-#include "core/fp_probe.h"
 #include "core/isa.h"
 #include "core/thread_pool.h"
 #include "kernels/cpu/matmul_tile.h"
@@ -320,16 +319,13 @@ void matmul_check_args(const char* op, const MatmulArgs& args, const float* a, c
 
 void matmul_cpu(const MatmulArgs& args, const float* a, const float* b, float* c,
                 ThreadPool* pool) {
-  TileConfig tile{kMatmulTileRows, 1, kTaskCols, &matmul_detail::matmul_tile_portable};
-  const Isa isa = active_isa();
-  if (isa == Isa::avx512)
-    tile = TileConfig{kMatmulTileRowsAvx512, matmul_detail::kMatmulTilePanelsAvx512, kTaskColsSimd,
-                      &matmul_detail::matmul_tile_avx512};
-  else if (cpu_has_avx2_fma())
-    tile = TileConfig{kMatmulTileRows, 1, kTaskColsSimd, &matmul_detail::matmul_tile_avx2};
-  else if (isa == Isa::neon)
-    tile.kernel = &matmul_detail::matmul_tile_neon;
-  matmul_cpu_with("matmul_cpu", args, a, b, c, pool, tile);
+  static const TileConfig kPortable{kMatmulTileRows, 1, kTaskCols, &matmul_detail::matmul_tile_portable};
+  static const TileConfig kAvx2{kMatmulTileRows, 1, kTaskColsSimd, &matmul_detail::matmul_tile_avx2};
+  static const TileConfig kAvx512{kMatmulTileRowsAvx512, matmul_detail::kMatmulTilePanelsAvx512, kTaskColsSimd,
+                                  &matmul_detail::matmul_tile_avx512};
+  static const TileConfig kNeon{kMatmulTileRows, 1, kTaskCols, &matmul_detail::matmul_tile_neon};
+  const TileConfig* tile = select_isa<const TileConfig*>(&kPortable, &kAvx2, &kAvx512, &kNeon);
+  matmul_cpu_with("matmul_cpu", args, a, b, c, pool, *tile);
 }
 
 void matmul_cpu_portable(const MatmulArgs& args, const float* a, const float* b, float* c,

@@ -11,7 +11,6 @@
 #include <cstring>
 
 #include "core/error.h"
-#include "core/fp_probe.h"
 #include "core/isa.h"
 #include "core/thread_pool.h"
 #include "kernels/cpu/matmul_tile.h"
@@ -54,13 +53,12 @@ struct PackedTile {
 };
 
 PackedTile pick_tile() {
-  const Isa isa = active_isa();
-  if (isa == Isa::avx512)
-    return {matmul_detail::kMatmulTileRowsAvx512, matmul_detail::kMatmulTilePanelsAvx512,
-            &matmul_detail::matmul_tile_avx512};
-  if (cpu_has_avx2_fma()) return {kMatmulTileRows, 1, &matmul_detail::matmul_tile_avx2};
-  if (isa == Isa::neon) return {kMatmulTileRows, 1, &matmul_detail::matmul_tile_neon};
-  return {kMatmulTileRows, 1, &matmul_detail::matmul_tile_portable};
+  static const PackedTile kPortable{kMatmulTileRows, 1, &matmul_detail::matmul_tile_portable};
+  static const PackedTile kAvx2{kMatmulTileRows, 1, &matmul_detail::matmul_tile_avx2};
+  static const PackedTile kAvx512{matmul_detail::kMatmulTileRowsAvx512, matmul_detail::kMatmulTilePanelsAvx512,
+                                  &matmul_detail::matmul_tile_avx512};
+  static const PackedTile kNeon{kMatmulTileRows, 1, &matmul_detail::matmul_tile_neon};
+  return *select_isa<const PackedTile*>(&kPortable, &kAvx2, &kAvx512, &kNeon);
 }
 
 // One leaf (k0, kc) and one column panel p of op(B) into dst (kc steps of kMatmulTileCols).

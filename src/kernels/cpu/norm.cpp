@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/isa.h"
 #include "core/thread_pool.h"
 #include "kernels/cpu/norm_rows.h"
 #include "kernels/cpu/reduce_rows.h"
@@ -46,10 +47,12 @@ using LayerNormRunFn = void (*)(const float*, int64_t, float, float, const float
 using RmsNormRunFn = void (*)(const float*, int64_t, float, const float*, float*);
 
 LayerNormRunFn layer_norm_run() {
-  return cpu::use_avx2() ? &cpu::layer_norm_run_avx2 : &cpu::layer_norm_run_baseline;
+  return select_isa<LayerNormRunFn>(cpu::kernel_isa(), &cpu::layer_norm_run_baseline, &cpu::layer_norm_run_avx2,
+                                    nullptr, nullptr);
 }
 RmsNormRunFn rms_norm_run() {
-  return cpu::use_avx2() ? &cpu::rms_norm_run_avx2 : &cpu::rms_norm_run_baseline;
+  return select_isa<RmsNormRunFn>(cpu::kernel_isa(), &cpu::rms_norm_run_baseline, &cpu::rms_norm_run_avx2,
+                                  nullptr, nullptr);
 }
 
 // Calls body(r) for every row, whole rows per task, about kTaskElements elements per task.

@@ -13,13 +13,13 @@ namespace bl::cpu {
 // y[i] = layer_norm_element(x[i], mean, den, gamma[i], beta[i]) for i in [0, n).
 void layer_norm_run_baseline(const float* x, int64_t n, float mean, float den, const float* gamma,
                              const float* beta, float* y);
-// The same, AVX2+FMA; call only if use_avx2().
+// The same, AVX2+FMA; call only under the avx2 or avx512 variant (norm.cpp selects).
 void layer_norm_run_avx2(const float* x, int64_t n, float mean, float den, const float* gamma,
                          const float* beta, float* y);
 
 // y[i] = rms_norm_element(x[i], den, gamma[i]) for i in [0, n).
 void rms_norm_run_baseline(const float* x, int64_t n, float den, const float* gamma, float* y);
-// The same, AVX2+FMA; call only if use_avx2().
+// The same, AVX2+FMA; call only under the avx2 or avx512 variant (norm.cpp selects).
 void rms_norm_run_avx2(const float* x, int64_t n, float den, const float* gamma, float* y);
 
 }  // namespace bl::cpu

@@ -77,7 +77,7 @@ void rms_norm_run_avx2(const float* x, int64_t n, float den, const float* gamma,
 
 }  // namespace bl::cpu
 
-#else  // not compiled for AVX2+FMA (non-x86 targets): never called, see use_avx2().
+#else  // not compiled for AVX2+FMA (non-x86 targets): never called there.
 
 namespace bl::cpu {
 void layer_norm_run_avx2(const float* x, int64_t n, float mean, float den, const float* gamma,

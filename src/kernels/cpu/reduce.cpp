@@ -3,7 +3,6 @@
 #include <vector>
 
 #include "core/error.h"
-#include "core/fp_probe.h"
 #include "core/isa.h"
 #include "core/thread_pool.h"
 #include "kernels/cpu/reduce_rows.h"
@@ -16,9 +15,7 @@ bool& simd_enabled() {
   static bool enabled = true;
   return enabled;
 }
-bool use_avx2() { return simd_enabled() && cpu_has_avx2_fma(); }
-bool use_avx512() { return simd_enabled() && active_isa() == Isa::avx512; }
-bool use_neon() { return simd_enabled() && active_isa() == Isa::neon; }
+Isa kernel_isa() { return simd_enabled() ? active_isa() : Isa::scalar; }
 }  // namespace cpu
 
 const char* reduce_op_name(ReduceOp op) {

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/isa.h"
 #include "core/thread_pool.h"
 #include "kernels/reduce.h"
 
@@ -35,34 +36,34 @@ float scalar_contiguous_leaf(const float* x, int64_t len, float c) {
   return leaf_reduce<Step>(x, len, 1, c);
 }
 
-// Leaf functions compiled for AVX2+FMA (reduce_avx2.cpp); call only if cpu_has_avx2_fma().
+// Leaf functions compiled for AVX2+FMA (reduce_avx2.cpp), AVX-512 (reduce_avx512.cpp) and AArch64
+// NEON (reduce_neon.cpp), all from simd/reduce_leaf.h; call each only under its ISA variant
+// (best_contiguous_leaf picks). max / min ignore c and need len >= 1.
 float leaf_sum_avx2(const float* x, int64_t len, float c);
 float leaf_abs_sum_avx2(const float* x, int64_t len, float c);
 float leaf_square_sum_avx2(const float* x, int64_t len, float c);
 float leaf_centered_square_sum_avx2(const float* x, int64_t len, float c);
-float leaf_max_avx2(const float* x, int64_t len, float c);  // c unused; len >= 1
+float leaf_max_avx2(const float* x, int64_t len, float c);
 float leaf_min_avx2(const float* x, int64_t len, float c);
-// The same leaves with AVX-512 (reduce_avx512.cpp); call only if use_avx512().
 float leaf_sum_avx512(const float* x, int64_t len, float c);
 float leaf_abs_sum_avx512(const float* x, int64_t len, float c);
 float leaf_square_sum_avx512(const float* x, int64_t len, float c);
 float leaf_centered_square_sum_avx512(const float* x, int64_t len, float c);
-float leaf_max_avx512(const float* x, int64_t len, float c);  // c unused; len >= 1
+float leaf_max_avx512(const float* x, int64_t len, float c);
 float leaf_min_avx512(const float* x, int64_t len, float c);
-// The same leaves with AArch64 NEON (reduce_neon.cpp); call only if use_neon().
 float leaf_sum_neon(const float* x, int64_t len, float c);
 float leaf_abs_sum_neon(const float* x, int64_t len, float c);
 float leaf_square_sum_neon(const float* x, int64_t len, float c);
 float leaf_centered_square_sum_neon(const float* x, int64_t len, float c);
-float leaf_max_neon(const float* x, int64_t len, float c);  // c unused; len >= 1
+float leaf_max_neon(const float* x, int64_t len, float c);
 float leaf_min_neon(const float* x, int64_t len, float c);
 
 // Whether CPU kernels may use their SIMD versions (default true; tests turn it off to check the
 // scalar versions too). Results are the same either way.
 bool& simd_enabled();
-bool use_avx2();  // simd_enabled() && cpu_has_avx2_fma()
-bool use_avx512();  // simd_enabled() && active_isa() == Isa::avx512 (x86-64 only)
-bool use_neon();  // simd_enabled() && active_isa() == Isa::neon (AArch64 only)
+// The ISA variant the CPU kernels that honour simd_enabled() run: active_isa(), or Isa::scalar
+// while simd_enabled() is false.
+Isa kernel_isa();
 
 // The fastest contiguous leaf this CPU has for Step (scalar where no SIMD version exists).
 template <class Step>
@@ -71,45 +72,34 @@ inline ContiguousLeafFn best_contiguous_leaf() {
 }
 template <>
 inline ContiguousLeafFn best_contiguous_leaf<StepAdd>() {
-  if (use_avx512()) return &leaf_sum_avx512;
-  if (use_avx2()) return &leaf_sum_avx2;
-  if (use_neon()) return &leaf_sum_neon;
-  return &scalar_contiguous_leaf<StepAdd>;
+  return select_isa<ContiguousLeafFn>(kernel_isa(), &scalar_contiguous_leaf<StepAdd>, &leaf_sum_avx2,
+                                      &leaf_sum_avx512, &leaf_sum_neon);
 }
 template <>
 inline ContiguousLeafFn best_contiguous_leaf<StepAddAbs>() {
-  if (use_avx512()) return &leaf_abs_sum_avx512;
-  if (use_avx2()) return &leaf_abs_sum_avx2;
-  if (use_neon()) return &leaf_abs_sum_neon;
-  return &scalar_contiguous_leaf<StepAddAbs>;
+  return select_isa<ContiguousLeafFn>(kernel_isa(), &scalar_contiguous_leaf<StepAddAbs>, &leaf_abs_sum_avx2,
+                                      &leaf_abs_sum_avx512, &leaf_abs_sum_neon);
 }
 template <>
 inline ContiguousLeafFn best_contiguous_leaf<StepSquare>() {
-  if (use_avx512()) return &leaf_square_sum_avx512;
-  if (use_avx2()) return &leaf_square_sum_avx2;
-  if (use_neon()) return &leaf_square_sum_neon;
-  return &scalar_contiguous_leaf<StepSquare>;
+  return select_isa<ContiguousLeafFn>(kernel_isa(), &scalar_contiguous_leaf<StepSquare>, &leaf_square_sum_avx2,
+                                      &leaf_square_sum_avx512, &leaf_square_sum_neon);
 }
 template <>
 inline ContiguousLeafFn best_contiguous_leaf<StepMax>() {
-  if (use_avx512()) return &leaf_max_avx512;
-  if (use_avx2()) return &leaf_max_avx2;
-  if (use_neon()) return &leaf_max_neon;
-  return &scalar_contiguous_leaf<StepMax>;
+  return select_isa<ContiguousLeafFn>(kernel_isa(), &scalar_contiguous_leaf<StepMax>, &leaf_max_avx2,
+                                      &leaf_max_avx512, &leaf_max_neon);
 }
 template <>
 inline ContiguousLeafFn best_contiguous_leaf<StepMin>() {
-  if (use_avx512()) return &leaf_min_avx512;
-  if (use_avx2()) return &leaf_min_avx2;
-  if (use_neon()) return &leaf_min_neon;
-  return &scalar_contiguous_leaf<StepMin>;
+  return select_isa<ContiguousLeafFn>(kernel_isa(), &scalar_contiguous_leaf<StepMin>, &leaf_min_avx2,
+                                      &leaf_min_avx512, &leaf_min_neon);
 }
 template <>
 inline ContiguousLeafFn best_contiguous_leaf<StepCenteredSquare>() {
-  if (use_avx512()) return &leaf_centered_square_sum_avx512;
-  if (use_avx2()) return &leaf_centered_square_sum_avx2;
-  if (use_neon()) return &leaf_centered_square_sum_neon;
-  return &scalar_contiguous_leaf<StepCenteredSquare>;
+  return select_isa<ContiguousLeafFn>(kernel_isa(), &scalar_contiguous_leaf<StepCenteredSquare>,
+                                      &leaf_centered_square_sum_avx2, &leaf_centered_square_sum_avx512,
+                                      &leaf_centered_square_sum_neon);
 }
 
 // Tree totals of Step for every reduction r = o * inner + j into totals[r]; centers[r] is the

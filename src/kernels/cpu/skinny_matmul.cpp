@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "core/isa.h"
 #include "core/thread_pool.h"
 #include "kernels/cpu/reduce_rows.h"
 #include "kernels/skinny_matmul.h"
@@ -22,6 +23,22 @@ void columns_scalar(const float* a, const float* b, float* c, int64_t m, int64_t
       c[i * n + j] = matmul_reference_element(a + i * k, k, false, b, n, false, k, 0, j);
 }
 
+using ColumnsFn = void (*)(const float*, const float*, float*, int64_t, int64_t, int64_t, int64_t, int64_t);
+
+// The SIMD pieces of a block for one ISA variant: as many `wide`-column pieces as fit, then as
+// many `narrow`-column ones (0: none), then the scalar tail.
+struct ColumnPieces {
+  int64_t wide;
+  ColumnsFn wide_fn;
+  int64_t narrow;
+  ColumnsFn narrow_fn;
+};
+constexpr ColumnPieces kScalarPieces{0, nullptr, 0, nullptr};
+constexpr ColumnPieces kAvx2Pieces{8, &skinny_detail::columns_avx2, 0, nullptr};
+// AVX-512 CPUs have AVX2 too: 8-column AVX2 pieces after the 16-column ones.
+constexpr ColumnPieces kAvx512Pieces{16, &skinny_detail::columns_avx512, 8, &skinny_detail::columns_avx2};
+constexpr ColumnPieces kNeonPieces{4, &skinny_detail::columns_neon, 0, nullptr};
+
 }  // namespace
 
 void skinny_matmul_cpu(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k,
@@ -29,25 +46,21 @@ void skinny_matmul_cpu(const float* a, const float* b, float* c, int64_t m, int6
   BL_CHECK(m >= 0 && m <= kSkinnyMaxRows && n >= 0 && k >= 0, "skinny_matmul: sizes (", m, ", ", n, ", ", k,
            ") must be non-negative with m <= ", kSkinnyMaxRows);
   if (m == 0 || n == 0) return;
-  const bool avx2 = cpu::use_avx2();
-  const bool avx512 = cpu::use_avx512();
-  const bool neon = cpu::use_neon();
+  const ColumnPieces& pieces =
+      *select_isa<const ColumnPieces*>(cpu::kernel_isa(), &kScalarPieces, &kAvx2Pieces, &kAvx512Pieces, &kNeonPieces);
   const int64_t tasks = (n + kSkinnyTaskCols - 1) / kSkinnyTaskCols;
   pool.parallel_for(tasks, [&](int64_t t) {
     const int64_t n0 = t * kSkinnyTaskCols, n1 = std::min(n, n0 + kSkinnyTaskCols);
     int64_t vec_end = n0;
-    if (avx512) {
-      vec_end = n0 + (n1 - n0) / 16 * 16;
-      if (vec_end > n0) skinny_detail::columns_avx512(a, b, c, m, n, k, n0, vec_end);
-      const int64_t end8 = vec_end + (n1 - vec_end) / 8 * 8;  // AVX-512 CPUs have AVX2 too
-      if (end8 > vec_end) skinny_detail::columns_avx2(a, b, c, m, n, k, vec_end, end8);
-      vec_end = end8;
-    } else if (avx2) {
-      vec_end = n0 + (n1 - n0) / 8 * 8;
-      if (vec_end > n0) skinny_detail::columns_avx2(a, b, c, m, n, k, n0, vec_end);
-    } else if (neon) {
-      vec_end = n0 + (n1 - n0) / 4 * 4;
-      if (vec_end > n0) skinny_detail::columns_neon(a, b, c, m, n, k, n0, vec_end);
+    if (pieces.wide > 0) {
+      const int64_t end = vec_end + (n1 - vec_end) / pieces.wide * pieces.wide;
+      if (end > vec_end) pieces.wide_fn(a, b, c, m, n, k, vec_end, end);
+      vec_end = end;
+    }
+    if (pieces.narrow > 0) {
+      const int64_t end = vec_end + (n1 - vec_end) / pieces.narrow * pieces.narrow;
+      if (end > vec_end) pieces.narrow_fn(a, b, c, m, n, k, vec_end, end);
+      vec_end = end;
     }
     columns_scalar(a, b, c, m, n, k, vec_end, n1);
   });

@@ -3,8 +3,8 @@
 // Rows of at most kOnePassRowMax floats run in one pass: a task takes whole rows and makes every
 // step over a row while it is in L1/L2 (row maximum, shifted values, exponentials by the contract
 // math map, their sum, then the division or the log-softmax subtraction), so memory sees one read
-// and one write per element; with BITLEARN_EXP_F64_SOFTMAX_FUSED=1 the shift, exp and leaf sums are
-// one loop (exp_f64_table_shift_leaf_*). Outputs beyond the caches are written with non-temporal
+// and one write per element; on AVX2 and AVX-512 CPUs the shift, exp and leaf sums are one loop
+// (exp_f64_table_shift_leaf_*). Outputs beyond the caches are written with non-temporal
 // stores (exp_f64_stream_min_bytes; AVX2 CPUs). Longer rows (and empty ones) take the three-pass path: row maximum
 // through reduce_totals; per (row, leaf) job the shifted values go to a task buffer, their
 // exponentials to y (softmax) and their leaf sums to a table; then the leaf tree and an in-place
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/isa.h"
 #include "core/thread_pool.h"
 #include "kernels/cpu/exp_f64_cpu.h"
 #include "kernels/cpu/reduce_rows.h"
@@ -48,31 +49,27 @@ constexpr int64_t kOnePassRowMax = 4 * kReduceLeaf;
 using MathChunkFn = void (*)(MathFn, const float*, const float*, float*, int64_t);
 
 MathChunkFn exp_chunk_fn() {
-  if (cpu::use_avx512()) return &math_map_chunk_avx512;
-  if (cpu::use_avx2()) return &math_map_chunk_avx2;
-  return &math_map_chunk_baseline;
+  return select_isa<MathChunkFn>(cpu::kernel_isa(), &math_map_chunk_baseline, &math_map_chunk_avx2,
+                                 &math_map_chunk_avx512, nullptr);
 }
 
 // One leaf of the denominator: e = exp(x - m) and the leaf's value on the sum schedule.
 using ShiftLeafFn = float (*)(const float* x, float m, float* e, int64_t len, const float* next);
 
-// The fused shift + exp + leaf-sum kernel for this CPU, or null where there is none or it is off
-// (exp_f64_softmax_fused_enabled(); x86-64 with AVX2+FMA only).
+// The fused shift + exp + leaf-sum kernel for this CPU, or null where there is none (x86-64 with
+// AVX2+FMA only).
 ShiftLeafFn fused_shift_leaf() {
-#if defined(__x86_64__) || defined(_M_X64)
-  if (!exp_f64_cpu_enabled() || !exp_f64_softmax_fused_enabled()) return nullptr;
-  if (cpu::use_avx512() && exp_f64_avx512_enabled()) return &exp_f64_table_shift_leaf_avx512;
-  if (cpu::use_avx2()) return &exp_f64_table_shift_leaf_avx2;
-#endif
-  return nullptr;
+  return select_isa<ShiftLeafFn>(cpu::kernel_isa(), nullptr, &exp_f64_table_shift_leaf_avx2,
+                                 &exp_f64_table_shift_leaf_avx512, nullptr);
 }
 
 // The one-pass path: rows of 1..kOnePassRowMax floats, whole rows per task.
 void softmax_one_pass(const float* x, int64_t rows, int64_t n, float* y, bool log_form, ThreadPool& pool) {
-  const bool avx2 = cpu::use_avx2();
-  const auto shift = avx2 ? &cpu::softmax_shift_avx2 : &cpu::softmax_shift_baseline;
-  const auto divide = avx2 ? &cpu::softmax_divide_avx2 : &cpu::softmax_divide_baseline;
-  const auto log_finish = avx2 ? &cpu::log_softmax_finish_avx2 : &cpu::log_softmax_finish_baseline;
+  const Isa isa = cpu::kernel_isa();
+  const auto shift = select_isa(isa, &cpu::softmax_shift_baseline, &cpu::softmax_shift_avx2, nullptr, nullptr);
+  const auto divide = select_isa(isa, &cpu::softmax_divide_baseline, &cpu::softmax_divide_avx2, nullptr, nullptr);
+  const auto log_finish =
+      select_isa(isa, &cpu::log_softmax_finish_baseline, &cpu::log_softmax_finish_avx2, nullptr, nullptr);
   const MathChunkFn exp_chunk = exp_chunk_fn();
   const cpu::ContiguousLeafFn max_leaf = cpu::best_contiguous_leaf<StepMax>();
   const cpu::ContiguousLeafFn sum_leaf = cpu::best_contiguous_leaf<StepAdd>();
@@ -80,7 +77,8 @@ void softmax_one_pass(const float* x, int64_t rows, int64_t n, float* y, bool lo
   const int64_t leaf_count = reduce_leaf_count(n);
   // Outputs beyond the caches: y is written once, at the end, with non-temporal stores (the
   // exponentials stay in the task buffer), so its lines are never read for ownership.
-  const bool stream = avx2 && exp_f64_stream_enabled() &&
+  // The streamed last pass exists in the AVX2 build only (AVX-512 CPUs run it too).
+  const bool stream = select_isa(isa, false, true, true, false) &&
                       rows * n * int64_t{sizeof(float)} >= exp_f64_stream_min_bytes();
   const int64_t rows_per_task = std::max<int64_t>(1, cpu::kTaskElements / n);
   const int64_t tasks = (rows + rows_per_task - 1) / rows_per_task;

@@ -79,7 +79,7 @@ void log_softmax_finish_stream_avx2(const float* x, int64_t n, float m, float lo
 
 }  // namespace bl::cpu
 
-#else  // not compiled for AVX2+FMA (non-x86 targets): never called, see use_avx2().
+#else  // not compiled for AVX2+FMA (non-x86 targets): never called there.
 
 namespace bl::cpu {
 void softmax_shift_avx2(const float* x, int64_t n, float m, float* out) { softmax_shift_baseline(x, n, m, out); }

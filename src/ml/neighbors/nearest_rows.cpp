@@ -9,7 +9,6 @@
 #include "contract/arith.h"
 #include "contract/schedule.h"
 #include "core/error.h"
-#include "core/fp_probe.h"
 #include "core/isa.h"
 #include "core/thread_pool.h"
 #include "kernels/cpu/matmul_tile.h"
@@ -93,16 +92,16 @@ FusedTile pick_fused_tile(NearestRowsVariant variant) {
   if (variant == NearestRowsVariant::portable)
     return {matmul_detail::kMatmulTileRows, 1, &matmul_detail::matmul_tile_portable,
             &neighbors_detail::nearest_epilogue_portable};
-  const bool avx2 = cpu_has_avx2_fma();
-  const TileEpilogue epilogue =
-      avx2 ? &neighbors_detail::nearest_epilogue_avx2 : &neighbors_detail::nearest_epilogue_portable;
-  const Isa isa = active_isa();
-  if (isa == Isa::avx512)
-    return {matmul_detail::kMatmulTileRowsAvx512, matmul_detail::kMatmulTilePanelsAvx512,
-            &matmul_detail::matmul_tile_avx512, epilogue};
-  if (avx2) return {matmul_detail::kMatmulTileRows, 1, &matmul_detail::matmul_tile_avx2, epilogue};
-  if (isa == Isa::neon) return {matmul_detail::kMatmulTileRows, 1, &matmul_detail::matmul_tile_neon, epilogue};
-  return {matmul_detail::kMatmulTileRows, 1, &matmul_detail::matmul_tile_portable, epilogue};
+  // The epilogue has an AVX2 build only (AVX-512 CPUs run it too).
+  static const FusedTile kAvx2{matmul_detail::kMatmulTileRows, 1, &matmul_detail::matmul_tile_avx2,
+                               &neighbors_detail::nearest_epilogue_avx2};
+  static const FusedTile kAvx512{matmul_detail::kMatmulTileRowsAvx512, matmul_detail::kMatmulTilePanelsAvx512,
+                                 &matmul_detail::matmul_tile_avx512, &neighbors_detail::nearest_epilogue_avx2};
+  static const FusedTile kNeon{matmul_detail::kMatmulTileRows, 1, &matmul_detail::matmul_tile_neon,
+                               &neighbors_detail::nearest_epilogue_portable};
+  static const FusedTile kScalar{matmul_detail::kMatmulTileRows, 1, &matmul_detail::matmul_tile_portable,
+                                 &neighbors_detail::nearest_epilogue_portable};
+  return *select_isa<const FusedTile*>(&kScalar, &kAvx2, &kAvx512, &kNeon);
 }
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }

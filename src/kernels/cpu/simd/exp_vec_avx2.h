@@ -1,0 +1,97 @@
+// exp_vec_avx2.h: the traits of the table-driven binary64 exp (exp_f64_table.h) for AVX2+FMA:
+// blocks of 8 floats evaluated as two halves of 4 doubles; the 16-entry table read by a gather.
+// Include only from *_avx2.cpp; unnamed namespace, as in vec_avx2.h.
+#pragma once
+
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+
+namespace bl::simd {
+namespace {
+
+struct Avx2Exp {
+  static constexpr int kLanes = 8;  // floats per block; each half holds kLanes / 2 doubles
+  using F = __m256;                 // a block of floats
+  using M = __m256;                 // a lane mask of a block (all-ones lanes)
+  using H = __m128;                 // half a block of floats
+  using D = __m256d;                // half a block as doubles
+  using Q = __m256i;                // the same bits as 64-bit integers
+  using Table = const double*;      // where the 16 table entries are
+
+  static F set1(float v) { return _mm256_set1_ps(v); }
+  static F zero() { return _mm256_setzero_ps(); }
+  static F loadu(const float* p) { return _mm256_loadu_ps(p); }
+  static void storeu(float* p, F v) { _mm256_storeu_ps(p, v); }
+  static void store(float* aligned, F v) { _mm256_store_ps(aligned, v); }
+  static F load(const float* aligned) { return _mm256_load_ps(aligned); }
+  static void stream(float* aligned, F v) { _mm256_stream_ps(aligned, v); }
+  static void stream_fence() { _mm_sfence(); }  // streamed lines visible to other threads
+  static void prefetch(const float* p) { _mm_prefetch(reinterpret_cast<const char*>(p), _MM_HINT_T0); }
+  // p[0..n) into the first n lanes, zeros in the others (0 <= n < kLanes); reads only p[0..n).
+  static F load_first(const float* p, int64_t n) {
+    alignas(32) float v[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    std::memcpy(v, p, static_cast<size_t>(n) * sizeof(float));
+    return _mm256_load_ps(v);
+  }
+  // The first n lanes of v into p[0..n); writes nothing else.
+  static void store_first(float* p, int64_t n, F v) {
+    alignas(32) float s[8];
+    _mm256_store_ps(s, v);
+    std::memcpy(p, s, static_cast<size_t>(n) * sizeof(float));
+  }
+  static F sub(F a, F b) { return _mm256_sub_ps(a, b); }
+  static F add(F a, F b) { return _mm256_add_ps(a, b); }
+
+  static M first(int64_t n) {
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    return _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), lane));
+  }
+  static M ge(F a, float b) { return _mm256_cmp_ps(a, _mm256_set1_ps(b), _CMP_GE_OQ); }
+  static M le(F a, float b) { return _mm256_cmp_ps(a, _mm256_set1_ps(b), _CMP_LE_OQ); }
+  static M lt(F a, float b) { return _mm256_cmp_ps(a, _mm256_set1_ps(b), _CMP_LT_OQ); }
+  static M gt(F a, float b) { return _mm256_cmp_ps(a, _mm256_set1_ps(b), _CMP_GT_OQ); }
+  static M both(M a, M b) { return _mm256_and_ps(a, b); }
+  static M either(M a, M b) { return _mm256_or_ps(a, b); }
+  static int bits(M m) { return _mm256_movemask_ps(m); }
+  static F keep(M m, F v) { return _mm256_and_ps(v, m); }  // v where m, +0 elsewhere
+  static F put(F v, M m, F w) { return _mm256_blendv_ps(v, w, m); }  // w where m, v elsewhere
+  static F clear(M m, F v) { return _mm256_andnot_ps(m, v); }         // +0 where m, v elsewhere
+  static F add_where(M m, F acc, F v) { return _mm256_blendv_ps(acc, _mm256_add_ps(acc, v), m); }
+
+  static H lo(F v) { return _mm256_castps256_ps128(v); }
+  static H hi(F v) { return _mm256_extractf128_ps(v, 1); }
+  static F join(H lo, H hi) { return _mm256_set_m128(hi, lo); }
+  static D widen(H v) { return _mm256_cvtps_pd(v); }
+  static H narrow(D v) { return _mm256_cvtpd_ps(v); }
+
+  static D set1_d(double v) { return _mm256_set1_pd(v); }
+  static D fma_d(D a, D b, D c) { return _mm256_fmadd_pd(a, b, c); }   // a * b + c
+  static D fnma_d(D a, D b, D c) { return _mm256_fnmadd_pd(a, b, c); } // c - a * b
+  static D sub_d(D a, D b) { return _mm256_sub_pd(a, b); }
+  static D mul_d(D a, D b) { return _mm256_mul_pd(a, b); }
+  static Q as_q(D v) { return _mm256_castpd_si256(v); }
+  static D as_d(Q v) { return _mm256_castsi256_pd(v); }
+  static Q set1_q(int64_t v) { return _mm256_set1_epi64x(v); }
+  static Q and_q(Q a, Q b) { return _mm256_and_si256(a, b); }
+  static Q add_q(Q a, Q b) { return _mm256_add_epi64(a, b); }
+  static Q sub_q(Q a, Q b) { return _mm256_sub_epi64(a, b); }
+  static Q shl48_q(Q a) { return _mm256_slli_epi64(a, 48); }
+  // The rounding window's width as within() reads it: width + 1, for a signed "less than".
+  static Q window_width(int64_t width) { return _mm256_set1_epi64x(width + 1); }
+  // Bit l set where 0 <= d[l] <= width (window: window_width(width); d within [-2^62, 2^62]).
+  static int within(Q d, Q window) {
+    const __m256i in = _mm256_andnot_si256(_mm256_cmpgt_epi64(_mm256_setzero_si256(), d), _mm256_cmpgt_epi64(window, d));
+    return _mm256_movemask_pd(_mm256_castsi256_pd(in));
+  }
+
+  static Table load_table(const double* table) { return table; }
+  // table[bits & 15] for each 64-bit slot of idx.
+  static D lookup(Table table, Q idx) {
+    return _mm256_i64gather_pd(table, _mm256_and_si256(idx, _mm256_set1_epi64x(15)), 8);
+  }
+};
+
+}  // namespace
+}  // namespace bl::simd
