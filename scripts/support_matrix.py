@@ -18,7 +18,7 @@ not kernels (rng, digest, contraction) have fixed aliases below.
 
 Usage:
   scripts/support_matrix.py [--build DIR] [--cuda-build DIR] [--gpu-log FILE] [--out FILE]
---gpu-log takes the summary the GPU run wrote ($OUT/verify.log of scripts/gpu/verify.sh, or a log
+--gpu-log takes the summary the GPU run wrote ($OUT/summary.txt of scripts/gpu-check.sh, or a log
 of bitlearn_cuda_tests); without it the GPU section says "not yet run on GPU".
 """
 import argparse
@@ -263,8 +263,8 @@ def main():
         lines += ["```"]
     else:
         lines += ["**Not yet run on GPU.** The CUDA columns above list tests that exist and compile; their",
-                  "results on the H200 (scripts/gpu/verify.sh writes `$OUT/verify.log`) go here, via",
-                  "`scripts/support_matrix.py --gpu-log verify.log`."]
+                  "results on the H200 (scripts/gpu-check.sh writes `$OUT/summary.txt`) go here, via",
+                  "`scripts/support_matrix.py --gpu-log summary.txt`."]
     if args.gpu_note and os.path.exists(args.gpu_note):
         lines += [""] + [l.rstrip() for l in open(args.gpu_note, encoding="utf-8").read().splitlines()]
     os.makedirs(os.path.dirname(args.out), exist_ok=True)

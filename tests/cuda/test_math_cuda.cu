@@ -124,8 +124,8 @@ TEST(MathMapCuda, EveryFunctionMatchesReferenceUnderEveryLaunchConfig) {
 }
 
 // 1000003 elements per function (a third of them arbitrary bit patterns) under every launch config:
-// opt-in with BITLEARN_CUDA_EXHAUSTIVE=1 (ctest -L exhaustive; scripts/gpu/cuda-math.sh and
-// scripts/gpu/cuda-cleanup.sh set it). Prints where the time goes, per function.
+// opt-in with BITLEARN_CUDA_EXHAUSTIVE=1 (ctest -L exhaustive sets it; scripts/gpu-check.sh
+// --exhaustive runs it). Prints where the time goes, per function.
 TEST(MathMapCuda, ExhaustiveMillionElementSample) {
   if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
   const char* on = std::getenv("BITLEARN_CUDA_EXHAUSTIVE");

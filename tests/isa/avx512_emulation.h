@@ -6,7 +6,7 @@
 // The tests in this folder compile the AVX-512 kernel sources against it (BL_AVX512_EMULATION), so
 // a machine without AVX-512 checks the kernels' logic: lanes, panels, masks, leaf folds. Whether
 // the real instructions behave as documented is checked on an AVX-512 machine by the conformance
-// tests under BITLEARN_ISA=avx512 (scripts/gpu/avx512.sh).
+// tests under BITLEARN_ISA=avx512 (scripts/gpu-check.sh --only isa).
 #pragma once
 
 #if defined(__x86_64__) || defined(_M_X64)

@@ -41,7 +41,7 @@
 // and the test come from y's bits: 14 binary64 fma/add (one more for results below 2^-126) and
 // about 30 integer operations per element; the coefficients come from constant memory.
 // Exhaustive evidence: tests/math/test_exp_f64.cpp (CPU, same binary64 operations) and the CPU =
-// GPU sweep over all 2^32 inputs (scripts/gpu/cuda-exp.sh).
+// GPU sweep over all 2^32 inputs (scripts/gpu-check.sh --exhaustive).
 #pragma once
 
 #include "contract/arith.h"
