@@ -146,7 +146,7 @@ constexpr int kAttentionVariantBlockRows = 3;
 
 // CUDA: every pointer on the current device; default stream, returns when done. One 32-lane group
 // per row (head_dim <= 256 and shared memory permitting), else one block per row; config.variant ==
-// kAttentionVariantBlockRows or env BITLEARN_ATTENTION=block_rows forces the block-per-row kernel.
+// kAttentionVariantBlockRows forces the block-per-row kernel.
 void attention_cuda(const AttentionArgs& args, const float* q, const float* k, const float* v,
                     const int64_t* q_pos, const int64_t* kv_len, float* out,
                     const LaunchConfig& config = LaunchConfig());

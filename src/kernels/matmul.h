@@ -67,14 +67,15 @@ void matmul_cpu_portable(const MatmulArgs& args, const float* a, const float* b,
                          ThreadPool* pool = nullptr);
 
 // CUDA matrix product; a, b, c are device pointers on the current device; stream is a
-// cudaStream_t (null = default stream). config.variant picks the tile shape (1..16; 0 = by shape); the result is
-// the same bits for every config. Asynchronous on the stream; errors are thrown as bl::Error.
+// cudaStream_t (null = default stream). config.variant names one of the shipped tiles of launch.h
+// (kMatmulTile*; any other value: by shape); the result is the same bits for every config. Asynchronous on the stream; errors are thrown as bl::Error.
 void matmul_cuda(const MatmulArgs& args, const float* a, const float* b, float* c,
                  const LaunchConfig& config, void* stream = nullptr);
 
 // matmul_cuda, then bias (N floats on the device) added to every row of every batch entry:
 // c[m][n] = canonicalize(add(C[m][n], bias[n])), the bits of the product followed by the Tensor add
-// op. The small-tile variants (11..16, variant 0's choice for few rows) add it as they store.
+// op. The small tiles (kMatmulTileSmall, kMatmulTileSmallSplit, the by-shape choice for
+// few rows) add it as they store.
 void matmul_bias_cuda(const MatmulArgs& args, const float* a, const float* b, const float* bias, float* c,
                       const LaunchConfig& config, void* stream = nullptr);
 
