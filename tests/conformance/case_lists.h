@@ -10,6 +10,7 @@
 
 #include "conformance/cases_attention.h"
 #include "conformance/cases_elementwise.h"
+#include "conformance/cases_kernels.h"
 #include "conformance/cases_matmul.h"
 #include "conformance/cases_reduce.h"
 #include "conformance/cases_shape.h"
@@ -30,6 +31,12 @@ inline const std::vector<CaseList>& case_lists() {
       {"attention", "attention", &attention_cases},
       {"index", "index", &index_cases},
       {"shape", "shape (copy, concat)", &shape_cases},
+      {"im2col", "im2col", &im2col_cases},
+      {"tile_max", "tile_max", &tile_max_cases},
+      {"skinny_matmul", "skinny_matmul", &skinny_matmul_cases},
+      {"math_map", "math_map", &math_map_cases},
+      {"histogram", "histogram", &histogram_cases},
+      {"rng_fill", "rng_fill", &rng_fill_cases},
   };
   return lists;
 }
