@@ -8,7 +8,34 @@
 #include "contract/schedule.h"
 #include "kernels/strided.h"
 
+// Dispatch on the element size (1, 4, 8 bytes) and index dtype (i32 / i64) of the backends' entry
+// points: `return CALL;` with T the unsigned element type and I the index type in scope. Expanded
+// only where DType and Error (core/error.h) are visible; shared so both backends accept one set.
+#define BL_INDEX_DISPATCH(CALL)                                                         \
+  do {                                                                                  \
+    bool i64 = index_dtype == DType::i64;                                               \
+    switch (element_size) {                                                             \
+      case 1: if (i64) { using T = uint8_t; using I = int64_t; return CALL; }           \
+              else { using T = uint8_t; using I = int32_t; return CALL; }               \
+      case 4: if (i64) { using T = uint32_t; using I = int64_t; return CALL; }          \
+              else { using T = uint32_t; using I = int32_t; return CALL; }              \
+      case 8: if (i64) { using T = uint64_t; using I = int64_t; return CALL; }          \
+              else { using T = uint64_t; using I = int32_t; return CALL; }              \
+      default: throw Error("index op: unsupported element size");                       \
+    }                                                                                   \
+  } while (0)
+
 namespace bl {
+
+// The one-dimensional contiguous view of n index values (extent 1 when n is 0), with which the
+// backends validate a flat index list through the strided validation path.
+inline StridedView flat_view(int64_t n) {
+  StridedView v;
+  v.ndim = 1;
+  v.shape[0] = n > 0 ? n : 1;
+  v.strides[0] = 1;
+  return v;
+}
 
 // index_select on contiguous x viewed as [outer, extent, inner]: out is [outer, count, inner] with
 // out[o][k][i] = x[o][index[k]][i]. T: unsigned type of the element size; I: int32_t / int64_t.

@@ -6,15 +6,13 @@
 #include "core/thread_pool.h"
 #include "kernels/cpu/reduce_rows.h"
 #include "kernels/cumsum.h"
+#include "kernels/cumsum_check.h"
 
 namespace bl {
 
 void cumsum_cpu(const float* x, ReduceShape shape, float* y, ThreadPool& pool) {
   const int64_t outer = shape.outer, n = shape.n, inner = shape.inner;
-  BL_CHECK(outer >= 0 && n >= 0 && inner >= 0, "cumsum: shape (outer, n, inner) must be non-negative, got (",
-           outer, ", ", n, ", ", inner, ")");
-  if (outer * n * inner == 0) return;
-  BL_CHECK(x != nullptr && y != nullptr, "cumsum: input or output pointer is null");
+  if (!cumsum_check_args(x, shape, y)) return;
   const int64_t blocks = cumsum_block_count(n);
   const int64_t jobs = outer * blocks;
   const int64_t per_task =

@@ -41,14 +41,6 @@ int64_t first_bad_index(const I* index, const StridedView& view, int64_t n, int6
   return -1;
 }
 
-StridedView flat_view(int64_t n) {
-  StridedView v;
-  v.ndim = 1;
-  v.shape[0] = n > 0 ? n : 1;
-  v.strides[0] = 1;
-  return v;
-}
-
 template <typename T, typename I>
 int64_t index_select_typed(const T* x, int64_t outer, int64_t extent, int64_t inner, const I* index,
                            int64_t count, T* out, ThreadPool& pool) {
@@ -129,20 +121,6 @@ int64_t scatter_typed(T* out, const StridedView& out_lines, int64_t out_dim_stri
 
 }  // namespace
 
-#define BL_INDEX_DISPATCH(CALL)                                                         \
-  do {                                                                                  \
-    bool i64 = index_dtype == DType::i64;                                               \
-    switch (element_size) {                                                             \
-      case 1: if (i64) { using T = uint8_t; using I = int64_t; return CALL; }           \
-              else { using T = uint8_t; using I = int32_t; return CALL; }               \
-      case 4: if (i64) { using T = uint32_t; using I = int64_t; return CALL; }          \
-              else { using T = uint32_t; using I = int32_t; return CALL; }              \
-      case 8: if (i64) { using T = uint64_t; using I = int64_t; return CALL; }          \
-              else { using T = uint64_t; using I = int32_t; return CALL; }              \
-      default: throw Error("index op: unsupported element size");                       \
-    }                                                                                   \
-  } while (0)
-
 int64_t index_select_cpu(size_t element_size, DType index_dtype, const void* x, int64_t outer,
                          int64_t extent, int64_t inner, const void* index, int64_t count, void* out,
                          ThreadPool& pool) {
@@ -170,7 +148,6 @@ int64_t scatter_cpu(size_t element_size, DType index_dtype, void* out, const Str
                                          src_dim_stride, count, n_lines, pool)));
 }
 
-#undef BL_INDEX_DISPATCH
 
 namespace {
 

@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "core/isa.h"
 #include "core/thread_pool.h"
+#include "kernels/cpu/matmul_blocks.h"
 #include "kernels/cpu/matmul_tile.h"
 #include "kernels/matmul.h"
 
@@ -24,6 +25,8 @@ using matmul_detail::kMatmulTileCols;
 using matmul_detail::kMatmulTileRows;
 using matmul_detail::kMatmulTileRowsAvx512;
 using matmul_detail::TileKernel;
+using cpu::balanced_block;
+using cpu::ceil_div;
 
 namespace {
 
@@ -50,16 +53,6 @@ struct TileConfig {
   int64_t task_cols;
   TileKernel kernel;
 };
-
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-// The block length that cuts `extent` into as many blocks as blocks of `cap` would, but of about
-// equal length (a multiple of `unit`), so the last block is not a sliver that leaves a thread idle.
-// A function of the extent alone, like the whole partition.
-int64_t balanced_block(int64_t extent, int64_t cap, int64_t unit) {
-  const int64_t blocks = ceil_div(extent, cap);
-  return std::min(cap, ceil_div(ceil_div(extent, blocks), unit) * unit);
-}
 
 // A float buffer aligned to 64 bytes, reused by the thread that owns it.
 struct PackBuffer {

@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "core/isa.h"
 #include "core/thread_pool.h"
+#include "kernels/cpu/matmul_blocks.h"
 #include "kernels/cpu/matmul_tile.h"
 #include "kernels/matmul.h"
 #include "kernels/matmul_packed.h"
@@ -22,6 +23,8 @@ namespace bl {
 using matmul_detail::kMatmulTileCols;
 using matmul_detail::kMatmulTileRows;
 using matmul_detail::TileKernel;
+using cpu::balanced_block;
+using cpu::ceil_div;
 
 namespace {
 
@@ -35,15 +38,6 @@ static_assert(kPackedTaskRows % kMatmulTileRows == 0, "task rows are whole tile 
 static_assert(kPackedTaskRows % matmul_detail::kMatmulTileRowsAvx512 == 0, "task rows are whole tile panels");
 static_assert(kPackedTaskCols % (kMatmulTileCols * matmul_detail::kMatmulTilePanelsAvx512) == 0,
               "task columns are whole tiles");
-
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-// The block length that cuts `extent` into as many blocks as blocks of `cap` would, of about equal
-// length (a multiple of `unit`). A function of the extent alone.
-int64_t balanced_block(int64_t extent, int64_t cap, int64_t unit) {
-  const int64_t blocks = ceil_div(extent, cap);
-  return std::min(cap, ceil_div(ceil_div(extent, blocks), unit) * unit);
-}
 
 // The tile of the active ISA: rows per A panel, packed B panels per tile, kernel (as matmul_cpu).
 struct PackedTile {

@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "core/isa.h"
 #include "core/thread_pool.h"
+#include "kernels/arg_reduce_leaves.h"
 #include "kernels/cpu/reduce_rows.h"
 #include "kernels/reduce.h"
 
@@ -111,31 +112,11 @@ void arg_reduce_cpu(ArgReduceOp op, const float* x, ReduceShape shape, int64_t* 
       const int64_t o = r / inner, j = r % inner;
       const int64_t start = l * kReduceLeaf;
       const int64_t stop = std::min<int64_t>(n, start + kReduceLeaf);
-      const float* row = x + o * n * inner + j;
-      int64_t bi = start;
-      uint32_t bk = arg_key(op, row[start * inner]);
-      for (int64_t i = start + 1; i < stop; ++i) {
-        uint32_t k = arg_key(op, row[i * inner]);
-        if (k > bk) {
-          bk = k;
-          bi = i;
-        }
-      }
-      best_key[g] = bk;
-      best_index[g] = bi;
+      arg_leaf_best(op, x + o * n * inner + j, inner, start, stop, &best_key[g], &best_index[g]);
     }
   });
-  for (int64_t r = 0; r < reductions; ++r) {
-    uint32_t bk = best_key[r * leaves];
-    int64_t bi = best_index[r * leaves];
-    for (int64_t l = 1; l < leaves; ++l) {
-      if (best_key[r * leaves + l] > bk) {
-        bk = best_key[r * leaves + l];
-        bi = best_index[r * leaves + l];
-      }
-    }
-    out[r] = bi;
-  }
+  for (int64_t r = 0; r < reductions; ++r)
+    out[r] = arg_combine_leaves(&best_key[r * leaves], &best_index[r * leaves], leaves);
 }
 
 }  // namespace bl

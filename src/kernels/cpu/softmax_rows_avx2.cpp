@@ -14,15 +14,15 @@
 #if defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
 
+#include "kernels/cpu/simd/vec_avx2.h"
+
 #include <cstdint>
 
 namespace bl::cpu {
 namespace {
 
-inline __m256 canonical8(__m256 v) {
-  const __m256 nan_lanes = _mm256_cmp_ps(v, v, _CMP_UNORD_Q);
-  return _mm256_blendv_ps(v, _mm256_set1_ps(canonical_nan()), nan_lanes);
-}
+// v with every NaN lane replaced by the canonical NaN.
+inline __m256 canonical8(__m256 v) { return simd::Avx2::canonical(v, _mm256_set1_ps(canonical_nan())); }
 
 }  // namespace
 

@@ -2,6 +2,7 @@
 // prefixes, one thread per sequence for the offset chain, one thread per element to add offsets.
 #include "kernels/cuda/reduce_cuda.cuh"
 #include "kernels/cumsum.h"
+#include "kernels/cumsum_check.h"
 
 namespace bl {
 namespace {
@@ -58,10 +59,7 @@ __global__ void cumsum_add_offsets_kernel(int64_t outer, int64_t n, int64_t inne
 
 void cumsum_cuda(const float* x, ReduceShape shape, float* y, const LaunchConfig& config) {
   const int64_t outer = shape.outer, n = shape.n, inner = shape.inner;
-  BL_CHECK(outer >= 0 && n >= 0 && inner >= 0, "cumsum: shape (outer, n, inner) must be non-negative, got (",
-           outer, ", ", n, ", ", inner, ")");
-  if (outer * n * inner == 0) return;
-  BL_CHECK(x != nullptr && y != nullptr, "cumsum: input or output pointer is null");
+  if (!cumsum_check_args(x, shape, y)) return;
   const int64_t blocks = cumsum_block_count(n);
   const int64_t jobs = outer * blocks * inner;
   cuda::DeviceScratch<float> totals(jobs);

@@ -70,14 +70,6 @@ int64_t validate(const I* index, const StridedView& lines, int64_t count, int64_
   return flag.read(op);
 }
 
-StridedView flat_view(int64_t n) {
-  StridedView v;
-  v.ndim = 1;
-  v.shape[0] = n > 0 ? n : 1;
-  v.strides[0] = 1;
-  return v;
-}
-
 template <typename T, typename I>
 __global__ void index_select_kernel(const T* x, int64_t extent, int64_t inner, const I* index,
                                     int64_t count, T* out, int64_t n) {
@@ -164,20 +156,6 @@ int64_t scatter_typed(void* out, const StridedView& ol, int64_t out_dim_stride, 
 
 }  // namespace
 
-#define BL_INDEX_DISPATCH(CALL)                                                         \
-  do {                                                                                  \
-    bool i64 = index_dtype == DType::i64;                                               \
-    switch (element_size) {                                                             \
-      case 1: if (i64) { using T = uint8_t; using I = int64_t; return CALL; }           \
-              else { using T = uint8_t; using I = int32_t; return CALL; }               \
-      case 4: if (i64) { using T = uint32_t; using I = int64_t; return CALL; }          \
-              else { using T = uint32_t; using I = int32_t; return CALL; }              \
-      case 8: if (i64) { using T = uint64_t; using I = int64_t; return CALL; }          \
-              else { using T = uint64_t; using I = int32_t; return CALL; }              \
-      default: throw Error("index op: unsupported element size");                       \
-    }                                                                                   \
-  } while (0)
-
 int64_t index_select_cuda(size_t element_size, DType index_dtype, const void* x, int64_t outer,
                           int64_t extent, int64_t inner, const void* index, int64_t count, void* out,
                           const LaunchConfig& cfg) {
@@ -201,7 +179,6 @@ int64_t scatter_cuda(size_t element_size, DType index_dtype, void* out, const St
                                          n_lines, cfg)));
 }
 
-#undef BL_INDEX_DISPATCH
 
 namespace {
 

@@ -1,5 +1,6 @@
 // CUDA reductions: the sum-schedule ops through reduce_totals (reduce_cuda.cuh), arg ops by leaf.
 #include "kernels/cuda/reduce_cuda.cuh"
+#include "kernels/arg_reduce_leaves.h"
 
 #include <mutex>
 #include <unordered_map>
@@ -32,19 +33,8 @@ __global__ void arg_leaf_kernel(ArgReduceOp op, const float* x, int64_t n, int64
     const int64_t l = rest % leaves, o = rest / leaves;
     const int64_t start = l * kReduceLeaf;
     const int64_t stop = n < start + kReduceLeaf ? n : start + kReduceLeaf;
-    const float* row = x + o * n * inner + j;
-    uint32_t bk = arg_key(op, row[start * inner]);
-    int64_t bi = start;
-    for (int64_t i = start + 1; i < stop; ++i) {
-      const uint32_t k = arg_key(op, row[i * inner]);
-      if (k > bk) {
-        bk = k;
-        bi = i;
-      }
-    }
     const int64_t slot = (o * inner + j) * leaves + l;
-    best_key[slot] = bk;
-    best_index[slot] = bi;
+    arg_leaf_best(op, x + o * n * inner + j, inner, start, stop, &best_key[slot], &best_index[slot]);
   }
 }
 
@@ -52,15 +42,7 @@ __global__ void arg_combine_kernel(const uint32_t* best_key, const int64_t* best
                                    int64_t reductions, int64_t* out) {
   for (int64_t r = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; r < reductions;
        r += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    uint32_t bk = best_key[r * leaves];
-    int64_t bi = best_index[r * leaves];
-    for (int64_t l = 1; l < leaves; ++l) {
-      if (best_key[r * leaves + l] > bk) {
-        bk = best_key[r * leaves + l];
-        bi = best_index[r * leaves + l];
-      }
-    }
-    out[r] = bi;
+    out[r] = arg_combine_leaves(best_key + r * leaves, best_index + r * leaves, leaves);
   }
 }
 
