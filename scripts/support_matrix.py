@@ -32,7 +32,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # Kernel headers that are shared plumbing, not ops.
-NOT_OPS = {"launch", "backend", "strided", "elementwise_functors"}
+NOT_OPS = {"launch", "backend", "strided", "elementwise_functors", "arg_reduce_leaves", "cumsum_check"}
 # Areas outside src/kernels that have their own tests: suite prefix -> row name.
 ALIASES = {
     "philox": "rng (contract/rng.h)",
