@@ -8,11 +8,7 @@
 namespace bl::ml {
 
 Tensor LinearModelBase::raw_predict(const Tensor& X) const {
-  BL_CHECK(fitted_, name_, ": predict before fit");
-  const int64_t d = static_cast<int64_t>(coef_.size());
-  lin::check_predict_X(name_, X, d);
-  Tensor z = bl::matmul(X, Tensor::from_vector(coef_, {d, 1}, X.device())).reshape({X.dim(0)});
-  return bl::add(z, Tensor::scalar(intercept_, DType::f32, X.device()));
+  return linear_predict(name_, fitted_, coef_, intercept_, X);
 }
 
 void LinearModelBase::save_state(nlohmann::json& state) const {
@@ -51,6 +47,15 @@ void check_written_by(const nlohmann::json& state, const std::string& est) {
            ": model state has no field 'written_by' (not a model file of ", est, ")");
   const std::string by = state["written_by"].get<std::string>();
   BL_CHECK(by == est, est, ": model state was written by ", by, ", not by ", est);
+}
+
+Tensor linear_predict(const std::string& est, bool fitted, const std::vector<float>& coef, float intercept,
+                      const Tensor& X) {
+  BL_CHECK(fitted, est, ": predict before fit");
+  const int64_t d = static_cast<int64_t>(coef.size());
+  lin::check_predict_X(est, X, d);
+  Tensor z = bl::matmul(X, Tensor::from_vector(coef, {d, 1}, X.device())).reshape({X.dim(0)});
+  return bl::add(z, Tensor::scalar(intercept, DType::f32, X.device()));
 }
 
 Tensor y_f32_on(const Tensor& y, Device device) {
