@@ -92,18 +92,12 @@ class BayesianRidge final : public lin::ParamEstimator {
   double score(const Tensor& X, const Tensor& y) const override { return lin::r2_score(y, predict(X)); }
 
   void save_state(nlohmann::json& state) const override {
-    state["n_features"] = static_cast<int64_t>(coef_.size());
-    state["n_iter"] = n_iter_;
-    lin::put_f32(state, "coef", coef_);
-    lin::put_f32(state, "intercept", {intercept_});
+    put_linear_state(state, coef_, intercept_, n_iter_);
     lin::put_f32(state, "alpha", {alpha_});
     lin::put_f32(state, "lambda", {lambda_});
   }
   void load_state(const nlohmann::json& state) override {
-    int64_t d = lin::get_int(state, "n_features", 1, name());
-    n_iter_ = lin::get_int(state, "n_iter", 0, name());
-    coef_ = lin::get_f32(state, "coef", d, name());
-    intercept_ = lin::get_f32(state, "intercept", 1, name())[0];
+    get_linear_state(state, name_, coef_, intercept_, n_iter_);
     alpha_ = lin::get_f32(state, "alpha", 1, name())[0];
     lambda_ = lin::get_f32(state, "lambda", 1, name())[0];
     fitted_ = true;

@@ -13,19 +13,13 @@ Tensor LinearModelBase::raw_predict(const Tensor& X) const {
 
 void LinearModelBase::save_state(nlohmann::json& state) const {
   state["written_by"] = name_;
-  state["n_features"] = static_cast<int64_t>(coef_.size());
-  state["n_iter"] = n_iter_;
-  lin::put_f32(state, "coef", coef_);
-  lin::put_f32(state, "intercept", {intercept_});
+  put_linear_state(state, coef_, intercept_, n_iter_);
   save_extra(state);
 }
 
 void LinearModelBase::load_state(const nlohmann::json& state) {
   check_written_by(state, name_);
-  int64_t d = lin::get_int(state, "n_features", 1, name_);
-  n_iter_ = lin::get_int(state, "n_iter", 0, name_);
-  coef_ = lin::get_f32(state, "coef", d, name_);
-  intercept_ = lin::get_f32(state, "intercept", 1, name_)[0];
+  get_linear_state(state, name_, coef_, intercept_, n_iter_);
   load_extra(state);
   fitted_ = true;
 }
@@ -40,6 +34,21 @@ void LinearModelBase::set_fit(std::vector<float> coef, float intercept, int64_t 
   intercept_ = intercept;
   n_iter_ = n_iter;
   fitted_ = true;
+}
+
+void put_linear_state(nlohmann::json& state, const std::vector<float>& coef, float intercept, int64_t n_iter) {
+  state["n_features"] = static_cast<int64_t>(coef.size());
+  state["n_iter"] = n_iter;
+  lin::put_f32(state, "coef", coef);
+  lin::put_f32(state, "intercept", {intercept});
+}
+
+void get_linear_state(const nlohmann::json& state, const std::string& est, std::vector<float>& coef,
+                      float& intercept, int64_t& n_iter) {
+  int64_t d = lin::get_int(state, "n_features", 1, est);
+  n_iter = lin::get_int(state, "n_iter", 0, est);
+  coef = lin::get_f32(state, "coef", d, est);
+  intercept = lin::get_f32(state, "intercept", 1, est)[0];
 }
 
 void check_written_by(const nlohmann::json& state, const std::string& est) {

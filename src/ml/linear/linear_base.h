@@ -53,6 +53,13 @@ class LinearModelBase : public lin::ParamEstimator, public HasLinearView {
 // Throws unless state["written_by"] names est (a model file of another estimator).
 void check_written_by(const nlohmann::json& state, const std::string& est);
 
+// Writes a single-output linear model's n_features, n_iter, coef and intercept into state.
+void put_linear_state(nlohmann::json& state, const std::vector<float>& coef, float intercept, int64_t n_iter);
+// Reads n_features, n_iter (>= 0), coef and intercept back from state, in that order, each as it
+// is read; errors name est.
+void get_linear_state(const nlohmann::json& state, const std::string& est, std::vector<float>& coef,
+                      float& intercept, int64_t& n_iter);
+
 // X coef + intercept [n] as Tensor ops on X's device for a single-output linear model; throws
 // "<est>: predict before fit" unless fitted, and when X's feature count is not coef's size.
 Tensor linear_predict(const std::string& est, bool fitted, const std::vector<float>& coef, float intercept,

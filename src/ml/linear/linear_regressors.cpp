@@ -86,10 +86,7 @@ class LinearRegressorBase : public lin::ParamEstimator {
   double score(const Tensor& X, const Tensor& y) const override { return lin::r2_score(y, predict(X)); }
 
   void save_state(nlohmann::json& state) const override {
-    state["n_features"] = static_cast<int64_t>(coef_.size());
-    lin::put_f32(state, "coef", coef_);
-    lin::put_f32(state, "intercept", {intercept_});
-    state["n_iter"] = n_iter_;
+    put_linear_state(state, coef_, intercept_, n_iter_);
   }
   void load_state(const nlohmann::json& state) override {
     int64_t d = lin::get_int(state, "n_features", 1, name_);
