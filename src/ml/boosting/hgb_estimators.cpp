@@ -147,13 +147,7 @@ class HistGradientBoosting : public Estimator {
     std::vector<float> raw = raw_scores(X);
     const int64_t n = X.dim(0), K = model_.n_groups;
     raw_to_probability(raw, n, K);
-    if (K > 1) return Tensor::from_vector(raw, {n, K});
-    std::vector<float> two(static_cast<size_t>(2 * n));
-    for (int64_t i = 0; i < n; ++i) {
-      two[2 * i] = bl::sub(1.0f, raw[i]);
-      two[2 * i + 1] = raw[i];
-    }
-    return Tensor::from_vector(two, {n, 2});
+    return probability_columns(raw, n, K);
   }
 
   double score(const Tensor& X, const Tensor& y) const override {

@@ -69,13 +69,7 @@ class XgboostModel : public Estimator {
     std::vector<float> out = raw(X);
     const int64_t n = X.dim(0), k = imp_.model.n_groups;
     xgboost_transform(imp_.objective, out, n, k);
-    if (k > 1) return Tensor::from_vector(out, {n, k});
-    std::vector<float> two(static_cast<size_t>(2 * n));
-    for (int64_t i = 0; i < n; ++i) {
-      two[2 * i] = bl::sub(1.0f, out[i]);
-      two[2 * i + 1] = out[i];
-    }
-    return Tensor::from_vector(two, {n, 2});
+    return probability_columns(out, n, k);
   }
 
   // Raw margins [n, n_groups] (XGBoost's output_margin=True).

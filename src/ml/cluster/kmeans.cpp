@@ -101,14 +101,10 @@ std::vector<float> kmeans_plus_plus(const Tensor& X, int64_t k, uint64_t seed) {
 
 namespace {
 
-class KMeansBase : public Estimator {
+class KMeansBase : public lin::ParamEstimator {
  public:
   KMeansBase(std::string name, std::vector<ParamSpec> specs)
-      : name_(std::move(name)), params_(name_, std::move(specs)) {}
-  std::string name() const override { return name_; }
-  Params get_params() const override { return params_.all(); }
-  void set_params(const Params& p) override { params_.set(p); }
-  bool fitted() const override { return fitted_; }
+      : lin::ParamEstimator(std::move(name), std::move(specs)) {}
 
   Tensor predict(const Tensor& X) const override {
     BL_CHECK(fitted_, name_, ": predict before fit");
@@ -161,12 +157,9 @@ class KMeansBase : public Estimator {
     fitted_ = true;
   }
 
-  std::string name_;
-  lin::ParamSet params_;
   std::vector<float> centers_;
   float inertia_ = 0.0f;
   int64_t k_ = 0, d_ = 0, n_iter_ = 0;
-  bool fitted_ = false;
 };
 
 class KMeans final : public KMeansBase {

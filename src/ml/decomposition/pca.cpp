@@ -22,13 +22,9 @@ namespace {
 using lin::ParamSpec;
 using K = ParamSpec::Kind;
 
-class PCA final : public Estimator {
+class PCA final : public lin::ParamEstimator {
  public:
-  PCA() : params_("pca", {{"n_components", K::integer, "0", 0}, {"whiten", K::boolean, "false"}}) {}
-  std::string name() const override { return "pca"; }
-  Params get_params() const override { return params_.all(); }
-  void set_params(const Params& p) override { params_.set(p); }
-  bool fitted() const override { return fitted_; }
+  PCA() : lin::ParamEstimator("pca", {{"n_components", K::integer, "0", 0}, {"whiten", K::boolean, "false"}}) {}
 
   Estimator& fit(const Tensor& X, const Tensor&) override {
     check_X(name(), X);
@@ -108,10 +104,8 @@ class PCA final : public Estimator {
   PcaView view() const { return PcaView{components_, variance_, ratio_, mean_, nc_, d_}; }
 
  private:
-  lin::ParamSet params_;
   std::vector<float> mean_, components_, variance_, ratio_;
   int64_t d_ = 0, nc_ = 0;
-  bool fitted_ = false;
 };
 
 }  // namespace

@@ -26,14 +26,9 @@ namespace {
 using lin::ParamSpec;
 using K = ParamSpec::Kind;
 
-class BayesianRidge final : public Estimator {
+class BayesianRidge final : public lin::ParamEstimator {
  public:
-  BayesianRidge()
-      : params_("bayesian_ridge", lin::evidence_prior_specs({})) {}
-  std::string name() const override { return "bayesian_ridge"; }
-  Params get_params() const override { return params_.all(); }
-  void set_params(const Params& p) override { params_.set(p); }
-  bool fitted() const override { return fitted_; }
+  BayesianRidge() : lin::ParamEstimator("bayesian_ridge", lin::evidence_prior_specs({})) {}
 
   Estimator& fit(const Tensor& X, const Tensor& y) override {
     check_Xy(name(), X, y);
@@ -93,28 +88,16 @@ class BayesianRidge final : public Estimator {
     return *this;
   }
 
-  Tensor predict(const Tensor& X) const override {
-    BL_CHECK(fitted_, "bayesian_ridge: predict before fit");
-    const int64_t d = static_cast<int64_t>(coef_.size());
-    lin::check_predict_X(name(), X, d);
-    Tensor z = bl::matmul(X, Tensor::from_vector(coef_, {d, 1}, X.device())).reshape({X.dim(0)});
-    return bl::add(z, Tensor::scalar(intercept_, DType::f32, X.device()));
-  }
+  Tensor predict(const Tensor& X) const override { return linear_predict(name_, fitted_, coef_, intercept_, X); }
   double score(const Tensor& X, const Tensor& y) const override { return lin::r2_score(y, predict(X)); }
 
   void save_state(nlohmann::json& state) const override {
-    state["n_features"] = static_cast<int64_t>(coef_.size());
-    state["n_iter"] = n_iter_;
-    lin::put_f32(state, "coef", coef_);
-    lin::put_f32(state, "intercept", {intercept_});
+    put_linear_state(state, coef_, intercept_, n_iter_);
     lin::put_f32(state, "alpha", {alpha_});
     lin::put_f32(state, "lambda", {lambda_});
   }
   void load_state(const nlohmann::json& state) override {
-    int64_t d = lin::get_int(state, "n_features", 1, name());
-    n_iter_ = lin::get_int(state, "n_iter", 0, name());
-    coef_ = lin::get_f32(state, "coef", d, name());
-    intercept_ = lin::get_f32(state, "intercept", 1, name())[0];
+    get_linear_state(state, name_, coef_, intercept_, n_iter_);
     alpha_ = lin::get_f32(state, "alpha", 1, name())[0];
     lambda_ = lin::get_f32(state, "lambda", 1, name())[0];
     fitted_ = true;
@@ -123,11 +106,9 @@ class BayesianRidge final : public Estimator {
   LinearView view() const { return LinearView{coef_, {intercept_}, 1}; }
 
  private:
-  lin::ParamSet params_;
   std::vector<float> coef_;
   float intercept_ = 0.0f, alpha_ = 0.0f, lambda_ = 0.0f;
   int64_t n_iter_ = 0;
-  bool fitted_ = false;
 };
 
 }  // namespace

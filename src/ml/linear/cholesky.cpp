@@ -7,20 +7,8 @@ namespace bl::ml {
 
 bool cholesky_solve(const std::vector<float>& A, int64_t d, const std::vector<float>& b, int64_t m,
                     std::vector<float>& x) {
-  std::vector<float> L(static_cast<size_t>(d * d), 0.0f);
-  for (int64_t i = 0; i < d; ++i) {
-    for (int64_t j = 0; j <= i; ++j) {
-      float s = 0.0f;
-      for (int64_t k = 0; k < j; ++k) s = bl::fma(L[i * d + k], L[j * d + k], s);
-      float r = bl::sub(A[i * d + j], s);
-      if (i == j) {
-        if (!(r > 0.0f)) return false;
-        L[i * d + i] = bl::sqrt(r);
-      } else {
-        L[i * d + j] = bl::div(r, L[j * d + j]);
-      }
-    }
-  }
+  std::vector<float> L;
+  if (!cholesky_factor(A, d, L)) return false;
   std::vector<float> y(static_cast<size_t>(d * m));
   for (int64_t c = 0; c < m; ++c) {
     for (int64_t i = 0; i < d; ++i) {  // L y = b

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bitlearn/ml/estimator.h"
@@ -41,6 +42,23 @@ class ParamSet {
   std::string estimator_;
   std::vector<ParamSpec> specs_;
   Params values_;
+};
+
+// The shape every ParamSet-configured estimator shares: its name, get_params / set_params through
+// the ParamSet (validated there) and a fitted flag that the subclass sets when a fit or a load ends.
+class ParamEstimator : public Estimator {
+ public:
+  ParamEstimator(std::string name, std::vector<ParamSpec> specs)
+      : name_(std::move(name)), params_(name_, std::move(specs)) {}
+  std::string name() const override { return name_; }
+  Params get_params() const override { return params_.all(); }
+  void set_params(const Params& p) override { params_.set(p); }
+  bool fitted() const override { return fitted_; }
+
+ protected:
+  std::string name_;
+  ParamSet params_;
+  bool fitted_ = false;
 };
 
 // The hyper-parameters of the evidence-maximization fits (bayesian_ridge, ard_regression) in name

@@ -24,13 +24,9 @@ namespace {
 using lin::ParamSpec;
 using K = ParamSpec::Kind;
 
-class IsotonicRegression final : public Estimator {
+class IsotonicRegression final : public lin::ParamEstimator {
  public:
-  IsotonicRegression() : params_("isotonic_regression", {{"increasing", K::boolean, "true"}}) {}
-  std::string name() const override { return "isotonic_regression"; }
-  Params get_params() const override { return params_.all(); }
-  void set_params(const Params& p) override { params_.set(p); }
-  bool fitted() const override { return fitted_; }
+  IsotonicRegression() : lin::ParamEstimator("isotonic_regression", {{"increasing", K::boolean, "true"}}) {}
 
   Estimator& fit(const Tensor& X, const Tensor& y) override {
     check_Xy(name(), X, y);
@@ -129,9 +125,7 @@ class IsotonicRegression final : public Estimator {
   }
 
  private:
-  lin::ParamSet params_;
   std::vector<float> xs_, ys_;
-  bool fitted_ = false;
 };
 
 }  // namespace

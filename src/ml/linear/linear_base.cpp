@@ -8,28 +8,18 @@
 namespace bl::ml {
 
 Tensor LinearModelBase::raw_predict(const Tensor& X) const {
-  BL_CHECK(fitted_, name_, ": predict before fit");
-  const int64_t d = static_cast<int64_t>(coef_.size());
-  lin::check_predict_X(name_, X, d);
-  Tensor z = bl::matmul(X, Tensor::from_vector(coef_, {d, 1}, X.device())).reshape({X.dim(0)});
-  return bl::add(z, Tensor::scalar(intercept_, DType::f32, X.device()));
+  return linear_predict(name_, fitted_, coef_, intercept_, X);
 }
 
 void LinearModelBase::save_state(nlohmann::json& state) const {
   state["written_by"] = name_;
-  state["n_features"] = static_cast<int64_t>(coef_.size());
-  state["n_iter"] = n_iter_;
-  lin::put_f32(state, "coef", coef_);
-  lin::put_f32(state, "intercept", {intercept_});
+  put_linear_state(state, coef_, intercept_, n_iter_);
   save_extra(state);
 }
 
 void LinearModelBase::load_state(const nlohmann::json& state) {
   check_written_by(state, name_);
-  int64_t d = lin::get_int(state, "n_features", 1, name_);
-  n_iter_ = lin::get_int(state, "n_iter", 0, name_);
-  coef_ = lin::get_f32(state, "coef", d, name_);
-  intercept_ = lin::get_f32(state, "intercept", 1, name_)[0];
+  get_linear_state(state, name_, coef_, intercept_, n_iter_);
   load_extra(state);
   fitted_ = true;
 }
@@ -46,11 +36,35 @@ void LinearModelBase::set_fit(std::vector<float> coef, float intercept, int64_t 
   fitted_ = true;
 }
 
+void put_linear_state(nlohmann::json& state, const std::vector<float>& coef, float intercept, int64_t n_iter) {
+  state["n_features"] = static_cast<int64_t>(coef.size());
+  state["n_iter"] = n_iter;
+  lin::put_f32(state, "coef", coef);
+  lin::put_f32(state, "intercept", {intercept});
+}
+
+void get_linear_state(const nlohmann::json& state, const std::string& est, std::vector<float>& coef,
+                      float& intercept, int64_t& n_iter) {
+  int64_t d = lin::get_int(state, "n_features", 1, est);
+  n_iter = lin::get_int(state, "n_iter", 0, est);
+  coef = lin::get_f32(state, "coef", d, est);
+  intercept = lin::get_f32(state, "intercept", 1, est)[0];
+}
+
 void check_written_by(const nlohmann::json& state, const std::string& est) {
   BL_CHECK(state.contains("written_by") && state["written_by"].is_string(), est,
            ": model state has no field 'written_by' (not a model file of ", est, ")");
   const std::string by = state["written_by"].get<std::string>();
   BL_CHECK(by == est, est, ": model state was written by ", by, ", not by ", est);
+}
+
+Tensor linear_predict(const std::string& est, bool fitted, const std::vector<float>& coef, float intercept,
+                      const Tensor& X) {
+  BL_CHECK(fitted, est, ": predict before fit");
+  const int64_t d = static_cast<int64_t>(coef.size());
+  lin::check_predict_X(est, X, d);
+  Tensor z = bl::matmul(X, Tensor::from_vector(coef, {d, 1}, X.device())).reshape({X.dim(0)});
+  return bl::add(z, Tensor::scalar(intercept, DType::f32, X.device()));
 }
 
 Tensor y_f32_on(const Tensor& y, Device device) {

@@ -21,14 +21,10 @@ class HasLinearView {
   virtual LinearView view() const = 0;
 };
 
-class LinearModelBase : public Estimator, public HasLinearView {
+class LinearModelBase : public lin::ParamEstimator, public HasLinearView {
  public:
   LinearModelBase(std::string name, std::vector<lin::ParamSpec> specs)
-      : name_(std::move(name)), params_(name_, std::move(specs)) {}
-  std::string name() const override { return name_; }
-  Params get_params() const override { return params_.all(); }
-  void set_params(const Params& p) override { params_.set(p); }
-  bool fitted() const override { return fitted_; }
+      : lin::ParamEstimator(std::move(name), std::move(specs)) {}
 
   // X w + b on X's device (checks fitted and the feature count).
   Tensor raw_predict(const Tensor& X) const;
@@ -49,16 +45,25 @@ class LinearModelBase : public Estimator, public HasLinearView {
   // Stores the fit result and marks the estimator fitted.
   void set_fit(std::vector<float> coef, float intercept, int64_t n_iter);
 
-  std::string name_;
-  lin::ParamSet params_;
   std::vector<float> coef_;
   float intercept_ = 0.0f;
   int64_t n_iter_ = 0;
-  bool fitted_ = false;
 };
 
 // Throws unless state["written_by"] names est (a model file of another estimator).
 void check_written_by(const nlohmann::json& state, const std::string& est);
+
+// Writes a single-output linear model's n_features, n_iter, coef and intercept into state.
+void put_linear_state(nlohmann::json& state, const std::vector<float>& coef, float intercept, int64_t n_iter);
+// Reads n_features, n_iter (>= 0), coef and intercept back from state, in that order, each as it
+// is read; errors name est.
+void get_linear_state(const nlohmann::json& state, const std::string& est, std::vector<float>& coef,
+                      float& intercept, int64_t& n_iter);
+
+// X coef + intercept [n] as Tensor ops on X's device for a single-output linear model; throws
+// "<est>: predict before fit" unless fitted, and when X's feature count is not coef's size.
+Tensor linear_predict(const std::string& est, bool fitted, const std::vector<float>& coef, float intercept,
+                      const Tensor& X);
 
 // y as f32 on X's device (i32 / i64 converted).
 Tensor y_f32_on(const Tensor& y, Device device);

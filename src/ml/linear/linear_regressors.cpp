@@ -42,8 +42,7 @@ GramSystem gram_system(const Tensor& X, const Tensor& y, bool fit_intercept) {
   s.d = X.dim(1);
   s.stats = lin::column_stats(X, fit_intercept);
   Tensor Xs = lin::standardize(X, s.stats);
-  Tensor yf = y.dtype() == DType::f32 ? y : bl::cast(y, DType::f32);
-  yf = yf.to(X.device());
+  Tensor yf = y_f32_on(y, X.device());
   if (fit_intercept) s.y_mean = static_cast<float>(bl::mean(yf).item());
   Tensor yc = bl::sub(yf, Tensor::scalar(s.y_mean, DType::f32, X.device())).reshape({s.n, 1});
   s.G = bl::matmul(Xs, Xs, true, false).to(Device::cpu()).to_vector<float>();
@@ -68,46 +67,26 @@ std::vector<float> min_norm_solve(const GramSystem& s, int64_t* sweeps) {
   return ws;
 }
 
-class LinearRegressorBase : public Estimator {
+class LinearRegressorBase : public lin::ParamEstimator {
  public:
   LinearRegressorBase(std::string name, std::vector<ParamSpec> specs)
-      : name_(std::move(name)), params_(name_, std::move(specs)) {}
-  std::string name() const override { return name_; }
-  Params get_params() const override { return params_.all(); }
-  void set_params(const Params& p) override { params_.set(p); }
-  bool fitted() const override { return fitted_; }
+      : lin::ParamEstimator(std::move(name), std::move(specs)) {}
 
   Estimator& fit(const Tensor& X, const Tensor& y) override {
     check_Xy(name_, X, y);
     GramSystem s = gram_system(X, y, params_.boolean("fit_intercept"));
     std::vector<float> ws = solve(s);
-    coef_.resize(static_cast<size_t>(s.d));
-    float icpt = s.y_mean;
-    for (int64_t j = 0; j < s.d; ++j) {
-      coef_[j] = bl::div(ws[j], s.stats.scale[j]);
-      icpt = bl::fma(bl::neg(s.stats.mean[j]), coef_[j], icpt);
-    }
-    intercept_ = icpt;
+    unstandardize(ws, s.y_mean, s.stats, coef_, intercept_);
     fitted_ = true;
     return *this;
   }
 
-  Tensor predict(const Tensor& X) const override {
-    BL_CHECK(fitted_, name_, ": predict before fit");
-    lin::check_predict_X(name_, X, static_cast<int64_t>(coef_.size()));
-    const int64_t d = static_cast<int64_t>(coef_.size());
-    Tensor w = Tensor::from_vector(coef_, {d, 1}, X.device());
-    Tensor z = bl::matmul(X, w).reshape({X.dim(0)});
-    return bl::add(z, Tensor::scalar(intercept_, DType::f32, X.device()));
-  }
+  Tensor predict(const Tensor& X) const override { return linear_predict(name_, fitted_, coef_, intercept_, X); }
 
   double score(const Tensor& X, const Tensor& y) const override { return lin::r2_score(y, predict(X)); }
 
   void save_state(nlohmann::json& state) const override {
-    state["n_features"] = static_cast<int64_t>(coef_.size());
-    lin::put_f32(state, "coef", coef_);
-    lin::put_f32(state, "intercept", {intercept_});
-    state["n_iter"] = n_iter_;
+    put_linear_state(state, coef_, intercept_, n_iter_);
   }
   void load_state(const nlohmann::json& state) override {
     int64_t d = lin::get_int(state, "n_features", 1, name_);
@@ -122,12 +101,9 @@ class LinearRegressorBase : public Estimator {
 
  protected:
   virtual std::vector<float> solve(const GramSystem& s) = 0;
-  std::string name_;
-  lin::ParamSet params_;
   std::vector<float> coef_;
   float intercept_ = 0.0f;
   int64_t n_iter_ = 0;
-  bool fitted_ = false;
 };
 
 class LinearRegression final : public LinearRegressorBase {

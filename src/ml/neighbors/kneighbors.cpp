@@ -25,17 +25,13 @@ namespace {
 using lin::ParamSpec;
 using K = ParamSpec::Kind;
 
-class KNeighbors final : public Estimator {
+class KNeighbors final : public lin::ParamEstimator {
  public:
   explicit KNeighbors(bool classifier)
-      : classifier_(classifier),
-        name_(classifier ? "kneighbors_classifier" : "kneighbors_regressor"),
-        params_(name_, {{"n_neighbors", K::integer, "5", 1},
-                        {"weights", K::choice, "uniform", 0, {"uniform", "distance"}}}) {}
-  std::string name() const override { return name_; }
-  Params get_params() const override { return params_.all(); }
-  void set_params(const Params& p) override { params_.set(p); }
-  bool fitted() const override { return fitted_; }
+      : lin::ParamEstimator(classifier ? "kneighbors_classifier" : "kneighbors_regressor",
+                            {{"n_neighbors", K::integer, "5", 1},
+                             {"weights", K::choice, "uniform", 0, {"uniform", "distance"}}}),
+        classifier_(classifier) {}
 
   Estimator& fit(const Tensor& X, const Tensor& y) override {
     check_Xy(name_, X, y);
@@ -170,12 +166,9 @@ class KNeighbors final : public Estimator {
 
  private:
   bool classifier_;
-  std::string name_;
-  lin::ParamSet params_;
   std::vector<float> X_, target_, classes_;  // target_: class index (classifier) or value
   DType label_dtype_ = DType::f32;
   int64_t n_ = 0, d_ = 0;
-  bool fitted_ = false;
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bitlearn/ml/estimator.h"
+#include "contract/arith.h"
 #include "contract/rng.h"
 #include "core/error.h"
 
@@ -151,6 +152,16 @@ int32_t argmax_row(const float* p, int64_t k) {
     if (p[j] > p[best]) best = static_cast<int32_t>(j);
   }
   return best;
+}
+
+Tensor probability_columns(const std::vector<float>& p, int64_t n, int64_t k) {
+  if (k > 1) return Tensor::from_vector(p, {n, k});
+  std::vector<float> two(static_cast<size_t>(2 * n));
+  for (int64_t i = 0; i < n; ++i) {
+    two[2 * i] = bl::sub(1.0f, p[i]);
+    two[2 * i + 1] = p[i];
+  }
+  return Tensor::from_vector(two, {n, 2});
 }
 
 namespace {

@@ -60,6 +60,10 @@ std::vector<float> regression_targets(const Tensor& y);
 // Index of the largest value in p[0..k); ties go to the lowest index.
 int32_t argmax_row(const float* p, int64_t k);
 
+// Class probabilities [n, k] on the host from p (row-major [n, k]); a single column (k = 1, the
+// positive class of a binary model) becomes the two columns 1 - p, p.
+Tensor probability_columns(const std::vector<float>& p, int64_t n, int64_t k);
+
 // Accuracy (classifiers) and R^2 (regressors) in float64 on the host.
 double accuracy_score(const Tensor& y_true, const Tensor& y_pred);
 double r2_score(const Tensor& y_true, const Tensor& y_pred);
