@@ -5,7 +5,10 @@
 #  2. every CUDA entry point declared in src/kernels/*.h has a stub in src/kernels/no_cuda/, so a
 #     build without CUDA links and names the missing backend;
 #  3. every CUDA entry point is reached from the one dispatch point, src/ops/dispatch.cpp (test
-#     hooks listed below excepted).
+#     hooks listed below excepted);
+#  4. every kernel with a CUDA body (a src/kernels/<op>.h declaring one) has a case list of the
+#     conformance driver (tests/conformance/case_lists.h names its row), so it runs on every backend
+#     against its reference; the kernels below with their own CUDA conformance tests excepted.
 # Exits 1 and names each file and symbol that breaks a rule.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -18,8 +21,10 @@ if [ "${1:-}" = --self-test ]; then
   printf '#if defined(BITLEARN_HAS_CUDA)\nvoid f() { cumsum_cuda(0, {}, 0); }\n#endif\n' > "$t/src/nn/bad.cpp"
   sed -i '/ sort_cuda(/d' "$t"/src/kernels/no_cuda/*.cpp
   sed -i 's/ topk_cuda(/ topk_cuda_renamed(/' "$t/src/ops/dispatch.cpp"
+  mkdir -p "$t/tests/conformance"
+  grep -v '"im2col"' "$here"/../tests/conformance/case_lists.h > "$t/tests/conformance/case_lists.h"
   out=$(bash "$0" "$t" 2>&1) && { echo "FAIL: the sabotaged tree passed"; exit 1; }
-  for want in "rule 1: #if" "rule 1: cumsum_cuda" "rule 2: sort_cuda" "rule 3: topk_cuda"; do
+  for want in "rule 1: #if" "rule 1: cumsum_cuda" "rule 2: sort_cuda" "rule 3: topk_cuda" "rule 4: im2col"; do
     grep -q "$want" <<<"$out" || { echo "FAIL: the sabotaged tree did not report '$want'"; echo "$out"; exit 1; }
   done
   echo "PASS: the sabotaged tree fails each rule"; exit 0
@@ -56,5 +61,19 @@ for e in "${entries[@]}"; do
     echo "FAIL rule 3: $e is not reached from src/ops/dispatch.cpp"; fail=1
   fi
 done
-[ "$fail" = 0 ] && echo "PASS: layer rules hold (${#entries[@]} CUDA entry points, each stubbed and dispatched once)"
+# Rule 4. backend.h holds the elementwise and index kernels; the rows named are the driver's.
+no_list=" lstm_cell selective_scan "
+for h in src/kernels/*.h; do
+  grep -qE '^[A-Za-z_][A-Za-z0-9_:<>* ]* [a-z0-9_]+_cuda\(' "$h" || continue
+  op=$(basename "$h" .h)
+  case "$no_list" in *" $op "*) continue ;; esac
+  rows=$op
+  [ "$op" = backend ] && rows="elementwise index"
+  for row in $rows; do
+    if ! grep -qE "\{\"[a-z0-9_]+\", \"$row( \(|\")" tests/conformance/case_lists.h 2>/dev/null; then
+      echo "FAIL rule 4: $op has a CUDA body but no conformance driver case list for row '$row' (tests/conformance/case_lists.h)"; fail=1
+    fi
+  done
+done
+[ "$fail" = 0 ] && echo "PASS: layer rules hold (${#entries[@]} CUDA entry points, each stubbed and dispatched once; every kernel with a CUDA body has a driver case list)"
 exit "$fail"
