@@ -30,8 +30,8 @@ struct DeviceI64 {
 // The bl::Device a check's context names.
 Device core_device(const CheckContext& ctx);
 
-// Makes the context's CUDA device the current one (no-op on cpu); throws SkipCheck when the
-// context asks for CUDA in a build without it.
+// Makes the context's CUDA device the current one (no-op on cpu); a device that cannot run work
+// (no CUDA in this build, no such GPU) throws the core's named error, which run_suite records.
 void select_device(const CheckContext& ctx);
 
 // Copies v to the context's device.
