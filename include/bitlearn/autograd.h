@@ -78,6 +78,9 @@ Var record(const char* name, Tensor value, std::vector<Var> inputs, BackwardFn b
 // Computes d(root)/d(leaf) for every leaf with requires_grad reachable from root (a 1-element Var)
 // and adds it to that leaf's grad. Throws bl::Error when root is not a single element.
 void backward(const Var& root);
+// The same from a root of any shape, seeded with d(loss)/d(root) = seed (f32, root's shape): the
+// vector-Jacobian product, used by activation recomputation.
+void backward(const Var& root, const Tensor& seed);
 
 // While an instance lives, ops on this thread record nothing (inference, optimizer updates).
 class NoGradGuard {

@@ -97,7 +97,14 @@ void backward(const Var& root) {
   BL_CHECK(root.value().dtype() == DType::f32, "backward: the root must be f32, got ",
            root.value().str());
   if (!root.requires_grad()) return;
-  Tensor seed = Tensor::full(root.shape(), 1.0, DType::f32, root.device());
+  backward(root, Tensor::full(root.shape(), 1.0, DType::f32, root.device()));
+}
+
+void backward(const Var& root, const Tensor& seed) {
+  BL_CHECK(root.defined(), "backward: the root is an undefined Var");
+  BL_CHECK(seed.defined() && seed.shape() == root.shape() && seed.dtype() == DType::f32,
+           "backward: the seed gradient must be f32 of the root's shape ", shape_str(root.shape()));
+  if (!root.requires_grad()) return;
   if (!root.impl()->node) {
     accumulate(root.impl()->grad, seed);
     return;

@@ -131,7 +131,7 @@ void Adam::update(size_t i, const Tensor& grad) {
   ag::Var& p = params_[i].second;
   Tensor g = grad;
   Tensor pv = p.value();
-  if (weight_decay_ > 0.0f) {
+  if (weight_decay_ > 0.0f && (no_decay_.empty() || !no_decay_[i])) {
     if (decoupled_)
       pv = bl::mul(pv, scalar(g, bl::sub(1.0f, bl::mul(lr_, weight_decay_))));
     else
@@ -246,14 +246,25 @@ void Adafactor::update(size_t i, const Tensor& g) {
 
 // ---- clipping ----
 
-Tensor clip_grad_norm(const NamedVars& params, float max_norm) {
-  BL_CHECK(max_norm > 0.0f, "clip_grad_norm: max_norm must be > 0, got ", max_norm);
+void Adam::exclude_from_weight_decay(const std::function<bool(const std::string&, const Tensor&)>& excluded) {
+  no_decay_.assign(params_.size(), false);
+  for (size_t i = 0; i < params_.size(); ++i) no_decay_[i] = excluded(params_[i].first, params_[i].second.value());
+}
+
+Tensor grad_norm(const NamedVars& params) {
   ag::NoGradGuard no_grad;
   std::vector<Tensor> norms;
   for (const auto& [name, v] : params)
     if (v.grad().defined()) norms.push_back(bl::l2_norm(v.grad()).reshape({1}));
-  if (norms.empty()) return Tensor::scalar(0.0);
-  Tensor total = bl::l2_norm(bl::concat(norms, 0));
+  if (norms.empty()) return Tensor();
+  return bl::l2_norm(bl::concat(norms, 0));
+}
+
+Tensor clip_grad_norm(const NamedVars& params, float max_norm) {
+  BL_CHECK(max_norm > 0.0f, "clip_grad_norm: max_norm must be > 0, got ", max_norm);
+  ag::NoGradGuard no_grad;
+  Tensor total = grad_norm(params);
+  if (!total.defined()) return Tensor::scalar(0.0);
   Device dev = total.device();
   Tensor one = Tensor::scalar(1.0, DType::f32, dev);
   Tensor scale = bl::minimum(one, bl::div(Tensor::scalar(max_norm, DType::f32, dev),

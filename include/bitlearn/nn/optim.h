@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -73,6 +74,9 @@ class Adam : public Optimizer {
   Adam(NamedVars params, float lr, float beta1 = 0.9f, float beta2 = 0.999f, float eps = 1e-8f,
        float weight_decay = 0.0f, bool decoupled = false);
   const char* name() const override { return decoupled_ ? "adamw" : "adam"; }
+  // Parameters for which excluded(name, value) holds get no weight decay (norms, biases,
+  // embeddings, as language-model training usually does).
+  void exclude_from_weight_decay(const std::function<bool(const std::string&, const Tensor&)>& excluded);
 
  protected:
   void begin_step() override;
@@ -80,6 +84,7 @@ class Adam : public Optimizer {
   std::vector<std::string> slot_names() const override { return {"m", "v"}; }
   float beta1_, beta2_, eps_, weight_decay_;
   bool decoupled_;
+  std::vector<bool> no_decay_;  // empty: every parameter decays
 };
 class AdamW : public Adam {
  public:
@@ -155,5 +160,7 @@ class LAMB : public Adam {
 // all gradients (per-parameter l2_norm, then the l2_norm of those, in parameter order). Returns
 // the norm before clipping as a 0-d tensor on the parameters' device.
 Tensor clip_grad_norm(const NamedVars& params, float max_norm);
+// The global L2 norm of the gradients as clip_grad_norm computes it (undefined when none has one).
+Tensor grad_norm(const NamedVars& params);
 
 }  // namespace bl::nn

@@ -1,0 +1,289 @@
+// train_ops.cpp: forward and backward rules of the language-model trainer's ops (train_ops.h).
+#include "lm/train_ops.h"
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <string>
+#include <tuple>
+
+#include "bitlearn/ops.h"
+#include "core/error.h"
+
+namespace bl::lm::train_ops {
+
+namespace {
+
+Tensor scalar_on(const Tensor& like, double v) { return Tensor::scalar(v, DType::f32, like.device()); }
+
+void check_shards(const Tensor& x, Shards sh, const char* op) {
+  BL_CHECK(sh.count >= 1 && sh.rows >= 1 && x.dim(0) == sh.count * sh.rows, op, ": ", x.dim(0),
+           " rows are not ", sh.count, " shards of ", sh.rows, " rows");
+}
+
+Tensor rows_of(const Tensor& t, Shards sh, int64_t s) { return t.slice(0, s * sh.rows, (s + 1) * sh.rows); }
+
+// [N, heads*D] -> rotate_half per head: (-x2, x1).
+Tensor rotate_half(const Tensor& x, int64_t D) {
+  const int64_t N = x.dim(0), heads = x.dim(1) / D, half = D / 2;
+  Tensor x3 = x.reshape({N, heads, D});
+  return concat({neg(x3.slice(2, half, D)), x3.slice(2, 0, half)}, 2).reshape({N, heads * D});
+}
+
+// The transpose of rotate_half: (z2, -z1).
+Tensor rotate_half_t(const Tensor& z, int64_t D) {
+  const int64_t N = z.dim(0), heads = z.dim(1) / D, half = D / 2;
+  Tensor z3 = z.reshape({N, heads, D});
+  return concat({z3.slice(2, half, D), neg(z3.slice(2, 0, half))}, 2).reshape({N, heads * D});
+}
+
+// Attention layouts: q rows [batch*T, G*R*D] <-> [batch*G, R*T, D]; k/v rows [batch*T, G*D] <->
+// [batch*G, T, D].
+Tensor q_to_heads(const Tensor& q, int64_t B, int64_t T, int64_t G, int64_t R, int64_t D) {
+  return q.reshape({B, T, G, R, D}).permute({0, 2, 3, 1, 4}).contiguous().reshape({B * G, R * T, D});
+}
+Tensor q_from_heads(const Tensor& o, int64_t B, int64_t T, int64_t G, int64_t R, int64_t D) {
+  return o.reshape({B, G, R, T, D}).permute({0, 3, 1, 2, 4}).contiguous().reshape({B * T, G * R * D});
+}
+Tensor kv_to_heads(const Tensor& k, int64_t B, int64_t T, int64_t G, int64_t D) {
+  return k.reshape({B, T, G, D}).permute({0, 2, 1, 3}).contiguous().reshape({B * G, T, D});
+}
+Tensor kv_from_heads(const Tensor& k, int64_t B, int64_t T, int64_t G, int64_t D) {
+  return k.reshape({B, G, T, D}).permute({0, 2, 1, 3}).contiguous().reshape({B * T, G * D});
+}
+
+// Additive mask [R*T, T]: row i is query position i % T; -inf where the key lies after it (or
+// window or more positions before it).
+Tensor build_attention_mask(int64_t R, int64_t T, int64_t window, Device dev) {
+  std::vector<float> m(static_cast<size_t>(R * T * T), 0.0f);
+  const float ninf = -std::numeric_limits<float>::infinity();
+  for (int64_t i = 0; i < R * T; ++i) {
+    const int64_t t = i % T;
+    for (int64_t j = 0; j < T; ++j)
+      if (j > t || (window > 0 && j <= t - window)) m[static_cast<size_t>(i * T + j)] = ninf;
+  }
+  return Tensor::from_vector(m, {R * T, T}, dev);
+}
+
+// The mask, built once per (R, T, window, device) and kept (a few shapes per run).
+Tensor attention_mask(int64_t R, int64_t T, int64_t window, Device dev) {
+  static std::mutex mu;
+  // Never destroyed: device tensors must not outlive the device allocator at exit.
+  static auto& cache = *new std::map<std::tuple<int64_t, int64_t, int64_t, std::string>, Tensor>();
+  std::lock_guard<std::mutex> lock(mu);
+  auto key = std::make_tuple(R, T, window, dev.str());
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  if (cache.size() >= 16) cache.clear();
+  Tensor m = build_attention_mask(R, T, window, dev);
+  cache.emplace(key, m);
+  return m;
+}
+
+Tensor attention_probs(const Tensor& q3, const Tensor& k3, const Tensor& mask, float scale) {
+  Tensor s = mul(bmm(q3, k3, false, true), scalar_on(q3, scale));
+  return softmax(add(s, mask), -1);
+}
+
+// Per-row mean negative log-likelihood pieces of one chunk: logits and the label column.
+Tensor chunk_logits(const Tensor& h, const Tensor& w) { return matmul(h, w, false, true); }
+
+}  // namespace
+
+void fold_grad(const ag::Var& leaf, const Tensor& g) {
+  ag::Var handle = leaf;
+  if (!leaf.grad().defined())
+    handle.set_grad(g.contiguous());
+  else
+    handle.set_grad(add(leaf.grad(), g));
+}
+
+ag::Var linear(const ag::Var& x, const ag::Var& w, const ag::Var& b, bool w_in_out, Shards sh) {
+  check_shards(x.value(), sh, "lm linear");
+  const Tensor& wv = w.value();
+  Tensor y = matmul(x.value(), wv, false, !w_in_out);
+  if (b.defined()) y = add(y, b.value());
+  std::vector<ag::Var> inputs{x, w};
+  if (b.defined()) inputs.push_back(b);
+  const Tensor xv = x.value();
+  const bool has_b = b.defined();
+  return ag::record("lm_linear", y, inputs, [xv, w, b, has_b, w_in_out, sh](const Tensor& g) {
+    std::vector<Tensor> out(has_b ? 3 : 2);
+    const Tensor& wv = w.value();
+    out[0] = matmul(g, wv, false, w_in_out);
+    if (w.requires_grad()) {
+      for (int64_t s = 0; s < sh.count; ++s) {
+        const Tensor gs = rows_of(g, sh, s), xs = rows_of(xv, sh, s);
+        fold_grad(w, w_in_out ? matmul(xs, gs, true, false) : matmul(gs, xs, true, false));
+      }
+    }
+    if (has_b && b.requires_grad())
+      for (int64_t s = 0; s < sh.count; ++s) fold_grad(b, sum(rows_of(g, sh, s), {0}));
+    return out;
+  });
+}
+
+ag::Var norm(const ag::Var& x, const ag::Var& w, const ag::Var& b, bool is_layer_norm, float eps, Shards sh) {
+  check_shards(x.value(), sh, "lm norm");
+  const Tensor xv = x.value();
+  Tensor y = is_layer_norm ? layer_norm(xv, w.value(), b.value(), eps) : rms_norm(xv, w.value(), eps);
+  std::vector<ag::Var> inputs{x, w};
+  if (b.defined()) inputs.push_back(b);
+  const bool has_b = b.defined();
+  return ag::record("lm_norm", y, inputs, [xv, w, b, has_b, is_layer_norm, eps, sh](const Tensor& g) {
+    std::vector<Tensor> out(has_b ? 3 : 2);
+    const Tensor e = scalar_on(xv, eps);
+    Tensor centered = is_layer_norm ? sub(xv, mean(xv, {-1}, true)) : xv;
+    Tensor r = rsqrt(add(mean(square(centered), {-1}, true), e));
+    Tensor xhat = mul(centered, r);
+    Tensor dxhat = mul(g, w.value());
+    Tensor inner = sub(dxhat, mul(xhat, mean(mul(dxhat, xhat), {-1}, true)));
+    if (is_layer_norm) inner = sub(inner, mean(dxhat, {-1}, true));
+    out[0] = mul(r, inner);
+    if (w.requires_grad())
+      for (int64_t s = 0; s < sh.count; ++s)
+        fold_grad(w, sum(mul(rows_of(g, sh, s), rows_of(xhat, sh, s)), {0}));
+    if (has_b && b.requires_grad())
+      for (int64_t s = 0; s < sh.count; ++s) fold_grad(b, sum(rows_of(g, sh, s), {0}));
+    return out;
+  });
+}
+
+ag::Var embedding(const ag::Var& w, const Tensor& ids, Shards sh) {
+  check_shards(ids, sh, "lm embedding");
+  Tensor y = bl::embedding(w.value(), ids);
+  const int64_t V = w.dim(0);
+  return ag::record("lm_embedding", y, {w}, [w, ids, V, sh](const Tensor& g) {
+    for (int64_t s = 0; s < sh.count; ++s)
+      fold_grad(w, embedding_backward(rows_of(g, sh, s), rows_of(ids, sh, s), V));
+    return std::vector<Tensor>{Tensor()};
+  });
+}
+
+ag::Var gelu_tanh(const ag::Var& x) {
+  const Tensor xv = x.value();
+  return ag::record("lm_gelu_tanh", bl::gelu_tanh(xv), {x}, [xv](const Tensor& g) {
+    // d/dx 0.5 x (1 + tanh(u)), u = c (x + a x^3): 0.5 (1 + t) + 0.5 x (1 - t^2) c (1 + 3 a x^2).
+    const Tensor c = scalar_on(xv, 0.7978845608028654), a = scalar_on(xv, 0.044715);
+    const Tensor half = scalar_on(xv, 0.5), one = scalar_on(xv, 1.0), three_a = scalar_on(xv, 3 * 0.044715);
+    Tensor x2 = square(xv);
+    Tensor t = tanh(mul(c, add(xv, mul(a, mul(x2, xv)))));
+    Tensor left = mul(half, add(one, t));
+    Tensor right = mul(mul(half, xv), mul(sub(one, square(t)), mul(c, add(one, mul(three_a, x2)))));
+    return std::vector<Tensor>{mul(g, add(left, right))};
+  });
+}
+
+ag::Var rope(const ag::Var& x, const Tensor& cos_rows, const Tensor& sin_rows, int64_t D) {
+  const Tensor xv = x.value();
+  const int64_t N = xv.dim(0), heads = xv.dim(1) / D;
+  BL_CHECK(heads * D == xv.dim(1) && D % 2 == 0, "lm rope: width ", xv.dim(1), " is not heads x ", D);
+  const Tensor c = cos_rows.reshape({N, 1, D}), s = sin_rows.reshape({N, 1, D});
+  auto apply = [&](const Tensor& t, const Tensor& rot) {
+    return add(mul(t.reshape({N, heads, D}), c), mul(rot.reshape({N, heads, D}), s)).reshape({N, heads * D});
+  };
+  Tensor y = apply(xv, rotate_half(xv, D));
+  return ag::record("lm_rope", y, {x}, [c, s, N, heads, D](const Tensor& g) {
+    Tensor g3 = g.reshape({N, heads, D});
+    Tensor gc = mul(g3, c).reshape({N, heads * D});
+    Tensor gs = mul(g3, s).reshape({N, heads * D});
+    return std::vector<Tensor>{add(gc, rotate_half_t(gs, D))};
+  });
+}
+
+ag::Var causal_attention(const ag::Var& q, const ag::Var& k, const ag::Var& v, int64_t B, int64_t T,
+                         int64_t H, int64_t G, int64_t D, float scale, int64_t window) {
+  BL_CHECK(G >= 1 && H % G == 0, "lm attention: ", H, " heads are not a multiple of ", G, " key/value heads");
+  const int64_t R = H / G;
+  const Tensor q3 = q_to_heads(q.value(), B, T, G, R, D);
+  const Tensor k3 = kv_to_heads(k.value(), B, T, G, D);
+  const Tensor v3 = kv_to_heads(v.value(), B, T, G, D);
+  const Tensor mask = attention_mask(R, T, window, q.device());
+  Tensor o = q_from_heads(bmm(attention_probs(q3, k3, mask, scale), v3), B, T, G, R, D);
+  return ag::record("lm_attention", o, {q, k, v}, [q3, k3, v3, mask, scale, B, T, G, R, D](const Tensor& g) {
+    const Tensor p = attention_probs(q3, k3, mask, scale);
+    const Tensor g3 = q_to_heads(g, B, T, G, R, D);
+    Tensor dv = bmm(p, g3, true, false);
+    Tensor dp = bmm(g3, v3, false, true);
+    Tensor ds = mul(p, sub(dp, sum(mul(dp, p), {-1}, true)));
+    ds = mul(ds, scalar_on(ds, scale));
+    Tensor dq = bmm(ds, k3);
+    Tensor dk = bmm(ds, q3, true, false);
+    return std::vector<Tensor>{q_from_heads(dq, B, T, G, R, D), kv_from_heads(dk, B, T, G, D),
+                               kv_from_heads(dv, B, T, G, D)};
+  });
+}
+
+namespace {
+
+// Sum of the negative log-likelihoods of one chunk's rows.
+Tensor chunk_nll_sum(const Tensor& h, const Tensor& w, const Tensor& labels) {
+  Tensor lp = log_softmax(chunk_logits(h, w), -1);
+  return neg(sum(gather(lp, 1, labels.reshape({labels.dim(0), 1}))));
+}
+
+// Calls fn(s, begin, end) for every loss chunk of every shard, in order.
+template <typename Fn>
+void for_each_chunk(Shards sh, Fn fn) {
+  for (int64_t s = 0; s < sh.count; ++s)
+    for (int64_t begin = s * sh.rows; begin < (s + 1) * sh.rows; begin += kLossChunkRows)
+      fn(s, begin, std::min(begin + kLossChunkRows, (s + 1) * sh.rows));
+}
+
+}  // namespace
+
+std::vector<Tensor> cross_entropy_values(const Tensor& h, const Tensor& w, const Tensor& labels, Shards sh) {
+  check_shards(h, sh, "lm cross_entropy");
+  BL_CHECK(labels.dim(0) == h.dim(0), "lm cross_entropy: ", labels.dim(0), " labels for ", h.dim(0), " rows");
+  std::vector<Tensor> sums(static_cast<size_t>(sh.count));
+  for_each_chunk(sh, [&](int64_t s, int64_t b, int64_t e) {
+    Tensor part = chunk_nll_sum(h.slice(0, b, e), w, labels.slice(0, b, e));
+    sums[s] = sums[s].defined() ? add(sums[s], part) : part;
+  });
+  const Tensor inv_rows = scalar_on(h, 1.0 / static_cast<double>(sh.rows));
+  for (Tensor& t : sums) t = mul(t, inv_rows);
+  return sums;
+}
+
+ag::Var cross_entropy(const ag::Var& h, const ag::Var& w, const Tensor& labels, Shards sh, float coef,
+                      std::vector<Tensor>* shard_losses) {
+  std::vector<Tensor> losses = cross_entropy_values(h.value(), w.value(), labels, sh);
+  const Tensor c = scalar_on(h.value(), coef);
+  Tensor total;
+  for (const Tensor& l : losses) total = total.defined() ? add(total, mul(l, c)) : mul(l, c);
+  if (shard_losses != nullptr) *shard_losses = losses;
+  const Tensor hv = h.value();
+  return ag::record("lm_cross_entropy", total, {h, w}, [hv, w, labels, sh, c](const Tensor& g) {
+    // d loss_s / d logits = (softmax - onehot) / rows, times coef and the incoming gradient.
+    const Tensor scale = mul(mul(g, c), scalar_on(hv, 1.0 / static_cast<double>(sh.rows)));
+    std::vector<Tensor> dh;
+    for_each_chunk(sh, [&](int64_t, int64_t b, int64_t e) {
+      const Tensor hc = hv.slice(0, b, e);
+      const Tensor lc = labels.slice(0, b, e).reshape({e - b, 1});
+      Tensor p = softmax(chunk_logits(hc, w.value()), -1);
+      p = scatter(p, 1, lc, sub(gather(p, 1, lc), scalar_on(p, 1.0)));
+      p = mul(p, scale);
+      dh.push_back(matmul(p, w.value()));
+      if (w.requires_grad()) fold_grad(w, matmul(p, hc, true, false));
+    });
+    return std::vector<Tensor>{concat(dh, 0), Tensor()};
+  });
+}
+
+ag::Var recompute(const ag::Var& x, std::function<ag::Var(const ag::Var&)> fn) {
+  Tensor y;
+  {
+    ag::NoGradGuard no_grad;
+    y = fn(ag::Var(x.value())).value();
+  }
+  const Tensor xv = x.value();
+  return ag::record("lm_recompute", y, {x}, [xv, fn](const Tensor& g) {
+    ag::Var inner(xv, true);
+    ag::Var out = fn(inner);
+    ag::backward(out, g);
+    return std::vector<Tensor>{inner.grad()};
+  });
+}
+
+}  // namespace bl::lm::train_ops
