@@ -117,13 +117,16 @@ void run(const TrainOptions& o) {
   }
 }
 
-// The names of the options among opts that the command line gave, for the error of a path that
-// does not read them.
+// "--a, --b apply" / "--a applies": the options among opts that the command line gave, for the
+// error of a path that does not read them ("" when none was given).
 std::string given(const std::vector<CLI::Option*>& opts) {
   std::string out;
+  int n = 0;
   for (const CLI::Option* opt : opts)
-    if (opt->count() > 0) out += (out.empty() ? "" : ", ") + opt->get_name();
-  return out;
+    if (opt->count() > 0) {
+      out += (n++ > 0 ? ", " : "") + opt->get_name();
+    }
+  return n == 0 ? "" : out + (n == 1 ? " applies" : " apply");
 }
 
 // The message of e without the library's own "lm train: " prefix (the command names itself).
@@ -153,14 +156,20 @@ void dispatch(TrainCommand& t) {
              "--model must be mlp, cnn, lstm (classifiers) or gpt2, llama, llama-tiny, llama-162m, gpt2-tiny, "
              "gpt2-124m (language models), got '", name, "'");
     const std::string bad = given(t.lm_only);
-    BL_CHECK(bad.empty(), bad, " only apply to language models (--model gpt2, llama or a preset); --model ", name,
+    BL_CHECK(bad.empty(), bad, " only to language models (--model gpt2, llama or a preset); --model ", name,
              " is a classifier");
     run(t.classifier);
     return;
   }
   const std::string bad = given(t.classifier_only);
-  BL_CHECK(bad.empty(), bad, " only apply to the classifiers (--model mlp, cnn, lstm), not to --model ", name);
+  BL_CHECK(bad.empty(), bad, " only to the classifiers (--model mlp, cnn, lstm), not to --model ", name);
   bl::lm::TrainOptions& o = t.lm.options;
+  if (t.model->count() > 0 && !o.init_from.empty()) {
+    // The folder decides the shape; a --model of the other family is a mistake, not a request.
+    const std::string type = bl::models::load_config(o.init_from + "/config.json").model_type;
+    BL_CHECK((name.rfind("gpt2", 0) == 0) == (type == "gpt2"), "--model ", name, " but the --init-from folder ",
+             o.init_from, " holds a ", type, " model");
+  }
   const TrainOptions& c = t.classifier;
   o.model = name;
   o.data = c.data;
