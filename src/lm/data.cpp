@@ -128,6 +128,19 @@ TokenFile TokenFile::open(const std::string& path) {
   BL_CHECK(t.count_ >= 0 && t.count_ <= (size - data_at) / t.width_ && data_at + t.count_ * t.width_ == size,
            "token file: '", path, "' is truncated or padded: header says ", t.count_, " tokens");
   t.data_ = b + data_at;
+  // A body corrupted behind an intact header would feed ids beyond the vocabulary to the model.
+  for (int64_t i = 0; i < t.count_; ++i) {
+    uint32_t id = 0;
+    if (t.width_ == 2) {
+      uint16_t v;
+      std::memcpy(&v, t.data_ + 2 * i, 2);
+      id = v;
+    } else {
+      std::memcpy(&id, t.data_ + 4 * i, 4);
+    }
+    BL_CHECK(static_cast<int64_t>(id) < t.vocab_, "token file: '", path, "' is corrupt: token ", i, " is id ", id,
+             ", beyond its vocabulary of ", t.vocab_);
+  }
   return t;
 }
 

@@ -1,20 +1,26 @@
 // `bitlearn train`: trains the MLP, CNN or LSTM classifier of bitlearn/nn/zoo.h on Fashion-MNIST,
-// with checkpoints and resumption; prints the loss, the time per step and the test accuracy.
+// with checkpoints and resumption, printing the loss, the time per step and the test accuracy; or,
+// with --model gpt2, llama or a language-model preset, a decoder language model (cmd_train_lm.h).
+// Errors print `bitlearn train: <message>` and exit with code 2.
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 
 #include "bitlearn/nn.h"
+#include "cmd_train_lm.h"
 #include "command.h"
 #include "core/error.h"
 #include "core/thread_pool.h"
 
 namespace {
 
+constexpr const char* kDefaultImageData = "/usr/share/datasets/fashion-mnist";
+
 struct TrainOptions {
   std::string model = "mlp";
   std::string device = "cpu";
-  std::string data = "/usr/share/datasets/fashion-mnist";
+  std::string data;  // empty: kDefaultImageData (classifiers); the corpus of a language model
   std::string checkpoint;
   int64_t steps = 0, batch = 0, checkpoint_every = 0, train_subset = 0, width = 0;
   int threads = 0;
@@ -27,7 +33,7 @@ void run(const TrainOptions& o) {
   using namespace bl::nn;
   if (o.threads > 0) bl::set_num_threads(o.threads);
   bl::Device device = bl::Device::parse(o.device);
-  FashionMnist data = load_fashion_mnist(o.data);
+  FashionMnist data = load_fashion_mnist(o.data.empty() ? kDefaultImageData : o.data);
   if (o.train_subset > 0) {
     data.train.images = data.train.images.slice(0, 0, o.train_subset).contiguous();
     data.train.labels = data.train.labels.slice(0, 0, o.train_subset).contiguous();
@@ -68,7 +74,8 @@ void run(const TrainOptions& o) {
     cfg.schedule = cosine_lr(lr, 50, cfg.steps, 0.0f);
     cfg.clip_norm = 1.0f;
   } else {
-    throw bl::Error("bitlearn train: --model must be mlp, cnn or lstm, got '" + o.model + "'");
+    throw bl::Error("--model must be mlp, cnn, lstm (classifiers) or gpt2, llama, llama-tiny, llama-162m, "
+                    "gpt2-tiny, gpt2-124m (language models), got '" + o.model + "'");
   }
   model->to(device);
   cfg.checkpoint_path = o.checkpoint;
@@ -110,24 +117,108 @@ void run(const TrainOptions& o) {
   }
 }
 
+// "--a, --b apply" / "--a applies": the options among opts that the command line gave, for the
+// error of a path that does not read them ("" when none was given).
+std::string given(const std::vector<CLI::Option*>& opts) {
+  std::string out;
+  int n = 0;
+  for (const CLI::Option* opt : opts)
+    if (opt->count() > 0) {
+      out += (n++ > 0 ? ", " : "") + opt->get_name();
+    }
+  return n == 0 ? "" : out + (n == 1 ? " applies" : " apply");
+}
+
+// The message of e without the library's own "lm train: " prefix (the command names itself).
+std::string message_of(const bl::Error& e) {
+  const char* m = e.what();
+  const char* prefix = "lm train: ";
+  return std::strncmp(m, prefix, std::strlen(prefix)) == 0 ? m + std::strlen(prefix) : m;
+}
+
+struct TrainCommand {
+  TrainOptions classifier;
+  bl::cli::LmTrainArgs lm;
+  CLI::Option *model = nullptr, *steps = nullptr, *batch = nullptr, *lr = nullptr;
+  std::vector<CLI::Option*> lm_only, classifier_only;
+};
+
+void dispatch(TrainCommand& t) {
+  // --config or --init-from without --model: a language model of that folder's or file's kind.
+  if (t.model->count() == 0 && (!t.lm.options.init_from.empty() || !t.lm.options.config_path.empty())) {
+    const std::string cfg = !t.lm.options.init_from.empty() ? t.lm.options.init_from + "/config.json"
+                                                             : t.lm.options.config_path;
+    t.classifier.model = bl::models::load_config(cfg).model_type == "gpt2" ? "gpt2" : "llama";
+  }
+  const std::string& name = t.classifier.model;
+  if (!bl::cli::is_lm_model(name)) {
+    BL_CHECK(name == "mlp" || name == "cnn" || name == "lstm",
+             "--model must be mlp, cnn, lstm (classifiers) or gpt2, llama, llama-tiny, llama-162m, gpt2-tiny, "
+             "gpt2-124m (language models), got '", name, "'");
+    const std::string bad = given(t.lm_only);
+    BL_CHECK(bad.empty(), bad, " only to language models (--model gpt2, llama or a preset); --model ", name,
+             " is a classifier");
+    run(t.classifier);
+    return;
+  }
+  const std::string bad = given(t.classifier_only);
+  BL_CHECK(bad.empty(), bad, " only to the classifiers (--model mlp, cnn, lstm), not to --model ", name);
+  bl::lm::TrainOptions& o = t.lm.options;
+  if (t.model->count() > 0 && !o.init_from.empty()) {
+    // The folder decides the shape; a --model of the other family is a mistake, not a request.
+    const std::string type = bl::models::load_config(o.init_from + "/config.json").model_type;
+    BL_CHECK((name.rfind("gpt2", 0) == 0) == (type == "gpt2"), "--model ", name, " but the --init-from folder ",
+             o.init_from, " holds a ", type, " model");
+  }
+  const TrainOptions& c = t.classifier;
+  o.model = name;
+  o.data = c.data;
+  o.device = c.device;
+  o.threads = c.threads;
+  o.seed = c.seed;
+  o.checkpoint = c.checkpoint;
+  o.checkpoint_every = c.checkpoint_every;
+  o.resume = c.resume;
+  if (t.steps->count() > 0) o.steps = c.steps;
+  if (t.batch->count() > 0) o.batch = c.batch;
+  if (t.lr->count() > 0) o.lr = c.lr;
+  bl::cli::run_lm_train(t.lm);
+}
+
 void setup(CLI::App& root) {
-  auto o = std::make_shared<TrainOptions>();
-  auto* cmd = root.add_subcommand("train", "Train an MLP, CNN or LSTM classifier on Fashion-MNIST");
-  cmd->add_option("--model", o->model, "mlp, cnn or lstm")->capture_default_str();
+  auto t = std::make_shared<TrainCommand>();
+  TrainOptions* o = &t->classifier;
+  auto* cmd = root.add_subcommand(
+      "train", "Train a classifier (mlp, cnn, lstm) on Fashion-MNIST or a language model (gpt2, llama, presets) "
+               "on a text corpus");
+  t->model = cmd->add_option("--model", o->model,
+                             "mlp, cnn, lstm; or gpt2, llama, llama-tiny, llama-162m, gpt2-tiny, gpt2-124m")
+                 ->capture_default_str();
   cmd->add_option("--device", o->device, "cpu, cuda or cuda:N")->capture_default_str();
-  cmd->add_option("--data", o->data, "Fashion-MNIST folder (*-ubyte.gz)")->capture_default_str();
-  cmd->add_option("--steps", o->steps, "Training steps (default 2000)");
-  cmd->add_option("--batch", o->batch, "Batch size (mlp 128, cnn 64, lstm 64)");
-  cmd->add_option("--lr", o->lr, "Peak learning rate (cosine schedule with 50 warmup steps)");
-  cmd->add_option("--width", o->width, "Hidden width / channels (mlp 256, cnn 16, lstm 64)");
-  cmd->add_option("--seed", o->seed, "Initialization and shuffling seed")->capture_default_str();
+  cmd->add_option("--data", o->data,
+                  std::string("Classifiers: Fashion-MNIST folder (default ") + kDefaultImageData +
+                      "); LM: a UTF-8 text file or folder");
+  t->steps = cmd->add_option("--steps", o->steps, "Training steps (classifiers 2000, LM 200)");
+  t->batch = cmd->add_option("--batch", o->batch, "Batch size (mlp 128, cnn 64, lstm 64, LM 8 sequences)");
+  t->lr = cmd->add_option("--lr", o->lr, "Peak learning rate (classifiers: 50 warmup steps; LM 3e-4, see --warmup)");
+  t->classifier_only.push_back(cmd->add_option("--width", o->width, "Hidden width / channels (mlp 256, cnn 16, lstm 64)"));
+  cmd->add_option("--seed", o->seed, "Initialization and data seed")->capture_default_str();
   cmd->add_option("--threads", o->threads, "CPU threads");
-  cmd->add_option("--train-subset", o->train_subset, "Use only the first N training images");
+  t->classifier_only.push_back(cmd->add_option("--train-subset", o->train_subset, "Use only the first N training images"));
   cmd->add_option("--checkpoint", o->checkpoint, "Checkpoint file (safetensors)");
   cmd->add_option("--checkpoint-every", o->checkpoint_every, "Save every N steps");
   cmd->add_flag("--resume", o->resume, "Continue from --checkpoint when it exists");
-  cmd->add_flag("--no-eval", o->no_eval, "Skip the test-set evaluation");
-  cmd->callback([o] { run(*o); });
+  t->classifier_only.push_back(cmd->add_flag("--no-eval", o->no_eval, "Skip the test-set evaluation"));
+  t->lm_only = bl::cli::add_lm_only_options(cmd, &t->lm);
+  cmd->callback([t] {
+    try {
+      dispatch(*t);
+    } catch (const bl::Error& e) {
+      std::fflush(stdout);
+      std::fprintf(stderr, "bitlearn train: %s\n", message_of(e).c_str());
+      throw bl::cli::CommandExit{2};
+    }
+  });
 }
 BL_REGISTER_COMMAND(setup);
 
