@@ -190,6 +190,44 @@ def keep64_mode(torch):
     return Keep64()
 
 
+def patched64_loss(torch, model, win):
+    """The float64 loss with transformers' known float32 casts patched out: RMSNorm, the softmax of
+    eager attention and the RoPE tables (used when the function mode cannot run)."""
+    import torch.nn.functional as F
+    patched = []
+    for m in model.modules():
+        name = type(m).__name__
+        if name.endswith("RMSNorm"):
+            eps = getattr(m, "variance_epsilon", getattr(m, "eps", None))
+            if eps is None:
+                fail_setup("%s has no epsilon attribute to patch" % name)
+
+            def rms_forward(h, m=m, eps=eps):
+                return m.weight * (h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + eps))
+            m.forward = rms_forward
+            patched.append(name)
+        elif name.endswith("RotaryEmbedding"):
+            def rope_forward(x, position_ids, *rest, m=m, **kw):
+                freqs = position_ids.to(torch.float64)[..., None] * m.inv_freq.to(torch.float64)[None, None, :]
+                emb = torch.cat((freqs, freqs), dim=-1)
+                scale = float(getattr(m, "attention_scaling", 1.0))
+                return (emb.cos() * scale).to(x.dtype), (emb.sin() * scale).to(x.dtype)
+            m.forward = rope_forward
+            patched.append(name)
+    softmax = F.softmax
+
+    def softmax64(x, dim=None, _stacklevel=3, dtype=None):
+        if dtype is torch.float32 and x.dtype == torch.float64:
+            dtype = torch.float64
+        return softmax(x, dim=dim, dtype=dtype)
+    F.softmax = softmax64
+    try:
+        loss = mean_ce(torch, model, win)
+    finally:
+        F.softmax = softmax
+    return loss, {"method": "patched modules", "patched": sorted(set(patched))}
+
+
 def mean_ce(torch, model, win):
     import torch.nn.functional as F
     logits = model(input_ids=win[:, :-1], use_cache=False).logits
@@ -209,9 +247,15 @@ def torch_grads(torch, folder, win_np, dtype, device):
         try:
             with mode:
                 loss = mean_ce(torch, model, win)
+            info = {"method": "function mode", "float32_requests_rewritten": mode.rewrites,
+                    "float32_results": mode.f32_results}
+        except Exception as e:  # noqa: BLE001  (a transformers version the mode does not suit)
+            print("  note: the float64 function mode failed (%s: %s); patching the float32 spots instead" %
+                  (type(e).__name__, e), flush=True)
+            model.zero_grad(set_to_none=True)
+            loss, info = patched64_loss(torch, model, win)
         finally:
             torch.set_default_dtype(old)
-        info = {"float32_requests_rewritten": mode.rewrites, "float32_results": mode.f32_results}
     else:
         loss = mean_ce(torch, model, win)
     if loss.dtype != dtype:
@@ -280,8 +324,11 @@ def check_grads(a, torch, kind):
                 "max_ratio": max((r["ratio"] or 0) for r in rows), "pass": ok, "parameters_checked": rows})
     print("  loss: bitlearn %.8f  torch fp32 %.8f  torch f64 %.8f  (rel err %.2e / %.2e)" %
           (res["losses"][0], l32, l64, out["bitlearn_loss_rel_err"], out["torch_f32_loss_rel_err"]))
-    print("  float64 reference: %d float32 requests made float64, float32 results left: %s" %
-          (info64["float32_requests_rewritten"], info64["float32_results"] or "none"))
+    if info64["method"] == "function mode":
+        print("  float64 reference: %d float32 requests made float64, float32 results left: %s" %
+              (info64["float32_requests_rewritten"], info64["float32_results"] or "none"))
+    else:
+        print("  float64 reference: patched %s" % ", ".join(info64["patched"]))
     print("  %d parameters; max rel err vs float64: bitlearn %.3e, PyTorch fp32 %.3e; worst ratio %.2f" %
           (len(rows), out["max_bitlearn_rel_err"], out["max_torch_fp32_rel_err"], out["max_ratio"]))
     for r in worst[:5]:
@@ -412,23 +459,32 @@ def main():
             summary["gpu"] = torch.cuda.get_device_name(0)
     t0 = time.time()
     ok = True
-    if "grad" in parts:
-        summary["gradients"] = []
-        for kind in a.models.split(","):
-            r, passed = check_grads(a, torch, kind)
-            summary["gradients"].append(r)
+    try:
+        if "grad" in parts:
+            summary["gradients"] = []
+            for kind in a.models.split(","):
+                r, passed = check_grads(a, torch, kind)
+                summary["gradients"].append(r)
+                ok = ok and passed
+        if "curve" in parts:
+            r, passed = check_curve(a, torch)
+            summary["loss_curve"] = r
             ok = ok and passed
-    if "curve" in parts:
-        r, passed = check_curve(a, torch)
-        summary["loss_curve"] = r
-        ok = ok and passed
+    except Exception as e:  # noqa: BLE001  (name what broke, keep what was measured)
+        import traceback
+        traceback.print_exc()
+        summary["error"] = "%s: %s" % (type(e).__name__, e)
+        write_json(os.path.join(a.work, "torch_check.json"), summary)
+        fail_setup("the check raised %s: %s (partial summary in %s)" %
+                   (type(e).__name__, e, os.path.join(a.work, "torch_check.json")))
     summary["seconds"] = time.time() - t0
     summary["pass"] = ok if torch is not None else None
     path = os.path.join(a.work, "torch_check.json")
     write_json(path, summary)
-    print("%s in %.0f s; summary in %s" % ("ALL PASS" if ok else "SOME CHECK FAILED", summary["seconds"], path))
+    verdict = "ALL PASS" if ok else "SOME CHECK FAILED"
     if torch is None:
-        print("(bitlearn side only: nothing was compared)")
+        verdict = "bitlearn side ran (nothing compared: --bitlearn-only)"
+    print("%s in %.0f s; summary in %s" % (verdict, summary["seconds"], path))
     sys.exit(0 if ok else 1)
 
 
