@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kWhat = "verify --lm-training";
+constexpr const char* kWhat = "lm evidence";
 
 std::string bits_hex(float v) {
   uint32_t u;
@@ -233,7 +233,7 @@ void compare_routes(EvidenceResult* result) {
 
 EvidenceResult run_lm_evidence(const EvidenceOptions& o) {
   BL_CHECK(!o.scratch_dir.empty(), kWhat, ": a scratch folder is required");
-  BL_CHECK(o.steps >= 1, kWhat, ": --lm-steps must be >= 1, got ", o.steps);
+  BL_CHECK(o.steps >= 1, kWhat, ": the step count must be >= 1, got ", o.steps);
   BL_CHECK(o.switch_every >= 1, kWhat, ": the switch interval must be >= 1, got ", o.switch_every);
   BL_CHECK(o.vocab_size >= 258, kWhat, ": the vocabulary must hold at least the 256 bytes and <|endoftext|>, got ",
            o.vocab_size);
@@ -260,13 +260,18 @@ EvidenceResult run_lm_evidence(const EvidenceOptions& o) {
       prepare_tokenizer(o.scratch_dir, result.corpus_dir, result.corpus_sha256, o.vocab_size, &result.tokenizer_reused);
   const std::vector<uint8_t> tok = read_file_bytes(result.tokenizer_path, "tokenizer");
   result.tokenizer_sha256 = sha256_hex(tok.data(), tok.size());
+  // The token file is made here so that no route's time includes the tokenization.
+  const std::string tokens_path = o.scratch_dir + "/corpus.tokens";
+  prepare_tokens(result.corpus_dir,
+                 text::Tokenizer::from_json_text(std::string(tok.begin(), tok.end()), result.tokenizer_path),
+                 result.tokenizer_sha256, tokens_path);
 
   TrainOptions base;
   base.model = o.model;
   base.config_path = o.config_path;
   base.data = result.corpus_dir;
   base.tokenizer = result.tokenizer_path;
-  base.tokens = o.scratch_dir + "/corpus.tokens";
+  base.tokens = tokens_path;
   base.steps = o.steps;
   base.batch = o.batch;
   base.seq_len = o.seq_len;

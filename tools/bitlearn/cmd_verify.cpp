@@ -183,6 +183,9 @@ void setup(CLI::App& root) {
                 "routes CPU 1 thread, CPU 2 threads, CUDA, CPU->CUDA->CPU (minutes; exit 0 identical, 1 "
                 "divergent, 2 bad usage or missing data)");
   cmd->add_option("--lm-steps", opts->lm.steps, "Training steps for --lm-training")->capture_default_str();
+  cmd->add_option("--lm-switch-every", opts->lm.switch_every,
+                  "Steps between the device switches of the cpu-cuda-cpu route of --lm-training")
+      ->capture_default_str();
   cmd->add_option("--lm-routes", opts->lm.routes,
                   "Comma-separated routes for --lm-training: cpu-1t, cpu-2t, cuda, cpu-cuda-cpu (default all)");
   cmd->add_option("--lm-dir", opts->lm.dir,

@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 #include <vector>
@@ -33,9 +34,14 @@ int run_lm_training(const LmTrainingOptions& o) {
   bl::lm::EvidenceOptions eo;
   bl::lm::EvidenceResult r;
   try {
-    BL_CHECK(o.steps >= 1, "verify --lm-steps must be >= 1, got ", o.steps);
+    BL_CHECK(o.steps >= 1, "--lm-steps must be >= 1, got ", o.steps);
     eo.routes = split_routes(o.routes);
+    const std::vector<std::string> known = bl::lm::evidence_route_names();
+    for (const std::string& name : eo.routes)
+      BL_CHECK(std::find(known.begin(), known.end(), name) != known.end(), "--lm-routes: unknown route '", name,
+               "' (known: cpu-1t, cpu-2t, cuda, cpu-cuda-cpu)");
     eo.steps = o.steps;
+    eo.switch_every = o.switch_every;
     eo.progress = ::isatty(2) != 0;
     if (o.dir.empty()) {
       char scratch_template[] = "/tmp/bitlearn_lm_XXXXXX";
@@ -52,9 +58,11 @@ int run_lm_training(const LmTrainingOptions& o) {
     std::fprintf(stderr, "bitlearn verify: %s\n", e.what());
     return 2;
   }
-  std::printf("corpus %zu fortune files, sha256 %s; tokenizer %s%s; %lld parameters\n", r.corpus_files.size(),
+  std::printf("corpus %zu fortune files, sha256 %s; tokenizer %s%s", r.corpus_files.size(),
               r.corpus_sha256.substr(0, 16).c_str(), r.tokenizer_sha256.substr(0, 16).c_str(),
-              r.tokenizer_reused ? " (cached)" : "", static_cast<long long>(r.parameters));
+              r.tokenizer_reused ? " (cached)" : "");
+  if (r.parameters > 0) std::printf("; %lld parameters", static_cast<long long>(r.parameters));
+  std::printf("\n");
   for (const bl::lm::RouteResult& route : r.routes) {
     if (!route.ran) {
       std::printf("%-13s SKIPPED  (%s)\n", route.name.c_str(), route.skip_reason.c_str());

@@ -8,6 +8,7 @@ namespace bl::cli {
 
 struct LmTrainingOptions {
   int64_t steps = 200;
+  int64_t switch_every = 50;  // steps between the device switches of the cpu-cuda-cpu route
   std::string routes;  // comma-separated route names ("" or "all": every route)
   std::string dir;     // scratch folder ("": a new temporary one)
   std::string json;    // all route records as JSON ("": none)
