@@ -40,6 +40,7 @@ struct RouteResult {
   std::string name;
   bool ran = false;
   std::string skip_reason;            // why it did not run (no CUDA device)
+  std::string error;                  // the error that stopped it (then ran is false; a divergence)
   std::string note;                   // e.g. how the route ran without CUDA
   std::vector<std::string> segments;  // "cpu 1 thread: steps 1-50", "cuda:0: steps 51-100", ...
   std::vector<StepRecord> steps;
@@ -65,7 +66,8 @@ std::vector<std::string> evidence_route_names();
 
 // Prepares the corpus, tokenizer and token file in options.scratch_dir and trains every route
 // from the same initialization. Throws bl::Error on bad options or a missing corpus (naming
-// `apt-get install fortunes`); a route that cannot run here (CUDA) is reported as skipped.
+// `apt-get install fortunes`); a route that cannot run here (CUDA) is reported as skipped, one
+// that stops with an error keeps it in its error field.
 EvidenceResult run_lm_evidence(const EvidenceOptions& options);
 
 // SHA-256 over one line per step, "<step> <loss bits> <grad_norm bits> <params_sha256>\n" (bits
@@ -74,7 +76,8 @@ std::string step_records_sha256(const std::vector<StepRecord>& steps);
 // SHA-256 over "<records sha256>\n<checkpoint sha256>\n": the `lm-training digest`.
 std::string evidence_digest(const RouteResult& route);
 // Compares the routes that ran (records and checkpoint against the first), setting identical,
-// divergences (one line each, naming the first differing step) and digest.
+// divergences (one line each, naming the first differing step, or the error that stopped a
+// route) and digest.
 void compare_routes(EvidenceResult* result);
 // The whole result as JSON: corpus and tokenizer hashes, then every route with its per-step records.
 std::string evidence_json(const EvidenceResult& result);

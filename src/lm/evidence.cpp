@@ -199,7 +199,12 @@ void compare_routes(EvidenceResult* result) {
   result->divergences.clear();
   result->digest.clear();
   const RouteResult* ref = nullptr;
+  bool failed = false;
   for (const RouteResult& r : result->routes) {
+    if (!r.error.empty()) {
+      result->divergences.push_back("route " + r.name + " failed: " + r.error);
+      failed = true;
+    }
     if (!r.ran) continue;
     if (ref == nullptr) {
       ref = &r;
@@ -228,7 +233,7 @@ void compare_routes(EvidenceResult* result) {
       result->divergences.push_back(vs + ": final checkpoint sha256 " + r.checkpoint_sha256.substr(0, 16) +
                                     " against " + ref->checkpoint_sha256.substr(0, 16));
   }
-  result->identical = ref != nullptr && result->divergences.empty();
+  result->identical = ref != nullptr && !failed && result->divergences.empty();
 }
 
 EvidenceResult run_lm_evidence(const EvidenceOptions& o) {
@@ -289,7 +294,15 @@ EvidenceResult run_lm_evidence(const EvidenceOptions& o) {
   try {
     for (const std::string& name : routes) {
       int64_t parameters = 0;
-      result.routes.push_back(run_route(name, base, o, o.scratch_dir, cpu_threads, &parameters));
+      try {
+        result.routes.push_back(run_route(name, base, o, o.scratch_dir, cpu_threads, &parameters));
+      } catch (const Error& e) {
+        // A route that fails (a device error, a NaN loss) is a result of the evidence, not bad usage.
+        RouteResult failed;
+        failed.name = name;
+        failed.error = e.what();
+        result.routes.push_back(failed);
+      }
       if (parameters > 0) result.parameters = parameters;
     }
   } catch (...) {
@@ -320,6 +333,7 @@ std::string evidence_json(const EvidenceResult& r) {
     e["route"] = route.name;
     e["ran"] = route.ran;
     if (!route.skip_reason.empty()) e["skip_reason"] = route.skip_reason;
+    if (!route.error.empty()) e["error"] = route.error;
     if (!route.note.empty()) e["note"] = route.note;
     e["segments"] = route.segments;
     e["seconds"] = route.seconds;

@@ -152,6 +152,18 @@ TEST(LmEvidence, BadOptionsGiveClearErrors) {
     o = small_options(dir);
     o.corpus_files = {"no-such-fortune"};
     EXPECT_THROW(run_lm_evidence(o), Error);
+    // A route that stops with an error (here: a tokenizer larger than the model's vocabulary) is
+    // reported with its error and makes the evidence fail.
+    o = small_options(dir);
+    o.vocab_size = 512;
+    o.routes = {"cpu-1t"};
+    const EvidenceResult r = run_lm_evidence(o);
+    ASSERT_EQ(r.routes.size(), 1u);
+    EXPECT_FALSE(r.routes[0].ran);
+    EXPECT_NE(r.routes[0].error.find("vocab_size"), std::string::npos) << r.routes[0].error;
+    EXPECT_FALSE(r.identical);
+    ASSERT_EQ(r.divergences.size(), 1u);
+    EXPECT_NE(r.divergences[0].find("route cpu-1t failed"), std::string::npos) << r.divergences[0];
   }
 }
 

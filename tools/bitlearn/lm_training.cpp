@@ -64,6 +64,10 @@ int run_lm_training(const LmTrainingOptions& o) {
   if (r.parameters > 0) std::printf("; %lld parameters", static_cast<long long>(r.parameters));
   std::printf("\n");
   for (const bl::lm::RouteResult& route : r.routes) {
+    if (!route.error.empty()) {
+      std::printf("%-13s FAILED   (%s)\n", route.name.c_str(), route.error.c_str());
+      continue;
+    }
     if (!route.ran) {
       std::printf("%-13s SKIPPED  (%s)\n", route.name.c_str(), route.skip_reason.c_str());
       continue;
@@ -87,14 +91,14 @@ int run_lm_training(const LmTrainingOptions& o) {
     std::printf("wrote %s\n", o.json.c_str());
   }
   bool any_ran = false;
-  for (const bl::lm::RouteResult& route : r.routes) any_ran = any_ran || route.ran;
+  for (const bl::lm::RouteResult& route : r.routes) any_ran = any_ran || route.ran || !route.error.empty();
   if (!any_ran) {
     std::fprintf(stderr, "bitlearn verify: no route of --lm-routes could run here\n");
     return 2;
   }
   std::printf("%s\n", r.identical ? "IDENTICAL: every route gave the same per-step records and checkpoint"
                                   : "DIVERGENT: the routes disagree");
-  std::printf("lm-training digest: %s\n", r.digest.c_str());
+  std::printf("lm-training digest: %s\n", r.digest.empty() ? "none (no route completed)" : r.digest.c_str());
   return r.identical ? 0 : 1;
 }
 
