@@ -11,6 +11,7 @@
 
 #include "bitlearn/verify.h"
 #include "command.h"
+#include "lm_training.h"
 #include "neural_training.h"
 #include "core/error.h"
 #include "core/isa.h"
@@ -29,6 +30,8 @@ struct VerifyOptions {
   bool list = false;
   bool neural_training = false;
   std::string data_dir = "/usr/share/datasets/fashion-mnist";
+  bool lm_training = false;
+  bl::cli::LmTrainingOptions lm;
 };
 
 void print_run(const bl::verify::DeviceRun& run, bool with_device) {
@@ -69,6 +72,11 @@ int run_verify(const VerifyOptions& o) {
     return 2;
   }
   const int threads = o.threads > 0 ? o.threads : bl::num_threads();
+  if (o.lm_training) {
+    bl::cli::LmTrainingOptions lm = o.lm;
+    lm.json = o.json;
+    return bl::cli::run_lm_training(lm);
+  }
   if (o.neural_training)
     return bl::cli::run_neural_training(o.device, threads, o.data_dir, o.write_expected);
   if (!o.write_expected.empty()) return write_expected(o, threads);
@@ -170,6 +178,19 @@ void setup(CLI::App& root) {
                 "Run the opt-in neural-training workloads (MLP, CNN, LSTM on Fashion-MNIST; minutes)");
   cmd->add_option("--data", opts->data_dir, "Fashion-MNIST folder for --neural-training")
       ->capture_default_str();
+  cmd->add_flag("--lm-training", opts->lm_training,
+                "Run the language-model training evidence: llama-tiny on Debian's fortunes corpus along the "
+                "routes CPU 1 thread, CPU 2 threads, CUDA, CPU->CUDA->CPU (minutes; exit 0 identical, 1 "
+                "divergent, 2 bad usage or missing data)");
+  cmd->add_option("--lm-steps", opts->lm.steps, "Training steps for --lm-training")->capture_default_str();
+  cmd->add_option("--lm-switch-every", opts->lm.switch_every,
+                  "Steps between the device switches of the cpu-cuda-cpu route of --lm-training")
+      ->capture_default_str();
+  cmd->add_option("--lm-routes", opts->lm.routes,
+                  "Comma-separated routes for --lm-training: cpu-1t, cpu-2t, cuda, cpu-cuda-cpu (default all)");
+  cmd->add_option("--lm-dir", opts->lm.dir,
+                  "Scratch folder for --lm-training (corpus copy, tokenizer, checkpoints, per-route reports; "
+                  "default a new temporary folder)");
   cmd->callback([opts, threads_opt] {
     opts->threads_given = threads_opt->count() > 0;
     int code = run_verify(*opts);
