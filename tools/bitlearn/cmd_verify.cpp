@@ -188,6 +188,9 @@ void setup(CLI::App& root) {
       ->capture_default_str();
   cmd->add_option("--lm-routes", opts->lm.routes,
                   "Comma-separated routes for --lm-training: cpu-1t, cpu-2t, cuda, cpu-cuda-cpu (default all)");
+  cmd->add_option("--lm-corpus", opts->lm.corpus,
+                  "Folder of the fortunes text files for --lm-training (default /usr/share/games/fortunes, "
+                  "Debian package fortunes)");
   cmd->add_option("--lm-dir", opts->lm.dir,
                   "Scratch folder for --lm-training (corpus copy, tokenizer, checkpoints, per-route reports; "
                   "default a new temporary folder)");

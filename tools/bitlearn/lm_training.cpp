@@ -42,6 +42,7 @@ int run_lm_training(const LmTrainingOptions& o) {
                "' (known: cpu-1t, cpu-2t, cuda, cpu-cuda-cpu)");
     eo.steps = o.steps;
     eo.switch_every = o.switch_every;
+    if (!o.corpus.empty()) eo.corpus_source = o.corpus;
     eo.progress = ::isatty(2) != 0;
     if (o.dir.empty()) {
       char scratch_template[] = "/tmp/bitlearn_lm_XXXXXX";

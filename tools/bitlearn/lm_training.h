@@ -12,6 +12,7 @@ struct LmTrainingOptions {
   std::string routes;  // comma-separated route names ("" or "all": every route)
   std::string dir;     // scratch folder ("": a new temporary one)
   std::string json;    // all route records as JSON ("": none)
+  std::string corpus;  // folder of the fortunes files ("": Debian's /usr/share/games/fortunes)
 };
 
 // Runs the evidence of bitlearn/lm_evidence.h, prints one line per route and the

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The language-model training checks on a GPU machine, after `scripts/gpu-check.sh --only build`:
+#   cuda     the CUDA identity tests of the trainer (bitlearn_cuda_tests *LmCuda*)
+#   evidence bitlearn verify --lm-training (all four routes, 200 steps)
+#   torch    scripts/lm_torch_check.py: gradients against PyTorch fp32 and float64, a 300-step loss
+#            curve against PyTorch's
+#   bench    bench/lm_train_bench.py: tokens/s and peak memory side by side with PyTorch
+#   profile  nsys kernel summary of three steps of the 162M model (when nsys is there)
+# Usage: OUT=DIR bash scripts/gpu-lm-check.sh [STEP...] (default: cuda evidence torch). Logs go
+# to $OUT; the fortunes corpus is read from .gpudeps/fortunes when present (no package manager there).
+set -u
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/gpu-lm-check}
+B=${B:-build-gpu}
+mkdir -p "$OUT"
+steps=("$@")
+[ ${#steps[@]} -eq 0 ] && steps=(cuda evidence torch)
+corpus=()
+[ -d .gpudeps/fortunes ] && corpus=(--lm-corpus .gpudeps/fortunes)
+status=0
+for s in "${steps[@]}"; do
+  t0=$(date +%s)
+  case "$s" in
+    cuda) "$B/tests/bitlearn_cuda_tests" --gtest_filter='*LmCuda*' >"$OUT/cuda.log" 2>&1 ;;
+    evidence) "$B/bitlearn" verify --lm-training "${corpus[@]}" --lm-dir /tmp/lm-evidence \
+                --json "$OUT/lm-evidence.json" >"$OUT/evidence.log" 2>&1 ;;
+    torch) python3 scripts/lm_torch_check.py --driver "$B/bench/lm_train_driver" --work /tmp/lm-torch \
+             >"$OUT/torch.log" 2>&1; rc=$?; cp /tmp/lm-torch/torch_check.json "$OUT/" 2>/dev/null; (exit $rc) ;;
+    bench) python3 bench/lm_train_bench.py --driver "$B/bench/lm_train_driver" --work /tmp/lm-bench \
+             --out "$OUT/lm_train_bench.json" >"$OUT/bench.log" 2>&1 ;;
+    profile) if command -v nsys >/dev/null; then
+               BL_PROBE=n nsys profile -o /tmp/lm-prof --force-overwrite true --stats=false \
+                 "$B/tests/bitlearn_cuda_tests" --gtest_filter='LmProbe*' >"$OUT/profile_run.log" 2>&1
+               nsys stats --report cuda_gpu_kern_sum --format csv /tmp/lm-prof.nsys-rep >"$OUT/profile.csv" 2>&1
+             else echo "no nsys" >"$OUT/profile.csv"; fi ;;
+    *) echo "unknown step $s"; exit 2 ;;
+  esac
+  rc=$?
+  [ $rc -ne 0 ] && status=1
+  echo "$s: rc $rc, $(( $(date +%s) - t0 )) s"
+done
+exit $status
