@@ -5,7 +5,6 @@
 #   torch    scripts/lm_torch_check.py: gradients against PyTorch fp32 and float64, a 300-step loss
 #            curve against PyTorch's
 #   bench    bench/lm_train_bench.py: tokens/s and peak memory side by side with PyTorch
-#   profile  nsys kernel summary of three steps of the 162M model (when nsys is there)
 # Usage: OUT=DIR bash scripts/gpu-lm-check.sh [STEP...] (default: cuda evidence torch). Logs go
 # to $OUT; the fortunes corpus is read from .gpudeps/fortunes when present (no package manager there).
 set -u
@@ -28,11 +27,6 @@ for s in "${steps[@]}"; do
              >"$OUT/torch.log" 2>&1; rc=$?; cp /tmp/lm-torch/torch_check.json "$OUT/" 2>/dev/null; (exit $rc) ;;
     bench) python3 bench/lm_train_bench.py --driver "$B/bench/lm_train_driver" --work /tmp/lm-bench \
              --out "$OUT/lm_train_bench.json" >"$OUT/bench.log" 2>&1 ;;
-    profile) if command -v nsys >/dev/null; then
-               BL_PROBE=n nsys profile -o /tmp/lm-prof --force-overwrite true --stats=false \
-                 "$B/tests/bitlearn_cuda_tests" --gtest_filter='LmProbe*' >"$OUT/profile_run.log" 2>&1
-               nsys stats --report cuda_gpu_kern_sum --format csv /tmp/lm-prof.nsys-rep >"$OUT/profile.csv" 2>&1
-             else echo "no nsys" >"$OUT/profile.csv"; fi ;;
     *) echo "unknown step $s"; exit 2 ;;
   esac
   rc=$?
