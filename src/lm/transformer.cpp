@@ -64,21 +64,6 @@ ModelConfig gpt2_shape(int64_t layers, int64_t width, int64_t heads, int64_t con
   return c;
 }
 
-// cos and sin tables [positions, head_dim] as Hugging Face computes them in float32 (the same
-// construction as the inference model's).
-void rope_tables(const ModelConfig& c, Tensor* cos_out, Tensor* sin_out) {
-  const int64_t half = c.head_dim / 2;
-  std::vector<float> exponents(static_cast<size_t>(half));
-  for (int64_t i = 0; i < half; ++i) exponents[i] = static_cast<float>(2 * i);
-  Tensor e = div(Tensor::from_vector(exponents, {half}), Tensor::scalar(static_cast<double>(c.head_dim)));
-  Tensor inv_freq = div(Tensor::scalar(1.0), pow(Tensor::scalar(c.rope_theta), e));
-  Tensor pos = Tensor::arange(c.max_positions, DType::f32).unsqueeze(1);
-  Tensor angles = mul(pos, inv_freq.unsqueeze(0));
-  Tensor full = concat({angles, angles}, 1);
-  *cos_out = cos(full);
-  *sin_out = sin(full);
-}
-
 ag::Var activate(models::Activation a, const ag::Var& x) {
   switch (a) {
     case models::Activation::gelu_tanh: return train_ops::gelu_tanh(x);
@@ -194,7 +179,7 @@ Transformer::Transformer(const ModelConfig& c, uint64_t seed) : config_(c) {
       blocks_.push_back(b);
     }
     final_w_ = ones("model.norm.weight", C);
-    rope_tables(c, &rope_cos_, &rope_sin_);
+    models::parts::rope_tables(c, &rope_cos_, &rope_sin_);
   }
   if (!c.tie_word_embeddings) lm_head_ = normal("lm_head.weight", {V, C}, std_);
   else tied_head_ = ag::Var(wte_.value(), true);

@@ -20,6 +20,22 @@
 namespace bl::models {
 namespace parts {
 
+// cos and sin tables [positions, head_dim] as Hugging Face computes them in float32:
+// inv_freq_i = 1 / theta^(2i / d), angle = inv_freq_i * position, the halves repeated.
+void rope_tables(const ModelConfig& c, Tensor* cos_out, Tensor* sin_out) {
+  const int64_t half = c.head_dim / 2;
+  std::vector<float> exponents(static_cast<size_t>(half));
+  for (int64_t i = 0; i < half; ++i) exponents[i] = static_cast<float>(2 * i);  // exact
+  Tensor e = div(Tensor::from_vector(exponents, {half}), Tensor::scalar(static_cast<double>(c.head_dim)));
+  Tensor inv_freq = div(Tensor::scalar(1.0), pow(Tensor::scalar(c.rope_theta), e));
+  Tensor pos = Tensor::arange(c.max_positions, DType::f32).unsqueeze(1);
+  Tensor angles = mul(pos, inv_freq.unsqueeze(0));        // [P, half]
+  Tensor full = concat({angles, angles}, 1);               // [P, head_dim]
+  *cos_out = cos(full);
+  *sin_out = sin(full);
+}
+
+
 Tensor WeightSource::take(const std::string& name, const Shape& expected, const std::string& config_fields) const {
   auto it = tensors_.find(name);
   BL_CHECK(it != tensors_.end(), source_, ": tensor '", name, "' is missing (expected shape ",
@@ -164,21 +180,6 @@ Tensor activate(Activation a, const Tensor& x) {
     case Activation::relu: return relu(x);
   }
   return x;
-}
-
-// cos and sin tables [positions, head_dim] as Hugging Face computes them in float32:
-// inv_freq_i = 1 / theta^(2i / d), angle = inv_freq_i * position, the halves repeated.
-void rope_tables(const ModelConfig& c, Tensor* cos_out, Tensor* sin_out) {
-  const int64_t half = c.head_dim / 2;
-  std::vector<float> exponents(static_cast<size_t>(half));
-  for (int64_t i = 0; i < half; ++i) exponents[i] = static_cast<float>(2 * i);  // exact
-  Tensor e = div(Tensor::from_vector(exponents, {half}), Tensor::scalar(static_cast<double>(c.head_dim)));
-  Tensor inv_freq = div(Tensor::scalar(1.0), pow(Tensor::scalar(c.rope_theta), e));
-  Tensor pos = Tensor::arange(c.max_positions, DType::f32).unsqueeze(1);
-  Tensor angles = mul(pos, inv_freq.unsqueeze(0));        // [P, half]
-  Tensor full = concat({angles, angles}, 1);               // [P, head_dim]
-  *cos_out = cos(full);
-  *sin_out = sin(full);
 }
 
 Tensor norm(const ModelConfig& c, const Tensor& x, const Tensor& w, const Tensor& b) {

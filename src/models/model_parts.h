@@ -45,6 +45,9 @@ std::shared_ptr<const PackedMatrix> pack_weight(const Tensor& w);
 // x [N, in] -> [N, out] through a Linear (bias added when present).
 Tensor apply(const CausalLM::Linear& l, const Tensor& x);
 
+// The rotary tables cos, sin [max_positions, head_dim] as Hugging Face computes them in float32.
+void rope_tables(const ModelConfig& c, Tensor* cos_out, Tensor* sin_out);
+
 // Every tensor of dir/model.safetensors, or of the shards of dir/model.safetensors.index.json.
 std::map<std::string, Tensor> read_safetensors_dir(const std::string& dir);
 
