@@ -197,5 +197,7 @@ std::string params_sha256(const nn::Module& model);
 // checkpoint_sha256) and the loss curve as an SVG picture.
 std::string report_json(const TrainResult& result, const TrainOptions& options);
 std::string loss_curve_svg(const std::vector<StepRecord>& steps);
+// The bit pattern of a binary32 as 8 lowercase hex digits (the *_bits fields of reports).
+std::string float_bits_hex(float v);
 
 }  // namespace bl::lm

@@ -199,6 +199,8 @@ struct dtype_of<uint8_t> {
 
 // True when a CUDA device is usable (false in a CPU-only build).
 bool cuda_available();
+// True when this build has the CUDA backend (BITLEARN_CUDA at configure time), device or not.
+bool cuda_backend_built();
 // Number of CUDA devices (0 in a CPU-only build or without a GPU).
 int cuda_device_count();
 

@@ -42,8 +42,6 @@ DeviceId parse_device(const std::string& text);
 
 // The CUDA devices this process can use (empty in a CPU-only build or without a GPU).
 std::vector<DeviceId> cuda_devices();
-// True when the library was built with the CUDA backend.
-bool built_with_cuda();
 
 // Test hook: flip one bit of one element of a check's first generated input (the "negative
 // control"). A check whose hash does not move under this proves nothing.

@@ -30,9 +30,6 @@ std::shared_ptr<Buffer> allocate_buffer(size_t bytes, Device device, const char*
 // CUDA" or "<op>: no CUDA device <n>".
 void check_device_usable(Device device, const char* op);
 
-// True when this build has the CUDA backend (BITLEARN_CUDA at configure time).
-bool cuda_backend_built();
-
 // check_device_usable, then makes a CUDA device the calling thread's current one (no-op on cpu):
 // what every op does before it runs a kernel on device.
 void use_device(Device device, const char* op);

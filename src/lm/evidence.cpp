@@ -23,14 +23,6 @@ namespace {
 
 constexpr const char* kWhat = "lm evidence";
 
-std::string bits_hex(float v) {
-  uint32_t u;
-  std::memcpy(&u, &v, 4);
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "%08x", u);
-  return buf;
-}
-
 // The plain files of the fortunes folder (no extension: the *.dat indexes and *.u8 links are
 // left out), sorted by name; restricted to `wanted` when it is not empty.
 std::vector<std::string> fortune_files(const std::string& source, const std::vector<std::string>& wanted) {
@@ -185,7 +177,7 @@ std::vector<std::string> evidence_route_names() { return {"cpu-1t", "cpu-2t", "c
 std::string step_records_sha256(const std::vector<StepRecord>& steps) {
   Sha256 h;
   for (const StepRecord& s : steps)
-    h.update(std::to_string(s.step) + " " + bits_hex(s.loss) + " " + bits_hex(s.grad_norm) + " " + s.params_sha256 +
+    h.update(std::to_string(s.step) + " " + float_bits_hex(s.loss) + " " + float_bits_hex(s.grad_norm) + " " + s.params_sha256 +
              "\n");
   return h.finish_hex();
 }
@@ -220,8 +212,8 @@ void compare_routes(EvidenceResult* result) {
     for (size_t i = 0; i < r.steps.size(); ++i) {
       const StepRecord &a = r.steps[i], &b = ref->steps[i];
       const char* what = a.step != b.step                           ? "step number"
-                         : bits_hex(a.loss) != bits_hex(b.loss)     ? "loss bits"
-                         : bits_hex(a.grad_norm) != bits_hex(b.grad_norm) ? "grad_norm bits"
+                         : float_bits_hex(a.loss) != float_bits_hex(b.loss)     ? "loss bits"
+                         : float_bits_hex(a.grad_norm) != float_bits_hex(b.grad_norm) ? "grad_norm bits"
                          : a.params_sha256 != b.params_sha256       ? "params_sha256"
                                                                     : nullptr;
       if (what != nullptr) {
@@ -345,8 +337,8 @@ std::string evidence_json(const EvidenceResult& r) {
       nlohmann::ordered_json x;
       x["step"] = s.step;
       x["loss"] = s.loss;
-      x["loss_bits"] = bits_hex(s.loss);
-      x["grad_norm_bits"] = bits_hex(s.grad_norm);
+      x["loss_bits"] = float_bits_hex(s.loss);
+      x["grad_norm_bits"] = float_bits_hex(s.grad_norm);
       x["params_sha256"] = s.params_sha256;
       e["records"].push_back(x);
     }

@@ -9,17 +9,13 @@
 
 namespace bl::lm {
 
-namespace {
-
-std::string bits_hex(float v) {
+std::string float_bits_hex(float v) {
   uint32_t u;
   std::memcpy(&u, &v, 4);
   char buf[16];
   std::snprintf(buf, sizeof buf, "%08x", u);
   return buf;
 }
-
-}  // namespace
 
 std::string report_json(const TrainResult& r, const TrainOptions& o) {
   nlohmann::ordered_json j;
@@ -34,14 +30,14 @@ std::string report_json(const TrainResult& r, const TrainOptions& o) {
     nlohmann::ordered_json e;
     e["step"] = s.step;
     e["loss"] = s.loss;
-    e["loss_bits"] = bits_hex(s.loss);
+    e["loss_bits"] = float_bits_hex(s.loss);
     e["grad_norm"] = s.grad_norm;
-    e["grad_norm_bits"] = bits_hex(s.grad_norm);
+    e["grad_norm_bits"] = float_bits_hex(s.grad_norm);
     e["lr"] = s.lr;
-    e["lr_bits"] = bits_hex(s.lr);
+    e["lr_bits"] = float_bits_hex(s.lr);
     if (s.val_loss >= 0) {
       e["val_loss"] = s.val_loss;
-      e["val_loss_bits"] = bits_hex(s.val_loss);
+      e["val_loss_bits"] = float_bits_hex(s.val_loss);
     }
     if (!s.params_sha256.empty()) e["params_sha256"] = s.params_sha256;
     e["seconds"] = s.seconds;

@@ -18,50 +18,36 @@ using train_ops::Shards;
 
 namespace {
 
+// A preset's config.json, read by the same parser as a Hugging Face file.
 ModelConfig llama_shape(int64_t layers, int64_t width, int64_t heads, int64_t kv_heads, int64_t mlp,
                         int64_t context, int64_t vocab, bool tied) {
-  ModelConfig c;
-  c.model_type = "llama";
-  c.vocab_size = vocab;
-  c.hidden_size = width;
-  c.num_layers = layers;
-  c.num_heads = heads;
-  c.num_kv_heads = kv_heads;
-  c.head_dim = width / heads;
-  c.intermediate_size = mlp;
-  c.max_positions = context;
-  c.norm = models::NormKind::rms_norm;
-  c.norm_eps = 1e-5f;
-  c.activation = models::Activation::silu;
-  c.gated_mlp = true;
-  c.rope = true;
-  c.rope_theta = 10000.0f;
-  c.tie_word_embeddings = tied;
-  return c;
+  nlohmann::ordered_json j;
+  j["model_type"] = "llama";
+  j["vocab_size"] = vocab;
+  j["hidden_size"] = width;
+  j["intermediate_size"] = mlp;
+  j["num_hidden_layers"] = layers;
+  j["num_attention_heads"] = heads;
+  j["num_key_value_heads"] = kv_heads;
+  j["max_position_embeddings"] = context;
+  j["rms_norm_eps"] = 1e-5;
+  j["rope_theta"] = 10000.0;
+  j["hidden_act"] = "silu";
+  j["tie_word_embeddings"] = tied;
+  return models::parse_config(j.dump(), "llama preset");
 }
 
 ModelConfig gpt2_shape(int64_t layers, int64_t width, int64_t heads, int64_t context, int64_t vocab) {
-  ModelConfig c;
-  c.model_type = "gpt2";
-  c.vocab_size = vocab;
-  c.hidden_size = width;
-  c.num_layers = layers;
-  c.num_heads = heads;
-  c.num_kv_heads = heads;
-  c.head_dim = width / heads;
-  c.intermediate_size = 4 * width;
-  c.max_positions = context;
-  c.norm = models::NormKind::layer_norm;
-  c.norm_eps = 1e-5f;
-  c.activation = models::Activation::gelu_tanh;
-  c.gated_mlp = false;
-  c.learned_positions = true;
-  c.rope = false;
-  c.qkv_bias = true;
-  c.output_bias = true;
-  c.fused_qkv = true;
-  c.tie_word_embeddings = true;
-  return c;
+  nlohmann::ordered_json j;
+  j["model_type"] = "gpt2";
+  j["vocab_size"] = vocab;
+  j["n_positions"] = context;
+  j["n_embd"] = width;
+  j["n_layer"] = layers;
+  j["n_head"] = heads;
+  j["activation_function"] = "gelu_new";
+  j["layer_norm_epsilon"] = 1e-5;
+  return models::parse_config(j.dump(), "gpt2 preset");
 }
 
 ag::Var activate(models::Activation a, const ag::Var& x) {

@@ -93,8 +93,6 @@ DeviceId parse_device(const std::string& text) {
   return d;
 }
 
-bool built_with_cuda() { return cuda_backend_built(); }
-
 std::vector<DeviceId> cuda_devices() {
   std::vector<DeviceId> v;
   const int n = bl::cuda_device_count();

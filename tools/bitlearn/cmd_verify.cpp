@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 
+#include "bitlearn/tensor.h"
 #include "bitlearn/verify.h"
 #include "command.h"
 #include "lm_training.h"
@@ -97,7 +98,7 @@ int run_verify(const VerifyOptions& o) {
   std::vector<std::string> missing;  // devices asked for that cannot run here
   if (o.device == "all") {
     devices.push_back(DeviceId{});
-    if (!built_with_cuda()) {
+    if (!bl::cuda_backend_built()) {
       missing.push_back("cuda: bitlearn was built without CUDA");
     } else {
       std::vector<DeviceId> gpus = cuda_devices();
@@ -112,7 +113,7 @@ int run_verify(const VerifyOptions& o) {
       std::fprintf(stderr, "bitlearn verify: %s\n", e.what());
       return 2;
     }
-    if (d.is_cuda && !built_with_cuda()) {
+    if (d.is_cuda && !bl::cuda_backend_built()) {
       std::fprintf(stderr,
                    "bitlearn verify: --device %s: this bitlearn was built without CUDA "
                    "(rebuild with -DBITLEARN_CUDA=ON, or use --device cpu)\n",

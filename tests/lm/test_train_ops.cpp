@@ -1,0 +1,118 @@
+// test_train_ops.cpp: the trainer's ops (src/lm/train_ops.h) give the same bits at every thread
+// count, fold parameter gradients shard by shard in shard order (and the fold is observable: one
+// fold over all rows gives other bits), and their gradients agree with finite differences.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "core/thread_pool.h"
+#include "lm/train_ops_cases.h"
+
+namespace bl::lm {
+namespace {
+
+using testing::random_tensor;
+using testing::train_op_cases;
+
+bool same_bits(const Tensor& a, const Tensor& b) {
+  if (a.defined() != b.defined()) return false;
+  if (!a.defined()) return true;
+  if (a.shape() != b.shape() || a.dtype() != b.dtype()) return false;
+  const Tensor ca = a.contiguous(), cb = b.contiguous();
+  return std::memcmp(ca.raw_data(), cb.raw_data(), static_cast<size_t>(ca.numel()) * ca.element_size()) == 0;
+}
+
+void expect_same(const std::vector<Tensor>& a, const std::vector<Tensor>& b, const std::string& what) {
+  ASSERT_EQ(a.size(), b.size()) << what;
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(same_bits(a[i], b[i])) << what << ", result " << i;
+}
+
+TEST(LmTrainOps, EveryThreadCountGivesTheSameBits) {
+  const int saved = num_threads();
+  for (const auto& c : train_op_cases()) {
+    set_num_threads(1);
+    const std::vector<Tensor> ref = c.run(Device::cpu(), 0);
+    for (int t : {2, 3}) {
+      set_num_threads(t);
+      expect_same(c.run(Device::cpu(), 0), ref, c.name + " at " + std::to_string(t) + " threads");
+    }
+  }
+  set_num_threads(saved);
+}
+
+// The weight gradient of a linear layer is ((x_0^T g_0) + x_1^T g_1) + x_2^T g_2 over its shards,
+// computed here from plain ops; and (the sabotage arm) one product over all rows differs.
+TEST(LmTrainOps, LinearFoldsShardGradientsInShardOrder) {
+  const int64_t shards = 3, rows = 64, in = 48, out = 40;
+  const Tensor x = random_tensor({shards * rows, in}, 31), w = random_tensor({out, in}, 32, 0.2f);
+  const Tensor g = random_tensor({shards * rows, out}, 33);
+  ag::Var xv(x, true), wv(w, true);
+  ag::backward(train_ops::linear(xv, wv, ag::Var(), false, {shards, rows}), g);
+  Tensor expected;
+  for (int64_t s = 0; s < shards; ++s) {
+    Tensor part = matmul(g.slice(0, s * rows, (s + 1) * rows), x.slice(0, s * rows, (s + 1) * rows), true, false);
+    expected = expected.defined() ? add(expected, part) : part;
+  }
+  EXPECT_TRUE(same_bits(wv.grad(), expected));
+  EXPECT_FALSE(same_bits(wv.grad(), matmul(g, x, true, false))) << "one product over all rows has the same bits";
+}
+
+TEST(LmTrainOps, SabotageShardCountChangesParameterGradients) {
+  for (const auto& c : train_op_cases()) {
+    if (c.name != "linear_out_in" && c.name != "layer_norm" && c.name != "embedding" && c.name != "cross_entropy")
+      continue;
+    const std::vector<Tensor> a = c.run(Device::cpu(), 0), b = c.run(Device::cpu(), 1);
+    bool all_same = true;
+    for (size_t i = 0; i < a.size() && i < b.size(); ++i) all_same = all_same && same_bits(a[i], b[i]);
+    EXPECT_FALSE(all_same) << c.name << ": the shard fold leaves no trace";
+  }
+}
+
+// d/dx <f(x), R> along a random direction against central differences.
+void check_fd(const std::string& name, const Tensor& x0, const std::function<ag::Var(const ag::Var&)>& f) {
+  ag::Var x(x0, true);
+  const ag::Var y = f(x);
+  const Tensor r = random_tensor(y.shape(), 41);
+  ag::backward(y, r);
+  const Tensor dir = random_tensor(x0.shape(), 42);
+  const double analytic = sum(mul(x.grad(), dir)).item();
+  const float eps = 1e-3f;
+  auto at = [&](float sgn) {
+    ag::NoGradGuard no_grad;
+    return sum(mul(f(ag::Var(add(x0, mul(dir, Tensor::scalar(sgn * eps))))).value(), r)).item();
+  };
+  const double numeric = (at(1) - at(-1)) / (2 * eps);
+  EXPECT_NEAR(analytic, numeric, 0.01 * std::abs(numeric) + 1e-3) << name;
+}
+
+TEST(LmTrainOps, GradientsAgreeWithFiniteDifferences) {
+  using train_ops::Shards;
+  const Tensor w = random_tensor({24}, 43), b = random_tensor({24}, 44);
+  check_fd("rms_norm", random_tensor({10, 24}, 45, 2.0f),
+           [&](const ag::Var& x) { return train_ops::norm(x, ag::Var(w), ag::Var(), false, 1e-5f, Shards{2, 5}); });
+  check_fd("layer_norm", random_tensor({10, 24}, 46, 2.0f),
+           [&](const ag::Var& x) { return train_ops::norm(x, ag::Var(w), ag::Var(b), true, 1e-5f, Shards{2, 5}); });
+  check_fd("gelu_tanh", random_tensor({50}, 47, 3.0f), [](const ag::Var& x) { return train_ops::gelu_tanh(x); });
+  const Tensor cs = random_tensor({6, 8}, 48), sn = random_tensor({6, 8}, 49);
+  check_fd("rope", random_tensor({6, 16}, 50), [&](const ag::Var& x) { return train_ops::rope(x, cs, sn, 8); });
+  const Tensor k = random_tensor({2 * 7, 2 * 4}, 51), v = random_tensor({2 * 7, 2 * 4}, 52);
+  check_fd("attention q", random_tensor({2 * 7, 4 * 4}, 53), [&](const ag::Var& q) {
+    return train_ops::causal_attention(q, ag::Var(k), ag::Var(v), 2, 7, 4, 2, 4, 0.5f, 0);
+  });
+  const Tensor q = random_tensor({2 * 7, 4 * 4}, 54);
+  check_fd("attention k", k, [&](const ag::Var& kk) {
+    return train_ops::causal_attention(ag::Var(q), kk, ag::Var(v), 2, 7, 4, 2, 4, 0.5f, 3);
+  });
+  check_fd("attention v", v, [&](const ag::Var& vv) {
+    return train_ops::causal_attention(ag::Var(q), ag::Var(k), vv, 2, 7, 4, 2, 4, 0.5f, 0);
+  });
+  const Tensor hw = random_tensor({11, 6}, 55);
+  const Tensor labels = testing::ids_tensor(20, 11, 56);
+  check_fd("cross_entropy h", random_tensor({20, 6}, 57), [&](const ag::Var& h) {
+    return train_ops::cross_entropy(h, ag::Var(hw), labels, Shards{2, 10}, 0.5f, nullptr);
+  });
+}
+
+}  // namespace
+}  // namespace bl::lm
