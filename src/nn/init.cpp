@@ -1,16 +1,36 @@
 // init.cpp: Philox initializers (contract/rng.h), bounds in binary32 contract arithmetic.
 #include "bitlearn/nn/init.h"
 
+#include <algorithm>
+
 #include "contract/arith.h"
 #include "contract/math.h"
 #include "contract/rng.h"
 #include "core/error.h"
+#include "core/thread_pool.h"
 
 namespace bl::nn::init {
 
 namespace {
 
 Tensor make(const Shape& shape) { return Tensor::empty(shape, DType::f32, Device::cpu()); }
+
+// p[i] = element(i) for i in [0, n), in blocks on the default pool: every element is a pure
+// function of its index, so the bits do not depend on the thread count.
+template <typename Element>
+void fill(float* p, int64_t n, const Element& element) {
+  constexpr int64_t kBlock = 1 << 16;
+  const int64_t blocks = (n + kBlock - 1) / kBlock;
+  auto run = [&](int64_t b) {
+    const int64_t end = std::min(n, (b + 1) * kBlock);
+    for (int64_t i = b * kBlock; i < end; ++i) p[i] = element(static_cast<uint64_t>(i));
+  };
+  if (blocks <= 1) {
+    for (int64_t b = 0; b < blocks; ++b) run(b);
+    return;
+  }
+  default_pool().parallel_for(blocks, run);
+}
 
 float fan_ratio_sqrt(float numerator, int64_t denominator) {
   BL_CHECK(denominator > 0, "init: fan must be > 0, got ", denominator);
@@ -24,7 +44,7 @@ Tensor uniform(const Shape& shape, float a, float b, uint64_t seed, uint64_t str
   Tensor t = make(shape);
   float* p = t.data<float>();
   int64_t n = t.numel();
-  for (int64_t i = 0; i < n; ++i) p[i] = uniform_element(seed, stream, static_cast<uint64_t>(i), a, b);
+  fill(p, n, [&](uint64_t i) { return uniform_element(seed, stream, i, a, b); });
   return t;
 }
 
@@ -33,8 +53,7 @@ Tensor normal(const Shape& shape, float mean, float stddev, uint64_t seed, uint6
   Tensor t = make(shape);
   float* p = t.data<float>();
   int64_t n = t.numel();
-  for (int64_t i = 0; i < n; ++i)
-    p[i] = normal_element(seed, stream, static_cast<uint64_t>(i), mean, stddev);
+  fill(p, n, [&](uint64_t i) { return normal_element(seed, stream, i, mean, stddev); });
   return t;
 }
 
@@ -44,16 +63,16 @@ Tensor truncated_normal(const Shape& shape, float mean, float stddev, float a, f
   Tensor t = make(shape);
   float* p = t.data<float>();
   int64_t n = t.numel();
-  for (int64_t i = 0; i < n; ++i) {
+  fill(p, n, [&](uint64_t i) {
     float z = 0.0f;
     bool inside = false;
     for (uint64_t k = 0; k < 32 && !inside; ++k) {
-      z = normal_element(seed, stream + (k << 40), static_cast<uint64_t>(i));
+      z = normal_element(seed, stream + (k << 40), i);
       inside = z >= a && z <= b;
     }
     if (!inside) z = bl::min(bl::max(z, a), b);
-    p[i] = bl::add(mean, bl::mul(stddev, z));
-  }
+    return bl::add(mean, bl::mul(stddev, z));
+  });
   return t;
 }
 
