@@ -54,6 +54,20 @@ nlohmann::ordered_json bit_options(const TrainOptions& o, const ModelConfig& c, 
 
 bool finite(float v) { return std::isfinite(v); }
 
+// An option's value for messages: binary32 options as the shortest text that reads back (not as
+// the double they are stored as).
+std::string option_text(const nlohmann::ordered_json& v) {
+  if (!v.is_number_float()) return v.dump();
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(static_cast<float>(v.get<double>())));
+  for (int digits = 1; digits <= 9; ++digits) {
+    char shorter[32];
+    std::snprintf(shorter, sizeof shorter, "%.*g", digits, static_cast<double>(static_cast<float>(v.get<double>())));
+    if (std::strtof(shorter, nullptr) == static_cast<float>(v.get<double>())) return shorter;
+  }
+  return buf;
+}
+
 std::string fmt_eta(double seconds) {
   char buf[32];
   const long s = static_cast<long>(seconds + 0.5);
@@ -173,8 +187,8 @@ TrainResult train(const TrainOptions& o) {
     nlohmann::ordered_json saved = nlohmann::ordered_json::parse(it->second);
     for (const auto& [key, value] : hp.items()) {
       BL_CHECK(saved.contains(key) && saved[key] == value, "lm train: --resume refused: ", o.checkpoint,
-               " was trained with ", key, " = ", saved.contains(key) ? saved[key].dump() : "(absent)",
-               " but this run has ", key, " = ", value.dump(), " (the run would not continue the same training)");
+               " was trained with ", key, " = ", saved.contains(key) ? option_text(saved[key]) : "(absent)",
+               " but this run has ", key, " = ", option_text(value), " (the run would not continue the same training)");
     }
     result.first_step = info.step;
   }
