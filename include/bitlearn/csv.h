@@ -21,9 +21,10 @@ struct CsvTable {
   std::vector<float> values;
 };
 
-// Parses CSV text; `source` names the input in errors (empty file, ragged row, bad cell, ...).
+// Parses CSV text; `source` names the input in errors (empty file, ragged row, bad cell, a column
+// name given twice, ...).
 CsvTable parse_csv(const std::string& text, const std::string& source = "csv");
-// Reads and parses a CSV file (errors name the path).
+// Reads and parses a CSV file (errors name the path; a directory is refused as one).
 CsvTable read_csv(const std::string& path);
 
 // Features X [rows, d] (f32) and target y [rows] (f32) of a table.
@@ -35,7 +36,7 @@ struct CsvXy {
 
 // Splits a table into X and y. target: the target column's name (empty = no target: every column
 // is a feature). features: when non-empty, exactly these columns in this order form X (others are
-// ignored); a named column that is missing throws bl::Error listing the columns present.
+// ignored); a named column that is missing, or named twice in features, throws bl::Error.
 CsvXy csv_to_xy(const CsvTable& table, const std::string& target,
                 const std::vector<std::string>& features = {}, const std::string& source = "csv");
 

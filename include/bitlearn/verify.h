@@ -118,7 +118,8 @@ std::string expected_hashes_source(const DeviceRun& quick_run, const DeviceRun& 
 
 // Writes the report as JSON to path atomically (a temporary file renamed into place).
 void write_report_json(const Report& report, const std::string& path);
-// Reads a report written by write_report_json; throws bl::Error naming the file on bad JSON.
+// Reads a report written by write_report_json; throws bl::Error naming the file on bad JSON or a
+// corrupt report (a missing member, a malformed hash, a device run or a check named twice).
 Report read_report_json(const std::string& path);
 
 // The exit status of `bitlearn verify` for a finished report: 1 when a check is DIVERGENT or two

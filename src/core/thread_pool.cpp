@@ -1,10 +1,13 @@
 #include "core/thread_pool.h"
 
 #include <atomic>
+#include <cerrno>
 #include <condition_variable>
 #include <cstdlib>
 #include <exception>
 #include <mutex>
+#include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -37,36 +40,69 @@ struct ThreadPool::State {
       }
     }
   }
+
+  // Wakes every worker to return and joins it.
+  void stop_and_join() {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      stopping = true;
+    }
+    wake.notify_all();
+    for (auto& w : workers) w.join();
+    workers.clear();
+  }
 };
 
+namespace {
+std::atomic<int> g_fail_thread{0};
+}  // namespace
+
+void set_thread_start_failure_for_testing(int n) { g_fail_thread.store(n); }
+
+void check_thread_count(int64_t threads, const char* what) {
+  BL_CHECK(threads >= 1, what, " ", threads, ": the thread count must be at least 1");
+  BL_CHECK(threads <= kMaxThreads, what, " ", threads, ": the thread count must be at most ", kMaxThreads,
+           " (the limit of the CPU thread pool)");
+}
+
 ThreadPool::ThreadPool(int threads) : threads_(threads), state_(new State) {
-  BL_CHECK(threads >= 1, "ThreadPool: thread count must be >= 1, got ", threads);
-  for (int t = 1; t < threads; ++t) {
-    state_->workers.emplace_back([s = state_.get()] {
-      uint64_t seen = 0;
-      for (;;) {
-        {
-          std::unique_lock<std::mutex> lock(s->mutex);
-          s->wake.wait(lock, [&] { return s->stopping || s->generation != seen; });
-          if (s->stopping) return;
-          seen = s->generation;
-        }
-        s->run_tasks();
-        std::lock_guard<std::mutex> lock(s->mutex);
-        if (--s->active == 0) s->done.notify_all();
-      }
-    });
+  BL_CHECK(threads >= 1 && threads <= kMaxThreads, "ThreadPool: thread count must lie in [1, ", kMaxThreads,
+           "], got ", threads);
+  // A constructor that throws runs no destructor: the workers already started must be joined here,
+  // or their std::thread destructors would call std::terminate.
+  try {
+    state_->workers.reserve(static_cast<size_t>(threads - 1));
+    for (int t = 1; t < threads; ++t) start_worker(t);
+  } catch (const std::exception& e) {
+    const size_t started = state_->workers.size();
+    state_->stop_and_join();
+    throw Error(detail::concat("ThreadPool: the system refused to start thread ", started + 2, " of the ", threads,
+                               " asked for (", e.what(), "); ask for fewer threads (--threads or BITLEARN_THREADS)"));
   }
 }
 
-ThreadPool::~ThreadPool() {
-  {
-    std::lock_guard<std::mutex> lock(state_->mutex);
-    state_->stopping = true;
-  }
-  state_->wake.notify_all();
-  for (auto& w : state_->workers) w.join();
+void ThreadPool::start_worker(int t) {
+  const int fail = g_fail_thread.load();
+  if (fail > 0 && t == fail)
+    throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again),
+                            "thread start refused for a test");
+  state_->workers.emplace_back([s = state_.get()] {
+    uint64_t seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(s->mutex);
+        s->wake.wait(lock, [&] { return s->stopping || s->generation != seen; });
+        if (s->stopping) return;
+        seen = s->generation;
+      }
+      s->run_tasks();
+      std::lock_guard<std::mutex> lock(s->mutex);
+      if (--s->active == 0) s->done.notify_all();
+    }
+  });
 }
+
+ThreadPool::~ThreadPool() { state_->stop_and_join(); }
 
 void ThreadPool::parallel_for(int64_t n_tasks, const std::function<void(int64_t)>& task) {
   if (n_tasks <= 0) return;
@@ -98,12 +134,19 @@ std::unique_ptr<ThreadPool> g_pool;
 int g_requested = 0;
 
 int initial_threads() {
-  if (const char* env = std::getenv("BITLEARN_THREADS")) {
-    int n = std::atoi(env);
-    if (n >= 1) return n;
+  const char* env = std::getenv("BITLEARN_THREADS");
+  if (env != nullptr && env[0] != '\0') {
+    char* end = nullptr;
+    errno = 0;
+    const long long n = std::strtoll(env, &end, 10);
+    BL_CHECK(errno == 0 && end != env && *end == '\0', "BITLEARN_THREADS='", env,
+             "': expected a whole number of threads from 1 to ", kMaxThreads);
+    check_thread_count(n, "BITLEARN_THREADS");
+    return static_cast<int>(n);
   }
   unsigned hw = std::thread::hardware_concurrency();
-  return hw >= 1 ? static_cast<int>(hw) : 1;
+  if (hw < 1) return 1;
+  return hw > static_cast<unsigned>(kMaxThreads) ? kMaxThreads : static_cast<int>(hw);
 }
 }  // namespace
 
@@ -114,7 +157,7 @@ ThreadPool& default_pool() {
 }
 
 void set_num_threads(int threads) {
-  BL_CHECK(threads >= 1, "set_num_threads: thread count must be >= 1, got ", threads);
+  check_thread_count(threads, "set_num_threads");
   std::lock_guard<std::mutex> lock(g_pool_mutex);
   g_requested = threads;
   if (g_pool && g_pool->threads() != threads) g_pool.reset();

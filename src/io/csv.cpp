@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <map>
+#include <set>
 
 #include "bitlearn/io.h"
 #include "core/error.h"
@@ -63,9 +66,15 @@ CsvTable parse_csv(const std::string& text, const std::string& source) {
           static_cast<unsigned char>(line[1]) == 0xBB && static_cast<unsigned char>(line[2]) == 0xBF) {
         cells = split_line(line.substr(3));  // UTF-8 byte-order mark
       }
-      for (auto& c : cells) {
+      std::map<std::string, size_t> seen;  // name -> 1-based column
+      for (size_t i = 0; i < cells.size(); ++i) {
+        std::string& c = cells[i];
         c = trim(c);
         BL_CHECK(!c.empty(), source, ": header (line ", line_no, ") has an empty column name");
+        // Two columns of one name would make every lookup by name pick the first one silently.
+        auto [it, fresh] = seen.emplace(c, i + 1);
+        BL_CHECK(fresh, source, ": header (line ", line_no, ") names column '", c, "' twice (columns ",
+                 it->second, " and ", i + 1, "); column names must be unique");
       }
       t.columns = cells;
       have_header = true;
@@ -93,6 +102,8 @@ CsvTable parse_csv(const std::string& text, const std::string& source) {
 }
 
 CsvTable read_csv(const std::string& path) {
+  std::error_code ec;
+  BL_CHECK(!std::filesystem::is_directory(path, ec), path, ": is a directory, not a CSV file");
   return parse_csv(read_file_text(path, "CSV file"), path);
 }
 
@@ -116,6 +127,10 @@ CsvXy csv_to_xy(const CsvTable& table, const std::string& target,
   std::vector<int64_t> cols;
   CsvXy out;
   if (!features.empty()) {
+    std::set<std::string> asked;
+    for (const auto& f : features)
+      BL_CHECK(asked.insert(f).second, source, ": feature column '", f,
+               "' is asked for twice (the model's feature names must be unique)");
     for (const auto& f : features) {
       int64_t c = find(f);
       BL_CHECK(c >= 0, source, ": feature column '", f, "' (used when the model was fit) not found (columns: ",

@@ -8,6 +8,7 @@
 //     "digest": <digest of runs[0]> }
 #include <cstdio>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -124,15 +125,23 @@ Report read_report_json(const std::string& path) {
   r.suite = suite == "quick" ? Suite::quick : Suite::full;
   r.threads = member(j, "threads", vt::number_integer, path).get<int>();
   if (j.contains("cpu_isa") && j["cpu_isa"].is_string()) r.cpu_isa = j["cpu_isa"];
+  // A name seen twice would let one entry hide the other (compare would read only one of them), so a
+  // report holding a device run or a check twice is corrupt.
+  std::set<std::string> devices;
   for (const auto& rj : member(j, "runs", vt::array, path)) {
     DeviceRun run;
     run.device = member(rj, "device", vt::string, path).get<std::string>();
+    BL_CHECK(devices.insert(run.device).second, "verify report ", path, ": corrupt report: device run '",
+             run.device, "' appears twice");
+    std::set<std::string> names;
     run.digest = member(rj, "digest", vt::string, path).get<std::string>();
     BL_CHECK(is_hex64(run.digest), "verify report ", path, ": device ", run.device,
              " has a malformed digest");
     for (const auto& cj : member(rj, "checks", vt::array, path)) {
       CheckResult c;
       c.name = member(cj, "name", vt::string, path).get<std::string>();
+      BL_CHECK(names.insert(c.name).second, "verify report ", path, ": corrupt report: check '", c.name,
+               "' appears twice in device run '", run.device, "'");
       c.device = run.device;
       c.state = parse_state(member(cj, "state", vt::string, path).get<std::string>(), path);
       c.hash = member(cj, "hash", vt::string, path).get<std::string>();

@@ -62,7 +62,10 @@ bl::ml::Params parse_params(const std::vector<std::string>& items) {
 }
 
 void run_fit(const FitArgs& a) {
-  if (a.threads > 0) bl::set_num_threads(a.threads);
+  if (a.threads != 0) {  // 0: BITLEARN_THREADS or every hardware thread
+    bl::check_thread_count(a.threads, "--threads");
+    bl::set_num_threads(a.threads);
+  }
   auto est = bl::ml::make_estimator(a.model, parse_params(a.params));
   bl::CsvTable table = bl::read_csv(a.data);
   bl::CsvXy xy = bl::csv_to_xy(table, a.target, {}, a.data);

@@ -24,7 +24,10 @@ struct PredictArgs {
 };
 
 void run_predict(const PredictArgs& a) {
-  if (a.threads > 0) bl::set_num_threads(a.threads);
+  if (a.threads != 0) {  // 0: BITLEARN_THREADS or every hardware thread
+    bl::check_thread_count(a.threads, "--threads");
+    bl::set_num_threads(a.threads);
+  }
   nlohmann::json j;
   {
     const std::string text = bl::read_file_text(a.model, "model file");

@@ -3,6 +3,7 @@
 // with --model gpt2, llama or a language-model preset, a decoder language model (cmd_train_lm.h).
 // Errors print `bitlearn train: <message>` and exit with code 2.
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -139,11 +140,30 @@ std::string message_of(const bl::Error& e) {
 struct TrainCommand {
   TrainOptions classifier;
   bl::cli::LmTrainArgs lm;
-  CLI::Option *model = nullptr, *steps = nullptr, *batch = nullptr, *lr = nullptr;
+  CLI::Option *model = nullptr, *steps = nullptr, *batch = nullptr, *lr = nullptr, *width = nullptr,
+              *train_subset = nullptr, *threads = nullptr, *checkpoint_every = nullptr;
   std::vector<CLI::Option*> lm_only, classifier_only;
 };
 
+// Refuses an out-of-range value of an option the command line gave: a classifier would otherwise
+// take 0 or a negative number as "use the default" and train something other than what was asked.
+void check_classifier_options(const TrainCommand& t) {
+  const TrainOptions& c = t.classifier;
+  auto at_least_one = [](const CLI::Option* opt, int64_t v) {
+    BL_CHECK(opt->count() == 0 || v >= 1, opt->get_name(), " must be >= 1, got ", v);
+  };
+  at_least_one(t.steps, c.steps);
+  at_least_one(t.batch, c.batch);
+  at_least_one(t.width, c.width);
+  at_least_one(t.train_subset, c.train_subset);
+  BL_CHECK(t.lr->count() == 0 || (std::isfinite(c.lr) && c.lr > 0), "--lr must be a finite number > 0, got ",
+           c.lr);
+}
+
 void dispatch(TrainCommand& t) {
+  if (t.threads->count() > 0) bl::check_thread_count(t.classifier.threads, "--threads");
+  BL_CHECK(t.checkpoint_every->count() == 0 || t.classifier.checkpoint_every >= 0,
+           "--checkpoint-every must be >= 0, got ", t.classifier.checkpoint_every);
   // --config or --init-from without --model: a language model of that folder's or file's kind.
   if (t.model->count() == 0 && (!t.lm.options.init_from.empty() || !t.lm.options.config_path.empty())) {
     const std::string cfg = !t.lm.options.init_from.empty() ? t.lm.options.init_from + "/config.json"
@@ -158,6 +178,7 @@ void dispatch(TrainCommand& t) {
     const std::string bad = given(t.lm_only);
     BL_CHECK(bad.empty(), bad, " only to language models (--model gpt2, llama or a preset); --model ", name,
              " is a classifier");
+    check_classifier_options(t);
     run(t.classifier);
     return;
   }
@@ -201,12 +222,14 @@ void setup(CLI::App& root) {
   t->steps = cmd->add_option("--steps", o->steps, "Training steps (classifiers 2000, LM 200)");
   t->batch = cmd->add_option("--batch", o->batch, "Batch size (mlp 128, cnn 64, lstm 64, LM 8 sequences)");
   t->lr = cmd->add_option("--lr", o->lr, "Peak learning rate (classifiers: 50 warmup steps; LM 3e-4, see --warmup)");
-  t->classifier_only.push_back(cmd->add_option("--width", o->width, "Hidden width / channels (mlp 256, cnn 16, lstm 64)"));
+  t->width = cmd->add_option("--width", o->width, "Hidden width / channels (mlp 256, cnn 16, lstm 64)");
+  t->classifier_only.push_back(t->width);
   cmd->add_option("--seed", o->seed, "Initialization and data seed")->capture_default_str();
-  cmd->add_option("--threads", o->threads, "CPU threads");
-  t->classifier_only.push_back(cmd->add_option("--train-subset", o->train_subset, "Use only the first N training images"));
+  t->threads = cmd->add_option("--threads", o->threads, "CPU threads (1 to 1024; default BITLEARN_THREADS or all cores)");
+  t->train_subset = cmd->add_option("--train-subset", o->train_subset, "Use only the first N training images");
+  t->classifier_only.push_back(t->train_subset);
   cmd->add_option("--checkpoint", o->checkpoint, "Checkpoint file (safetensors)");
-  cmd->add_option("--checkpoint-every", o->checkpoint_every, "Save every N steps");
+  t->checkpoint_every = cmd->add_option("--checkpoint-every", o->checkpoint_every, "Save every N steps");
   cmd->add_flag("--resume", o->resume, "Continue from --checkpoint when it exists");
   t->classifier_only.push_back(cmd->add_flag("--no-eval", o->no_eval, "Skip the test-set evaluation"));
   t->lm_only = bl::cli::add_lm_only_options(cmd, &t->lm);

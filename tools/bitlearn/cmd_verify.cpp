@@ -5,7 +5,10 @@
 // the suite time, then `digest: <64 hex>` (SHA-256 over the check hashes in suite order).
 // Exit codes: 0 all IDENTICAL; 1 any DIVERGENT; 3 incomplete (something SKIPPED that should have run;
 // a CPU-only algorithm skipped on a GPU does not count); 2 bad usage.
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -19,6 +22,8 @@
 #include "core/thread_pool.h"
 #include "core/version.h"
 
+#include <unistd.h>
+
 namespace {
 
 struct VerifyOptions {
@@ -26,6 +31,7 @@ struct VerifyOptions {
   int threads = 0;
   bool threads_given = false;
   std::string json;
+  bool json_given = false;
   bool quick = false;
   std::string write_expected;
   bool list = false;
@@ -66,11 +72,33 @@ int write_expected(const VerifyOptions& o, int threads) {
   return 0;
 }
 
+// "" when a report can be written at path, else why not. Probed before any check runs, so an
+// unwritable path costs no suite run and never ends a finished run without its report.
+std::string unwritable_reason(const std::string& path) {
+  if (path.empty()) return "needs a file name (got an empty one)";
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return "'" + path + "' is a directory";
+  const std::string probe = path + ".probe." + std::to_string(static_cast<long>(::getpid()));
+  std::FILE* f = std::fopen(probe.c_str(), "wb");
+  if (f == nullptr) return "cannot write beside '" + path + "' (" + std::strerror(errno) + ")";
+  std::fclose(f);
+  std::remove(probe.c_str());
+  return "";
+}
+
 int run_verify(const VerifyOptions& o) {
   using namespace bl::verify;
   if (o.threads_given && o.threads < 1) {
     std::fprintf(stderr, "bitlearn verify: --threads must be >= 1, got %d\n", o.threads);
     return 2;
+  }
+  if (o.threads_given) bl::check_thread_count(o.threads, "--threads");
+  if (o.json_given) {
+    const std::string why = unwritable_reason(o.json);
+    if (!why.empty()) {
+      std::fprintf(stderr, "bitlearn verify: --json %s\n", why.c_str());
+      return 2;
+    }
   }
   const int threads = o.threads > 0 ? o.threads : bl::num_threads();
   if (o.lm_training) {
@@ -170,7 +198,7 @@ void setup(CLI::App& root) {
       ->capture_default_str();
   auto* threads_opt =
       cmd->add_option("--threads", opts->threads, "CPU threads (default: BITLEARN_THREADS or all cores)");
-  cmd->add_option("--json", opts->json, "Write a JSON report to FILE (atomically)");
+  auto* json_opt = cmd->add_option("--json", opts->json, "Write a JSON report to FILE (atomically)");
   cmd->add_flag("--quick", opts->quick, "Run the quick suite (smaller workloads, a few seconds)");
   // Hidden: regenerates src/verify/expected_hashes.inc on the CPU (see src/verify/README.md).
   cmd->add_option("--write-expected", opts->write_expected, "")->group("");
@@ -195,8 +223,9 @@ void setup(CLI::App& root) {
   cmd->add_option("--lm-dir", opts->lm.dir,
                   "Scratch folder for --lm-training (corpus copy, tokenizer, checkpoints, per-route reports; "
                   "default a new temporary folder)");
-  cmd->callback([opts, threads_opt] {
+  cmd->callback([opts, threads_opt, json_opt] {
     opts->threads_given = threads_opt->count() > 0;
+    opts->json_given = json_opt->count() > 0;
     int code = run_verify(*opts);
     std::fflush(stdout);
     if (code != 0) throw bl::cli::CommandExit{code};

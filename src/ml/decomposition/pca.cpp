@@ -11,6 +11,7 @@
 #include "contract/arith.h"
 #include "core/error.h"
 #include "ml/decomposition/centered_gram.h"
+#include "ml/size_limits.h"
 #include "ml/decomposition/jacobi_eigen.h"
 #include "ml/decomposition/pca.h"
 #include "ml/linear/common.h"
@@ -87,6 +88,7 @@ class PCA final : public lin::ParamEstimator {
   // bits as the GEMM of the centered copy); elsewhere the Tensor ops.
   static std::vector<float> covariance(const Tensor& X, const Tensor& mu) {
     const int64_t n = X.dim(0), d = X.dim(1);
+    check_square_matrix(n, d, "pca covariance matrix");
     const float denom = static_cast<float>(static_cast<double>(n - 1));
     if (X.device() == Device::cpu()) {
       Tensor Xh = X.contiguous();

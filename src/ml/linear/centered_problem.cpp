@@ -1,5 +1,6 @@
 // centered_problem.cpp: see centered_problem.h.
 #include "ml/linear/centered_problem.h"
+#include "ml/size_limits.h"
 
 #include "bitlearn/ops.h"
 #include "contract/arith.h"
@@ -8,6 +9,7 @@ namespace bl::ml::lin {
 
 CenteredProblem center_problem(const Tensor& X, const Tensor& yf, bool center) {
   const int64_t n = X.dim(0), d = X.dim(1);
+  check_square_matrix(n, d, "linear model Gram matrix");
   Device dev = X.device();
   CenteredProblem cp;
   cp.x_mean.assign(static_cast<size_t>(d), 0.0f);

@@ -18,6 +18,7 @@
 #include "core/error.h"
 #include "ml/decomposition/jacobi_eigen.h"
 #include "ml/linear/cholesky.h"
+#include "ml/size_limits.h"
 #include "ml/linear/linear_base.h"
 #include "ml/linear/common.h"
 #include "ml/linear/linear_models.h"
@@ -40,6 +41,7 @@ GramSystem gram_system(const Tensor& X, const Tensor& y, bool fit_intercept) {
   GramSystem s;
   s.n = X.dim(0);
   s.d = X.dim(1);
+  check_square_matrix(s.n, s.d, "linear model Gram matrix");
   s.stats = lin::column_stats(X, fit_intercept);
   Tensor Xs = lin::standardize(X, s.stats);
   Tensor yf = y_f32_on(y, X.device());

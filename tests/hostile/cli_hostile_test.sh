@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Feeds the `bitlearn` program the hostile inputs of its options, CSV files, reports and standard
+# output, and checks each is refused with exit code 2 and a message naming the problem, quickly
+# (every refusal happens before any training, fitting or checking starts) and without writing files.
+# Usage: cli_hostile_test.sh /path/to/bitlearn /path/to/repository
+set -u
+BIN="$1"
+SRC="$2"
+HF="$SRC/tests/data/hf"
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# expect CODE PATTERN CMD...: runs CMD, checks its exit code is CODE and its stderr holds PATTERN.
+expect() {
+  local code="$1" pattern="$2"
+  shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+  local got=$?
+  if [ "$got" != "$code" ] || ! grep -qF -- "$pattern" "$tmp/err"; then
+    echo "FAIL: $* -> exit $got (want $code), stderr: $(head -c 400 "$tmp/err") (want '$pattern')"
+    fail=1
+  fi
+}
+
+# --- thread counts ---
+printf 'a,b,y\n1,2,3\n4,5,6\n7,8,9\n' >"$tmp/ok.csv"
+expect 2 "--threads 100000: the thread count must be at most 1024" \
+  "$BIN" fit --model ridge --data "$tmp/ok.csv" --target y --out "$tmp/m.json" --threads 100000
+expect 2 "--threads -3: the thread count must be at least 1" \
+  "$BIN" fit --model ridge --data "$tmp/ok.csv" --target y --out "$tmp/m.json" --threads -3
+expect 2 "--threads 100000" "$BIN" predict --model "$tmp/m.json" --data "$tmp/ok.csv" --out "$tmp/p.csv" --threads 100000
+expect 2 "--threads 100000" "$BIN" train --model mlp --threads 100000
+expect 2 "--threads 100000" "$BIN" train --model llama-tiny --threads 100000
+expect 2 "--threads 100000" "$BIN" verify --quick --threads 100000
+expect 2 "BITLEARN_THREADS 100000: the thread count must be at most 1024" env BITLEARN_THREADS=100000 "$BIN" verify --list
+expect 2 "BITLEARN_THREADS='12abc': expected a whole number" env BITLEARN_THREADS=12abc "$BIN" verify --list
+[ -e "$tmp/m.json" ] && { echo "FAIL: a refused fit wrote its model file"; fail=1; }
+# 300 threads in a 1 GiB address space: the system refuses a thread stack part-way (no SIGABRT).
+expect 2 "refused to start thread" bash -c "ulimit -v 1048576; exec \"\$0\" fit --model ridge --data \"\$1\" \
+  --target y --out \"\$2\" --threads 300" "$BIN" "$tmp/ok.csv" "$tmp/m.json"
+
+# --- CSV ---
+printf 'f0,f0,f2,f2,target\n1,2,3,4,5\n6,7,8,9,10\n' >"$tmp/dup.csv"
+expect 2 "names column 'f0' twice (columns 1 and 2)" \
+  "$BIN" fit --model ridge --data "$tmp/dup.csv" --target target --out "$tmp/m.json"
+printf 'a,target,b,target\n1,2,3,4\n5,6,7,8\n' >"$tmp/dup2.csv"
+expect 2 "names column 'target' twice" "$BIN" fit --model ridge --data "$tmp/dup2.csv" --target target --out "$tmp/m.json"
+mkdir "$tmp/dir.csv"
+expect 2 "is a directory, not a CSV file" "$BIN" fit --model ridge --data "$tmp/dir.csv" --target y --out "$tmp/m.json"
+[ -e "$tmp/m.json" ] && { echo "FAIL: a refused fit wrote its model file"; fail=1; }
+"$BIN" fit --model ridge --data "$tmp/ok.csv" --target y --out "$tmp/m.json" --quiet || { echo "FAIL: fit"; fail=1; }
+expect 2 "names column 'f0' twice" "$BIN" predict --model "$tmp/m.json" --data "$tmp/dup.csv" --out "$tmp/p.csv"
+expect 2 "is a directory" "$BIN" predict --model "$tmp/m.json" --data "$tmp/dir.csv" --out "$tmp/p.csv"
+[ -e "$tmp/p.csv" ] && { echo "FAIL: a refused predict wrote its predictions"; fail=1; }
+# 3 rows x 20,001 columns: refused before any [d, d] matrix is allocated (run in 1 GiB of address space).
+awk 'BEGIN { c = 20001; h = "c0"; for (i = 1; i < c; ++i) h = h ",c" i; print h;
+             for (r = 0; r < 3; ++r) { l = "1"; for (i = 1; i < c; ++i) l = l "," (i + r) % 5; print l } }' \
+  >"$tmp/wide.csv"
+for m in ridge linear_regression bayesian_ridge pca; do
+  expect 2 "20000 features on 3 rows would need a 20000 x 20000 matrix; refused past max(4096, 16 x rows)" \
+    bash -c "ulimit -v 1048576; exec \"\$0\" fit --model $m --data \"\$1\" --target c20000 --out \"\$2\" --threads 1" \
+    "$BIN" "$tmp/wide.csv" "$tmp/m.json"
+done
+
+# --- train options of the classifiers (refused before the data is read) ---
+for model in mlp cnn lstm; do
+  for bad in "--steps 0" "--steps -5" "--batch 0" "--batch -4" "--width 0" "--width -3" \
+             "--train-subset 0" "--train-subset -1"; do
+    set -- $bad
+    expect 2 "bitlearn train: $1 must be >= 1, got $2" "$BIN" train --model $model --data "$tmp/none" $bad
+  done
+  for lr in -1 0 nan inf; do
+    expect 2 "bitlearn train: --lr must be a finite number > 0" "$BIN" train --model $model --data "$tmp/none" --lr $lr
+  done
+done
+expect 2 "--checkpoint-every must be >= 0, got -2" "$BIN" train --model mlp --checkpoint-every -2
+# The language-model path validates the same options in its trainer.
+printf 'hello world, a tiny corpus for a tiny test.\n' >"$tmp/corpus.txt"
+for bad in "--steps 0" "--steps -5" "--batch 0" "--batch -4"; do
+  set -- $bad
+  expect 2 "$1 must be >= 1" "$BIN" train --model llama-tiny --data "$tmp/corpus.txt" --tokenizer "$HF/tokenizer.json" \
+    --tokens "$tmp/c.tok" $bad
+done
+expect 2 "--lr" "$BIN" train --model llama-tiny --data "$tmp/corpus.txt" --tokenizer "$HF/tokenizer.json" \
+  --tokens "$tmp/c.tok" --lr nan
+
+# --- verify --json and compare ---
+expect 2 "--json needs a file name (got an empty one)" "$BIN" verify --quick --json ""
+expect 2 "cannot write beside '/nonexistent-dir/r.json'" "$BIN" verify --quick --json /nonexistent-dir/r.json
+expect 2 "is a directory" "$BIN" verify --quick --json "$tmp"
+h0=$(printf '0%.0s' $(seq 64))
+h1=$(printf '1%.0s' $(seq 64))
+report() {  # report FILE CHECKS_JSON
+  printf '{"format":"bitlearn.verify.report.v1","version":"x","contract_profile":"p","suite":"quick",
+"threads":1,"runs":[{"device":"cpu","digest":"%s","checks":[%s]}]}\n' "$h0" "$2" >"$1"
+}
+report "$tmp/a.json" "{\"name\":\"gemm\",\"state\":\"IDENTICAL\",\"hash\":\"$h0\"}"
+report "$tmp/twice.json" "{\"name\":\"gemm\",\"state\":\"IDENTICAL\",\"hash\":\"$h1\"},{\"name\":\"gemm\",\"state\":\"IDENTICAL\",\"hash\":\"$h0\"}"
+"$BIN" compare "$tmp/a.json" "$tmp/a.json" >/dev/null || { echo "FAIL: compare of a good report"; fail=1; }
+expect 2 "corrupt report: check 'gemm' appears twice in device run 'cpu'" "$BIN" compare "$tmp/twice.json" "$tmp/a.json"
+expect 2 "corrupt report: check 'gemm' appears twice" "$BIN" compare "$tmp/a.json" "$tmp/twice.json"
+
+# --- standard output that cannot be written ---
+if [ -w /dev/full ]; then
+  full() {  # full PATTERN CMD...: CMD with stdout on /dev/full exits 2 with PATTERN on stderr.
+    local pattern="$1"
+    shift
+    "$@" >/dev/full 2>"$tmp/err" </dev/null
+    local got=$?
+    if [ "$got" != 2 ] || ! grep -qF -- "$pattern" "$tmp/err"; then
+      echo "FAIL: $* >/dev/full -> exit $got, stderr: $(head -c 300 "$tmp/err")"
+      fail=1
+    fi
+  }
+  msg="cannot write standard output"
+  full "$msg" "$BIN" version
+  full "$msg" "$BIN" --version
+  full "$msg" "$BIN" tokenizer encode --tokenizer "$HF/tokenizer.json" --text "hello world"
+  full "$msg" "$BIN" tokenizer decode --tokenizer "$HF/tokenizer.json" --ids 1,2,3
+  full "$msg" "$BIN" generate --model "$HF/gpt2" --ids 1,2,3 --max-new-tokens 2
+  full "$msg" "$BIN" verify --list
+  full "$msg" "$BIN" compare "$tmp/a.json" "$tmp/a.json"
+fi
+
+[ "$fail" = 0 ] && echo "cli_hostile: all passed"
+exit $fail
