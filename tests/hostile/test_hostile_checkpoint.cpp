@@ -173,8 +173,7 @@ TEST(HostileCheckpoint, StateWithoutStepsIsRefused) {
 }
 
 TEST(HostileCheckpoint, OtherOptimizersRoundTrip) {
-  // Adafactor keeps row and column slots for matrices and a full slot for vectors; SGD with
-  // momentum one slot; each reloads and continues to the uninterrupted run's bytes.
+  // SGD with momentum (one slot) and RMSprop reload and continue to the uninterrupted run's bytes.
   for (int kind = 0; kind < 2; ++kind) {
     const std::string full = temp_path("rt_full" + std::to_string(kind)), part = temp_path("rt_part" + std::to_string(kind));
     std::remove(full.c_str());
@@ -182,7 +181,7 @@ TEST(HostileCheckpoint, OtherOptimizersRoundTrip) {
     auto run = [&](int64_t steps, const std::string& path) {
       Built b = build_model(ModelKind::mlp, 8, 4, 3);
       std::unique_ptr<Optimizer> opt;
-      if (kind == 0) opt = std::make_unique<Adafactor>(b.model->named_parameters(), 0.01f);
+      if (kind == 0) opt = std::make_unique<RMSprop>(b.model->named_parameters(), 0.001f);
       else opt = std::make_unique<SGD>(b.model->named_parameters(), 0.01f, 0.9f);
       train_classifier(*b.model, *opt, synthetic_images(48, 8, 4, 5), config(steps, path));
     };
@@ -190,6 +189,34 @@ TEST(HostileCheckpoint, OtherOptimizersRoundTrip) {
     run(2, part);
     run(5, part);
     EXPECT_EQ(read_file_bytes(full), read_file_bytes(part)) << kind;
+  }
+}
+
+TEST(HostileCheckpoint, AdafactorFactoredSlotsReload) {
+  // Matrices keep row [rows] and col [cols] slots, vectors a full v: load_state accepts exactly that.
+  Built b = build_model(ModelKind::mlp, 8, 4, 3);
+  Adafactor opt(b.model->named_parameters(), 0.01f);
+  for (auto& [name, v] : b.model->named_parameters()) {
+    ag::Var handle = v;
+    handle.set_grad(Tensor::full(v.shape(), 0.5, DType::f32));
+  }
+  opt.step();
+  const auto state = opt.state();
+  Built b2 = build_model(ModelKind::mlp, 8, 4, 3);
+  Adafactor opt2(b2.model->named_parameters(), 0.01f);
+  opt2.load_state(state, 1);
+  const auto again = opt2.state();
+  ASSERT_EQ(again.size(), state.size());
+  for (const auto& [k, t] : state) EXPECT_EQ(again.at(k).digest(), t.digest()) << k;
+  // A matrix given a full v instead of its factors is refused.
+  auto bad = state;
+  const std::string w = b.model->named_parameters().front().first;
+  bad.erase("row." + w);
+  try {
+    opt2.load_state(bad, 1);
+    ADD_FAILURE() << "a missing row slot was accepted";
+  } catch (const Error& e) {
+    EXPECT_HAS(e.what(), "entry 'row." + w + "' is missing");
   }
 }
 
