@@ -15,8 +15,10 @@ namespace bl {
 std::vector<uint8_t> read_file_bytes(const std::string& path, const std::string& what = "file");
 std::string read_file_text(const std::string& path, const std::string& what = "file");
 
-// Writes bytes to path atomically (temp file beside it + fsync + rename). Throws bl::Error naming
-// `what` and the path on failure; the target is then untouched.
+// Writes bytes to path atomically (temp file `path.tmp.<pid>` beside it + fsync + rename). Throws
+// bl::Error naming `what` and the path on failure; the target is then untouched. Before writing,
+// removes the `path.tmp.<pid>` files of writers that no longer run (kill(pid, 0) fails with
+// ESRCH), never the file of a live process.
 void write_file_atomic(const std::string& path, const void* data, size_t size,
                        const std::string& what = "file");
 inline void write_file_atomic(const std::string& path, const std::string& text,

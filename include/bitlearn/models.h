@@ -71,8 +71,28 @@ struct ModelConfig {
   bool is_ssm() const { return model_type == "mamba" || model_type == "mamba2"; }
 };
 
+// Limits on the sizes read from config.json. A value above its limit is refused (bl::Error naming
+// the field, the value and the limit) before anything is allocated; each limit is well above the
+// largest published model of the supported architectures, and together they keep every size
+// product of the forward pass far from int64 overflow. docs/hostile-input.md lists them.
+struct ConfigLimits {
+  static constexpr int64_t vocab_size = int64_t{1} << 24;         // 16,777,216 ids
+  static constexpr int64_t hidden_size = int64_t{1} << 20;        // 1,048,576
+  static constexpr int64_t num_layers = 4096;
+  static constexpr int64_t num_heads = int64_t{1} << 16;          // attention, key-value and Mamba-2 heads
+  static constexpr int64_t head_dim = int64_t{1} << 16;           // attention and Mamba-2 head_dim
+  static constexpr int64_t intermediate_size = int64_t{1} << 22;  // MLP width, Mamba inner width
+  static constexpr int64_t max_positions = int64_t{1} << 20;      // max_position_embeddings, n_positions
+  // The rotary tables cos and sin [max_positions, head_dim] of f32 take 8 * positions * head_dim
+  // bytes; their element count is capped at 2^27 (1 GiB for the two).
+  static constexpr int64_t rope_table_elements = int64_t{1} << 27;
+  static constexpr int64_t state_size = int64_t{1} << 16;         // Mamba state_size
+  static constexpr int64_t conv_kernel = 1024;                    // Mamba conv_kernel
+};
+
 // Parses a Hugging Face config.json text. An unsupported architecture or setting (rope_scaling
-// variants, unknown hidden_act, ...) throws bl::Error naming the field and its value.
+// variants, unknown hidden_act, ...) or a size above ConfigLimits throws bl::Error naming the field
+// and its value.
 ModelConfig parse_config(const std::string& json_text, const std::string& source = "config.json");
 // Reads and parses a config.json file.
 ModelConfig load_config(const std::string& path);

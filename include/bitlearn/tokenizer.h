@@ -17,10 +17,17 @@ namespace bl::text {
 
 struct TokenizerImpl;
 
+// Limits on the ids of a tokenizer.json, checked before any table is sized by them: every id is
+// below kTokenizerMaxIds, and the largest id + 1 is at most 2 * (number of tokens defined) +
+// kTokenizerIdSlack, so the id table grows with what the file defines, gaps allowed.
+constexpr int64_t kTokenizerMaxIds = int64_t{1} << 24;  // 16,777,216
+constexpr int64_t kTokenizerIdSlack = 1024;
+
 class Tokenizer {
  public:
   // Loads a Hugging Face tokenizer.json. Throws bl::Error naming the path and the JSON field that
-  // is malformed, missing or unsupported.
+  // is malformed, missing or unsupported, an id beyond the limits above, or an added token whose id
+  // the vocabulary (or another added token) gives to a different string.
   static Tokenizer from_file(const std::string& tokenizer_json_path);
   // The same from the JSON text; `source` names the text in error messages.
   static Tokenizer from_json_text(const std::string& text, const std::string& source = "tokenizer");

@@ -1,5 +1,7 @@
 // file_io.cpp: whole-file reads and atomic writes (see bitlearn/io.h).
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,6 +14,34 @@
 #include "core/error.h"
 
 namespace bl {
+namespace {
+
+// Removes the temporaries `<name>.tmp.<pid>` beside path that a writer which has died left behind
+// (kill -9 during a write). A temporary is removed only when kill(pid, 0) says no such process
+// exists (ESRCH): a live writer's file, or one of another user (EPERM), is never touched. Best
+// effort: a failure to list or remove is not an error of the write.
+void remove_stale_temporaries(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  const std::string prefix = (slash == std::string::npos ? path : path.substr(slash + 1)) + ".tmp.";
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return;
+  const pid_t self = ::getpid();
+  std::vector<std::string> stale;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string digits = name.substr(prefix.size());
+    if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    const long pid = std::stol(digits);
+    if (pid <= 0 || pid == static_cast<long>(self)) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) stale.push_back(dir + "/" + name);
+  }
+  ::closedir(d);
+  for (const auto& f : stale) ::unlink(f.c_str());
+}
+
+}  // namespace
 
 std::vector<uint8_t> read_file_bytes(const std::string& path, const std::string& what) {
   std::ifstream f(path, std::ios::binary);
@@ -32,6 +62,7 @@ std::string read_file_text(const std::string& path, const std::string& what) {
 
 void write_file_atomic(const std::string& path, const void* data, size_t size,
                        const std::string& what) {
+  remove_stale_temporaries(path);
   const std::string tmp = path + ".tmp." + std::to_string(static_cast<long>(::getpid()));
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   BL_CHECK(fd >= 0, what, " ", path, ": cannot create ", tmp, " (", std::strerror(errno), ")");

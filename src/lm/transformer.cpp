@@ -185,6 +185,7 @@ std::unique_ptr<Transformer> Transformer::from_hf_dir(const std::string& dir) {
              shape_str(it->second.shape()), " but config.json needs ", shape_str(var.shape()));
     BL_CHECK(it->second.dtype() == DType::f32, dir, ": tensor '", name, "' has dtype ",
              dtype_name(it->second.dtype()), "; the trainer needs f32 weights");
+    models::parts::check_finite(it->second, it->first, dir);
     var.set_value(it->second.contiguous().clone());
   }
   if (c.tie_word_embeddings) m->tied_head_.set_value(m->wte_.value());

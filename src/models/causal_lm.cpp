@@ -45,7 +45,22 @@ Tensor WeightSource::take(const std::string& name, const Shape& expected, const 
            "; expected a float tensor");
   BL_CHECK(t.shape() == expected, source_, ": tensor '", name, "' has shape ", shape_str(t.shape()),
            " but config.json (", config_fields, ") needs ", shape_str(expected));
+  check_finite(t, name, source_);
   return t.to(device_);
+}
+
+void check_finite(const Tensor& t, const std::string& name, const std::string& source) {
+  if (t.dtype() != DType::f32) return;
+  const Tensor host = t.to(Device::cpu()).contiguous();
+  const auto* bits = static_cast<const uint32_t*>(host.raw_data());
+  const int64_t n = host.numel();
+  // An all-ones exponent is NaN or an infinity; tested on the bits, so no float compare is involved.
+  for (int64_t i = 0; i < n; ++i) {
+    if ((bits[i] & 0x7F800000u) != 0x7F800000u) continue;
+    const char* what = (bits[i] & 0x007FFFFFu) != 0 ? "NaN" : (bits[i] >> 31) != 0 ? "-inf" : "+inf";
+    throw Error(detail::concat(source, ": tensor '", name, "' holds ", what, " at element ", i, " of ", n,
+                               " (weights must be finite)"));
+  }
 }
 
 std::string fields(const std::string& a, int64_t va, const std::string& b, int64_t vb) {
@@ -122,6 +137,47 @@ Tensor apply(const CausalLM::Linear& l, const Tensor& x) {
   return y;
 }
 
+namespace {
+
+// True when `path` is `root` or lies below it (both canonical).
+bool lies_under(const std::filesystem::path& path, const std::filesystem::path& root) {
+  auto r = root.begin();
+  auto p = path.begin();
+  for (; r != root.end(); ++r, ++p) {
+    if (p == path.end() || *p != *r) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string shard_path(const std::string& dir, const std::string& index, const std::string& key,
+                       const std::string& name) {
+  namespace fs = std::filesystem;
+  const std::string entry = detail::concat(index, ": weight_map entry '", key, "' names the shard '", name, "'");
+  BL_CHECK(!name.empty(), entry, ", an empty file name");
+  BL_CHECK(name.find('\0') == std::string::npos, entry, ", a file name holding a NUL byte");
+  const fs::path rel(name);
+  BL_CHECK(!rel.has_root_name() && !rel.has_root_directory(), entry,
+           ", an absolute path (shards must lie inside the model folder)");
+  for (const auto& part : rel)
+    BL_CHECK(part != "..", entry, ", which leaves the model folder through '..'");
+  const fs::path full = fs::path(dir) / rel;
+  std::error_code ec;
+  if (!fs::exists(full, ec)) return full.string();  // opening it reports the missing file
+  const fs::path real = fs::canonical(full, ec);
+  BL_CHECK(!ec, entry, ": cannot resolve the path (", ec.message(), ")");
+  const fs::path root = fs::canonical(dir, ec);
+  BL_CHECK(!ec, "model ", dir, ": cannot resolve the folder (", ec.message(), ")");
+  // The Hugging Face hub cache keeps a revision in <repo>/snapshots/<revision>/ whose files are
+  // symbolic links to <repo>/blobs/; those stay inside the repository's own cache folder.
+  const bool hub_blob = root.parent_path().filename() == "snapshots" &&
+                        lies_under(real, root.parent_path().parent_path() / "blobs");
+  BL_CHECK(lies_under(real, root) || hub_blob, entry, ", which resolves (through a symbolic link) to ",
+           real.string(), ", outside the model folder ", root.string());
+  return full.string();
+}
+
 std::map<std::string, Tensor> read_safetensors_dir(const std::string& dir) {
   namespace fs = std::filesystem;
   std::vector<std::string> files;
@@ -137,11 +193,12 @@ std::map<std::string, Tensor> read_safetensors_dir(const std::string& dir) {
     }
     BL_CHECK(j.contains("weight_map") && j["weight_map"].is_object(), index,
              ": field 'weight_map' missing or not an object");
+    // Every entry is checked before any shard is opened.
     std::map<std::string, bool> seen;
     for (auto it = j["weight_map"].begin(); it != j["weight_map"].end(); ++it) {
       BL_CHECK(it.value().is_string(), index, ": weight_map entry '", it.key(), "' must be a file name");
       const std::string f = it.value().get<std::string>();
-      if (!seen[f]) files.push_back(dir + "/" + f);
+      if (!seen[f]) files.push_back(shard_path(dir, index, it.key(), f));
       seen[f] = true;
     }
   } else {

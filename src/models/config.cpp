@@ -31,6 +31,12 @@ class Fields {
     BL_CHECK(v > 0, source_, ": field '", key, "' must be positive, got ", v);
     return v;
   }
+  // A positive size no larger than limit (ConfigLimits), checked before it sizes anything.
+  int64_t sized(const std::string& key, int64_t limit) const {
+    const int64_t v = positive(key);
+    BL_CHECK(v <= limit, source_, ": field '", key, "' = ", v, " exceeds the limit of ", limit);
+    return v;
+  }
   int64_t integer_or(const std::string& key, int64_t fallback) const {
     return present(key) ? integer(key) : fallback;
   }
@@ -98,16 +104,18 @@ void parse_rope(const Fields& f, ModelConfig& c) {
 }
 
 void parse_gpt2(const Fields& f, ModelConfig& c) {
-  c.vocab_size = f.positive("vocab_size");
-  c.hidden_size = f.positive("n_embd");
-  c.num_layers = f.positive("n_layer");
-  c.num_heads = f.positive("n_head");
+  c.vocab_size = f.sized("vocab_size", ConfigLimits::vocab_size);
+  c.hidden_size = f.sized("n_embd", ConfigLimits::hidden_size);
+  c.num_layers = f.sized("n_layer", ConfigLimits::num_layers);
+  c.num_heads = f.sized("n_head", ConfigLimits::num_heads);
   c.num_kv_heads = c.num_heads;
   BL_CHECK(c.hidden_size % c.num_heads == 0, "config: n_embd ", c.hidden_size, " is not a multiple of n_head ",
            c.num_heads);
   c.head_dim = c.hidden_size / c.num_heads;
-  c.intermediate_size = f.present("n_inner") ? f.positive("n_inner") : 4 * c.hidden_size;
-  c.max_positions = f.positive("n_positions");
+  // Without n_inner the width is 4 * n_embd, within the intermediate_size limit (4 * 2^20 = 2^22).
+  c.intermediate_size =
+      f.present("n_inner") ? f.sized("n_inner", ConfigLimits::intermediate_size) : 4 * c.hidden_size;
+  c.max_positions = f.sized("n_positions", ConfigLimits::max_positions);
   c.norm = NormKind::layer_norm;
   c.norm_eps = static_cast<float>(f.number_or("layer_norm_epsilon", 1e-5));
   c.activation = parse_activation(f, "activation_function");
@@ -125,23 +133,30 @@ void parse_gpt2(const Fields& f, ModelConfig& c) {
 }
 
 void parse_llama_family(const Fields& f, ModelConfig& c) {
-  c.vocab_size = f.positive("vocab_size");
-  c.hidden_size = f.positive("hidden_size");
-  c.num_layers = f.positive("num_hidden_layers");
-  c.num_heads = f.positive("num_attention_heads");
-  c.num_kv_heads = f.present("num_key_value_heads") ? f.positive("num_key_value_heads") : c.num_heads;
+  c.vocab_size = f.sized("vocab_size", ConfigLimits::vocab_size);
+  c.hidden_size = f.sized("hidden_size", ConfigLimits::hidden_size);
+  c.num_layers = f.sized("num_hidden_layers", ConfigLimits::num_layers);
+  c.num_heads = f.sized("num_attention_heads", ConfigLimits::num_heads);
+  c.num_kv_heads =
+      f.present("num_key_value_heads") ? f.sized("num_key_value_heads", ConfigLimits::num_heads) : c.num_heads;
   BL_CHECK(c.num_heads % c.num_kv_heads == 0, "config: num_attention_heads ", c.num_heads,
            " is not a multiple of num_key_value_heads ", c.num_kv_heads);
   if (f.present("head_dim")) {
-    c.head_dim = f.positive("head_dim");
+    c.head_dim = f.sized("head_dim", ConfigLimits::head_dim);
   } else {
     BL_CHECK(c.hidden_size % c.num_heads == 0, "config: hidden_size ", c.hidden_size,
              " is not a multiple of num_attention_heads ", c.num_heads, " and head_dim is absent");
     c.head_dim = c.hidden_size / c.num_heads;
   }
   BL_CHECK(c.head_dim % 2 == 0, "config: head_dim ", c.head_dim, " must be even for rotary embeddings");
-  c.intermediate_size = f.positive("intermediate_size");
-  c.max_positions = f.positive("max_position_embeddings");
+  BL_CHECK(c.head_dim <= ConfigLimits::head_dim, "config: head_dim ", c.head_dim, " exceeds the limit of ",
+           ConfigLimits::head_dim);
+  c.intermediate_size = f.sized("intermediate_size", ConfigLimits::intermediate_size);
+  c.max_positions = f.sized("max_position_embeddings", ConfigLimits::max_positions);
+  // Both factors are at most 2^20 and 2^16 here, so the product cannot overflow.
+  BL_CHECK(c.max_positions * c.head_dim <= ConfigLimits::rope_table_elements, "config: max_position_embeddings ",
+           c.max_positions, " * head_dim ", c.head_dim, " = ", c.max_positions * c.head_dim,
+           " rotary table elements exceeds the limit of ", ConfigLimits::rope_table_elements);
   c.norm = NormKind::rms_norm;
   c.norm_eps = static_cast<float>(f.number_or("rms_norm_eps", 1e-6));
   c.gated_mlp = true;
@@ -198,15 +213,22 @@ double extended_number(const json& v, const std::string& source, const std::stri
 // residual_in_fp32 at float32) are accepted and ignored.
 void parse_ssm(const Fields& f, ModelConfig& c, const std::string& source) {
   const bool v2 = c.model_type == "mamba2";
-  c.vocab_size = f.positive("vocab_size");
-  c.hidden_size = f.positive("hidden_size");
-  c.num_layers = f.positive("num_hidden_layers");
-  c.ssm_state_size = f.positive("state_size");
-  c.conv_kernel = f.positive("conv_kernel");
+  c.vocab_size = f.sized("vocab_size", ConfigLimits::vocab_size);
+  c.hidden_size = f.sized("hidden_size", ConfigLimits::hidden_size);
+  c.num_layers = f.sized("num_hidden_layers", ConfigLimits::num_layers);
+  c.ssm_state_size = f.sized("state_size", ConfigLimits::state_size);
+  c.conv_kernel = f.sized("conv_kernel", ConfigLimits::conv_kernel);
   const double expand = f.number_or("expand", 2.0);
   BL_CHECK(expand > 0 && std::isfinite(expand), source, ": field 'expand' must be positive, got ", expand);
-  const int64_t from_expand = static_cast<int64_t>(expand * static_cast<double>(c.hidden_size));
-  c.intermediate_size = !v2 && f.present("intermediate_size") ? f.positive("intermediate_size") : from_expand;
+  // The product is checked as a double before it is converted (a conversion out of range is undefined).
+  const double inner = expand * static_cast<double>(c.hidden_size);
+  BL_CHECK(inner <= static_cast<double>(ConfigLimits::intermediate_size), source, ": expand ", expand,
+           " * hidden_size ", c.hidden_size, " = ", inner, " exceeds the inner-width limit of ",
+           ConfigLimits::intermediate_size);
+  const int64_t from_expand = static_cast<int64_t>(inner);
+  c.intermediate_size = !v2 && f.present("intermediate_size")
+                            ? f.sized("intermediate_size", ConfigLimits::intermediate_size)
+                            : from_expand;
   BL_CHECK(c.intermediate_size > 0, source, ": expand ", expand, " * hidden_size ", c.hidden_size,
            " gives no inner width");
   c.max_positions = std::numeric_limits<int32_t>::max();
@@ -227,13 +249,15 @@ void parse_ssm(const Fields& f, ModelConfig& c, const std::string& source) {
       if (f.string_or("time_step_rank", "") != "auto") f.unsupported("time_step_rank", "an integer or \"auto\"");
       c.time_step_rank = (c.hidden_size + 15) / 16;
     } else {
-      c.time_step_rank = f.present("time_step_rank") ? f.positive("time_step_rank") : (c.hidden_size + 15) / 16;
+      c.time_step_rank = f.present("time_step_rank") ? f.sized("time_step_rank", ConfigLimits::hidden_size)
+                                                     : (c.hidden_size + 15) / 16;
     }
     return;
   }
-  c.ssm_heads = f.positive("num_heads");
-  c.ssm_head_dim = f.positive("head_dim");
-  c.ssm_groups = f.present("n_groups") ? f.positive("n_groups") : 1;
+  c.ssm_heads = f.sized("num_heads", ConfigLimits::num_heads);
+  c.ssm_head_dim = f.sized("head_dim", ConfigLimits::head_dim);
+  c.ssm_groups = f.present("n_groups") ? f.sized("n_groups", ConfigLimits::num_heads) : 1;
+  // num_heads and head_dim are at most 2^16 each here, so their product cannot overflow.
   BL_CHECK(c.ssm_heads * c.ssm_head_dim == c.intermediate_size, source, ": num_heads ", c.ssm_heads, " * head_dim ",
            c.ssm_head_dim, " must equal expand * hidden_size = ", c.intermediate_size);
   BL_CHECK(c.ssm_heads % c.ssm_groups == 0, source, ": num_heads ", c.ssm_heads, " is not a multiple of n_groups ",

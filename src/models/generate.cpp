@@ -70,9 +70,13 @@ std::vector<int32_t> generate(const CausalLM& model, const std::vector<int32_t>&
                               const GenerateOptions& o) {
   BL_CHECK(!prompt.empty(), "generate: the prompt is empty");
   BL_CHECK(o.max_new_tokens >= 0, "generate: max_new_tokens ", o.max_new_tokens, " must be >= 0");
-  const int64_t total = static_cast<int64_t>(prompt.size()) + o.max_new_tokens;
-  BL_CHECK(total <= model.config().max_positions, "generate: prompt (", prompt.size(), ") + max_new_tokens (",
-           o.max_new_tokens, ") exceeds max_position_embeddings ", model.config().max_positions);
+  // Compared as a difference: prompt + max_new_tokens could overflow int64 for a huge request.
+  const int64_t prompt_len = static_cast<int64_t>(prompt.size());
+  BL_CHECK(prompt_len <= model.config().max_positions &&
+               o.max_new_tokens <= model.config().max_positions - prompt_len,
+           "generate: prompt (", prompt.size(), ") + max_new_tokens (", o.max_new_tokens,
+           ") exceeds max_position_embeddings ", model.config().max_positions);
+  const int64_t total = prompt_len + o.max_new_tokens;
   std::vector<int32_t> out = prompt;
   if (o.max_new_tokens == 0) return out;
   KvCache cache = model.new_cache(1, total);

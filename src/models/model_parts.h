@@ -18,7 +18,7 @@ class WeightSource {
 
   bool has(const std::string& name) const { return tensors_.count(name) != 0; }
   // The tensor `name` on the device; throws bl::Error naming it and config_fields when it is
-  // missing, not f32, or not of the expected shape.
+  // missing, not f32, not of the expected shape, or holds NaN or an infinity.
   Tensor take(const std::string& name, const Shape& expected, const std::string& config_fields) const;
 
  private:
@@ -48,7 +48,19 @@ Tensor apply(const CausalLM::Linear& l, const Tensor& x);
 // The rotary tables cos, sin [max_positions, head_dim] as Hugging Face computes them in float32.
 void rope_tables(const ModelConfig& c, Tensor* cos_out, Tensor* sin_out);
 
-// Every tensor of dir/model.safetensors, or of the shards of dir/model.safetensors.index.json.
+// Every tensor of dir/model.safetensors, or of the shards of dir/model.safetensors.index.json
+// (each shard name checked by shard_path before any file is opened).
 std::map<std::string, Tensor> read_safetensors_dir(const std::string& dir);
+
+// dir/name for the weight_map entry `key` of the index file; throws bl::Error naming the entry when
+// the name is empty, absolute, has a '..' component, or resolves (symbolic links followed) outside
+// dir. The one exception: a Hugging Face hub snapshot folder <repo>/snapshots/<rev> may link to
+// <repo>/blobs/.
+std::string shard_path(const std::string& dir, const std::string& index, const std::string& key,
+                       const std::string& name);
+
+// Throws bl::Error naming source, the tensor and the element when an f32 tensor holds NaN or an
+// infinity (other dtypes pass).
+void check_finite(const Tensor& t, const std::string& name, const std::string& source);
 
 }  // namespace bl::models::parts

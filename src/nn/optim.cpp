@@ -57,29 +57,67 @@ std::map<std::string, Tensor> Optimizer::state() const {
   return out;
 }
 
+std::vector<std::pair<size_t, Shape>> Optimizer::slot_layout(const Tensor& param) const {
+  std::vector<std::pair<size_t, Shape>> out;
+  const size_t n = slot_names().size();
+  for (size_t k = 0; k < n; ++k) out.emplace_back(k, param.shape());
+  return out;
+}
+
+std::map<std::string, float> Optimizer::scalars_after(int64_t) const { return {}; }
+
 void Optimizer::load_state(const std::map<std::string, Tensor>& state, int64_t steps) {
-  std::vector<std::string> names = slot_names();
+  BL_CHECK(steps >= 0, "optimizer state: optimizer.steps ", steps, " is negative");
+  const std::vector<std::string> names = slot_names();
+  // Everything is checked into these first, so a refused state leaves the optimizer untouched.
+  std::vector<std::vector<Tensor>> slots(params_.size());
+  std::map<std::string, float> scalars = scalars_;
   size_t used = 0;
   for (size_t i = 0; i < params_.size(); ++i) {
-    slots_[i].assign(names.size(), Tensor());
+    slots[i].assign(names.size(), Tensor());
     const Tensor& p = params_[i].second.value();
-    for (size_t k = 0; k < names.size(); ++k) {
-      auto it = state.find(names[k] + "." + params_[i].first);
-      if (it == state.end()) continue;
-      BL_CHECK(it->second.dtype() == DType::f32, "optimizer state '", it->first, "' must be f32, got ",
+    for (const auto& [k, shape] : slot_layout(p)) {
+      const std::string key = names[k] + "." + params_[i].first;
+      auto it = state.find(key);
+      // Every parameter receives a gradient each step, so after one step each has its slots.
+      if (it == state.end()) {
+        BL_CHECK(steps == 0, "optimizer state: entry '", key, "' is missing, but optimizer.steps is ", steps,
+                 " (every parameter has it after the first step)");
+        continue;
+      }
+      BL_CHECK(steps > 0, "optimizer state: entry '", key,
+               "' is present, but optimizer.steps is 0 (no step has made it)");
+      BL_CHECK(it->second.dtype() == DType::f32, "optimizer state: entry '", key, "' must be f32, got ",
                it->second.str());
-      slots_[i][k] = it->second.to(p.device()).clone();
+      BL_CHECK(it->second.shape() == shape, "optimizer state: entry '", key, "' has shape ",
+               shape_str(it->second.shape()), " but parameter '", params_[i].first, "' needs ", shape_str(shape));
+      slots[i][k] = it->second.to(p.device()).clone();
       ++used;
     }
   }
-  for (auto& [name, value] : scalars_) {
+  const std::map<std::string, float> expected = scalars_after(steps);
+  for (auto& [name, value] : scalars) {
     auto it = state.find(name);
     BL_CHECK(it != state.end(), "optimizer state: missing scalar '", name, "'");
+    BL_CHECK(it->second.dtype() == DType::f32 && it->second.numel() == 1, "optimizer state: entry '", name,
+             "' must be one f32 value, got ", it->second.str());
     value = static_cast<float>(it->second.item());
+    auto e = expected.find(name);
+    if (e != expected.end()) {
+      BL_CHECK(value >= 0.0f && value <= 1.0f, "optimizer state: entry '", name, "' = ", value,
+               " is not a power of a beta in [0, 1)");
+      BL_CHECK(steps == 0 || value < 1.0f, "optimizer state: entry '", name, "' = ", value,
+               " must lie in [0, 1) after optimizer.steps ", steps);
+      BL_CHECK(bits_of(value) == bits_of(e->second), "optimizer state: entry '", name,
+               "' = ", value, " disagrees with optimizer.steps ", steps, ", which gives ", e->second,
+               " (a checkpoint of another run or optimizer setting?)");
+    }
     ++used;
   }
   BL_CHECK(used == state.size(), "optimizer state: ", state.size() - used,
            " entries do not belong to this optimizer and its parameters");
+  slots_ = std::move(slots);
+  scalars_ = std::move(scalars);
   steps_ = steps;
 }
 
@@ -120,6 +158,26 @@ Adam::Adam(NamedVars params, float lr, float beta1, float beta2, float eps, floa
            "Adam: betas must lie in [0, 1), got ", beta1, ", ", beta2);
   scalars_["beta1_power"] = 1.0f;
   scalars_["beta2_power"] = 1.0f;
+}
+
+namespace {
+
+// beta^steps as begin_step multiplies it: repeated binary32 products. A product that no longer
+// changes the power (0, or a subnormal that beta rounds back to itself) ends the loop early.
+float power_after(float beta, int64_t steps) {
+  float p = 1.0f;
+  for (int64_t s = 0; s < steps; ++s) {
+    const float next = bl::mul(p, beta);
+    if (bits_of(next) == bits_of(p)) break;
+    p = next;
+  }
+  return p;
+}
+
+}  // namespace
+
+std::map<std::string, float> Adam::scalars_after(int64_t steps) const {
+  return {{"beta1_power", power_after(beta1_, steps)}, {"beta2_power", power_after(beta2_, steps)}};
 }
 
 void Adam::begin_step() {
@@ -216,6 +274,11 @@ void Lion::update(size_t i, const Tensor& g) {
 
 Adafactor::Adafactor(NamedVars params, float lr, float beta2, float eps1, float clip)
     : Optimizer(std::move(params), lr), beta2_(beta2), eps1_(eps1), clip_(clip) {}
+
+std::vector<std::pair<size_t, Shape>> Adafactor::slot_layout(const Tensor& param) const {
+  if (param.ndim() == 2) return {{0, {param.dim(0)}}, {1, {param.dim(1)}}};
+  return {{2, param.shape()}};
+}
 
 void Adafactor::update(size_t i, const Tensor& g) {
   ag::Var& p = params_[i].second;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string>
 
+#include "bitlearn/tokenizer.h"
 #include "core/error.h"
 #include "text/tokenizer_impl.h"
 
@@ -12,6 +13,13 @@ namespace bl::text {
 namespace {
 
 using Json = nlohmann::json;
+
+// Ids the tables may be sized for: tokenizer.h documents both limits.
+constexpr int64_t kMaxTokenIds = kTokenizerMaxIds;
+
+// Largest id + 1 allowed for `entries` defined tokens: a vocabulary may have gaps, but the id table
+// it sizes stays proportional to what the file defines.
+int64_t id_space_limit(size_t entries) { return 2 * static_cast<int64_t>(entries) + kTokenizerIdSlack; }
 
 struct Reader {
   const std::string& source;
@@ -44,7 +52,9 @@ struct Reader {
   int32_t id(const Json& v, const std::string& path) const {
     if (!v.is_number_integer()) fail(path, "expected a token id (integer), got " + std::string(v.type_name()));
     const int64_t x = v.get<int64_t>();
-    if (x < 0 || x > 0x7FFFFFFF) fail(path, "token id " + std::to_string(x) + " out of range");
+    if (x < 0 || x >= kMaxTokenIds) {
+      fail(path, "token id " + std::to_string(x) + " out of range [0, " + std::to_string(kMaxTokenIds) + ")");
+    }
     return static_cast<int32_t>(x);
   }
   std::optional<std::string> optional_string(const Json& obj, const std::string& name,
@@ -87,6 +97,20 @@ void read_model(const Reader& r, const Json& root, BpeModel& model) {
   model.vocab.reserve(vocab.size());
   for (auto it = vocab.begin(); it != vocab.end(); ++it) {
     model.vocab[it.key()] = r.id(it.value(), "model.vocab['" + it.key() + "']");
+  }
+  // Checked before finish() sizes the id table by the largest id.
+  std::string largest_token;
+  int64_t largest = -1;
+  for (const auto& kv : model.vocab) {
+    if (kv.second > largest) {
+      largest = kv.second;
+      largest_token = kv.first;
+    }
+  }
+  if (largest + 1 > id_space_limit(model.vocab.size())) {
+    r.fail("model.vocab['" + largest_token + "']",
+           "token id " + std::to_string(largest) + " leaves too large a gap: " + std::to_string(model.vocab.size()) +
+               " tokens allow ids below " + std::to_string(id_space_limit(model.vocab.size())));
   }
   model.finish(r.source);
 
@@ -137,6 +161,19 @@ void read_added_tokens(const Reader& r, const Json& root, TokenizerImpl& impl) {
     t.normalized = r.boolean(e, "normalized", path + ".normalized", !t.special);
     auto known = impl.added_by_content.find(t.content);
     if (known != impl.added_by_content.end()) continue;  // a repeated token keeps its first entry
+    // One id, one token: an id that the vocabulary or an earlier added token gives to another
+    // string would encode to one token and decode to the other.
+    const BpeModel& m = impl.model;
+    if (static_cast<size_t>(t.id) < m.id_present.size() && m.id_present[t.id] && m.id_to_token[t.id] != t.content) {
+      r.fail(path + ".id", "added token '" + t.content + "' has id " + std::to_string(t.id) +
+                               ", which model.vocab gives to the token '" + m.id_to_token[t.id] + "'");
+    }
+    auto same_id = impl.added_by_id.find(t.id);
+    if (same_id != impl.added_by_id.end()) {
+      r.fail(path + ".id", "added token '" + t.content + "' has id " + std::to_string(t.id) +
+                               ", which added_tokens[" + std::to_string(same_id->second) + "] gives to '" +
+                               impl.added[same_id->second].content + "'");
+    }
     impl.added_by_content[t.content] = t.id;
     impl.added_by_id[t.id] = impl.added.size();
     impl.added.push_back(t);
@@ -330,6 +367,10 @@ void load_tokenizer_json(TokenizerImpl& impl, const std::string& text) {
 
   int32_t size = static_cast<int32_t>(impl.model.id_to_token.size());
   for (const auto& t : impl.added) size = std::max(size, t.id + 1);
+  // The vocabulary size sizes embeddings downstream, so added ids obey the same gap rule.
+  const int64_t defined = id_space_limit(impl.model.vocab.size() + impl.added.size());
+  BL_CHECK(size <= defined, impl.source, ": added_tokens: largest id ", size - 1, " leaves too large a gap: ",
+           impl.model.vocab.size() + impl.added.size(), " tokens allow ids below ", defined);
   impl.vocab_size = size;
   for (int32_t id : impl.post.prefix_ids) {
     BL_CHECK(id < size, impl.source, ": post_processor: special token id ", id, " is not in the vocabulary");

@@ -29,8 +29,12 @@ class Optimizer {
   // The optimizer's name ("sgd", "adam", ...), stored in checkpoints.
   virtual const char* name() const = 0;
   // Every state tensor as "<slot>.<param name>" (plus 0-d scalars such as "beta1_power"), for
-  // checkpoints; load_state restores them (missing or misshapen entries: bl::Error).
+  // checkpoints.
   std::map<std::string, Tensor> state() const;
+  // Restores state() of an optimizer that took `steps` steps. Refused (bl::Error naming the entry,
+  // nothing changed) when steps is negative, a slot is missing after steps > 0 or present at 0, a
+  // slot has the wrong shape or dtype, a scalar differs from what `steps` steps give (Adam's
+  // beta powers: beta^steps as step() multiplies it), or an entry belongs to no parameter.
   void load_state(const std::map<std::string, Tensor>& state, int64_t steps);
   const NamedVars& params() const { return params_; }
 
@@ -41,6 +45,12 @@ class Optimizer {
   virtual void begin_step() {}
   // Slot names per parameter (e.g. {"m", "v"}); created lazily as zeros like the parameter.
   virtual std::vector<std::string> slot_names() const { return {}; }
+  // The slots (index into slot_names(), shape) a parameter of this value holds after its first
+  // update; default: every slot, shaped like the parameter.
+  virtual std::vector<std::pair<size_t, Shape>> slot_layout(const Tensor& param) const;
+  // The value of each scalar of scalars_ after `steps` steps, bit for bit; load_state refuses a
+  // checkpoint that disagrees. Default: no scalar to check.
+  virtual std::map<std::string, float> scalars_after(int64_t steps) const;
   // Per-step scalars kept as 0-d tensors (e.g. beta powers).
   std::map<std::string, float> scalars_;
   Tensor& slot(size_t i, size_t k);
@@ -82,6 +92,7 @@ class Adam : public Optimizer {
   void begin_step() override;
   void update(size_t i, const Tensor& g) override;
   std::vector<std::string> slot_names() const override { return {"m", "v"}; }
+  std::map<std::string, float> scalars_after(int64_t steps) const override;
   float beta1_, beta2_, eps_, weight_decay_;
   bool decoupled_;
   std::vector<bool> no_decay_;  // empty: every parameter decays
@@ -140,6 +151,7 @@ class Adafactor : public Optimizer {
  protected:
   void update(size_t i, const Tensor& g) override;
   std::vector<std::string> slot_names() const override { return {"row", "col", "v"}; }
+  std::vector<std::pair<size_t, Shape>> slot_layout(const Tensor& param) const override;
   float beta2_, eps1_, clip_;
 };
 
