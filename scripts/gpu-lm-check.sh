@@ -5,6 +5,7 @@
 #   torch    scripts/lm_torch_check.py: gradients against PyTorch fp32 and float64, a 300-step loss
 #            curve against PyTorch's
 #   bench    bench/lm_train_bench.py: tokens/s and peak memory side by side with PyTorch
+#   profile  four steps of the 162m shape with BITLEARN_OP_PROFILE=1: time per op (profile.log)
 # Usage: OUT=DIR bash scripts/gpu-lm-check.sh [STEP...] (default: cuda evidence torch). Logs go
 # to $OUT; the fortunes corpus is read from .gpudeps/fortunes when present (no package manager there).
 set -u
@@ -27,6 +28,9 @@ for s in "${steps[@]}"; do
              >"$OUT/torch.log" 2>&1; rc=$?; cp /tmp/lm-torch/torch_check.json "$OUT/" 2>/dev/null; (exit $rc) ;;
     bench) python3 bench/lm_train_bench.py --driver "$B/bench/lm_train_driver" --work /tmp/lm-bench \
              --out "$OUT/lm_train_bench.json" >"$OUT/bench.log" 2>&1 ;;
+    profile) BITLEARN_OP_PROFILE=1 "$B/bench/lm_train_driver" model=llama-162m vocab=50257 work=/tmp/lm-profile \
+               synthetic_vocab=50257 batch=4 seq_len=2048 steps=4 device=cuda lr=3e-4 warmup=0 hash_every=0 \
+               val_fraction=0 >"$OUT/profile.log" 2>&1 ;;
     *) echo "unknown step $s"; exit 2 ;;
   esac
   rc=$?

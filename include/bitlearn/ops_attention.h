@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 
 #include "bitlearn/tensor.h"
 
@@ -19,5 +20,14 @@ namespace bl {
 // else 0) through min(p, kv_len - 1). Returns a contiguous [B, Tq, H, D] on the operands' device.
 Tensor causal_attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& q_pos,
                         const Tensor& kv_len, float scale, int64_t window = 0);
+
+// The backward through the probabilities of causal self-attention, for training. scores [..., R, T]
+// holds raw q k^T scores (before scaling) whose row r is the query at position r % T over the T
+// keys of its sequence; dprobs (same shape) the gradient of the probabilities. Returns {p, ds}:
+// p = softmax(scores * scale + causal mask) and ds = p * (dprobs - sum(dprobs * p)) * scale along
+// the last axis, each step rounded as the composed Tensor ops round it (kernels/attention_backward.h),
+// in one pass per row. Masked keys: j > t, and j <= t - window when window > 0.
+std::pair<Tensor, Tensor> causal_softmax_backward(const Tensor& scores, const Tensor& dprobs, float scale,
+                                                  int64_t window = 0);
 
 }  // namespace bl

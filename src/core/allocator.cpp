@@ -156,4 +156,13 @@ void zero_bytes(void* dst, Device device, size_t bytes) {
 #endif
 }
 
+void synchronize(Device device) {
+  if (device.is_cpu()) return;
+#if defined(BITLEARN_HAS_CUDA)
+  cuda_synchronize_device(device.index);
+#else
+  throw Error("synchronize: CUDA requested but bitlearn was built without CUDA");
+#endif
+}
+
 }  // namespace bl

@@ -40,6 +40,9 @@ void copy_bytes(void* dst, Device dst_device, const void* src, Device src_device
 // Sets bytes to zero on device; synchronous.
 void zero_bytes(void* dst, Device device, size_t bytes);
 
+// Waits until all work queued on device has finished (nothing to wait for on the CPU).
+void synchronize(Device device);
+
 #if defined(BITLEARN_HAS_CUDA)
 // CUDA side (src/core/cuda/allocator_cuda.cu).
 // A block of at least bytes bytes on device_index from its caching pool; also makes device_index

@@ -7,8 +7,11 @@
 #include <mutex>
 #include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "bitlearn/ops.h"
+#include "bitlearn/ops_attention.h"
 #include "core/error.h"
 
 namespace bl::lm::train_ops {
@@ -23,6 +26,10 @@ void check_shards(const Tensor& x, Shards sh, const char* op) {
 }
 
 Tensor rows_of(const Tensor& t, Shards sh, int64_t s) { return t.slice(0, s * sh.rows, (s + 1) * sh.rows); }
+
+// [count * rows, C] -> [count, rows, C]: one batch entry per shard.
+Tensor by_shard(const Tensor& t, Shards sh) { return t.contiguous().reshape({sh.count, sh.rows, t.dim(1)}); }
+
 
 // [N, heads*D] -> rotate_half per head: (-x2, x1).
 Tensor rotate_half(const Tensor& x, int64_t D) {
@@ -53,37 +60,31 @@ Tensor kv_from_heads(const Tensor& k, int64_t B, int64_t T, int64_t G, int64_t D
   return k.reshape({B, G, T, D}).permute({0, 2, 1, 3}).contiguous().reshape({B * T, G * D});
 }
 
-// Additive mask [R*T, T]: row i is query position i % T; -inf where the key lies after it (or
-// window or more positions before it).
-Tensor build_attention_mask(int64_t R, int64_t T, int64_t window, Device dev) {
-  std::vector<float> m(static_cast<size_t>(R * T * T), 0.0f);
-  const float ninf = -std::numeric_limits<float>::infinity();
-  for (int64_t i = 0; i < R * T; ++i) {
-    const int64_t t = i % T;
-    for (int64_t j = 0; j < T; ++j)
-      if (j > t || (window > 0 && j <= t - window)) m[static_cast<size_t>(i * T + j)] = ninf;
-  }
-  return Tensor::from_vector(m, {R * T, T}, dev);
-}
-
-// The mask, built once per (R, T, window, device) and kept (a few shapes per run).
-Tensor attention_mask(int64_t R, int64_t T, int64_t window, Device dev) {
+// Query positions 0..T-1 of every sequence and key counts T, built once per (B, T, device).
+std::pair<Tensor, Tensor> self_positions(int64_t B, int64_t T, Device dev) {
   static std::mutex mu;
   // Never destroyed: device tensors must not outlive the device allocator at exit.
-  static auto& cache = *new std::map<std::tuple<int64_t, int64_t, int64_t, std::string>, Tensor>();
+  static auto& cache = *new std::map<std::tuple<int64_t, int64_t, std::string>, std::pair<Tensor, Tensor>>();
   std::lock_guard<std::mutex> lock(mu);
-  auto key = std::make_tuple(R, T, window, dev.str());
+  auto key = std::make_tuple(B, T, dev.str());
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;
   if (cache.size() >= 16) cache.clear();
-  Tensor m = build_attention_mask(R, T, window, dev);
-  cache.emplace(key, m);
-  return m;
+  std::vector<int64_t> pos(static_cast<size_t>(B * T));
+  for (int64_t i = 0; i < B * T; ++i) pos[static_cast<size_t>(i)] = i % T;
+  std::pair<Tensor, Tensor> t{Tensor::from_vector(pos, {B, T}, dev),
+                              Tensor::from_vector(std::vector<int64_t>(static_cast<size_t>(B), T), {B}, dev)};
+  cache.emplace(key, t);
+  return t;
 }
 
-Tensor attention_probs(const Tensor& q3, const Tensor& k3, const Tensor& mask, float scale) {
-  Tensor s = mul(bmm(q3, k3, false, true), scalar_on(q3, scale));
-  return softmax(add(s, mask), -1);
+// softmax(q k^T scale + causal mask) v of rows q [B*T, H*D], k and v [B*T, G*D]: the fused op.
+Tensor self_attention_forward(const Tensor& q, const Tensor& k, const Tensor& v, int64_t B, int64_t T, int64_t H,
+                              int64_t G, int64_t D, float scale, int64_t window) {
+  const auto pos = self_positions(B, T, q.device());
+  const Tensor o = bl::causal_attention(q.reshape({B, T, H, D}), k.reshape({B, T, G, D}), v.reshape({B, T, G, D}),
+                                        pos.first, pos.second, scale, window);
+  return o.reshape({B * T, H * D});
 }
 
 // Per-row mean negative log-likelihood pieces of one chunk: logits and the label column.
@@ -99,6 +100,15 @@ void fold_grad(const ag::Var& leaf, const Tensor& g) {
     handle.set_grad(add(leaf.grad(), g));
 }
 
+namespace {
+
+// fold_grad of per_shard[0], per_shard[1], ... (per_shard [count, ...leaf's shape]) in that order.
+void fold_shards(const ag::Var& leaf, const Tensor& per_shard) {
+  for (int64_t s = 0; s < per_shard.dim(0); ++s) fold_grad(leaf, per_shard.slice(0, s, s + 1).reshape(leaf.value().shape()));
+}
+
+}  // namespace
+
 ag::Var linear(const ag::Var& x, const ag::Var& w, const ag::Var& b, bool w_in_out, Shards sh) {
   check_shards(x.value(), sh, "lm linear");
   const Tensor& wv = w.value();
@@ -113,13 +123,12 @@ ag::Var linear(const ag::Var& x, const ag::Var& w, const ag::Var& b, bool w_in_o
     const Tensor& wv = w.value();
     out[0] = matmul(g, wv, false, w_in_out);
     if (w.requires_grad()) {
-      for (int64_t s = 0; s < sh.count; ++s) {
-        const Tensor gs = rows_of(g, sh, s), xs = rows_of(xv, sh, s);
-        fold_grad(w, w_in_out ? matmul(xs, gs, true, false) : matmul(gs, xs, true, false));
-      }
+      // All shards' products in one batched call (each entry is exactly its shard's matmul), folded
+      // in shard order.
+      const Tensor g3 = by_shard(g, sh), x3 = by_shard(xv, sh);
+      fold_shards(w, w_in_out ? bmm(x3, g3, true, false) : bmm(g3, x3, true, false));
     }
-    if (has_b && b.requires_grad())
-      for (int64_t s = 0; s < sh.count; ++s) fold_grad(b, sum(rows_of(g, sh, s), {0}));
+    if (has_b && b.requires_grad()) fold_shards(b, sum(by_shard(g, sh), {1}));
     return out;
   });
 }
@@ -141,11 +150,8 @@ ag::Var norm(const ag::Var& x, const ag::Var& w, const ag::Var& b, bool is_layer
     Tensor inner = sub(dxhat, mul(xhat, mean(mul(dxhat, xhat), {-1}, true)));
     if (is_layer_norm) inner = sub(inner, mean(dxhat, {-1}, true));
     out[0] = mul(r, inner);
-    if (w.requires_grad())
-      for (int64_t s = 0; s < sh.count; ++s)
-        fold_grad(w, sum(mul(rows_of(g, sh, s), rows_of(xhat, sh, s)), {0}));
-    if (has_b && b.requires_grad())
-      for (int64_t s = 0; s < sh.count; ++s) fold_grad(b, sum(rows_of(g, sh, s), {0}));
+    if (w.requires_grad()) fold_shards(w, sum(by_shard(mul(g, xhat), sh), {1}));
+    if (has_b && b.requires_grad()) fold_shards(b, sum(by_shard(g, sh), {1}));
     return out;
   });
 }
@@ -196,18 +202,19 @@ ag::Var causal_attention(const ag::Var& q, const ag::Var& k, const ag::Var& v, i
                          int64_t H, int64_t G, int64_t D, float scale, int64_t window) {
   BL_CHECK(G >= 1 && H % G == 0, "lm attention: ", H, " heads are not a multiple of ", G, " key/value heads");
   const int64_t R = H / G;
-  const Tensor q3 = q_to_heads(q.value(), B, T, G, R, D);
-  const Tensor k3 = kv_to_heads(k.value(), B, T, G, D);
-  const Tensor v3 = kv_to_heads(v.value(), B, T, G, D);
-  const Tensor mask = attention_mask(R, T, window, q.device());
-  Tensor o = q_from_heads(bmm(attention_probs(q3, k3, mask, scale), v3), B, T, G, R, D);
-  return ag::record("lm_attention", o, {q, k, v}, [q3, k3, v3, mask, scale, B, T, G, R, D](const Tensor& g) {
-    const Tensor p = attention_probs(q3, k3, mask, scale);
+  // The forward is the contract's fused attention op (the inference kernel): no [T, T] scores are
+  // held, and a trained model's logits are the bits inference gives.
+  const Tensor o = self_attention_forward(q.value(), k.value(), v.value(), B, T, H, G, D, scale, window);
+  const Tensor qv = q.value(), kv = k.value(), vv = v.value();
+  return ag::record("lm_attention", o, {q, k, v}, [qv, kv, vv, window, scale, B, T, G, R, D](const Tensor& g) {
+    const Tensor q3 = q_to_heads(qv, B, T, G, R, D);
+    const Tensor k3 = kv_to_heads(kv, B, T, G, D);
+    const Tensor v3 = kv_to_heads(vv, B, T, G, D);
     const Tensor g3 = q_to_heads(g, B, T, G, R, D);
+    // The probabilities are recomputed from the scores; the fused op gives the bits of
+    // softmax(s * scale + mask) and p * (dp - sum(dp * p)) * scale as separate ops would.
+    const auto [p, ds] = causal_softmax_backward(bmm(q3, k3, false, true), bmm(g3, v3, false, true), scale, window);
     Tensor dv = bmm(p, g3, true, false);
-    Tensor dp = bmm(g3, v3, false, true);
-    Tensor ds = mul(p, sub(dp, sum(mul(dp, p), {-1}, true)));
-    ds = mul(ds, scalar_on(ds, scale));
     Tensor dq = bmm(ds, k3);
     Tensor dk = bmm(ds, q3, true, false);
     return std::vector<Tensor>{q_from_heads(dq, B, T, G, R, D), kv_from_heads(dk, B, T, G, D),

@@ -5,6 +5,7 @@
 #include "core/allocator.h"
 #include "core/error.h"
 #include "kernels/attention.h"
+#include "kernels/attention_backward.h"
 #include "ops/dispatch.h"
 #include "ops/op_util.h"
 
@@ -86,6 +87,37 @@ Tensor causal_attention(const Tensor& q_in, const Tensor& k_in, const Tensor& v_
   auto* op = static_cast<float*>(out.raw_data());
   dispatch::attention(q.device(), a, qp, kp, vp, pp, lp, op);
   return out;
+}
+
+std::pair<Tensor, Tensor> causal_softmax_backward(const Tensor& scores, const Tensor& dprobs, float scale,
+                                                  int64_t window) {
+  constexpr const char* op = "causal_softmax_backward";
+  check_defined(scores, op, "scores");
+  check_defined(dprobs, op, "dprobs");
+  BL_CHECK(scores.dtype() == DType::f32 && dprobs.dtype() == DType::f32, op, ": scores and dprobs must be f32, got ",
+           dtype_name(scores.dtype()), " and ", dtype_name(dprobs.dtype()));
+  BL_CHECK(scores.ndim() >= 2, op, ": scores has shape ", shape_str(scores.shape()), "; expected [..., rows, keys]");
+  BL_CHECK(dprobs.shape() == scores.shape(), op, ": dprobs has shape ", shape_str(dprobs.shape()),
+           "; expected the shape of scores ", shape_str(scores.shape()));
+  check_same_device(scores, dprobs, op, "scores", "dprobs");
+  check_device_usable(scores.device(), op);
+  BL_CHECK(window >= 0, op, ": window ", window, " must be >= 0");
+  const int64_t n = scores.dim(-1);
+  BL_CHECK(n <= kAttentionBackwardMaxKeys, op, ": ", n, " keys per row exceed the limit of ", kAttentionBackwardMaxKeys);
+  const Tensor s = scores.contiguous(), dp = dprobs.contiguous();
+  Tensor p = Tensor::empty(s.shape(), DType::f32, s.device());
+  Tensor ds = Tensor::empty(s.shape(), DType::f32, s.device());
+  AttentionBackwardArgs a;
+  a.n = n;
+  a.rows = n == 0 ? 0 : s.numel() / n;
+  a.period = n < 1 ? 1 : n;
+  a.scale = scale;
+  a.window = window;
+  if (a.rows == 0 || n == 0) return {p, ds};
+  dispatch::attention_backward(s.device(), a, static_cast<const float*>(s.raw_data()),
+                               static_cast<const float*>(dp.raw_data()), static_cast<float*>(p.raw_data()),
+                               static_cast<float*>(ds.raw_data()));
+  return {p, ds};
 }
 
 }  // namespace bl

@@ -2,10 +2,13 @@
 // (in errors); `run` picks the backend from the device and nothing else.
 #include "ops/dispatch.h"
 
+#include <chrono>
+#include <string>
 #include <utility>
 
 #include "core/allocator.h"
 #include "core/error.h"
+#include "ops/op_profile.h"
 #include "ops/op_util.h"
 
 namespace bl::dispatch {
@@ -13,10 +16,44 @@ namespace {
 
 // Checks that d can run op, then calls cpu_body(pool) or cuda_body(launch config).
 template <class CpuBody, class CudaBody>
-auto run(Device d, const char* op, CpuBody&& cpu_body, CudaBody&& cuda_body) {
-  use_device(d, op);
+auto call(Device d, CpuBody&& cpu_body, CudaBody&& cuda_body) {
   if (d.is_cuda()) return std::forward<CudaBody>(cuda_body)(op_launch_config());
   return std::forward<CpuBody>(cpu_body)(op_pool());
+}
+
+// Times one call for BITLEARN_OP_PROFILE (op_profile.h): waits before and after.
+template <class Body>
+auto timed(Device d, const std::string& name, Body&& body) {
+  op_profile::wait(d);
+  const auto t0 = std::chrono::steady_clock::now();
+  struct Stop {
+    Device d;
+    const std::string& name;
+    std::chrono::steady_clock::time_point t0;
+    ~Stop() {
+      op_profile::wait(d);
+      op_profile::add(name, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+  } stop{d, name, t0};
+  return body();
+}
+
+// Checks that d can run op, then calls cpu_body(pool) or cuda_body(launch config). `detail`
+// (shape words) only labels the op in the profile.
+template <class CpuBody, class CudaBody>
+auto run(Device d, const char* op, CpuBody&& cpu_body, CudaBody&& cuda_body, const std::string& detail = "") {
+  use_device(d, op);
+  if (op_profile::enabled()) {
+    const std::string name = detail.empty() ? std::string(op) : std::string(op) + " " + detail;
+    return timed(d, name, [&] { return call(d, cpu_body, cuda_body); });
+  }
+  return call(d, std::forward<CpuBody>(cpu_body), std::forward<CudaBody>(cuda_body));
+}
+
+std::string matmul_detail(const MatmulArgs& a) {
+  if (!op_profile::enabled()) return std::string();
+  return std::to_string(a.batch) + "x" + std::to_string(a.m) + "x" + std::to_string(a.n) + "x" + std::to_string(a.k) +
+         (a.trans_a ? " tA" : "") + (a.trans_b ? " tB" : "");
 }
 
 }  // namespace
@@ -175,7 +212,7 @@ void topk(Device d, const float* x, int64_t rows, int64_t n, int64_t k, float* v
 void matmul(Device d, const MatmulArgs& args, const float* a, const float* b, float* c) {
   run(d, "matmul",
       [&](ThreadPool& p) { matmul_cpu(args, a, b, c, &p); },
-      [&](const LaunchConfig& cfg) { matmul_cuda(args, a, b, c, cfg); });
+      [&](const LaunchConfig& cfg) { matmul_cuda(args, a, b, c, cfg); }, matmul_detail(args));
 }
 
 void matmul_bias(Device d, const MatmulArgs& args, const float* a, const float* b, const float* bias, float* c) {
@@ -195,6 +232,13 @@ void attention(Device d, const AttentionArgs& args, const float* q, const float*
   run(d, "causal_attention",
       [&](ThreadPool& p) { attention_cpu(args, q, k, v, q_pos, kv_len, out, p); },
       [&](const LaunchConfig& c) { attention_cuda(args, q, k, v, q_pos, kv_len, out, c); });
+}
+
+void attention_backward(Device d, const AttentionBackwardArgs& args, const float* s, const float* dp, float* p,
+                        float* ds) {
+  run(d, "attention_backward",
+      [&](ThreadPool& pool) { attention_backward_cpu(args, s, dp, p, ds, pool); },
+      [&](const LaunchConfig& c) { attention_backward_cuda(args, s, dp, p, ds, c); });
 }
 
 void im2col(Device d, const float* x, const Im2colShape& s, float pad_value, float* out) {

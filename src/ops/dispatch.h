@@ -16,6 +16,7 @@
 
 #include "bitlearn/tensor.h"
 #include "kernels/attention.h"
+#include "kernels/attention_backward.h"
 #include "kernels/backend.h"
 #include "kernels/cumsum.h"
 #include "kernels/histogram.h"
@@ -82,6 +83,8 @@ void matmul_bias(Device d, const MatmulArgs& args, const float* a, const float* 
 void skinny_matmul(Device d, const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k);
 void attention(Device d, const AttentionArgs& args, const float* q, const float* k, const float* v,
                const int64_t* q_pos, const int64_t* kv_len, float* out);
+void attention_backward(Device d, const AttentionBackwardArgs& args, const float* s, const float* dp, float* p,
+                        float* ds);
 
 // Layer kernels (kernels/im2col.h, tile_max.h, lstm_cell.h, selective_scan.h).
 void im2col(Device d, const float* x, const Im2colShape& s, float pad_value, float* out);

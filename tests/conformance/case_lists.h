@@ -29,6 +29,7 @@ inline const std::vector<CaseList>& case_lists() {
       {"sort", "sort", &sort_cases},
       {"matmul", "matmul", &matmul_cases},
       {"attention", "attention", &attention_cases},
+      {"attention_backward", "attention_backward", &attention_backward_cases},
       {"index", "index", &index_cases},
       {"shape", "shape (copy, concat)", &shape_cases},
       {"im2col", "im2col", &im2col_cases},

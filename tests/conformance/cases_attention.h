@@ -6,6 +6,8 @@
 #include "conformance/case_util.h"
 #include "bitlearn/ops_attention.h"
 #include "kernels/attention.h"
+#include "kernels/attention_backward.h"
+#include "ops/dispatch.h"
 
 namespace bl::conformance {
 
@@ -84,6 +86,88 @@ inline std::vector<OpCase> attention_cases() {
     };
     if (p.batch == 2 && p.q_len == 7) {
       c.sabotage_what = "scale folded into q";
+      c.sabotage = [reference](const Tensors& in) { return reference(in, true); };
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
+// The attention backward (kernels/attention_backward.h): rows of raw scores with special values
+// (NaN, +-inf, +-0, subnormals) and their probability gradients, the causal mask with and without a
+// window, rows past one sum-schedule leaf of 4096 keys, a single key, empty problems. Cases with
+// offset 0 go through the public op causal_softmax_backward, the others through the dispatch point.
+struct AttentionBackwardProblem {
+  int64_t batch, rows, n, offset, window;
+};
+
+inline std::vector<OpCase> attention_backward_cases() {
+  const AttentionBackwardProblem problems[] = {{1, 1, 1, 0, 0},  {2, 21, 7, 0, 0},     {1, 18, 9, 0, 4},
+                                               {1, 300, 300, 0, 0}, {1, 6, 4100, 4094, 0}, {1, 5, 4100, 4095, 300},
+                                               {0, 4, 4, 0, 0},  {3, 64, 33, 0, 0}};
+  std::vector<OpCase> out;
+  uint64_t seed = 760;
+  for (const AttentionBackwardProblem& pr : problems) {
+    seed += 2;
+    const float scale = 0.3f;
+    const Shape shape = {pr.batch, pr.rows, pr.n};
+    AttentionBackwardArgs a;
+    a.rows = pr.batch * pr.rows;
+    a.n = pr.n;
+    a.period = pr.offset == 0 ? pr.n : pr.rows;
+    a.offset = pr.offset;
+    a.scale = scale;
+    a.window = pr.window;
+    OpCase c;
+    c.op = "attention_backward";
+    c.label = std::to_string(pr.batch) + "x" + std::to_string(pr.rows) + "x" + std::to_string(pr.n) +
+              (pr.offset ? " from position " + std::to_string(pr.offset) : "") +
+              (pr.window ? " window=" + std::to_string(pr.window) : "");
+    const bool long_rows = pr.n >= 300;
+    c.inputs = [shape, seed, long_rows] {
+      // Short rows: the full special-value mix (most rows then hold a NaN or an infinity). Long
+      // rows: plain scores with a special value in a few rows only, so that most sums stay finite
+      // and the mask and the leaf fold show.
+      if (!long_rows) return Tensors{special_floats(shape, seed), plain_floats(shape, seed + 1, 1.0f, 13)};
+      // dp around 1, so that c is as large as dp and its rounding shows in ds.
+      std::vector<float> dp = floats_of(plain_floats(shape, seed + 1));
+      for (float& x : dp) x = add(x, 1.0f);
+      return Tensors{plain_floats(shape, seed, 3.0f, 9001), f32_tensor(dp, shape)};
+    };
+    auto reference = [a, shape](const Tensors& in, bool sabotaged) {
+      std::vector<float> s = floats_of(in[0]), dp = floats_of(in[1]), p(s.size()), ds(s.size());
+      attention_backward_reference(a, s.data(), dp.data(), p.data(), ds.data());
+      if (sabotaged && a.offset == 0) {
+        // Sabotage: no key masked.
+        AttentionBackwardArgs open = a;
+        open.offset = a.n;
+        attention_backward_reference(open, s.data(), dp.data(), p.data(), ds.data());
+      } else if (sabotaged) {
+        // Sabotage: c summed left to right instead of on the sum schedule.
+        for (int64_t r = 0; r < a.rows; ++r) {
+          float c = 0.0f;
+          for (int64_t j = 0; j < a.n; ++j) c = add(c, canonicalize(mul(dp[r * a.n + j], p[r * a.n + j])));
+          for (int64_t j = 0; j < a.n; ++j)
+            ds[r * a.n + j] = attention_backward_grad(p[r * a.n + j], dp[r * a.n + j], canonicalize(c), a.scale);
+        }
+      }
+      return Tensors{f32_tensor(p, shape), f32_tensor(ds, shape)};
+    };
+    c.reference = [reference](const Tensors& in) { return reference(in, false); };
+    c.run = [a, shape, pr, scale](const Tensors& in) {
+      if (pr.offset == 0) {
+        auto [p, ds] = causal_softmax_backward(in[0], in[1], scale, pr.window);
+        return Tensors{p, ds};
+      }
+      const Tensor s = in[0].contiguous(), dp = in[1].contiguous();
+      Tensor p = Tensor::empty(shape, DType::f32, s.device()), ds = Tensor::empty(shape, DType::f32, s.device());
+      dispatch::attention_backward(s.device(), a, static_cast<const float*>(s.raw_data()),
+                                   static_cast<const float*>(dp.raw_data()), static_cast<float*>(p.raw_data()),
+                                   static_cast<float*>(ds.raw_data()));
+      return Tensors{p, ds};
+    };
+    if (pr.rows == 300 || pr.offset == 4094) {
+      c.sabotage_what = pr.offset == 0 ? "the causal mask dropped" : "c summed left to right";
       c.sabotage = [reference](const Tensors& in) { return reference(in, true); };
     }
     out.push_back(c);

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "bitlearn/ops.h"
+#include "bitlearn/ops_attention.h"
 #include "core/thread_pool.h"
 #include "lm/train_ops_cases.h"
 
@@ -26,6 +28,27 @@ bool same_bits(const Tensor& a, const Tensor& b) {
 void expect_same(const std::vector<Tensor>& a, const std::vector<Tensor>& b, const std::string& what) {
   ASSERT_EQ(a.size(), b.size()) << what;
   for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(same_bits(a[i], b[i])) << what << ", result " << i;
+}
+
+// The fused attention backward gives the bits of the separate ops it replaces: the scaled,
+// masked softmax, then p * (dp - sum(dp * p)) * scale.
+TEST(LmTrainOps, FusedSoftmaxBackwardEqualsTheComposedOps) {
+  const int64_t BG = 2, R = 3, T = 37;
+  for (int64_t window : {0, 5}) {
+    const Tensor s = random_tensor({BG, R * T, T}, 11 + window, 3.0f), dp = random_tensor({BG, R * T, T}, 12, 1.0f);
+    const float scale = 0.125f * 1.3f;
+    std::vector<float> m(static_cast<size_t>(R * T * T), 0.0f);
+    for (int64_t i = 0; i < R * T; ++i)
+      for (int64_t j = 0; j < T; ++j)
+        if (j > i % T || (window > 0 && j <= i % T - window)) m[static_cast<size_t>(i * T + j)] = -INFINITY;
+    const Tensor mask = Tensor::from_vector(m, {R * T, T});
+    const Tensor sc = Tensor::scalar(scale, DType::f32);
+    const Tensor p = softmax(add(mul(s, sc), mask), -1);
+    const Tensor ds = mul(mul(p, sub(dp, sum(mul(dp, p), {-1}, true))), sc);
+    const auto [fp, fds] = causal_softmax_backward(s, dp, scale, window);
+    EXPECT_TRUE(same_bits(fp, p)) << "window " << window;
+    EXPECT_TRUE(same_bits(fds, ds)) << "window " << window;
+  }
 }
 
 TEST(LmTrainOps, EveryThreadCountGivesTheSameBits) {

@@ -2,6 +2,7 @@
 // compiles src/**/no_cuda/*.cpp instead of src/**/*.cu). Every one throws "<op>: this build has no
 // CUDA backend"; ops reach them only through ops/dispatch.cpp, which checks the device first.
 #include "kernels/attention.h"
+#include "kernels/attention_backward.h"
 #include "kernels/backend.h"
 #include "kernels/cumsum.h"
 #include "kernels/histogram.h"
@@ -29,6 +30,7 @@ namespace {
 }  // namespace
 
 void attention_cuda(const AttentionArgs&, const float*, const float*, const float*, const int64_t*, const int64_t*, float*, const LaunchConfig&) { no_cuda("attention"); }
+void attention_backward_cuda(const AttentionBackwardArgs&, const float*, const float*, float*, float*, const LaunchConfig&) { no_cuda("attention_backward"); }
 void attention_cuda_sabotaged_fold(const AttentionArgs&, const float*, const float*, const float*, const int64_t*, const int64_t*, float*) { no_cuda("attention_cuda_sabotaged_fold"); }
 void unary_cuda(UnaryOp, DType, const void*, const StridedView&, void*, int64_t, const LaunchConfig&) { no_cuda("unary"); }
 void binary_cuda(BinaryOp, DType, const void*, const StridedView&, const void*, const StridedView&, void*, int64_t, const LaunchConfig&) { no_cuda("binary"); }
