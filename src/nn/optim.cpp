@@ -1,6 +1,7 @@
 // optim.cpp: the optimizers of bitlearn/nn/optim.h as Tensor ops.
 #include "bitlearn/nn/optim.h"
 
+#include "bitlearn/ops_optim.h"
 #include "contract/arith.h"
 #include "core/error.h"
 
@@ -187,23 +188,25 @@ void Adam::begin_step() {
 
 void Adam::update(size_t i, const Tensor& grad) {
   ag::Var& p = params_[i].second;
-  Tensor g = grad;
-  Tensor pv = p.value();
+  // One fused pass (bitlearn/ops_optim.h) with the bits of the separate steps:
+  //   decay, m = b1 m + (1-b1) g, v = b2 v + (1-b2) g^2,
+  //   p -= (lr / (1 - b1^t)) m / (sqrt(v) / sqrt(1 - b2^t) + eps).
+  AdamStepScalars s;
+  s.beta1 = beta1_;
+  s.beta2 = beta2_;
+  s.eps = eps_;
+  s.step_size = bl::div(lr_, bl::sub(1.0f, scalars_["beta1_power"]));
+  s.bc2_sqrt = bl::sqrt(bl::sub(1.0f, scalars_["beta2_power"]));
   if (weight_decay_ > 0.0f && (no_decay_.empty() || !no_decay_[i])) {
-    if (decoupled_)
-      pv = bl::mul(pv, scalar(g, bl::sub(1.0f, bl::mul(lr_, weight_decay_))));
-    else
-      g = bl::add(g, bl::mul(pv, scalar(g, weight_decay_)));
+    s.decay_kind = decoupled_ ? AdamDecayKind::decoupled : AdamDecayKind::l2;
+    s.decay = decoupled_ ? bl::sub(1.0f, bl::mul(lr_, weight_decay_)) : weight_decay_;
   }
   Tensor& m = slot(i, 0);
   Tensor& v = slot(i, 1);
-  m = bl::add(bl::mul(m, scalar(g, beta1_)), bl::mul(g, scalar(g, bl::sub(1.0f, beta1_))));
-  v = bl::add(bl::mul(v, scalar(g, beta2_)), bl::mul(bl::square(g), scalar(g, bl::sub(1.0f, beta2_))));
-  float bc1 = bl::sub(1.0f, scalars_["beta1_power"]);
-  float bc2_sqrt = bl::sqrt(bl::sub(1.0f, scalars_["beta2_power"]));
-  float step_size = bl::div(lr_, bc1);
-  Tensor denom = bl::add(bl::div(bl::sqrt(v), scalar(g, bc2_sqrt)), scalar(g, eps_));
-  p.set_value(bl::sub(pv, bl::mul(bl::div(m, denom), scalar(g, step_size))));
+  std::array<Tensor, 3> next = adam_update(p.value(), m, v, grad, s);
+  m = next[1];
+  v = next[2];
+  p.set_value(next[0]);
 }
 
 // ---- LAMB ----

@@ -234,6 +234,13 @@ void attention(Device d, const AttentionArgs& args, const float* q, const float*
       [&](const LaunchConfig& c) { attention_cuda(args, q, k, v, q_pos, kv_len, out, c); });
 }
 
+void adam_update(Device d, const AdamScalars& s, const float* p, const float* m, const float* v, const float* g,
+                 float* p_out, float* m_out, float* v_out, int64_t n) {
+  run(d, "adam_update",
+      [&](ThreadPool& pool) { adam_cpu(s, p, m, v, g, p_out, m_out, v_out, n, pool); },
+      [&](const LaunchConfig& c) { adam_cuda(s, p, m, v, g, p_out, m_out, v_out, n, c); });
+}
+
 void attention_backward(Device d, const AttentionBackwardArgs& args, const float* s, const float* dp, float* p,
                         float* ds) {
   run(d, "attention_backward",

@@ -15,6 +15,7 @@
 #include <cstdint>
 
 #include "bitlearn/tensor.h"
+#include "kernels/adam.h"
 #include "kernels/attention.h"
 #include "kernels/attention_backward.h"
 #include "kernels/backend.h"
@@ -97,6 +98,10 @@ void selective_scan(Device d, const ScanArgs& a);
 // Boosting histogram of quantized gradients (kernels/histogram.h).
 void histogram(Device d, const uint8_t* bins, int64_t features, const int32_t* rows, int64_t n_rows,
                const int64_t* gq, const int64_t* hq, int64_t* hist);
+
+// One Adam / AdamW step of n elements (kernels/adam.h).
+void adam_update(Device d, const AdamScalars& s, const float* p, const float* m, const float* v, const float* g,
+                 float* p_out, float* m_out, float* v_out, int64_t n);
 
 // Contract random streams (kernels/rng_fill.h): out[i] = rng_fill_element(kind, seed, stream, i, a, b).
 void rng_fill(Device d, RngKind kind, uint64_t seed, uint64_t stream, float a, float b, float* out, int64_t n);

@@ -38,6 +38,7 @@ inline const std::vector<CaseList>& case_lists() {
       {"math_map", "math_map", &math_map_cases},
       {"histogram", "histogram", &histogram_cases},
       {"rng_fill", "rng_fill", &rng_fill_cases},
+      {"adam", "adam", &adam_cases},
   };
   return lists;
 }

@@ -10,6 +10,8 @@
 
 #include "conformance/case_util.h"
 #include "contract/rng.h"
+#include "bitlearn/ops_optim.h"
+#include "kernels/adam.h"
 #include "kernels/histogram.h"
 #include "kernels/im2col.h"
 #include "kernels/math_map.h"
@@ -314,6 +316,70 @@ inline std::vector<OpCase> rng_fill_cases() {
       }
       out.push_back(c);
     }
+  return out;
+}
+
+// The fused Adam update (kernels/adam.h) through the public op adam_update: special values in
+// every operand, the three decay kinds, odd and empty sizes, a size past the CPU task block.
+inline std::vector<OpCase> adam_cases() {
+  struct Problem {
+    int64_t n;
+    AdamDecayKind kind;
+  };
+  const Problem problems[] = {{1, AdamDecayKind::none}, {1000, AdamDecayKind::decoupled}, {777, AdamDecayKind::l2},
+                              {0, AdamDecayKind::decoupled}, {200003, AdamDecayKind::decoupled}};
+  std::vector<OpCase> out;
+  uint64_t seed = 790;
+  for (const Problem& pr : problems) {
+    seed += 4;
+    AdamStepScalars st;
+    st.beta1 = 0.9f;
+    st.beta2 = 0.95f;
+    st.eps = 1e-8f;
+    st.step_size = 3e-4f / 0.271f;
+    st.bc2_sqrt = 0.3122499f;
+    st.decay_kind = pr.kind;
+    st.decay = pr.kind == AdamDecayKind::l2 ? 0.01f : 1.0f - 3e-4f * 0.1f;
+    const Shape shape = {pr.n};
+    const bool special = pr.n < 100000;
+    OpCase c;
+    c.op = "adam_update";
+    c.label = "n=" + std::to_string(pr.n) + (pr.kind == AdamDecayKind::none ? " no decay"
+                                             : pr.kind == AdamDecayKind::l2 ? " L2 decay" : " decoupled decay");
+    const uint64_t sd = seed;
+    c.inputs = [shape, sd, special] {
+      std::vector<float> v = floats_of(plain_floats(shape, sd + 2, 1.0f, special ? 17 : 0));
+      for (float& x : v) x = abs(x);  // second moments are never negative (a NaN stays NaN)
+      return Tensors{special ? special_floats(shape, sd) : plain_floats(shape, sd), plain_floats(shape, sd + 1, 0.1f, special ? 19 : 0),
+                     f32_tensor(v, shape), special ? special_floats(shape, sd + 3, 1.0f) : plain_floats(shape, sd + 3)};
+    };
+    auto reference = [st, shape](const Tensors& in, bool sabotaged) {
+      std::vector<float> p = floats_of(in[0]), m = floats_of(in[1]), v = floats_of(in[2]), g = floats_of(in[3]);
+      AdamScalars k;
+      k.beta1 = st.beta1, k.one_minus_beta1 = sub(1.0f, st.beta1);
+      k.beta2 = st.beta2, k.one_minus_beta2 = sub(1.0f, st.beta2);
+      k.bc2_sqrt = st.bc2_sqrt, k.eps = st.eps, k.step_size = st.step_size, k.decay = st.decay;
+      k.decay_mode = st.decay_kind == AdamDecayKind::decoupled ? AdamDecay::decoupled
+                     : st.decay_kind == AdamDecayKind::l2      ? AdamDecay::l2
+                                                               : AdamDecay::none;
+      // Sabotage: 1 - beta1 taken as the decimal 0.1 instead of the rounded difference.
+      if (sabotaged) k.one_minus_beta1 = 0.1f;
+      std::vector<float> po(p.size()), mo(p.size()), vo(p.size());
+      adam_reference(k, p.data(), m.data(), v.data(), g.data(), po.data(), mo.data(), vo.data(),
+                     static_cast<int64_t>(p.size()));
+      return Tensors{f32_tensor(po, shape), f32_tensor(mo, shape), f32_tensor(vo, shape)};
+    };
+    c.reference = [reference](const Tensors& in) { return reference(in, false); };
+    c.run = [st](const Tensors& in) {
+      std::array<Tensor, 3> r = adam_update(in[0], in[1], in[2], in[3], st);
+      return Tensors{r[0], r[1], r[2]};
+    };
+    if (pr.n == 1000) {
+      c.sabotage_what = "1 - beta1 as the constant 0.1";
+      c.sabotage = [reference](const Tensors& in) { return reference(in, true); };
+    }
+    out.push_back(c);
+  }
   return out;
 }
 

@@ -5,6 +5,9 @@
 #include <functional>
 
 #include "bitlearn/nn.h"
+#include "bitlearn/ops.h"
+#include "bitlearn/ops_optim.h"
+#include "contract/arith.h"
 
 namespace bl::nn {
 namespace {
@@ -32,6 +35,43 @@ void compare(const char* name, const std::function<std::unique_ptr<Optimizer>(Na
     for (int64_t i = 0; i < n; ++i) ASSERT_NEAR(got[i], pd[i], tol * (1 + std::fabs(pd[i]))) << "step " << step << " i " << i;
   }
   EXPECT_EQ(opt->steps(), 5);
+}
+
+// The fused Adam update gives the bits of the separate Tensor ops it replaces, for each decay kind,
+// with NaN, infinities and signed zeros in the operands.
+TEST(NnOptim, FusedAdamUpdateEqualsTheComposedOps) {
+  const float specials[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1e-40f, -3.5f, 2.25f};
+  std::vector<float> pv, mv, vv, gv;
+  for (int i = 0; i < 4099; ++i) {
+    const float x = std::sin(0.37f * i) * 3.0f;
+    pv.push_back(i % 97 == 0 ? specials[(i / 97) % 8] : x);
+    mv.push_back(0.1f * std::cos(0.11f * i));
+    vv.push_back(i % 89 == 0 ? INFINITY : 0.01f * (1.0f + std::sin(0.05f * i)));
+    gv.push_back(i % 83 == 0 ? specials[(i / 83) % 8] : 0.5f * std::cos(0.7f * i));
+  }
+  const Shape shape = {static_cast<int64_t>(pv.size())};
+  const Tensor p = Tensor::from_vector(pv, shape), m = Tensor::from_vector(mv, shape);
+  const Tensor v = Tensor::from_vector(vv, shape), g = Tensor::from_vector(gv, shape);
+  auto sc = [](float x) { return Tensor::scalar(x, DType::f32); };
+  for (AdamDecayKind kind : {AdamDecayKind::none, AdamDecayKind::decoupled, AdamDecayKind::l2}) {
+    AdamStepScalars st;
+    st.beta1 = 0.9f, st.beta2 = 0.95f, st.eps = 1e-8f;
+    st.step_size = bl::div(3e-4f, bl::sub(1.0f, 0.729f));
+    st.bc2_sqrt = bl::sqrt(bl::sub(1.0f, 0.857375f));
+    st.decay_kind = kind;
+    st.decay = kind == AdamDecayKind::l2 ? 0.01f : bl::sub(1.0f, bl::mul(3e-4f, 0.1f));
+    Tensor p1 = p, g1 = g;
+    if (kind == AdamDecayKind::decoupled) p1 = bl::mul(p, sc(st.decay));
+    if (kind == AdamDecayKind::l2) g1 = bl::add(g, bl::mul(p, sc(st.decay)));
+    const Tensor m2 = bl::add(bl::mul(m, sc(st.beta1)), bl::mul(g1, sc(bl::sub(1.0f, st.beta1))));
+    const Tensor v2 = bl::add(bl::mul(v, sc(st.beta2)), bl::mul(bl::square(g1), sc(bl::sub(1.0f, st.beta2))));
+    const Tensor denom = bl::add(bl::div(bl::sqrt(v2), sc(st.bc2_sqrt)), sc(st.eps));
+    const Tensor p2 = bl::sub(p1, bl::mul(bl::div(m2, denom), sc(st.step_size)));
+    const std::array<Tensor, 3> fused = adam_update(p, m, v, g, st);
+    EXPECT_EQ(fused[0].digest(), p2.digest()) << "p, decay kind " << static_cast<int>(kind);
+    EXPECT_EQ(fused[1].digest(), m2.digest()) << "m, decay kind " << static_cast<int>(kind);
+    EXPECT_EQ(fused[2].digest(), v2.digest()) << "v, decay kind " << static_cast<int>(kind);
+  }
 }
 
 TEST(NnOptim, SgdMomentumNesterovWeightDecay) {

@@ -1,6 +1,7 @@
 // kernels_stub.cpp: the CUDA entry points of src/kernels/ in a build without CUDA (CMakeLists.txt
 // compiles src/**/no_cuda/*.cpp instead of src/**/*.cu). Every one throws "<op>: this build has no
 // CUDA backend"; ops reach them only through ops/dispatch.cpp, which checks the device first.
+#include "kernels/adam.h"
 #include "kernels/attention.h"
 #include "kernels/attention_backward.h"
 #include "kernels/backend.h"
@@ -30,6 +31,7 @@ namespace {
 }  // namespace
 
 void attention_cuda(const AttentionArgs&, const float*, const float*, const float*, const int64_t*, const int64_t*, float*, const LaunchConfig&) { no_cuda("attention"); }
+void adam_cuda(const AdamScalars&, const float*, const float*, const float*, const float*, float*, float*, float*, int64_t, const LaunchConfig&) { no_cuda("adam_update"); }
 void attention_backward_cuda(const AttentionBackwardArgs&, const float*, const float*, float*, float*, const LaunchConfig&) { no_cuda("attention_backward"); }
 void attention_cuda_sabotaged_fold(const AttentionArgs&, const float*, const float*, const float*, const int64_t*, const int64_t*, float*) { no_cuda("attention_cuda_sabotaged_fold"); }
 void unary_cuda(UnaryOp, DType, const void*, const StridedView&, void*, int64_t, const LaunchConfig&) { no_cuda("unary"); }
