@@ -35,7 +35,8 @@ for s in "${steps[@]}"; do
                      warmup=20 weight_decay=0.1 clip=1.0 hash_every=5 val_fraction=0 work=/tmp/lm-seed)
           timeout 300 "$B/bench/lm_train_driver" "${seed_args[@]}" device=cuda report="$OUT/seed_cuda.json" \
             >"$OUT/seed.log" 2>&1 &&
-          timeout 240 "$B/bench/lm_train_driver" "${seed_args[@]}" device=cpu stop_at=5 report="$OUT/seed_cpu.json" \
+          timeout 240 "$B/bench/lm_train_driver" "${seed_args[@]}" device=cpu stop_at=5 checkpoint=/tmp/lm-seed/cpu.ckpt \
+            report="$OUT/seed_cpu.json" \
             >>"$OUT/seed.log" 2>&1 &&
           python3 scripts/lm_seed_compare.py "$OUT/seed_cuda.json" "$OUT/seed_cpu.json" >>"$OUT/seed.log" 2>&1 ;;
     profile) BITLEARN_OP_PROFILE=1 "$B/bench/lm_train_driver" model=llama-162m vocab=50257 work=/tmp/lm-profile \
