@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "bitlearn/csv.h"
+#include "bitlearn/ml/ensemble.h"
 #include "bitlearn/ml/estimator.h"
 #include "convert.h"
 #include "core/error.h"
@@ -75,6 +76,10 @@ void bind_ml(nb::module_& m) {
            [](const PyEstimator& e, const Tensor& X) { nb::gil_scoped_release r; return e.get().transform(X); })
       .def("score",
            [](const PyEstimator& e, const Tensor& X, const Tensor& y) { nb::gil_scoped_release r; return e.get().score(X, y); })
+      .def("score_samples",
+           [](const PyEstimator& e, const Tensor& X) { nb::gil_scoped_release r; return ml::score_samples(e.get(), X); })
+      .def("decision_function",
+           [](const PyEstimator& e, const Tensor& X) { nb::gil_scoped_release r; return ml::decision_function(e.get(), X); })
       .def("get_params", [](const PyEstimator& e) { return e.get().get_params(); })
       .def("set_params", [](PyEstimator& e, const ml::Params& p) { e.get().set_params(p); })
       .def_prop_ro("fitted", [](const PyEstimator& e) { return e.get().fitted(); })
