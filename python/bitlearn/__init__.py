@@ -17,7 +17,7 @@ from .tensor import tensor, from_numpy
 from . import models  # noqa: E402,F401
 
 __all__ = ["Error", "Tensor", "tensor", "from_numpy", "from_dlpack", "verify", "compare",
-           "doctor", "set_num_threads", "num_threads", "cuda_available", "cuda_backend_built",
+           "doctor", "cli", "set_num_threads", "num_threads", "cuda_available", "cuda_backend_built",
            "cuda_device_count", "contract_profile", "__version__"]
 
 
@@ -31,12 +31,16 @@ def verify(device="cpu", quick=False, threads=0):
     return _json.loads(_core._verify_json(device, bool(quick), int(threads)))
 
 
-def _cli(*args):
-    """Runs the ``bitlearn`` command line in this process; returns its exit code."""
+def cli(*args):
+    """Runs the ``bitlearn`` command line in this process (``bitlearn.cli("train", "--model",
+    "cnn", ...)``): the program's own code, options, output and exit code (returned)."""
     import sys
     sys.stdout.flush()
     sys.stderr.flush()
     return _core._run_cli([str(a) for a in args])
+
+
+_cli = cli
 
 
 def compare(a, b):

@@ -96,3 +96,29 @@ def test_bad_input_is_a_python_exception(tmp_path):
     if not bl.cuda_available():
         with pytest.raises(bl.Error, match="CUDA"):
             CausalLM.from_pretrained(HF / "gpt2", device="cuda")
+
+
+def test_language_model_training_from_python_writes_the_programs_checkpoint(cli, tmp_path):
+    """A tiny Llama trained through bitlearn.cli (the program's code, in process) and by the
+    program write the same checkpoint bytes; the exported model loads in CausalLM."""
+    root = HF.parents[2]
+    docs = sorted(str(p) for p in (root / "docs").glob("*.md"))
+    tok = tmp_path / "tokenizer.json"
+    assert bl.cli("tokenizer", "train", "--corpus", *docs, "--vocab-size", "384", "--special",
+                  "<|endoftext|>", "--out", str(tok)) == 0
+    (tmp_path / "config.json").write_text(json.dumps({
+        "model_type": "llama", "vocab_size": 384, "hidden_size": 64, "intermediate_size": 96,
+        "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+        "max_position_embeddings": 32, "rms_norm_eps": 1e-5, "hidden_act": "silu",
+        "tie_word_embeddings": False}))
+    common = ["train", "--model", "llama", "--config", str(tmp_path / "config.json"), "--tokenizer",
+              str(tok), "--steps", "4", "--batch", "4", "--seq-len", "32", "--warmup", "2", "--quiet",
+              "--data", str(root / "docs"), "--tokens", str(tmp_path / "tokens.bin"), "--lr", "3e-3"]
+    assert bl.cli(*common, "--checkpoint", str(tmp_path / "py.ckpt"), "--save-hf", str(tmp_path / "hf")) == 0
+    subprocess.run([cli, *common, "--checkpoint", str(tmp_path / "cli.ckpt")], check=True,
+                   capture_output=True)
+    assert (tmp_path / "py.ckpt").read_bytes() == (tmp_path / "cli.ckpt").read_bytes()
+    lm = CausalLM.from_pretrained(tmp_path / "hf")
+    want = subprocess.run([cli, "generate", "--model", str(tmp_path / "hf"), "--ids", "1,2,3",
+                           "--max-new-tokens", "5"], capture_output=True, text=True, check=True).stdout
+    assert lm.generate([1, 2, 3], max_new_tokens=5) == cli_ids(want)
