@@ -34,7 +34,8 @@ def write_csv(path, X, y, names, target):
 
 
 def read_predictions(path):
-    lines = open(path).read().splitlines()[1:]
+    with open(path) as f:
+        lines = f.read().splitlines()[1:]
     return np.array([[np.float32(c) for c in line.split(",")] for line in lines], dtype=np.float32)
 
 

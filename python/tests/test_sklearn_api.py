@@ -134,3 +134,18 @@ def test_device_cuda():
     a = ml.Ridge(device="cuda").fit(X, y)
     b = ml.Ridge().fit(X, y)
     assert a.model_file_text() == b.model_file_text()
+
+
+def test_isotonic_regression_against_scikit_learn():
+    """scikit-learn's generic checks skip one-dimensional estimators; this is its test."""
+    import sklearn.isotonic
+    X, y = load_diabetes(return_X_y=True)
+    x = X[:, 2]  # bmi
+    xtr, xte, ytr, yte = train_test_split(x, y, test_size=0.25, random_state=0)
+    ours = ml.IsotonicRegression().fit(xtr, ytr)
+    ref = sklearn.isotonic.IsotonicRegression(out_of_bounds="clip").fit(xtr, ytr)
+    assert abs(ours.score(xte.reshape(-1, 1), yte) - ref.score(xte, yte)) < 1e-4
+    assert ours.predict(xte).shape == (len(xte),)
+    with pytest.raises(ValueError, match="one feature"):
+        ml.IsotonicRegression().fit(X, y)
+    assert pickle.loads(pickle.dumps(ours)).predict(xte).tobytes() == ours.predict(xte).tobytes()
