@@ -52,7 +52,9 @@ def ml_stub():
         sig = inspect.signature(cls.__init__)
         params = []
         for p in list(sig.parameters.values())[1:]:
-            t = {bool: "bool", int: "int", float: "float", str: "str"}.get(type(p.default), "Any")
+            # Numbers as float (an int is a valid float to a type checker): the registry's text
+            # defaults do not say whether "1" is a count or a real.
+            t = {bool: "bool", int: "float", float: "float", str: "str"}.get(type(p.default), "Any")
             if p.default is None:
                 t = "Any"
             params.append(f"{p.name}: {t} = {p.default!r}")
