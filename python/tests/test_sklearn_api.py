@@ -149,3 +149,11 @@ def test_isotonic_regression_against_scikit_learn():
     with pytest.raises(ValueError, match="one feature"):
         ml.IsotonicRegression().fit(X, y)
     assert pickle.loads(pickle.dumps(ours)).predict(xte).tobytes() == ours.predict(xte).tobytes()
+
+
+def test_worker_processes_give_the_same_scores():
+    """cross_val_score with n_jobs=2 pickles the estimators into worker processes (joblib)."""
+    X, y = load_diabetes(return_X_y=True)
+    a = cross_val_score(ml.Ridge(), X, y, cv=3, n_jobs=2)
+    b = cross_val_score(ml.Ridge(), X, y, cv=3)
+    assert a.tobytes() == b.tobytes()
