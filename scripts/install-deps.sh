@@ -25,3 +25,16 @@ if [ "${BITLEARN_AARCH64:-1}" = 1 ]; then
     apt-get install -y -qq "${arm_missing[@]}"
   fi
 fi
+
+# The Python package (python/, pyproject.toml): a virtual environment in build/venv with the build
+# and test dependencies from PyPI (pinned, so CI runs the versions the tests were written against).
+# BITLEARN_PYTHON=0 skips it; scripts/build.sh then builds without the module.
+if [ "${BITLEARN_PYTHON:-1}" = 1 ]; then
+  cd "$(dirname "$0")/.."
+  if [ ! -x build/venv/bin/python ]; then
+    mkdir -p build
+    "${PYTHON:-python3}" -m venv build/venv
+  fi
+  build/venv/bin/python -m pip install -q --disable-pip-version-check \
+    nanobind==3.1.0 scikit-build-core==1.1.2 numpy==2.4.6 scikit-learn==1.9.1 pytest==9.2.0
+fi

@@ -6,6 +6,12 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 bash scripts/build.sh
 ctest --test-dir build --output-on-failure -LE exhaustive -j"$(nproc)"
+# Python: pytest against the module in build/python, then `pip install .` reusing build/ (links the
+# module at most) and the installed package's quick verify.
+if [ -f build/CMakeCache.txt ] && grep -q '^BITLEARN_PYTHON:BOOL=ON' build/CMakeCache.txt; then
+  PYTHONPATH=build/python build/venv/bin/python -m pytest -q -p no:cacheprovider python/tests
+  bash scripts/pip-install-check.sh
+fi
 bash scripts/portability.sh
 # AMD GPUs: every CUDA source of the library must compile with Debian's hipcc (compile only).
 bash scripts/hip-compile.sh --offload-arch=gfx90a

@@ -21,6 +21,11 @@ using CommandSetup = void (*)(CLI::App& root);
 
 std::vector<CommandSetup>& command_registry();
 
+// Parses argv (argv[0] is the program name) with every registered subcommand and runs the chosen
+// one. Returns the exit code: 0 done, 2 usage or input error, else the command's own code. Prints
+// errors on stderr; never throws.
+int run_command_line(int argc, char** argv);
+
 struct CommandRegistrar {
   explicit CommandRegistrar(CommandSetup setup) { command_registry().push_back(setup); }
 };

@@ -1,24 +1,12 @@
 // The `bitlearn` command-line program. Subcommands register themselves (command.h).
 //
 // Every command ends here: its exit code is kept only when its standard output reached the file or
-// pipe (a full disk or a closed pipe would otherwise lose the output and still report success), and
-// an allocation that fails anywhere becomes a message instead of a bare std::bad_alloc.
+// pipe (a full disk or a closed pipe would otherwise lose the output and still report success).
+// Parsing, errors and out-of-memory messages are run_command_line's (run.cpp).
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <exception>
-#include <new>
-
 #include "command.h"
-#include "core/error.h"
-#include "core/version.h"
-
-namespace bl::cli {
-std::vector<CommandSetup>& command_registry() {
-  static std::vector<CommandSetup> registry;
-  return registry;
-}
-}  // namespace bl::cli
 
 namespace {
 
@@ -34,40 +22,6 @@ int finish(int code) {
   return 2;
 }
 
-int run(int argc, char** argv) {
-  CLI::App app{"bitlearn: machine learning with bitwise identical results on every device"};
-  app.set_version_flag("--version", std::string("bitlearn ") + bl::kVersion + " (" +
-                                        bl::kContractProfile + ")");
-  app.require_subcommand(1);
-  for (auto setup : bl::cli::command_registry()) setup(app);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    // Usage errors (unknown option, missing value, no subcommand) exit with 2, like bad input.
-    app.exit(e);
-    return 2;
-  } catch (const bl::cli::CommandExit& e) {
-    return e.code;
-  } catch (const bl::Error& e) {
-    std::fprintf(stderr, "bitlearn: error: %s\n", e.what());
-    return 2;
-  } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "bitlearn: error: out of memory (an allocation failed: the input or the options ask "
-                         "for more memory than this machine can give)\n");
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "bitlearn: error: %s\n", e.what());
-    return 2;
-  }
-  return 0;
-}
-
 }  // namespace
 
-int main(int argc, char** argv) { return finish(run(argc, argv)); }
+int main(int argc, char** argv) { return finish(bl::cli::run_command_line(argc, argv)); }

@@ -1,0 +1,451 @@
+"""scikit-learn-style estimators over bitlearn's registry (include/bitlearn/ml/estimator.h).
+
+Every registry estimator has a class here under scikit-learn's name (``ridge`` -> ``Ridge``,
+``hist_gradient_boosting_classifier`` -> ``HistGradientBoostingClassifier``, ...). The classes
+follow scikit-learn's conventions: constructor parameters are stored as given, ``get_params`` /
+``set_params`` come from ``sklearn.base.BaseEstimator``, ``fit`` returns self, fitted attributes
+end with an underscore. The computation is the C++ estimator's: the same model file bytes and the
+same predictions as ``bitlearn fit`` / ``bitlearn predict`` on the same data.
+
+Data are converted to float32 C-contiguous arrays (bitlearn computes in float32); classifier
+labels may be of any type scikit-learn accepts. ``device="cuda"`` fits on the GPU where the
+estimator supports it; ``n_jobs`` sets the CPU thread count (the results do not depend on it).
+Pickling goes through the model file text.
+"""
+import json
+import os
+
+import numpy as np
+
+from . import _core
+from ._core import Tensor
+
+try:
+    from sklearn.base import (BaseEstimator, ClassifierMixin, ClusterMixin, OutlierMixin,
+                              RegressorMixin, TransformerMixin)
+    from sklearn.utils.metaestimators import available_if
+    from sklearn.utils.multiclass import check_classification_targets
+    from sklearn.utils.validation import check_is_fitted, validate_data
+except ImportError as e:  # pragma: no cover - the estimators need scikit-learn
+    raise ImportError("bitlearn.ml needs scikit-learn >= 1.6 (pip install scikit-learn)") from e
+
+__all__ = ["estimator_class", "registry_name_of"]
+
+# Registry name -> scikit-learn class name, where the plain CamelCase spelling differs.
+_CLASS_NAMES = {
+    "kmeans": "KMeans", "minibatch_kmeans": "MiniBatchKMeans", "pca": "PCA",
+    "sgd_classifier": "SGDClassifier", "sgd_regressor": "SGDRegressor",
+    "ard_regression": "ARDRegression", "kneighbors_classifier": "KNeighborsClassifier",
+    "kneighbors_regressor": "KNeighborsRegressor", "adaboost_classifier": "AdaBoostClassifier",
+    "adaboost_regressor": "AdaBoostRegressor", "xgboost_model": "XGBoostModel",
+}
+_CLUSTER = {"kmeans", "minibatch_kmeans"}
+_TRANSFORMER = {"pca"}
+_OUTLIER = {"isolation_forest"}
+_LOADER = {"xgboost_model"}  # imports a trained model file; fit(X) only checks X's width
+_REGRESSORS = {"linear_regression", "ridge", "lasso", "elastic_net", "bayesian_ridge", "lars",
+               "lasso_lars", "ard_regression", "isotonic_regression"}
+# Targets must be positive (Gamma: > 0, Poisson: >= 0).
+_POSITIVE_Y = {"gamma_regressor", "poisson_regressor"}
+# Hist gradient boosting treats NaN as missing; every other estimator refuses NaN in X.
+_ALLOW_NAN = {"hist_gradient_boosting_classifier", "hist_gradient_boosting_regressor"}
+
+
+def _class_name(name):
+    return _CLASS_NAMES.get(name) or "".join(p.capitalize() for p in name.split("_"))
+
+
+def _kind(name):
+    if name in _CLUSTER:
+        return "cluster"
+    if name in _TRANSFORMER:
+        return "transformer"
+    if name in _OUTLIER:
+        return "outlier"
+    if name in _LOADER:
+        return "loader"
+    if name.endswith("_classifier") or name == "logistic_regression":
+        return "classifier"
+    if name.endswith("_regressor") or name in _REGRESSORS:
+        return "regressor"
+    raise AssertionError(f"no estimator kind for {name}")
+
+
+def _from_text(text):
+    """A C++ parameter text as the Python value a scikit-learn user would write."""
+    if text == "true":
+        return True
+    if text == "false":
+        return False
+    if text == "none":
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        if text.lower() not in ("nan", "inf", "-inf", "infinity"):
+            return float(text)
+    except ValueError:
+        pass
+    return text
+
+
+def _to_text(key, value):
+    """A Python parameter value as the text the C++ estimator parses."""
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    if value is None:
+        return "none"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        return repr(float(value))
+    if isinstance(value, str):
+        return value
+    if isinstance(value, BitlearnEstimator):
+        return value._spec()
+    if isinstance(value, (list, tuple)):
+        # Sub-estimators as scikit-learn writes them: [(name, estimator), ...] or [estimator, ...];
+        # weights as a list of numbers.
+        parts = []
+        for item in value:
+            if isinstance(item, tuple) and len(item) == 2:
+                item = item[1]
+            parts.append(_to_text(key, item))
+        sep = "," if all(isinstance(v, (int, float)) for v in value) else ";"
+        return sep.join(parts)
+    raise TypeError(f"parameter {key}={value!r}: expected a number, bool, None, str or a bitlearn "
+                    f"estimator, got {type(value).__name__}")
+
+
+def _threads(n_jobs):
+    if n_jobs is None:
+        return
+    n = int(n_jobs)
+    if n < 0:
+        n = max(1, (os.cpu_count() or 1) + 1 + n)
+    if n == 0:
+        raise ValueError("n_jobs=0 is not valid (None, a positive count, or -1 for every CPU)")
+    _core.set_num_threads(n)
+
+
+def _hex_f32(text):
+    return np.frombuffer(bytes.fromhex(text), dtype="<f4").copy()
+
+
+class BitlearnEstimator(BaseEstimator):
+    """Base of the estimator classes: the C++ estimator of registry name ``_registry_name``."""
+
+    _registry_name = None
+    _kind = None
+    _extra = ("device", "n_jobs")  # Python-side parameters, not passed to the C++ estimator
+
+    # ---- parameters ----
+    def _cpp_params(self):
+        out = {}
+        for key in self._param_names:
+            value = getattr(self, key)
+            out[key] = _to_text(key, value)
+        return out
+
+    def _spec(self):
+        """The sub-estimator text of this estimator: name(key=value,...) for meta-estimators."""
+        params = self._cpp_params()
+        defaults = _core.Estimator.make(self._registry_name).get_params()
+        changed = [f"{k}={v}" for k, v in sorted(params.items()) if defaults.get(k) != v]
+        return self._registry_name + (f"({','.join(changed)})" if changed else "")
+
+    # ---- data ----
+    def _check_X(self, X, reset):
+        if self._registry_name == "isotonic_regression":
+            X = np.asarray(X) if not hasattr(X, "ndim") else X
+            if getattr(X, "ndim", 2) == 1:
+                X = X.reshape(-1, 1)
+        allow_nan = self._registry_name in _ALLOW_NAN
+        X = validate_data(self, X, reset=reset, dtype=np.float32, order="C",
+                          ensure_all_finite="allow-nan" if allow_nan else True)
+        return X
+
+    def _to_device(self, arr):
+        t = Tensor(np.ascontiguousarray(arr))
+        if self.device not in (None, "cpu"):
+            t = t.to(self.device)
+        return t
+
+    def _new(self):
+        return _core.Estimator.make(self._registry_name, self._cpp_params())
+
+    # ---- fit ----
+    def fit(self, X, y=None):
+        """Fits on X [n_samples, n_features] (and y for supervised estimators); returns self."""
+        _threads(self.n_jobs)
+        kind = self._kind
+        if self._registry_name == "isotonic_regression" and getattr(X, "ndim", 2) == 1:
+            X = np.asarray(X).reshape(-1, 1)
+        if kind in ("classifier", "regressor"):
+            if y is None:
+                raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+            X, y = validate_data(self, X, y, dtype=np.float32, order="C",
+                                 ensure_all_finite="allow-nan" if self._registry_name in _ALLOW_NAN else True,
+                                 y_numeric=(kind == "regressor"), multi_output=False)
+        else:
+            X = self._check_X(X, reset=True)
+        if self._registry_name == "isotonic_regression" and X.shape[1] != 1:
+            raise ValueError("IsotonicRegression: X must have exactly one feature, got "
+                             f"{X.shape[1]}")
+        est = self._new()
+        if kind == "classifier":
+            check_classification_targets(y)
+            classes, encoded = np.unique(y, return_inverse=True)
+            if len(classes) < 2:
+                raise ValueError(f"{type(self).__name__}: y holds 1 class ({classes[0]!r}); a "
+                                 "classifier needs at least 2 classes")
+            self.classes_ = classes
+            # Numeric labels that float32 holds exactly go to the library as they are (so the model
+            # file equals `bitlearn fit`'s); others are replaced by their index in classes_.
+            as_f32 = None
+            if classes.dtype.kind in "iuf":
+                f = classes.astype(np.float32)
+                if np.array_equal(f.astype(classes.dtype), classes) and np.all(np.isfinite(f)) \
+                        and np.array_equal(f, np.round(f)):
+                    as_f32 = f
+            self._labels_as_values = as_f32 is not None
+            yt = np.asarray(y, dtype=np.float32) if as_f32 is not None else encoded.astype(np.float32)
+            self._fit_cpp(est, X, yt)
+        elif kind == "regressor":
+            y = np.asarray(y, dtype=np.float32)
+            if self._registry_name in _POSITIVE_Y and np.any(y < 0):
+                raise ValueError(f"Negative values in data passed to {type(self).__name__} (y): "
+                                 "the target must be positive")
+            self._fit_cpp(est, X, y)
+        else:
+            self._fit_cpp(est, X, None)
+        self._est = est
+        self._set_fitted_attributes(X)
+        return self
+
+    def _fit_cpp(self, est, X, y):
+        try:
+            est.fit(self._to_device(X), None if y is None else self._to_device(y))
+        except _core.Error as e:
+            if X.shape[0] == 1:  # name the cause the way scikit-learn's checks look for it
+                raise _core.Error(f"{e} (n_samples = 1)") from e
+            raise
+
+    def _set_fitted_attributes(self, X):
+        state = json.loads(self._est.state_json())
+        d = X.shape[1]
+        self.n_features_in_ = d
+        if isinstance(state.get("n_iter"), int):
+            self.n_iter_ = state["n_iter"]
+        elif isinstance(state.get("trees"), list) and isinstance(state.get("n_groups"), int):
+            self.n_iter_ = len(state["trees"]) // max(1, state["n_groups"])  # boosting rounds
+        if isinstance(state.get("coef"), str):
+            coef = _hex_f32(state["coef"])
+            outputs = state.get("outputs")
+            if self._kind == "classifier":
+                coef = coef.reshape(-1, d)
+            elif outputs:
+                coef = coef.reshape(outputs, d)
+            self.coef_ = coef
+        if isinstance(state.get("intercept"), str):
+            b = _hex_f32(state["intercept"])
+            self.intercept_ = b if (self._kind == "classifier" or b.size != 1) else b[0]
+        for key in ("cluster_centers", "components", "explained_variance", "explained_variance_ratio",
+                    "mean"):
+            if isinstance(state.get(key), str):
+                v = _hex_f32(state[key])
+                if key in ("cluster_centers", "components"):
+                    v = v.reshape(-1, d)
+                self.__dict__[key + "_"] = v
+        if isinstance(state.get("inertia"), str):
+            self.inertia_ = float(_hex_f32(state["inertia"])[0])
+        if isinstance(state.get("n_components"), int):
+            self.n_components_ = state["n_components"]
+        if isinstance(state.get("offset"), str):
+            self.offset_ = float(_hex_f32(state["offset"])[0])
+        if self._kind == "cluster":
+            self.labels_ = self._predict_raw(X).astype(np.int64)
+
+    # ---- predictions ----
+    def _predict_raw(self, X):
+        return np.asarray(self._est.predict(self._to_device(X)).to("cpu"))
+
+    def _checked(self, X):
+        check_is_fitted(self)
+        return self._check_X(X, reset=False)
+
+    def _labels(self, raw):
+        if self._labels_as_values:
+            idx = np.searchsorted(self.classes_.astype(np.float32), raw)
+        else:
+            idx = raw.astype(np.int64)
+        return self.classes_[idx]
+
+    @available_if(lambda self: self._kind != "transformer")
+    def predict(self, X):
+        """Predictions for X: labels (classifiers), values (regressors), cluster ids, or -1/1."""
+        _threads(self.n_jobs)
+        X = self._checked(X)
+        raw = self._predict_raw(X)
+        if self._kind == "classifier":
+            return self._labels(raw)
+        if self._kind == "cluster":
+            return raw.astype(np.int64)
+        if self._kind == "outlier":
+            return raw.astype(np.int64)
+        return raw
+
+    # ---- pickling through the model file ----
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        est = state.pop("_est", None)
+        if est is not None:
+            state["_model_text"] = est.to_json_text()
+        return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        text = state.pop("_model_text", None)
+        self.__dict__.update(state)
+        if text is not None:
+            self._est = _core.Estimator.from_json_text(text, "pickle")
+
+    # ---- model files ----
+    def model_file_text(self, feature_names=None, target=None):
+        """The model file text; with feature_names and target it is the text `bitlearn fit` writes."""
+        check_is_fitted(self)
+        return self._est.model_file_text(feature_names, target)
+
+    def save_model(self, path, feature_names=None, target=None):
+        """Writes the model file (readable by `bitlearn predict` when feature names are given)."""
+        text = self.model_file_text(feature_names, target)
+        tmp = f"{path}.tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = self._registry_name in _ALLOW_NAN
+        if self._registry_name in _POSITIVE_Y:
+            tags.target_tags.positive_only = True
+        if self._registry_name == "isotonic_regression":
+            tags.input_tags.one_d_array = True
+            tags.input_tags.two_d_array = False
+        return tags
+
+
+def _has_proba(self):
+    name = self._registry_name
+    if name == "sgd_classifier":
+        return self.loss in ("log_loss", "modified_huber")
+    if name == "voting_classifier":
+        return self.voting == "soft"
+    return True
+
+
+class _ClassifierBase(ClassifierMixin, BitlearnEstimator):
+    @available_if(_has_proba)
+    def predict_proba(self, X):
+        """Class probabilities [n_samples, n_classes] in the order of classes_."""
+        _threads(self.n_jobs)
+        X = self._checked(X)
+        return np.asarray(self._est.predict_proba(self._to_device(X)).to("cpu"))
+
+    @available_if(_has_proba)
+    def predict_log_proba(self, X):
+        """log of predict_proba."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+
+class _RegressorBase(RegressorMixin, BitlearnEstimator):
+    pass
+
+
+class _ClusterBase(ClusterMixin, BitlearnEstimator):
+    def fit_predict(self, X, y=None):
+        """Fits and returns the cluster of each row."""
+        return self.fit(X).labels_
+
+    def score(self, X, y=None):
+        """Minus the inertia of X (as scikit-learn's KMeans)."""
+        X = self._checked(X)
+        return float(self._est.score(self._to_device(X), Tensor(np.zeros(len(X), np.float32))))
+
+
+class _TransformerBase(TransformerMixin, BitlearnEstimator):
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags.preserves_dtype = ["float32"]  # bitlearn computes in float32
+        return tags
+
+    def transform(self, X):
+        """X projected (PCA: onto the components)."""
+        _threads(self.n_jobs)
+        X = self._checked(X)
+        return np.asarray(self._est.transform(self._to_device(X)).to("cpu"))
+
+
+class _OutlierBase(OutlierMixin, BitlearnEstimator):
+    def score_samples(self, X):
+        """Anomaly score of each row (lower is more abnormal), as scikit-learn's."""
+        X = self._checked(X)
+        # float64 as scikit-learn returns (exact: every float32 is a float64)
+        return np.asarray(self._est.score_samples(self._to_device(X)).to("cpu"), dtype=np.float64)
+
+    def decision_function(self, X):
+        """score_samples minus offset_ (negative: outlier)."""
+        X = self._checked(X)
+        return np.asarray(self._est.decision_function(self._to_device(X)).to("cpu"), dtype=np.float64)
+
+
+class _LoaderBase(BitlearnEstimator):
+    pass
+
+
+_BASES = {"classifier": _ClassifierBase, "regressor": _RegressorBase, "cluster": _ClusterBase,
+          "transformer": _TransformerBase, "outlier": _OutlierBase, "loader": _LoaderBase}
+
+
+def _make_class(name):
+    defaults = {k: _from_text(v) for k, v in sorted(_core.Estimator.make(name).get_params().items())}
+    kind = _kind(name)
+    params = list(defaults)
+    # An explicit __init__ signature: scikit-learn reads the parameter names from it.
+    args = ", ".join([f"{k}={defaults[k]!r}" for k in params] + ["device='cpu'", "n_jobs=None"])
+    body = "".join(f"    self.{k} = {k}\n" for k in params + ["device", "n_jobs"])
+    src = f"def __init__(self, *, {args}):\n{body}"
+    ns = {}
+    exec(src, {}, ns)  # noqa: S102 - generated from the registry's own parameter names
+    cls_name = _class_name(name)
+    doc = (f"bitlearn's ``{name}`` (registry name) with scikit-learn's interface.\n\n"
+           f"Parameters (defaults of the C++ estimator): "
+           + ", ".join(f"{k}={defaults[k]!r}" for k in params)
+           + "; device ('cpu' or 'cuda[:N]'), n_jobs (CPU threads; results do not depend on it).")
+    cls = type(cls_name, (_BASES[kind],), {
+        "__init__": ns["__init__"], "__doc__": doc, "__module__": __name__,
+        "_registry_name": name, "_kind": kind, "_param_names": tuple(params)})
+    return cls
+
+
+_REGISTRY = {}
+for _name in _core.estimator_names():
+    _cls = _make_class(_name)
+    _REGISTRY[_name] = _cls
+    globals()[_cls.__name__] = _cls
+    __all__.append(_cls.__name__)
+
+
+def estimator_class(name):
+    """The class of a registry name ("ridge" -> Ridge); ValueError listing the names otherwise."""
+    if name not in _REGISTRY:
+        raise ValueError(f"unknown estimator {name!r}; known: {', '.join(sorted(_REGISTRY))}")
+    return _REGISTRY[name]
+
+
+def registry_name_of(cls_or_obj):
+    """The registry name behind a class or instance of this module."""
+    return cls_or_obj._registry_name

@@ -1,0 +1,208 @@
+"""Type stubs of bitlearn.ml (written by python/stubs/make_stubs.py)."""
+from typing import Any, Optional
+
+import numpy as np
+
+class BitlearnEstimator:
+    def fit(self, X: Any, y: Any = None) -> "BitlearnEstimator": ...
+    def predict(self, X: Any) -> np.ndarray: ...
+    def score(self, X: Any, y: Any = None) -> float: ...
+    def get_params(self, deep: bool = True) -> dict: ...
+    def set_params(self, **params: Any) -> "BitlearnEstimator": ...
+    def model_file_text(self, feature_names: Optional[list] = None, target: Optional[str] = None) -> str: ...
+    def save_model(self, path: str, feature_names: Optional[list] = None, target: Optional[str] = None) -> None: ...
+    n_features_in_: int
+
+class _ClassifierBase(BitlearnEstimator):
+    classes_: np.ndarray
+    def predict_proba(self, X: Any) -> np.ndarray: ...
+    def predict_log_proba(self, X: Any) -> np.ndarray: ...
+
+class _RegressorBase(BitlearnEstimator): ...
+
+class _ClusterBase(BitlearnEstimator):
+    labels_: np.ndarray
+    cluster_centers_: np.ndarray
+    def fit_predict(self, X: Any, y: Any = None) -> np.ndarray: ...
+
+class _TransformerBase(BitlearnEstimator):
+    def transform(self, X: Any) -> np.ndarray: ...
+    def fit_transform(self, X: Any, y: Any = None) -> np.ndarray: ...
+
+class _OutlierBase(BitlearnEstimator):
+    def score_samples(self, X: Any) -> np.ndarray: ...
+    def decision_function(self, X: Any) -> np.ndarray: ...
+    def fit_predict(self, X: Any, y: Any = None) -> np.ndarray: ...
+
+class _LoaderBase(BitlearnEstimator): ...
+
+def estimator_class(name: str) -> type: ...
+def registry_name_of(cls_or_obj: Any) -> str: ...
+
+class ARDRegression(_RegressorBase):
+    """registry name: ard_regression"""
+    def __init__(self, *, alpha_1: float = 1e-06, alpha_2: float = 1e-06, fit_intercept: bool = True, lambda_1: float = 1e-06, lambda_2: float = 1e-06, max_iter: float = 300, threshold_lambda: float = 10000.0, tol: float = 0.001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class AdaBoostClassifier(_ClassifierBase):
+    """registry name: adaboost_classifier"""
+    def __init__(self, *, estimator: str = 'decision_tree_classifier(max_depth=1)', learning_rate: float = 1, n_estimators: float = 50, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class AdaBoostRegressor(_RegressorBase):
+    """registry name: adaboost_regressor"""
+    def __init__(self, *, estimator: str = 'decision_tree_regressor(max_depth=3)', learning_rate: float = 1, loss: str = 'linear', n_estimators: float = 50, random_state: float = 0, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class BaggingClassifier(_ClassifierBase):
+    """registry name: bagging_classifier"""
+    def __init__(self, *, bootstrap: bool = True, bootstrap_features: bool = False, estimator: str = 'decision_tree_classifier', max_features: float = 1.0, max_samples: float = 1.0, n_estimators: float = 10, random_state: float = 0, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class BaggingRegressor(_RegressorBase):
+    """registry name: bagging_regressor"""
+    def __init__(self, *, bootstrap: bool = True, bootstrap_features: bool = False, estimator: str = 'decision_tree_regressor', max_features: float = 1.0, max_samples: float = 1.0, n_estimators: float = 10, random_state: float = 0, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class BayesianRidge(_RegressorBase):
+    """registry name: bayesian_ridge"""
+    def __init__(self, *, alpha_1: float = 1e-06, alpha_2: float = 1e-06, fit_intercept: bool = True, lambda_1: float = 1e-06, lambda_2: float = 1e-06, max_iter: float = 300, tol: float = 0.001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class DecisionTreeClassifier(_ClassifierBase):
+    """registry name: decision_tree_classifier"""
+    def __init__(self, *, criterion: str = 'gini', max_depth: Any = None, max_features: str = 'all', min_samples_leaf: float = 1, min_samples_split: float = 2, random_state: float = 0, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class DecisionTreeRegressor(_RegressorBase):
+    """registry name: decision_tree_regressor"""
+    def __init__(self, *, criterion: str = 'squared_error', max_depth: Any = None, max_features: str = 'all', min_samples_leaf: float = 1, min_samples_split: float = 2, random_state: float = 0, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class ElasticNet(_RegressorBase):
+    """registry name: elastic_net"""
+    def __init__(self, *, alpha: float = 1, fit_intercept: bool = True, l1_ratio: float = 0.5, max_iter: float = 1000, tol: float = 0.0001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class ExtraTreeClassifier(_ClassifierBase):
+    """registry name: extra_tree_classifier"""
+    def __init__(self, *, criterion: str = 'gini', max_depth: Any = None, max_features: str = 'sqrt', min_samples_leaf: float = 1, min_samples_split: float = 2, random_state: float = 0, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class ExtraTreeRegressor(_RegressorBase):
+    """registry name: extra_tree_regressor"""
+    def __init__(self, *, criterion: str = 'squared_error', max_depth: Any = None, max_features: str = 'all', min_samples_leaf: float = 1, min_samples_split: float = 2, random_state: float = 0, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class ExtraTreesClassifier(_ClassifierBase):
+    """registry name: extra_trees_classifier"""
+    def __init__(self, *, bootstrap: bool = False, criterion: str = 'gini', max_depth: Any = None, max_features: str = 'sqrt', min_samples_leaf: float = 1, min_samples_split: float = 2, n_estimators: float = 100, random_state: float = 0, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class ExtraTreesRegressor(_RegressorBase):
+    """registry name: extra_trees_regressor"""
+    def __init__(self, *, bootstrap: bool = False, criterion: str = 'squared_error', max_depth: Any = None, max_features: str = 'all', min_samples_leaf: float = 1, min_samples_split: float = 2, n_estimators: float = 100, random_state: float = 0, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class GammaRegressor(_RegressorBase):
+    """registry name: gamma_regressor"""
+    def __init__(self, *, alpha: float = 1, fit_intercept: bool = True, max_iter: float = 100, tol: float = 0.0001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class HistGradientBoostingClassifier(_ClassifierBase):
+    """registry name: hist_gradient_boosting_classifier"""
+    def __init__(self, *, colsample_bytree: float = 1, grow_policy: str = 'lossguide', l1_regularization: float = 0, l2_regularization: float = 0, learning_rate: float = 0.1, max_bins: float = 255, max_depth: Any = None, max_iter: float = 100, max_leaf_nodes: float = 31, min_child_weight: float = 0.001, min_samples_leaf: float = 20, min_split_gain: float = 0, random_state: float = 0, subsample: float = 1, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class HistGradientBoostingRegressor(_RegressorBase):
+    """registry name: hist_gradient_boosting_regressor"""
+    def __init__(self, *, colsample_bytree: float = 1, grow_policy: str = 'lossguide', l1_regularization: float = 0, l2_regularization: float = 0, learning_rate: float = 0.1, max_bins: float = 255, max_depth: Any = None, max_iter: float = 100, max_leaf_nodes: float = 31, min_child_weight: float = 0.001, min_samples_leaf: float = 20, min_split_gain: float = 0, random_state: float = 0, subsample: float = 1, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class HuberRegressor(_RegressorBase):
+    """registry name: huber_regressor"""
+    def __init__(self, *, alpha: float = 0.0001, epsilon: float = 1.35, fit_intercept: bool = True, max_iter: float = 100, tol: float = 1e-05, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class IsolationForest(_OutlierBase):
+    """registry name: isolation_forest"""
+    def __init__(self, *, bootstrap: bool = False, contamination: str = 'auto', max_features: float = 1.0, max_samples: str = 'auto', n_estimators: float = 100, random_state: float = 0, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class IsotonicRegression(_RegressorBase):
+    """registry name: isotonic_regression"""
+    def __init__(self, *, increasing: bool = True, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class KMeans(_ClusterBase):
+    """registry name: kmeans"""
+    def __init__(self, *, init: str = 'k-means++', max_iter: float = 300, n_clusters: float = 8, random_state: float = 0, tol: float = 0.0001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class KNeighborsClassifier(_ClassifierBase):
+    """registry name: kneighbors_classifier"""
+    def __init__(self, *, n_neighbors: float = 5, weights: str = 'uniform', device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class KNeighborsRegressor(_RegressorBase):
+    """registry name: kneighbors_regressor"""
+    def __init__(self, *, n_neighbors: float = 5, weights: str = 'uniform', device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class Lars(_RegressorBase):
+    """registry name: lars"""
+    def __init__(self, *, fit_intercept: bool = True, n_nonzero_coefs: float = 500, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class Lasso(_RegressorBase):
+    """registry name: lasso"""
+    def __init__(self, *, alpha: float = 1, fit_intercept: bool = True, max_iter: float = 1000, tol: float = 0.0001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class LassoLars(_RegressorBase):
+    """registry name: lasso_lars"""
+    def __init__(self, *, alpha: float = 1, fit_intercept: bool = True, max_iter: float = 500, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class LinearRegression(_RegressorBase):
+    """registry name: linear_regression"""
+    def __init__(self, *, fit_intercept: bool = True, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class LogisticRegression(_ClassifierBase):
+    """registry name: logistic_regression"""
+    def __init__(self, *, C: float = 1, fit_intercept: bool = True, max_iter: float = 100, penalty: str = 'l2', tol: float = 0.0001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class MiniBatchKMeans(_ClusterBase):
+    """registry name: minibatch_kmeans"""
+    def __init__(self, *, batch_size: float = 1024, max_iter: float = 100, max_no_improvement: float = 10, n_clusters: float = 8, random_state: float = 0, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class PCA(_TransformerBase):
+    """registry name: pca"""
+    def __init__(self, *, n_components: float = 0, whiten: bool = False, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class PoissonRegressor(_RegressorBase):
+    """registry name: poisson_regressor"""
+    def __init__(self, *, alpha: float = 1, fit_intercept: bool = True, max_iter: float = 100, tol: float = 0.0001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class QuantileRegressor(_RegressorBase):
+    """registry name: quantile_regressor"""
+    def __init__(self, *, alpha: float = 1, fit_intercept: bool = True, max_iter: float = 100, quantile: float = 0.5, tol: float = 1e-06, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class RandomForestClassifier(_ClassifierBase):
+    """registry name: random_forest_classifier"""
+    def __init__(self, *, bootstrap: bool = True, criterion: str = 'gini', max_depth: Any = None, max_features: str = 'sqrt', min_samples_leaf: float = 1, min_samples_split: float = 2, n_estimators: float = 100, random_state: float = 0, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class RandomForestRegressor(_RegressorBase):
+    """registry name: random_forest_regressor"""
+    def __init__(self, *, bootstrap: bool = True, criterion: str = 'squared_error', max_depth: Any = None, max_features: str = 'all', min_samples_leaf: float = 1, min_samples_split: float = 2, n_estimators: float = 100, random_state: float = 0, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class Ridge(_RegressorBase):
+    """registry name: ridge"""
+    def __init__(self, *, alpha: float = 1, fit_intercept: bool = True, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class SGDClassifier(_ClassifierBase):
+    """registry name: sgd_classifier"""
+    def __init__(self, *, alpha: float = 0.0001, epsilon: float = 0.1, eta0: float = 0.01, fit_intercept: bool = True, l1_ratio: float = 0.15, learning_rate: str = 'optimal', loss: str = 'hinge', max_iter: float = 1000, n_iter_no_change: float = 5, penalty: str = 'l2', power_t: float = 0.5, random_state: float = 0, shuffle: bool = True, tol: float = 0.001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class SGDRegressor(_RegressorBase):
+    """registry name: sgd_regressor"""
+    def __init__(self, *, alpha: float = 0.0001, epsilon: float = 0.1, eta0: float = 0.01, fit_intercept: bool = True, l1_ratio: float = 0.15, learning_rate: str = 'invscaling', loss: str = 'squared_error', max_iter: float = 1000, n_iter_no_change: float = 5, penalty: str = 'l2', power_t: float = 0.25, random_state: float = 0, shuffle: bool = True, tol: float = 0.001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class StackingClassifier(_ClassifierBase):
+    """registry name: stacking_classifier"""
+    def __init__(self, *, cv: float = 5, estimators: str = '', final_estimator: str = 'logistic_regression', passthrough: bool = False, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class StackingRegressor(_RegressorBase):
+    """registry name: stacking_regressor"""
+    def __init__(self, *, cv: float = 5, estimators: str = '', final_estimator: str = 'ridge', passthrough: bool = False, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class TweedieRegressor(_RegressorBase):
+    """registry name: tweedie_regressor"""
+    def __init__(self, *, alpha: float = 1, fit_intercept: bool = True, link: str = 'auto', max_iter: float = 100, power: float = 0, tol: float = 0.0001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class VotingClassifier(_ClassifierBase):
+    """registry name: voting_classifier"""
+    def __init__(self, *, estimators: str = '', voting: str = 'hard', weights: str = '', device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class VotingRegressor(_RegressorBase):
+    """registry name: voting_regressor"""
+    def __init__(self, *, estimators: str = '', weights: str = '', device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class XGBoostModel(_LoaderBase):
+    """registry name: xgboost_model"""
+    def __init__(self, *, model_file: str = '', device: str = 'cpu', n_jobs: Any = None) -> None: ...
