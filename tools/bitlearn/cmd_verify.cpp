@@ -183,9 +183,15 @@ int run_verify(const VerifyOptions& o) {
   report.skipped_devices = missing;
   if (!o.json.empty()) write_report_json(report, o.json);
   std::printf("time: %.2f s\n", seconds);
-  std::printf("digest: %s\n", report.runs.empty() ? suite_digest({}).c_str()
-                                                  : report.runs[0].digest.c_str());
-  return exit_code(report);
+  // An incomplete run (a device missing, a check skipped) has no digest to compare: printing one
+  // would invite comparing it with a complete run's.
+  const int code = exit_code(report);
+  if (code == 3 || report.runs.empty())
+    std::printf("digest: none (incomplete run: %s)\n",
+                report.runs.empty() ? "no device ran the suite" : "see the SKIPPED lines above");
+  else
+    std::printf("digest: %s\n", report.runs[0].digest.c_str());
+  return code;
 }
 
 void setup(CLI::App& root) {

@@ -1,5 +1,6 @@
 // The command line of `bitlearn`: parses argv with every registered subcommand and runs it. The
 // program's main (main.cpp) and the Python module (`python -m bitlearn`) both call it.
+#include <cstdio>
 #include <exception>
 #include <new>
 #include <string>
@@ -20,6 +21,17 @@ int run_command_line(int argc, char** argv) {
                                         bl::kContractProfile + ")");
   app.require_subcommand(1);
   for (auto setup : bl::cli::command_registry()) setup(app);
+  // A first word that names no command is an error even with --help after it (CLI11 would show
+  // the main help and exit 0, as if the command existed).
+  if (argc > 1 && argv[1][0] != '-') {
+    bool known = false;
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+      known = known || sub->check_name(argv[1]);
+    if (!known) {
+      std::fprintf(stderr, "bitlearn: error: unknown command '%s' (bitlearn --help lists the commands)\n", argv[1]);
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The command line's answers to incomplete runs and unknown commands: `verify` on a device that is
+# not there exits 3 and prints no digest (a digest of fewer checks must never be compared with a
+# complete run's); a first word that names no command is an error (exit 2), even before --help;
+# a real command's --help still exits 0.
+# Usage: cmd_verify_test.sh /path/to/bitlearn
+set -u
+BIN="$1"
+fail=0
+out=$(mktemp); err=$(mktemp)
+trap 'rm -f "$out" "$err"' EXIT
+
+"$BIN" verify --quick --device cuda:97 >"$out" 2>"$err"; rc=$?
+[ $rc -eq 3 ] || { echo "FAIL: verify on a missing device exited $rc, expected 3"; fail=1; }
+grep -q '^digest: none (incomplete run' "$out" || { echo "FAIL: verify on a missing device printed a digest:"; cat "$out"; fail=1; }
+grep -Eq '^digest: [0-9a-f]{64}' "$out" && { echo "FAIL: an incomplete run printed a hex digest"; fail=1; }
+grep -q 'SKIPPED device cuda:97' "$out" || { echo "FAIL: the missing device is not named"; cat "$out"; fail=1; }
+
+for args in "evaluate --help" "evaluate" "nonsense --model x"; do
+  # shellcheck disable=SC2086
+  "$BIN" $args >"$out" 2>"$err"; rc=$?
+  [ $rc -eq 2 ] || { echo "FAIL: 'bitlearn $args' exited $rc, expected 2"; fail=1; }
+  grep -q "unknown command '${args%% *}'" "$err" || { echo "FAIL: 'bitlearn $args': stderr lacks the unknown command:"; cat "$err"; fail=1; }
+done
+
+"$BIN" verify --help >"$out" 2>"$err"; rc=$?
+[ $rc -eq 0 ] || { echo "FAIL: 'bitlearn verify --help' exited $rc"; fail=1; }
+"$BIN" --help >"$out" 2>"$err"; rc=$?
+[ $rc -eq 0 ] || { echo "FAIL: 'bitlearn --help' exited $rc"; fail=1; }
+
+[ $fail -eq 0 ] && echo "PASS: verify without the device, unknown commands"
+exit $fail
