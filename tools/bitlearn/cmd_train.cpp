@@ -82,8 +82,8 @@ void run(const TrainOptions& o) {
   cfg.checkpoint_path = o.checkpoint;
   cfg.checkpoint_every = o.checkpoint_every;
   cfg.resume = o.resume;
-  std::printf("model %s (%lld parameters), device %s, threads %d, steps %lld, batch %lld\n",
-              o.model.c_str(), static_cast<long long>(model->num_parameters()), device.str().c_str(),
+  std::printf("model %s (%lld parameters), optimizer %s, device %s, threads %d, steps %lld, batch %lld\n",
+              o.model.c_str(), static_cast<long long>(model->num_parameters()), opt->name(), device.str().c_str(),
               bl::num_threads(), static_cast<long long>(cfg.steps), static_cast<long long>(cfg.batch_size));
   using clock = std::chrono::steady_clock;
   auto t_start = clock::now();
@@ -93,6 +93,8 @@ void run(const TrainOptions& o) {
   int64_t window_n = 0;
   cfg.on_step = [&](int64_t step, float loss) {
     if (timed_from < 0) {
+      if (step > 0)
+        std::printf("resumed from %s after step %lld\n", cfg.checkpoint_path.c_str(), static_cast<long long>(step));
       timed_from = step + 1;  // the first step warms caches and is not timed
       t_timed = clock::now();
     }
@@ -107,10 +109,12 @@ void run(const TrainOptions& o) {
   };
   TrainResult r = train_classifier(*model, *opt, data.train, cfg);
   double total = std::chrono::duration<double>(clock::now() - t_timed).count();
-  int64_t timed_steps = static_cast<int64_t>(r.losses.size()) - 1;
-  if (timed_steps > 0)
-    std::printf("time per step: %.3f ms (%lld steps)\n", 1e3 * total / static_cast<double>(timed_steps),
-                static_cast<long long>(timed_steps));
+  const int64_t ran = static_cast<int64_t>(r.losses.size());
+  if (ran > 1)
+    std::printf("time per step: %.3f ms (%lld steps run, the first one untimed)\n",
+                1e3 * total / static_cast<double>(ran - 1), static_cast<long long>(ran));
+  else
+    std::printf("%lld steps run\n", static_cast<long long>(ran));
   if (!o.no_eval) {
     bl::Shape shape = cfg.input_shape;
     double acc = evaluate_accuracy(*model, data.test, shape, 500);
