@@ -33,6 +33,13 @@ expect 2 "--threads 100000" "$BIN" predict --model "$tmp/m.json" --data "$tmp/ok
 expect 2 "--threads 100000" "$BIN" train --model mlp --threads 100000
 expect 2 "--threads 100000" "$BIN" train --model llama-tiny --threads 100000
 expect 2 "--threads 100000" "$BIN" verify --quick --threads 100000
+# --threads 0 is refused like any other count below 1 (the default is asked for by omitting it).
+expect 2 "--threads 0: the thread count must be at least 1" \
+  "$BIN" fit --model ridge --data "$tmp/ok.csv" --target y --out "$tmp/m.json" --threads 0
+expect 2 "--threads 0: the thread count must be at least 1" \
+  "$BIN" predict --model "$tmp/m.json" --data "$tmp/ok.csv" --out "$tmp/p.csv" --threads 0
+expect 2 "--threads 0: the thread count must be at least 1" "$BIN" train --model mlp --threads 0
+expect 2 "--threads must be >= 1, got 0" "$BIN" verify --quick --threads 0
 expect 2 "BITLEARN_THREADS 100000: the thread count must be at most 1024" env BITLEARN_THREADS=100000 "$BIN" verify --list
 expect 2 "BITLEARN_THREADS='12abc': expected a whole number" env BITLEARN_THREADS=12abc "$BIN" verify --list
 [ -e "$tmp/m.json" ] && { echo "FAIL: a refused fit wrote its model file"; fail=1; }
@@ -100,6 +107,10 @@ report "$tmp/twice.json" "{\"name\":\"gemm\",\"state\":\"IDENTICAL\",\"hash\":\"
 "$BIN" compare "$tmp/a.json" "$tmp/a.json" >/dev/null || { echo "FAIL: compare of a good report"; fail=1; }
 expect 2 "corrupt report: check 'gemm' appears twice in device run 'cpu'" "$BIN" compare "$tmp/twice.json" "$tmp/a.json"
 expect 2 "corrupt report: check 'gemm' appears twice" "$BIN" compare "$tmp/a.json" "$tmp/twice.json"
+# A report without check results compares nothing: refused, not IDENTICAL.
+report "$tmp/none.json" ""
+expect 2 "holds no check results: nothing to compare" "$BIN" compare "$tmp/none.json" "$tmp/none.json"
+expect 2 "'$tmp/none.json' holds no check results" "$BIN" compare "$tmp/a.json" "$tmp/none.json"
 
 # --- standard output that cannot be written ---
 if [ -w /dev/full ]; then
