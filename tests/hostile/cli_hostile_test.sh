@@ -23,6 +23,11 @@ expect() {
   fi
 }
 
+# AddressSanitizer reserves terabytes of address space for its shadow memory, so under it (the
+# scripts/sanitize.sh build) no address-space limit can be set: the case that needs one is skipped,
+# the others run without the limit.
+if grep -qa __asan_init "$BIN"; then asan=1; limit_as=":"; else asan=0; limit_as="ulimit -v 1048576"; fi
+
 # --- thread counts ---
 printf 'a,b,y\n1,2,3\n4,5,6\n7,8,9\n' >"$tmp/ok.csv"
 expect 2 "--threads 100000: the thread count must be at most 1024" \
@@ -44,8 +49,8 @@ expect 2 "BITLEARN_THREADS 100000: the thread count must be at most 1024" env BI
 expect 2 "BITLEARN_THREADS='12abc': expected a whole number" env BITLEARN_THREADS=12abc "$BIN" verify --list
 [ -e "$tmp/m.json" ] && { echo "FAIL: a refused fit wrote its model file"; fail=1; }
 # 300 threads in a 1 GiB address space: the system refuses a thread stack part-way (no SIGABRT).
-expect 2 "refused to start thread" bash -c "ulimit -v 1048576; exec \"\$0\" fit --model ridge --data \"\$1\" \
-  --target y --out \"\$2\" --threads 300" "$BIN" "$tmp/ok.csv" "$tmp/m.json"
+[ "$asan" = 1 ] || expect 2 "refused to start thread" bash -c "ulimit -v 1048576; exec \"\$0\" fit --model ridge \
+  --data \"\$1\" --target y --out \"\$2\" --threads 300" "$BIN" "$tmp/ok.csv" "$tmp/m.json"
 
 # --- CSV ---
 printf 'f0,f0,f2,f2,target\n1,2,3,4,5\n6,7,8,9,10\n' >"$tmp/dup.csv"
@@ -66,7 +71,7 @@ awk 'BEGIN { c = 20001; h = "c0"; for (i = 1; i < c; ++i) h = h ",c" i; print h;
   >"$tmp/wide.csv"
 for m in ridge linear_regression bayesian_ridge pca; do
   expect 2 "20000 features on 3 rows would need a 20000 x 20000 matrix; refused past max(4096, 16 x rows)" \
-    bash -c "ulimit -v 1048576; exec \"\$0\" fit --model $m --data \"\$1\" --target c20000 --out \"\$2\" --threads 1" \
+    bash -c "$limit_as; exec \"\$0\" fit --model $m --data \"\$1\" --target c20000 --out \"\$2\" --threads 1" \
     "$BIN" "$tmp/wide.csv" "$tmp/m.json"
 done
 
