@@ -25,6 +25,8 @@ if [ "$seeds" = 1 ]; then
   exit 0
 fi
 cmake --build "$build" -j"$jobs" --target bitlearn_fuzzers
+# Every sanitizer report is a finding (float-cast-overflow is compiled recoverable: halt on it too).
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 targets=(safetensors shard_index config tokenizer csv model_json xgboost_json idx checkpoint verify_report)
 failed=()
 for t in "${targets[@]}"; do

@@ -16,7 +16,7 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
   -DBITLEARN_CUDA=OFF -DBITLEARN_BENCH=OFF -DBITLEARN_FUZZ=ON "${@:2}"
 cmake --build "$build" -j"$jobs" --target bitlearn_tests bitlearn_cli bitlearn_math_check
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:suppressions=$PWD/scripts/sanitize-ubsan.supp}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/scripts/sanitize-lsan.supp:print_suppressions=0}
 ctest --test-dir "$build" --output-on-failure -j"$jobs" -LE exhaustive \
   -E '^(isa_objects_keep_code_private|math_accuracy_sampled)$'
