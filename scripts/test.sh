@@ -19,3 +19,7 @@ bash scripts/portability.sh
 bash scripts/hip-compile.sh --offload-arch=gfx90a
 # AArch64: cross-compiled, run under qemu-aarch64; its quick digest must equal the x86-64 one.
 bash scripts/aarch64.sh build/bitlearn
+# AddressSanitizer + UndefinedBehaviorSanitizer: the CPU test suite in build-asan/ (clang, CUDA off),
+# then every libFuzzer target for a bounded time, built in the same folder (docs/hostile-input.md).
+bash scripts/sanitize.sh build-asan
+bash scripts/fuzz.sh build-asan

@@ -41,6 +41,13 @@ void remove_stale_temporaries(const std::string& path) {
   for (const auto& f : stale) ::unlink(f.c_str());
 }
 
+// The end of every message of a failed write: what became of the target. The temporary is removed
+// and the target is only ever replaced by the final rename, so a previous file is still whole.
+std::string target_state(const std::string& path) {
+  if (::access(path.c_str(), F_OK) == 0) return "; the previous " + path + " is left unchanged";
+  return "; nothing was written";
+}
+
 }  // namespace
 
 std::vector<uint8_t> read_file_bytes(const std::string& path, const std::string& what) {
@@ -65,7 +72,11 @@ void write_file_atomic(const std::string& path, const void* data, size_t size,
   remove_stale_temporaries(path);
   const std::string tmp = path + ".tmp." + std::to_string(static_cast<long>(::getpid()));
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  BL_CHECK(fd >= 0, what, " ", path, ": cannot create ", tmp, " (", std::strerror(errno), ")");
+  if (fd < 0) {
+    const int e = errno;
+    throw Error(detail::concat(what, " ", path, ": cannot create ", tmp, " (", std::strerror(e), ")",
+                               target_state(path)));
+  }
   const auto* p = static_cast<const uint8_t*>(data);
   size_t left = size;
   while (left > 0) {
@@ -75,7 +86,7 @@ void write_file_atomic(const std::string& path, const void* data, size_t size,
       int e = errno;
       ::close(fd);
       std::remove(tmp.c_str());
-      throw Error(detail::concat(what, " ", path, ": write failed (", std::strerror(e), ")"));
+      throw Error(detail::concat(what, " ", path, ": write failed (", std::strerror(e), ")", target_state(path)));
     }
     p += n;
     left -= static_cast<size_t>(n);
@@ -84,13 +95,13 @@ void write_file_atomic(const std::string& path, const void* data, size_t size,
   const bool closed = ::close(fd) == 0;  // always closed, even when fsync failed
   if (!synced || !closed) {
     std::remove(tmp.c_str());
-    throw Error(detail::concat(what, " ", path, ": flush failed"));
+    throw Error(detail::concat(what, " ", path, ": flush failed", target_state(path)));
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     int e = errno;
     std::remove(tmp.c_str());
     throw Error(detail::concat(what, " ", path, ": cannot rename ", tmp, " into place (",
-                               std::strerror(e), ")"));
+                               std::strerror(e), ")", target_state(path)));
   }
 }
 

@@ -155,6 +155,9 @@ SafetensorsFile SafetensorsFile::open(const std::string& path) {
     const uint64_t elem = safetensors_dtype_size(e.dtype);
     BL_CHECK(elem != 0, tw, ": field 'dtype' has the unknown dtype '", e.dtype, "'");
     uint64_t numel = 1;
+    // The product of the non-zero extents must fit an int64 as well: shape arithmetic downstream
+    // multiplies extents in any order, and [0, 2^62, 2^62] (no bytes) would overflow it.
+    uint64_t nonzero = 1;
     for (const auto& d : v["shape"]) {
       BL_CHECK(d.is_number_unsigned(), tw, ": field 'shape' must hold non-negative integers, got ",
                d.dump());
@@ -164,6 +167,11 @@ SafetensorsFile SafetensorsFile::open(const std::string& path) {
       BL_CHECK(extent == 0 || numel <= std::numeric_limits<uint64_t>::max() / extent, tw,
                ": field 'shape' element count overflows");
       numel *= extent;
+      if (extent != 0) {
+        BL_CHECK(nonzero <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) / extent, tw,
+                 ": field 'shape' ", v["shape"].dump(), " has an extent product beyond int64");
+        nonzero *= extent;
+      }
       e.shape.push_back(static_cast<int64_t>(extent));
     }
     BL_CHECK(numel <= std::numeric_limits<uint64_t>::max() / elem, tw,

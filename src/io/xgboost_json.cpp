@@ -2,6 +2,7 @@
 #include "io/xgboost_json.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
@@ -69,7 +70,11 @@ const std::vector<std::string>& xgboost_objectives() {
   return names;
 }
 
-XgboostImport import_xgboost_json(const std::string& text, const std::string& source) {
+namespace {
+
+// The import proper; nlohmann's exceptions (a field of the wrong JSON type) are turned into
+// bl::Error by import_xgboost_json.
+XgboostImport import_fields(const std::string& text, const std::string& source) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text);
@@ -99,7 +104,8 @@ XgboostImport import_xgboost_json(const std::string& text, const std::string& so
   const auto& lmp = field(learner, "learner_model_param", "learner", source);
   out.n_features = int_text(field(lmp, "num_feature", "learner.learner_model_param", source),
                             "learner.learner_model_param.num_feature", source);
-  BL_CHECK(out.n_features >= 1, source, ": learner.learner_model_param.num_feature must be >= 1");
+  BL_CHECK(out.n_features >= 1 && out.n_features <= INT32_MAX, source,
+           ": learner.learner_model_param.num_feature must lie in [1, 2^31 - 1] (split features are int32)");
   const int64_t num_class = int_text(field(lmp, "num_class", "learner.learner_model_param", source),
                                      "learner.learner_model_param.num_class", source);
   if (lmp.contains("num_target")) {
@@ -117,6 +123,24 @@ XgboostImport import_xgboost_json(const std::string& text, const std::string& so
       "learner.learner_model_param.base_score", source);
   BL_CHECK(base.size() == 1 || static_cast<int64_t>(base.size()) == groups, source,
            ": learner.learner_model_param.base_score holds ", base.size(), " values, expected 1 or ", groups);
+
+  const auto& booster = field(learner, "gradient_booster", "learner", source);
+  const std::string booster_name = field(booster, "name", "learner.gradient_booster", source).get<std::string>();
+  BL_CHECK(booster_name == "gbtree", source, ": field learner.gradient_booster.name = '", booster_name,
+           "' is not supported (gbtree only)");
+  const auto& model = field(booster, "model", "learner.gradient_booster", source);
+  if (model.contains("gbtree_model_param") && model["gbtree_model_param"].contains("num_parallel_tree")) {
+    BL_CHECK(int_text(model["gbtree_model_param"]["num_parallel_tree"], "num_parallel_tree", source) == 1, source,
+             ": field learner.gradient_booster.model.gbtree_model_param.num_parallel_tree must be 1");
+  }
+  const auto& trees = field(model, "trees", "learner.gradient_booster.model", source);
+  const auto& info = field(model, "tree_info", "learner.gradient_booster.model", source);
+  BL_CHECK(trees.is_array() && info.is_array() && trees.size() == info.size() && !trees.empty(), source,
+           ": learner.gradient_booster.model.trees and tree_info must be non-empty lists of equal length");
+  BL_CHECK(trees.size() % static_cast<size_t>(groups) == 0, source, ": ", trees.size(),
+           " trees are not a multiple of num_class = ", groups);
+  // The base margins are sized by num_class only now that the file's trees bound it (a multi:*
+  // model holds at least one tree per class), so a huge num_class cannot size an allocation.
   out.model.n_groups = groups;
   for (int64_t k = 0; k < groups; ++k) {
     float b = base.size() == 1 ? base[0] : base[k];
@@ -134,22 +158,6 @@ XgboostImport import_xgboost_json(const std::string& text, const std::string& so
     }
     out.model.base.push_back(b);
   }
-
-  const auto& booster = field(learner, "gradient_booster", "learner", source);
-  const std::string booster_name = field(booster, "name", "learner.gradient_booster", source).get<std::string>();
-  BL_CHECK(booster_name == "gbtree", source, ": field learner.gradient_booster.name = '", booster_name,
-           "' is not supported (gbtree only)");
-  const auto& model = field(booster, "model", "learner.gradient_booster", source);
-  if (model.contains("gbtree_model_param") && model["gbtree_model_param"].contains("num_parallel_tree")) {
-    BL_CHECK(int_text(model["gbtree_model_param"]["num_parallel_tree"], "num_parallel_tree", source) == 1, source,
-             ": field learner.gradient_booster.model.gbtree_model_param.num_parallel_tree must be 1");
-  }
-  const auto& trees = field(model, "trees", "learner.gradient_booster.model", source);
-  const auto& info = field(model, "tree_info", "learner.gradient_booster.model", source);
-  BL_CHECK(trees.is_array() && info.is_array() && trees.size() == info.size() && !trees.empty(), source,
-           ": learner.gradient_booster.model.trees and tree_info must be non-empty lists of equal length");
-  BL_CHECK(trees.size() % static_cast<size_t>(groups) == 0, source, ": ", trees.size(),
-           " trees are not a multiple of num_class = ", groups);
   for (size_t t = 0; t < trees.size(); ++t) {
     const std::string path = "learner.gradient_booster.model.trees[" + std::to_string(t) + "]";
     BL_CHECK(info[t].get<int64_t>() == static_cast<int64_t>(t) % groups, source,
@@ -205,6 +213,16 @@ XgboostImport import_xgboost_json(const std::string& text, const std::string& so
     out.model.trees.push_back(std::move(tree));
   }
   return out;
+}
+
+}  // namespace
+
+XgboostImport import_xgboost_json(const std::string& text, const std::string& source) {
+  try {
+    return import_fields(text, source);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(source + ": corrupt XGBoost JSON model (a field of the wrong type: " + e.what() + ")");
+  }
 }
 
 void xgboost_transform(const std::string& objective, std::vector<float>& raw, int64_t n, int64_t k) {

@@ -165,7 +165,8 @@ inline void reduce_reference(ReduceOp op, const float* x, ReduceShape shape, flo
   const int64_t n = shape.n, inner = shape.inner;
   for (int64_t o = 0; o < shape.outer; ++o) {
     for (int64_t j = 0; j < inner; ++j) {
-      const float* row = x + o * n * inner + j;
+      // An empty row (n == 0) is never read, and x may then be null: no offset is applied to it.
+      const float* row = n == 0 ? x : x + o * n * inner + j;
       float r = 0.0f;
       switch (op) {
         case ReduceOp::sum: r = canonicalize(reference_reduce_one<StepAdd>(row, n, inner, 0.0f)); break;

@@ -59,7 +59,9 @@ TEST(SelectiveScanConformance, SplitRunsEqualOneRun) {
   selective_scan_cpu(whole.args(state.data(), y.data()), pool_with(2));
   std::vector<float> state_split = c.state0;
   const int64_t H = 3, P = 4, N = 6;
-  for (auto [start, stop] : {std::pair<int64_t, int64_t>{0, 5}, {5, 6}, {6, 7}}) {
+  for (const auto& range : {std::pair<int64_t, int64_t>{0, 5}, {5, 6}, {6, 7}}) {
+    // Named copies, not a structured binding: C++17 lambdas cannot capture bindings (clang).
+    const int64_t start = range.first, stop = range.second;
     const int64_t T = stop - start;
     ScanCase part = c;
     part.shape.steps = T;

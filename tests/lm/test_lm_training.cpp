@@ -164,7 +164,9 @@ TEST(LmGradient, AgreesWithFiniteDifferences) {
     auto params = m.named_parameters();
     int checked = 0;
     for (size_t pi = 0; pi < params.size(); pi += 3) {
-      auto& [name, v] = params[pi];
+      // Named references, not a structured binding: C++17 lambdas cannot capture bindings (clang).
+      const std::string& name = params[pi].first;
+      auto& v = params[pi].second;
       const Tensor p0 = v.value().clone();
       const Tensor g = v.grad();
       ASSERT_TRUE(g.defined()) << name;

@@ -95,8 +95,8 @@ Problem make_problem(const Case& c) {
 
 bool same_lists(const NeighborLists& a, const NeighborLists& b) {
   return a.idx.size() == b.idx.size() && a.dist.size() == b.dist.size() &&
-         std::memcmp(a.idx.data(), b.idx.data(), a.idx.size() * sizeof(int64_t)) == 0 &&
-         std::memcmp(a.dist.data(), b.dist.data(), a.dist.size() * sizeof(float)) == 0;
+         (a.idx.empty() || std::memcmp(a.idx.data(), b.idx.data(), a.idx.size() * sizeof(int64_t)) == 0) &&
+         (a.dist.empty() || std::memcmp(a.dist.data(), b.dist.data(), a.dist.size() * sizeof(float)) == 0);
 }
 
 std::vector<Isa> isas_here() {

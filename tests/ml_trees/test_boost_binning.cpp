@@ -50,7 +50,7 @@ std::vector<float> thresholds_ref(const std::vector<float>& X, int64_t n, int64_
 }
 
 bool same_floats(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
 }
 
 // Column f of X: 0 uniform, 1 special values mixed in, 2 few distinct values with ties, 3 mostly

@@ -69,9 +69,9 @@ struct PartitionResult {
 
 bool same_bytes(const PartitionResult& a, const PartitionResult& b) {
   return a.left == b.left && a.g_left == b.g_left && a.h_left == b.h_left && a.rows.size() == b.rows.size() &&
-         std::memcmp(a.rows.data(), b.rows.data(), a.rows.size() * sizeof(int32_t)) == 0 &&
-         std::memcmp(a.g.data(), b.g.data(), a.g.size() * sizeof(int64_t)) == 0 &&
-         std::memcmp(a.h.data(), b.h.data(), a.h.size() * sizeof(int64_t)) == 0;
+         (a.rows.empty() || std::memcmp(a.rows.data(), b.rows.data(), a.rows.size() * sizeof(int32_t)) == 0) &&
+         (a.g.empty() || std::memcmp(a.g.data(), b.g.data(), a.g.size() * sizeof(int64_t)) == 0) &&
+         (a.h.empty() || std::memcmp(a.h.data(), b.h.data(), a.h.size() * sizeof(int64_t)) == 0);
 }
 
 // The specification: std::stable_partition (or, for the sabotage arm, std::partition) of the

@@ -201,6 +201,17 @@ int run_compare(const std::string& path_a, const std::string& path_b) {
     std::fprintf(stderr, "bitlearn compare: %s\n", e.what());
     return 2;
   }
+  // A report without a single check result compares nothing: saying IDENTICAL would vouch for
+  // checks that never ran.
+  for (const auto* r : {&a, &b}) {
+    size_t n = 0;
+    for (const auto& run : r->runs) n += run.checks.size();
+    if (n == 0) {
+      std::fprintf(stderr, "bitlearn compare: '%s' holds no check results: nothing to compare\n",
+                   (r == &a ? path_a : path_b).c_str());
+      return 2;
+    }
+  }
   std::printf("A: %s (%s, suite %s, %zu device run(s), digest %s)\n", path_a.c_str(),
               a.contract_profile.c_str(), suite_name(a.suite), a.runs.size(),
               a.runs[0].digest.substr(0, 16).c_str());

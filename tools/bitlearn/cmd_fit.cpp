@@ -23,6 +23,7 @@ struct FitArgs {
   std::string model, data, target, out;
   std::vector<std::string> params;
   int threads = 0;
+  bool threads_given = false;  // a --threads given is used or refused (0 included), never ignored
   bool quiet = false;
 };
 
@@ -62,7 +63,7 @@ bl::ml::Params parse_params(const std::vector<std::string>& items) {
 }
 
 void run_fit(const FitArgs& a) {
-  if (a.threads != 0) {  // 0: BITLEARN_THREADS or every hardware thread
+  if (a.threads_given) {  // without --threads: BITLEARN_THREADS or every hardware thread
     bl::check_thread_count(a.threads, "--threads");
     bl::set_num_threads(a.threads);
   }
@@ -96,9 +97,13 @@ void setup(CLI::App& root) {
   cmd->add_option("--target", a->target, "target column (omit for unsupervised estimators)");
   cmd->add_option("--param", a->params, "hyper-parameter key=value (repeatable)");
   cmd->add_option("--out", a->out, "model file to write (JSON)")->required();
-  cmd->add_option("--threads", a->threads, "CPU threads (results do not depend on it)");
+  CLI::Option* threads = cmd->add_option(
+      "--threads", a->threads, "CPU threads, 1 to 1024 (default BITLEARN_THREADS or all cores; results do not depend on it)");
   cmd->add_flag("--quiet", a->quiet, "no progress bar or summary");
-  cmd->callback([a] { run_fit(*a); });
+  cmd->callback([a, threads] {
+    a->threads_given = threads->count() > 0;
+    run_fit(*a);
+  });
 }
 BL_REGISTER_COMMAND(setup);
 

@@ -21,10 +21,11 @@ namespace {
 struct PredictArgs {
   std::string model, data, out, output = "predict";
   int threads = 0;
+  bool threads_given = false;  // a --threads given is used or refused (0 included), never ignored
 };
 
 void run_predict(const PredictArgs& a) {
-  if (a.threads != 0) {  // 0: BITLEARN_THREADS or every hardware thread
+  if (a.threads_given) {  // without --threads: BITLEARN_THREADS or every hardware thread
     bl::check_thread_count(a.threads, "--threads");
     bl::set_num_threads(a.threads);
   }
@@ -78,8 +79,12 @@ void setup(CLI::App& root) {
   cmd->add_option("--data", a->data, "CSV with the feature columns used at fit time")->required();
   cmd->add_option("--out", a->out, "predictions CSV to write")->required();
   cmd->add_option("--output", a->output, "predict (default), proba or transform");
-  cmd->add_option("--threads", a->threads, "CPU threads (results do not depend on it)");
-  cmd->callback([a] { run_predict(*a); });
+  CLI::Option* threads = cmd->add_option(
+      "--threads", a->threads, "CPU threads, 1 to 1024 (default BITLEARN_THREADS or all cores; results do not depend on it)");
+  cmd->callback([a, threads] {
+    a->threads_given = threads->count() > 0;
+    run_predict(*a);
+  });
 }
 BL_REGISTER_COMMAND(setup);
 

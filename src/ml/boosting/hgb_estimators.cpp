@@ -48,7 +48,10 @@ class HistGradientBoosting : public Estimator {
 
   void set_params(const Params& params) override {
     const std::string est = name();
-    for (const auto& [k, v] : params) {
+    for (const auto& kv : params) {
+      // Named references, not a structured binding: C++17 lambdas cannot capture bindings (clang).
+      const std::string& k = kv.first;
+      const std::string& v = kv.second;
       auto positive = [&](double x) {
         BL_CHECK(x > 0.0, est, ": parameter ", k, "=", v, ": expected > 0");
         return x;
