@@ -79,7 +79,7 @@ void sweep_pow(CheckContext& ctx, OutputWriter& out) {
   std::vector<float> y = uniform_floats(ctx, stream + 1, n / 2, -40.0f, 40.0f, 67);
   std::vector<float> neg_base = uniform_floats(ctx, stream + 2, n / 2, -8.0f, 0.0f, 0);
   for (int64_t i = 0; i < n / 2; ++i) {
-    if (i % 4 == 3 && is_finite(y[i])) y[i] = static_cast<float>(static_cast<int>(y[i]));
+    if (i % 4 == 3 && is_finite(y[i])) y[i] = truncated_or_int_min(y[i]);
     if (i % 8 == 5) x[i] = neg_base[i];  // negative bases: NaN unless y is an integer
   }
   x = concat(x, random_bit_floats(ctx, stream + 100, n / 2));

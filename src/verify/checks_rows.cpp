@@ -92,7 +92,7 @@ void check_sort_topk(CheckContext& ctx, OutputWriter& out) {
   std::vector<float> x = uniform_floats(ctx, 6301, rows * n, -4.0f, 4.0f, 97);
   // Many ties (values on a 1/8 grid) so the lowest-index rule and stability are exercised.
   for (size_t i = 1; i < x.size(); ++i)
-    if (i % 3 == 0 && is_finite(x[i])) x[i] = mul(static_cast<float>(static_cast<int>(mul(x[i], 8.0f))), 0.125f);
+    if (i % 3 == 0 && is_finite(x[i])) x[i] = mul(truncated_or_int_min(mul(x[i], 8.0f)), 0.125f);
   DeviceFloats dx = to_device(ctx, x);
   for (int variant = 0; variant < 3; ++variant) {
     const bool topk = variant == 2;

@@ -79,4 +79,10 @@ std::vector<int64_t> uniform_indices(uint64_t stream, int64_t n, int64_t bound) 
   return v;
 }
 
+float truncated_or_int_min(float x) {
+  // 2^31 as a float is exact; every float in (-2^31 - 1, 2^31) truncates into the int32 range.
+  if (!(x > -2147483648.0f - 1.0f && x < 2147483648.0f)) return -2147483648.0f;
+  return static_cast<float>(static_cast<int32_t>(x));
+}
+
 }  // namespace bl::verify

@@ -37,6 +37,12 @@ std::vector<float> random_bit_floats(CheckContext& ctx, uint64_t stream, int64_t
 // Not perturbed (perturbation goes to float data).
 std::vector<int64_t> uniform_indices(uint64_t stream, int64_t n, int64_t bound);
 
+// x truncated toward zero as a float, for inputs that must be integers: in the int32 range the
+// truncation, else (NaN, infinities, |x| >= 2^31) -2^31. The out-of-range rule is fixed here, so
+// the inputs are the same on every CPU (a plain float-to-int conversion is undefined there and
+// gives -2^31 on x86-64 but saturates on AArch64); the suite's expected hashes were made with it.
+float truncated_or_int_min(float x);
+
 // Applies the perturbation to v when the context asks for it (flips bit 23 of v[0]).
 void maybe_perturb(CheckContext& ctx, std::vector<float>& v);
 
