@@ -30,7 +30,6 @@ Tensor rows_of(const Tensor& t, Shards sh, int64_t s) { return t.slice(0, s * sh
 // [count * rows, C] -> [count, rows, C]: one batch entry per shard.
 Tensor by_shard(const Tensor& t, Shards sh) { return t.contiguous().reshape({sh.count, sh.rows, t.dim(1)}); }
 
-
 // [N, heads*D] -> rotate_half per head: (-x2, x1).
 Tensor rotate_half(const Tensor& x, int64_t D) {
   const int64_t N = x.dim(0), heads = x.dim(1) / D, half = D / 2;
