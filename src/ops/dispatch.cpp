@@ -14,7 +14,7 @@
 namespace bl::dispatch {
 namespace {
 
-// Checks that d can run op, then calls cpu_body(pool) or cuda_body(launch config).
+// Calls cpu_body(pool) or cuda_body(launch config), by d.
 template <class CpuBody, class CudaBody>
 auto call(Device d, CpuBody&& cpu_body, CudaBody&& cuda_body) {
   if (d.is_cuda()) return std::forward<CudaBody>(cuda_body)(op_launch_config());
@@ -31,7 +31,11 @@ auto timed(Device d, const std::string& name, Body&& body) {
     const std::string& name;
     std::chrono::steady_clock::time_point t0;
     ~Stop() {
-      op_profile::wait(d);
+      try {
+        op_profile::wait(d);
+      } catch (...) {
+        return;  // the op's own error (if any) is on its way; a destructor must not throw
+      }
       op_profile::add(name, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     }
   } stop{d, name, t0};
