@@ -85,7 +85,7 @@ Tensor tensor_from_array(const nb::ndarray<nb::ro>& a, const char* what) {
                            std::to_string(a.device_type()) + " are not supported (cpu or cuda)")
                               .c_str());
   }
-  if (device.is_cuda()) check_device_usable(device, what);
+  check_device_usable(device, what);  // a no-op for the CPU
   Shape shape(a.ndim()), strides(a.ndim());
   int64_t span = 1;  // elements from the first to one past the last
   bool empty = false;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "ml_linear/ml_test_util.h"
 #include "bitlearn/io.h"
 #include "bitlearn/nn/data.h"
 #include "bitlearn/safetensors.h"
@@ -28,15 +29,7 @@ std::string write_temp(const std::string& name, const std::string& bytes) {
   return p;
 }
 
-template <typename Fn>
-std::string error_of(Fn fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using ml_test::error_of;
 
 TEST(HostileReaders, IdxDeclaringMoreThanTheLimitIsRefusedBeforeReading) {
   // [65536, 65536, 2]: 8 GiB declared by a 16-byte file.

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "ml_linear/ml_test_util.h"
 #include "bitlearn/io.h"
 #include "bitlearn/nn/checkpoint.h"
 #include "bitlearn/nn/layers.h"
@@ -45,16 +46,7 @@ struct Trained {
   }
 };
 
-// The message of the bl::Error that fn throws ("" when it throws none).
-template <typename Fn>
-std::string error_of(Fn fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using ml_test::error_of;
 
 TEST(HostileWriteFaults, TemporaryThatCannotBeCreatedKeepsThePreviousCheckpoint) {
   const std::string dir = fresh_dir("tmpblocked");
