@@ -150,11 +150,29 @@ Report read_report_json(const std::string& path) {
       if (cj.contains("expected") && cj["expected"].is_string()) c.expected = cj["expected"];
       if (cj.contains("reason") && cj["reason"].is_string()) c.reason = cj["reason"];
       if (cj.contains("cpu_only") && cj["cpu_only"].is_boolean()) c.cpu_only = cj["cpu_only"];
+      // A check's state must follow from its hashes: IDENTICAL means the hash the program expects.
+      BL_CHECK(c.state != State::identical || (!c.hash.empty() && c.hash == c.expected), "verify report ", path,
+               ": self-contradicting report: check '", c.name, "' in device run '", run.device,
+               "' is marked IDENTICAL but its hash ", c.hash.empty() ? std::string("is empty") : c.hash,
+               " is not the expected ", c.expected.empty() ? std::string("(none recorded)") : c.expected);
+      BL_CHECK(c.state != State::divergent || !c.hash.empty(), "verify report ", path,
+               ": self-contradicting report: check '", c.name, "' in device run '", run.device,
+               "' is marked DIVERGENT but has no hash");
       run.checks.push_back(c);
     }
+    // The digest is a function of the check hashes: recomputed here, so a report whose hashes were
+    // changed cannot keep claiming the digest of the run that wrote it.
+    const std::string recomputed = suite_digest(run.checks);
+    BL_CHECK(recomputed == run.digest, "verify report ", path, ": self-contradicting report: device run '",
+             run.device, "' claims digest ", run.digest, " but its check hashes give ", recomputed);
     r.runs.push_back(run);
   }
   BL_CHECK(!r.runs.empty(), "verify report ", path, ": no device runs");
+  if (j.contains("digest")) {
+    BL_CHECK(j["digest"].is_string() && j["digest"].get<std::string>() == r.runs[0].digest, "verify report ",
+             path, ": self-contradicting report: the top-level digest is not the digest of its first device run (",
+             r.runs[0].digest, ")");
+  }
   if (j.contains("skipped_devices") && j["skipped_devices"].is_array())
     for (const auto& s : j["skipped_devices"])
       if (s.is_string()) r.skipped_devices.push_back(s.get<std::string>());
@@ -185,8 +203,7 @@ std::vector<std::string> compare_reports(const Report& a, const Report& b) {
           diffs.push_back(ca.name + ": not run on " + (ca.hash.empty() ? tag_a : tag_b) + " (" +
                           (ca.hash.empty() ? ca.reason : cb->reason) + ")");
         } else if (ca.hash != cb->hash) {
-          diffs.push_back(ca.name + ": " + tag_a + " " + ca.hash.substr(0, 16) + " != " + tag_b + " " +
-                          cb->hash.substr(0, 16));
+          diffs.push_back(ca.name + ": " + tag_a + " " + ca.hash + " != " + tag_b + " " + cb->hash);
         }
       }
       for (const CheckResult& cb : rb.checks) {

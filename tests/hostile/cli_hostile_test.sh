@@ -103,17 +103,35 @@ expect 2 "cannot write beside '/nonexistent-dir/r.json'" "$BIN" verify --quick -
 expect 2 "is a directory" "$BIN" verify --quick --json "$tmp"
 h0=$(printf '0%.0s' $(seq 64))
 h1=$(printf '1%.0s' $(seq 64))
-report() {  # report FILE CHECKS_JSON
-  printf '{"format":"bitlearn.verify.report.v1","version":"x","contract_profile":"p","suite":"quick",
-"threads":1,"runs":[{"device":"cpu","digest":"%s","checks":[%s]}]}\n' "$h0" "$2" >"$1"
+digest_of() {  # digest_of HASH...: the suite digest, SHA-256 over the checks' raw 32-byte hashes
+  perl -e 'use Digest::SHA qw(sha256_hex); print sha256_hex(join "", map { pack "H*", $_ } @ARGV)' "$@"
 }
-report "$tmp/a.json" "{\"name\":\"gemm\",\"state\":\"IDENTICAL\",\"hash\":\"$h0\"}"
-report "$tmp/twice.json" "{\"name\":\"gemm\",\"state\":\"IDENTICAL\",\"hash\":\"$h1\"},{\"name\":\"gemm\",\"state\":\"IDENTICAL\",\"hash\":\"$h0\"}"
+report() {  # report FILE CHECKS_JSON DIGEST [SUITE]
+  printf '{"format":"bitlearn.verify.report.v1","version":"x","contract_profile":"p","suite":"%s",
+"threads":1,"runs":[{"device":"cpu","digest":"%s","checks":[%s]}]}\n' "${4:-quick}" "$3" "$2" >"$1"
+}
+check() {  # check NAME HASH [STATE]: one check result's JSON, its expected hash its own
+  printf '{"name":"%s","state":"%s","hash":"%s","expected":"%s"}' "$1" "${3:-IDENTICAL}" "$2" "$2"
+}
+report "$tmp/a.json" "$(check gemm "$h0")" "$(digest_of "$h0")"
+report "$tmp/twice.json" "$(check gemm "$h1"),$(check gemm "$h0")" "$(digest_of "$h1" "$h0")"
 "$BIN" compare "$tmp/a.json" "$tmp/a.json" >/dev/null || { echo "FAIL: compare of a good report"; fail=1; }
+# A report must agree with itself: an edited hash under the old digest, or IDENTICAL beside another
+# expected hash, is refused; the reports of two suites are not comparable (no list of differences).
+report "$tmp/edited.json" "$(check gemm "$h1")" "$(digest_of "$h0")"
+expect 2 "self-contradicting report: device run 'cpu' claims digest $(digest_of "$h0") but its check hashes give $(digest_of "$h1")" \
+  "$BIN" compare "$tmp/a.json" "$tmp/edited.json"
+report "$tmp/claims.json" "{\"name\":\"gemm\",\"state\":\"IDENTICAL\",\"hash\":\"$h1\",\"expected\":\"$h0\"}" "$(digest_of "$h1")"
+expect 2 "check 'gemm' in device run 'cpu' is marked IDENTICAL but its hash $h1 is not the expected $h0" \
+  "$BIN" compare "$tmp/claims.json" "$tmp/a.json"
+report "$tmp/full.json" "$(check gemm "$h0")" "$(digest_of "$h0")" full
+expect 2 "not comparable: A is a quick report of p, B a full report of p" "$BIN" compare "$tmp/a.json" "$tmp/full.json"
+"$BIN" compare "$tmp/a.json" "$tmp/full.json" 2>/dev/null | grep -q "difference" &&
+  { echo "FAIL: a quick and a full report were compared check by check"; fail=1; }
 expect 2 "corrupt report: check 'gemm' appears twice in device run 'cpu'" "$BIN" compare "$tmp/twice.json" "$tmp/a.json"
 expect 2 "corrupt report: check 'gemm' appears twice" "$BIN" compare "$tmp/a.json" "$tmp/twice.json"
 # A report without check results compares nothing: refused, not IDENTICAL.
-report "$tmp/none.json" ""
+report "$tmp/none.json" "" "$(digest_of)"
 expect 2 "holds no check results: nothing to compare" "$BIN" compare "$tmp/none.json" "$tmp/none.json"
 expect 2 "'$tmp/none.json' holds no check results" "$BIN" compare "$tmp/a.json" "$tmp/none.json"
 

@@ -136,6 +136,73 @@ TEST(VerifyCompare, CorruptJsonGivesAClearError) {
   EXPECT_THROW(read_report_json(path + ".does-not-exist"), Error);
 }
 
+// A report must agree with itself: an edited check hash no longer gives the digest the report
+// claims, and a check marked IDENTICAL must hold the expected hash. Both are refused on reading.
+TEST(VerifyCompare, SelfContradictingReportsAreRefused) {
+  std::string path = temp_path("selfcheck");
+  struct Case {
+    const char* what;
+    void (*edit)(Report&);
+    const char* message_part;
+  };
+  const Case cases[] = {
+      {"edited hash, state and expected kept",
+       [](Report& r) {
+         r.runs[0].checks[1].hash[3] = '0';
+         r.runs[0].checks[1].expected = r.runs[0].checks[1].hash;
+       },
+       "claims digest"},
+      {"IDENTICAL with another hash than the expected one",
+       [](Report& r) {
+         r.runs[0].checks[1].hash[3] = '0';
+         r.runs[0].digest = suite_digest(r.runs[0].checks);
+       },
+       "is marked IDENTICAL but its hash"},
+      {"IDENTICAL without a hash",
+       [](Report& r) {
+         r.runs[0].checks[0].hash.clear();
+         r.runs[0].digest = suite_digest(r.runs[0].checks);
+       },
+       "is marked IDENTICAL but its hash is empty"},
+      {"DIVERGENT without a hash",
+       [](Report& r) {
+         r.runs[0].checks[0].hash.clear();
+         r.runs[0].checks[0].state = State::divergent;
+         r.runs[0].digest = suite_digest(r.runs[0].checks);
+       },
+       "marked DIVERGENT but has no hash"},
+      {"digest of another run", [](Report& r) { r.runs[0].digest = std::string(64, 'c'); }, "claims digest"},
+  };
+  for (const Case& c : cases) {
+    Report r = sample_report();
+    c.edit(r);
+    write_report_json(r, path);
+    try {
+      read_report_json(path);
+      ADD_FAILURE() << "no error for: " << c.what;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(c.message_part), std::string::npos) << c.what << ": " << e.what();
+      EXPECT_NE(std::string(e.what()).find("self-contradicting"), std::string::npos) << e.what();
+    }
+  }
+  // The top-level digest must be the first run's.
+  write_report_json(sample_report(), path);
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  in.close();
+  const std::string digest = sample_report().runs[0].digest;
+  const size_t last = text.rfind(digest);
+  ASSERT_NE(last, std::string::npos);
+  ASSERT_NE(text.find(digest), last);  // the run's digest and the top-level one
+  text.replace(last, 64, std::string(64, 'd'));
+  write_text(path, text);
+  EXPECT_THROW(read_report_json(path), Error);
+  // Sabotage arm: the untouched report still reads.
+  write_report_json(sample_report(), path);
+  EXPECT_NO_THROW(read_report_json(path));
+  std::remove(path.c_str());
+}
+
 TEST(VerifyCompare, JsonIsWrittenAtomically) {
   std::string path = temp_path("atomic");
   write_report_json(sample_report(), path);

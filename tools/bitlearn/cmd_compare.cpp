@@ -1,7 +1,9 @@
 // `bitlearn compare A.json B.json`: compares two `bitlearn verify --json` reports (from different
 // machines or devices) check by check, or two language-model training reports (`bitlearn train
 // --report`, format bitlearn.lm.train.v1) step by step. Prints the first difference.
-// Exit codes: 0 identical; 1 different; 2 unreadable, corrupt or of two different kinds.
+// A verify report must agree with itself (its digests are recomputed from its check hashes on reading).
+// Exit codes: 0 identical; 1 different; 2 unreadable, corrupt, self-contradicting, or not comparable
+// (two kinds of report, or two suites or contract profiles).
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -157,10 +159,10 @@ int compare_lm(const std::string& path_a, const nlohmann::json& ja, const std::s
     } else {
       finals = "; final params sha256 " +
                (a.final_params_sha256.empty() || b.final_params_sha256.empty() ? std::string("not in both")
-                                                                               : a.final_params_sha256.substr(0, 16));
+                                                                               : a.final_params_sha256);
       finals += ", checkpoint sha256 " +
                 (a.checkpoint_sha256.empty() || b.checkpoint_sha256.empty() ? std::string("not in both")
-                                                                            : a.checkpoint_sha256.substr(0, 16));
+                                                                            : a.checkpoint_sha256);
     }
     std::printf("IDENTICAL: %zu steps (%s): loss, grad_norm and lr bits agree, %zu params_sha256 agree%s\n",
                 overlap.size(), range.c_str(), hashed, finals.c_str());
@@ -213,11 +215,18 @@ int run_compare(const std::string& path_a, const std::string& path_b) {
     }
   }
   std::printf("A: %s (%s, suite %s, %zu device run(s), digest %s)\n", path_a.c_str(),
-              a.contract_profile.c_str(), suite_name(a.suite), a.runs.size(),
-              a.runs[0].digest.substr(0, 16).c_str());
+              a.contract_profile.c_str(), suite_name(a.suite), a.runs.size(), a.runs[0].digest.c_str());
   std::printf("B: %s (%s, suite %s, %zu device run(s), digest %s)\n", path_b.c_str(),
-              b.contract_profile.c_str(), suite_name(b.suite), b.runs.size(),
-              b.runs[0].digest.substr(0, 16).c_str());
+              b.contract_profile.c_str(), suite_name(b.suite), b.runs.size(), b.runs[0].digest.c_str());
+  // Reports of two suites or two contract profiles hash different computations: every check would
+  // "differ", and listing those differences would only hide that the reports cannot be compared.
+  if (a.suite != b.suite || a.contract_profile != b.contract_profile) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "bitlearn compare: not comparable: A is a %s report of %s, B a %s report of %s; "
+                 "compare reports of the same suite and contract profile\n",
+                 suite_name(a.suite), a.contract_profile.c_str(), suite_name(b.suite), b.contract_profile.c_str());
+    return 2;
+  }
   std::vector<std::string> diffs = compare_reports(a, b);
   if (diffs.empty()) {
     size_t n = 0;
@@ -235,7 +244,7 @@ void setup(CLI::App& root) {
   auto paths = std::make_shared<std::vector<std::string>>();
   auto* cmd = root.add_subcommand(
       "compare", "Compare two `bitlearn verify --json` reports, or two `bitlearn train --report` language-model "
-                 "reports (exit 0 identical, 1 different, 2 unreadable or of different kinds)");
+                 "reports (exit 0 identical, 1 different, 2 unreadable, self-contradicting or not comparable)");
   cmd->add_option("reports", *paths, "A.json B.json")->required()->expected(2);
   cmd->callback([paths] {
     int code = run_compare((*paths)[0], (*paths)[1]);
