@@ -261,7 +261,10 @@ class Estimator:
     @property
     def name(self) -> str: ...
 
-    def fit(self, X: Tensor, y: Tensor | None = None) -> None: ...
+    def fit(self, X: Tensor, y: Tensor | None = None) -> list[str]:
+        """
+        Fits; returns the fit's warnings (an iterative solver stopped by max_iter), as messages.
+        """
 
     def predict(self, arg: Tensor, /) -> Tensor: ...
 

@@ -14,6 +14,7 @@ Pickling goes through the model file text.
 """
 import json
 import os
+import warnings
 
 import numpy as np
 
@@ -23,6 +24,7 @@ from ._core import Tensor
 try:
     from sklearn.base import (BaseEstimator, ClassifierMixin, ClusterMixin, OutlierMixin,
                               RegressorMixin, TransformerMixin)
+    from sklearn.exceptions import ConvergenceWarning
     from sklearn.utils.metaestimators import available_if
     from sklearn.utils.multiclass import check_classification_targets
     from sklearn.utils.validation import check_is_fitted, validate_data
@@ -227,11 +229,13 @@ class BitlearnEstimator(BaseEstimator):
 
     def _fit_cpp(self, est, X, y):
         try:
-            est.fit(self._to_device(X), None if y is None else self._to_device(y))
+            messages = est.fit(self._to_device(X), None if y is None else self._to_device(y))
         except _core.Error as e:
             if X.shape[0] == 1:  # name the cause the way scikit-learn's checks look for it
                 raise _core.Error(f"{e} (n_samples = 1)") from e
             raise
+        for message in messages:  # a solver stopped by max_iter: the model is kept, as in scikit-learn
+            warnings.warn(message, ConvergenceWarning, stacklevel=3)
 
     def _set_fitted_attributes(self, X):
         state = json.loads(self._est.state_json())

@@ -16,6 +16,7 @@
 #include "bitlearn/csv.h"
 #include "bitlearn/ml/ensemble.h"
 #include "bitlearn/ml/estimator.h"
+#include "bitlearn/ml/progress.h"
 #include "convert.h"
 #include "core/error.h"
 #include "core/thread_pool.h"
@@ -65,10 +66,13 @@ void bind_ml(nb::module_& m) {
       .def("fit",
            [](PyEstimator& e, const Tensor& X, std::optional<Tensor> y) {
              nb::gil_scoped_release r;
+             ml::WarningCollector warnings;  // the fit's warnings (ConvergenceWarning), returned
              if (y) e.get().fit(X, *y);
              else e.get().fit(X);
+             return warnings.messages();
            },
-           nb::arg("X"), nb::arg("y") = nb::none())
+           nb::arg("X"), nb::arg("y") = nb::none(),
+           "Fits; returns the fit's warnings (an iterative solver stopped by max_iter), as messages.")
       .def("predict", [](const PyEstimator& e, const Tensor& X) { nb::gil_scoped_release r; return e.get().predict(X); })
       .def("predict_proba",
            [](const PyEstimator& e, const Tensor& X) { nb::gil_scoped_release r; return e.get().predict_proba(X); })

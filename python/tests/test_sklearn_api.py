@@ -157,3 +157,24 @@ def test_worker_processes_give_the_same_scores():
     a = cross_val_score(ml.Ridge(), X, y, cv=3, n_jobs=2)
     b = cross_val_score(ml.Ridge(), X, y, cv=3)
     assert a.tobytes() == b.tobytes()
+
+
+def test_iteration_limit_gives_a_convergence_warning():
+    """A solver stopped by max_iter warns as scikit-learn does (ConvergenceWarning) and keeps the
+    model; a converged fit gives no warning; the warning changes no bit."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+    X, y = load_breast_cancer(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    with pytest.warns(ConvergenceWarning, match="stopped at max_iter=2 before converging"):
+        starved = ml.LogisticRegression(max_iter=2).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        again = ml.LogisticRegression(max_iter=2).fit(X, y)
+    assert starved.coef_.tobytes() == again.coef_.tobytes()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        ml.LogisticRegression(max_iter=1000).fit(X, y)
+    with pytest.warns(ConvergenceWarning, match="sgd_classifier stopped at max_iter=1"):
+        ml.SGDClassifier(max_iter=1).fit(X, y)

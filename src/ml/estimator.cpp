@@ -212,8 +212,9 @@ void check_X(const std::string& est, const Tensor& X, bool allow_nan) {
     const float* p = h.data<float>();
     const int64_t total = h.numel(), cols = h.dim(1);  // hoisted: numel() walks the shape
     for (int64_t i = 0; i < total; ++i) {
-      BL_CHECK(std::isfinite(p[i]), est, ": X holds a non-finite value at row ", i / cols,
-               ", column ", i % cols);
+      // Indices count from 0, as in NumPy; a CSV file's line is the row + 2 (after its header line).
+      BL_CHECK(std::isfinite(p[i]), est, ": X holds a non-finite value at row ", i / cols, ", column ", i % cols,
+               " (counted from 0; line ", i / cols + 2, " of a CSV file with a header line)");
     }
   }
 }
@@ -227,7 +228,8 @@ void check_Xy(const std::string& est, const Tensor& X, const Tensor& y, bool all
     Tensor h = y.to(Device::cpu()).contiguous();
     const float* p = h.data<float>();
     for (int64_t i = 0; i < h.numel(); ++i) {
-      BL_CHECK(std::isfinite(p[i]), est, ": y (labels/targets) holds NaN or inf at row ", i);
+      BL_CHECK(std::isfinite(p[i]), est, ": y (labels/targets) holds NaN or inf at row ", i,
+               " (counted from 0; line ", i + 2, " of a CSV file with a header line)");
     }
   } else {
     BL_CHECK(y.dtype() == DType::i32 || y.dtype() == DType::i64, est,

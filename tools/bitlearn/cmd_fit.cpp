@@ -7,6 +7,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 #include "bitlearn/csv.h"
@@ -22,13 +23,14 @@ namespace {
 struct FitArgs {
   std::string model, data, target, out;
   std::vector<std::string> params;
+  std::vector<std::string> features, ignore;  // column selection: exactly these, or all but these
   int threads = 0;
   bool threads_given = false;  // a --threads given is used or refused (0 included), never ignored
   bool quiet = false;
 };
 
 // Draws "[#####.....]  45% stage" on stderr at most every 100 ms, once a fit has run 0.5 s (short
-// fits draw nothing). Sets *drawn when it drew.
+// fits draw nothing), when stderr is a terminal (a log file gets no bar). Sets *drawn when it drew.
 void install_progress_bar(std::shared_ptr<bool> drawn) {
   auto start = std::chrono::steady_clock::now();
   auto last = std::make_shared<std::chrono::steady_clock::time_point>(start);
@@ -52,6 +54,36 @@ void install_progress_bar(std::shared_ptr<bool> drawn) {
   });
 }
 
+// The feature columns a fit uses: --features as given; else every column but the target and --ignore.
+std::vector<std::string> feature_columns(const FitArgs& a, const bl::CsvTable& table) {
+  if (!a.features.empty()) {
+    for (const std::string& f : a.features)
+      BL_CHECK(f != a.target, "--features names the target column '", f, "'");
+    return a.features;
+  }
+  for (const std::string& c : a.ignore) {
+    bool found = false;
+    for (const std::string& t : table.columns) found = found || t == c;
+    BL_CHECK(found, "--ignore names column '", c, "', which ", a.data, " does not have");
+  }
+  std::vector<std::string> out;
+  for (const std::string& c : table.columns) {
+    bool skip = c == a.target;
+    for (const std::string& i : a.ignore) skip = skip || c == i;
+    if (!skip) out.push_back(c);
+  }
+  BL_CHECK(!out.empty(), "no feature column is left in ", a.data, " after --target and --ignore");
+  return out;
+}
+
+// "f0, f1, f2" (the first 8 names, then how many more).
+std::string column_list(const std::vector<std::string>& names) {
+  std::string s;
+  for (size_t i = 0; i < names.size() && i < 8; ++i) s += (i ? ", " : "") + names[i];
+  if (names.size() > 8) s += ", ... (" + std::to_string(names.size() - 8) + " more)";
+  return s;
+}
+
 bl::ml::Params parse_params(const std::vector<std::string>& items) {
   bl::ml::Params p;
   for (const auto& item : items) {
@@ -69,10 +101,11 @@ void run_fit(const FitArgs& a) {
   }
   auto est = bl::ml::make_estimator(a.model, parse_params(a.params));
   bl::CsvTable table = bl::read_csv(a.data);
-  bl::CsvXy xy = bl::csv_to_xy(table, a.target, {}, a.data);
+  bl::CsvXy xy = bl::csv_to_xy(table, a.target, feature_columns(a, table), a.data);
   auto drawn = std::make_shared<bool>(false);
-  if (!a.quiet) install_progress_bar(drawn);
+  if (!a.quiet && ::isatty(STDERR_FILENO)) install_progress_bar(drawn);
   auto t0 = std::chrono::steady_clock::now();
+  bl::ml::WarningCollector warnings;  // printed after the bar is cleared
   if (xy.y.defined()) est->fit(xy.X, xy.y);
   else est->fit(xy.X);
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -81,11 +114,14 @@ void run_fit(const FitArgs& a) {
   j["feature_names"] = xy.feature_names;
   if (!a.target.empty()) j["target"] = a.target;
   bl::write_file_atomic(a.out, j.dump(1) + "\n", "model file");
+  if (*drawn) std::fprintf(stderr, "\r%*s\r", 72, "");
+  // Warnings are printed with --quiet too: they say the model may not be what was asked for.
+  for (const std::string& w : warnings.messages()) std::fprintf(stderr, "warning: %s\n", w.c_str());
   if (!a.quiet) {
-    if (*drawn) std::fprintf(stderr, "\r%*s\r", 72, "");
-    std::fprintf(stderr, "fit %s on %lld rows x %lld features in %.3f s -> %s\n", a.model.c_str(),
-                 static_cast<long long>(xy.X.dim(0)), static_cast<long long>(xy.X.dim(1)), secs,
-                 a.out.c_str());
+    std::fprintf(stderr, "fit %s on %lld rows x %lld features (%s)%s in %.3f s -> %s\n", a.model.c_str(),
+                 static_cast<long long>(xy.X.dim(0)), static_cast<long long>(xy.X.dim(1)),
+                 column_list(xy.feature_names).c_str(),
+                 a.target.empty() ? ", no target" : (", target " + a.target).c_str(), secs, a.out.c_str());
   }
 }
 
@@ -95,6 +131,13 @@ void setup(CLI::App& root) {
   cmd->add_option("--model", a->model, "estimator name (ridge, kmeans, ...)")->required();
   cmd->add_option("--data", a->data, "training CSV (header row, numeric cells)")->required();
   cmd->add_option("--target", a->target, "target column (omit for unsupervised estimators)");
+  CLI::Option* features = cmd->add_option("--features", a->features,
+                                          "feature columns, in this order (comma-separated; default: every column "
+                                          "but the target and --ignore)")
+                              ->delimiter(',');
+  cmd->add_option("--ignore", a->ignore, "columns not to use as features (comma-separated), e.g. an id or a label")
+      ->delimiter(',')
+      ->excludes(features);
   cmd->add_option("--param", a->params, "hyper-parameter key=value (repeatable)");
   cmd->add_option("--out", a->out, "model file to write (JSON)")->required();
   CLI::Option* threads = cmd->add_option(

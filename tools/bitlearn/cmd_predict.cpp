@@ -2,6 +2,7 @@
 // Loads a model file written by `bitlearn fit` (or Estimator::save) and writes one CSV row per data
 // row. Columns are picked by the feature names stored at fit time (extra columns, such as the target,
 // are ignored); without stored names every column is a feature. Exit codes: 0 done; 2 bad input.
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -24,6 +25,14 @@ struct PredictArgs {
   bool threads_given = false;  // a --threads given is used or refused (0 included), never ignored
 };
 
+// A safetensors file starts with its header's length (8 bytes, little-endian) and then its JSON header.
+bool looks_like_safetensors(const std::string& text) {
+  if (text.size() < 10 || text[8] != '{') return false;
+  uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(text[static_cast<size_t>(i)]);
+  return n >= 2 && n <= text.size() - 8;
+}
+
 void run_predict(const PredictArgs& a) {
   if (a.threads_given) {  // without --threads: BITLEARN_THREADS or every hardware thread
     bl::check_thread_count(a.threads, "--threads");
@@ -32,6 +41,9 @@ void run_predict(const PredictArgs& a) {
   nlohmann::json j;
   {
     const std::string text = bl::read_file_text(a.model, "model file");
+    BL_CHECK(!looks_like_safetensors(text), a.model,
+             ": a safetensors file (a `bitlearn train` checkpoint or model weights), not a model file of "
+             "`bitlearn fit`; predict reads the JSON model files that `bitlearn fit --out` writes");
     try {
       j = bl::ml::parse_model_json(text);  // parsed once: the estimator and the column names
     } catch (const std::exception& e) {

@@ -1,12 +1,15 @@
-// ml/progress.h: progress reports from long fits (the CLI draws them as a bar on stderr).
+// ml/progress.h: progress reports from long fits (the CLI draws them as a bar on stderr), and the
+// warnings a fit gives (scikit-learn's ConvergenceWarning).
 //
 // An estimator calls report_progress(stage, done, total) from its iteration loop (host side, not
-// per element); the call is cheap when no listener is set. Progress never changes results.
+// per element), from any thread: calls are serialized, so a listener need not be thread-safe.
+// Progress never changes results.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace bl::ml {
 
@@ -18,5 +21,27 @@ using ProgressListener = std::function<void(const std::string& stage, int64_t do
 void set_progress_listener(ProgressListener listener);
 // Forwards to the listener, if any.
 void report_progress(const std::string& stage, int64_t done, int64_t total);
+
+// Warnings. A fit that finishes but may not have done what was asked (an iterative solver stopped by
+// its iteration limit before meeting its tolerance) reports a warning; the fitted model is kept, as
+// scikit-learn keeps it beside its ConvergenceWarning. A warning goes to the innermost
+// WarningCollector alive on the reporting thread, or else to stderr as "bitlearn: warning: ...".
+// Warnings never change results.
+class WarningCollector {
+ public:
+  WarningCollector();
+  ~WarningCollector();
+  WarningCollector(const WarningCollector&) = delete;
+  WarningCollector& operator=(const WarningCollector&) = delete;
+  const std::vector<std::string>& messages() const { return messages_; }
+
+ private:
+  friend void report_warning(const std::string& message);
+  std::vector<std::string> messages_;
+  WarningCollector* outer_;
+};
+void report_warning(const std::string& message);
+// The convergence warning of an iterative solver: "<stage> stopped at max_iter=N before converging ...".
+void warn_not_converged(const std::string& stage, int64_t max_iter);
 
 }  // namespace bl::ml

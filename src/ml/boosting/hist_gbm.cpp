@@ -7,6 +7,7 @@
 #include <memory>
 #include <numeric>
 
+#include "bitlearn/ml/progress.h"
 #include "contract/math.h"
 #include "contract/rng.h"
 #include "core/allocator.h"
@@ -1038,6 +1039,7 @@ BoostModel fit_boosting(const float* X, int64_t n, int64_t d, const float* y_val
       model.trees.push_back(std::move(tree));
     }
     if (p.dart) dart_rescale(p, it, K, dropped, dart_values, dart_weight, model.trees);
+    report_progress("boosting rounds", it + 1, p.max_iter);
   }
   return model;
 }

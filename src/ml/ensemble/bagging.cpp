@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "bitlearn/ml/progress.h"
 #include "contract/arith.h"
 #include "contract/rng.h"
 #include "core/error.h"
@@ -85,6 +86,7 @@ class Bagging : public Estimator {
       m.model = make_sub_estimator(estimator_, sub_seed);
       m.model->fit(gather_rows_cols(hx, rows, m.features), sub_y);
       members.push_back(std::move(m));
+      report_progress(est + " estimators", e + 1, n_estimators_);
     }
     members_ = std::move(members);
     n_features_ = d;

@@ -78,6 +78,7 @@ class ArdRegression final : public LinearModelBase {
 
     Vec w_old;
     int64_t iters = 0;
+    bool converged = false;  // left by a stopping rule, not by the iteration limit
     for (int64_t it = 0; it < max_iter; ++it) {
       update_coef();
       const float rmse = lin::residual_sum_squares(cp, w);
@@ -98,12 +99,19 @@ class ArdRegression final : public LinearModelBase {
       iters = it + 1;
       report_progress("ard_regression", it + 1, max_iter);
       if (it > 0) {
-        if (lin::sum_abs_change(w_old, w) < tol) break;
+        if (lin::sum_abs_change(w_old, w) < tol) {
+          converged = true;
+          break;
+        }
       }
       w_old = w;
-      if (!any) break;
+      if (!any) {
+        converged = true;
+        break;
+      }
     }
     report_progress("ard_regression", max_iter, max_iter);
+    if (!converged) warn_not_converged("ard_regression", max_iter);
     update_coef();
     const float icpt = lin::centered_intercept(cp, w);
     alpha_ = alpha;

@@ -63,6 +63,7 @@ class BayesianRidge final : public lin::ParamEstimator {
     };
     std::vector<float> w_old;
     n_iter_ = 0;
+    bool converged = false;  // left by the tolerance, not by the iteration limit
     for (int64_t it = 0; it < max_iter; ++it) {
       std::vector<float> w = coef_for(alpha, lambda);
       float rmse = lin::residual_sum_squares(cp, w);
@@ -76,10 +77,14 @@ class BayesianRidge final : public lin::ParamEstimator {
       n_iter_ = it + 1;
       report_progress("bayesian_ridge", it + 1, max_iter);
       if (it != 0) {
-        if (lin::sum_abs_change(w_old, w) < tol) break;
+        if (lin::sum_abs_change(w_old, w) < tol) {
+          converged = true;
+          break;
+        }
       }
       w_old = w;
     }
+    if (!converged) warn_not_converged("bayesian_ridge", max_iter);
     coef_ = coef_for(alpha, lambda);
     intercept_ = lin::centered_intercept(cp, coef_);
     alpha_ = alpha;

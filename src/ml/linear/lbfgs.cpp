@@ -78,8 +78,12 @@ LbfgsResult lbfgs_minimize(const LbfgsObjective& f, Vec x0, const LbfgsOptions& 
   float fx = f(x, g);
   LbfgsHistory hist;
   int64_t iters = 0;
+  bool converged = false;  // left by a stopping rule, not by the iteration limit
   for (int64_t it = 0; it < opt.max_iter; ++it) {
-    if (projected_max_abs(x, g, opt) <= opt.gtol) break;
+    if (projected_max_abs(x, g, opt) <= opt.gtol) {
+      converged = true;
+      break;
+    }
     Vec dir = lbfgs_direction(g, hist);
     auto pin = [&](Vec& dv) {
       if (opt.bounded_index >= 0 && x[opt.bounded_index] <= opt.lower_bound && dv[opt.bounded_index] < 0.0f)
@@ -92,7 +96,10 @@ LbfgsResult lbfgs_minimize(const LbfgsObjective& f, Vec x0, const LbfgsOptions& 
       for (size_t i = 0; i < p; ++i) dir[i] = bl::neg(g[i]);
       pin(dir);
       gd = lin::dot(g, dir);
-      if (!(gd < 0.0f)) break;
+      if (!(gd < 0.0f)) {
+        converged = true;
+        break;
+      }
     }
     float step = hist.empty() ? bl::min(1.0f, bl::div(1.0f, bl::sqrt(lin::dot(dir, dir)))) : 1.0f;
     Vec xn(p), gn;
@@ -128,13 +135,17 @@ LbfgsResult lbfgs_minimize(const LbfgsObjective& f, Vec x0, const LbfgsOptions& 
     }
     iters = it + 1;
     report_progress(opt.stage, it + 1, opt.max_iter);
-    if (!accepted) break;  // no decrease at binary32 resolution: converged
+    if (!accepted) {  // no decrease at binary32 resolution: converged
+      converged = true;
+      break;
+    }
     lbfgs_push_pair(hist, x, xn, g, gn, opt.history);
     x = xn;
     g = gn;
     fx = fn;
   }
   report_progress(opt.stage, opt.max_iter, opt.max_iter);
+  if (!converged) warn_not_converged(opt.stage, opt.max_iter);
   return LbfgsResult{x, fx, iters};
 }
 

@@ -172,6 +172,7 @@ class ElasticNet final : public LinearRegressorBase {
     }
     std::vector<float> w(static_cast<size_t>(d), 0.0f), q(static_cast<size_t>(d), 0.0f);  // q = G w
     n_iter_ = 0;
+    bool converged = false;  // left by the tolerance, not by the iteration limit
     for (int64_t it = 0; it < max_iter; ++it) {
       float max_dw = 0.0f, max_w = 0.0f;
       for (int64_t j = 0; j < d; ++j) {
@@ -192,9 +193,13 @@ class ElasticNet final : public LinearRegressorBase {
       }
       n_iter_ = it + 1;
       report_progress(name_ + " coordinate descent", it + 1, max_iter);
-      if (max_w == 0.0f || max_dw <= bl::mul(tol, max_w)) break;
+      if (max_w == 0.0f || max_dw <= bl::mul(tol, max_w)) {
+        converged = true;
+        break;
+      }
     }
     report_progress(name_ + " coordinate descent", max_iter, max_iter);
+    if (!converged) warn_not_converged(name_ + " coordinate descent", max_iter);
     return w;
   }
 

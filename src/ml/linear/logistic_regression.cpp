@@ -177,8 +177,12 @@ class LogisticRegression final : public Estimator {
     float f = objective(loss, w8, x, &g);
     LbfgsHistory pairs;
     fit_.n_iter = 0;
+    bool converged = false;  // left by a stopping rule, not by the iteration limit
     for (int64_t it = 0; it < max_iter; ++it) {
-      if (lin::max_abs(g) <= tol) break;
+      if (lin::max_abs(g) <= tol) {
+        converged = true;
+        break;
+      }
       Vec dir = lbfgs_direction(g, pairs);
       float gd = lin::dot(g, dir);
       if (!(gd < 0.0f)) {  // not a descent direction: restart from steepest descent
@@ -202,13 +206,17 @@ class LogisticRegression final : public Estimator {
       }
       fit_.n_iter = it + 1;
       report_progress("logistic_regression L-BFGS", it + 1, max_iter);
-      if (!accepted) break;  // no decrease at binary32 resolution: converged
+      if (!accepted) {  // no decrease at binary32 resolution: converged
+        converged = true;
+        break;
+      }
       lbfgs_push_pair(pairs, x, xn, g, gn, hist);
       x = xn;
       g = gn;
       f = fn;
     }
     report_progress("logistic_regression L-BFGS", max_iter, max_iter);
+    if (!converged) warn_not_converged("logistic_regression L-BFGS", max_iter);
     return x;
   }
 
@@ -221,6 +229,7 @@ class LogisticRegression final : public Estimator {
     float t = 1.0f, L = 1.0f;
     float fy = loss.eval(yv, &gy);
     fit_.n_iter = 0;
+    bool converged = false;
     for (int64_t it = 0; it < max_iter; ++it) {
       Vec xn(p);
       for (int bt = 0; bt < 60; ++bt) {
@@ -257,10 +266,14 @@ class LogisticRegression final : public Estimator {
       t = tn;
       fit_.n_iter = it + 1;
       report_progress("logistic_regression FISTA", it + 1, max_iter);
-      if (max_dx <= bl::mul(tol, bl::max(1.0f, lin::max_abs(x)))) break;
+      if (max_dx <= bl::mul(tol, bl::max(1.0f, lin::max_abs(x)))) {
+        converged = true;
+        break;
+      }
       fy = loss.eval(yv, &gy);
     }
     report_progress("logistic_regression FISTA", max_iter, max_iter);
+    if (!converged) warn_not_converged("logistic_regression FISTA", max_iter);
     return x;
   }
 

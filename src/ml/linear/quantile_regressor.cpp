@@ -121,12 +121,21 @@ class QuantileRegressor final : public LinearModelBase {
     const float tol = static_cast<float>(params_.number("tol"));
     float gap = gap_of();
     int64_t it = 0;
-    while (it < max_iter && gap > bl::mul(tol, bl::add(1.0f, bl::abs(dot_t(c, x))))) {
+    bool converged = false;  // the gap met the tolerance, or binary32 resolution was reached
+    while (true) {
+      if (!(gap > bl::mul(tol, bl::add(1.0f, bl::abs(dot_t(c, x)))))) {
+        converged = true;
+        break;
+      }
+      if (it >= max_iter) break;
       ++it;
       // Affine (predictor) step.
       Tensor dq = bl::reciprocal(bl::add(bl::div(z, x), bl::div(w, s)));
       Tensor rr = bl::sub(z, w);
-      if (!factor(dq)) break;  // binary32 resolution reached
+      if (!factor(dq)) {  // binary32 resolution reached
+        converged = true;
+        break;
+      }
       Vec dy = cholesky_solve_factored(L, p, At(bl::mul(dq, rr)));
       Tensor Ady = Av(dy);
       Tensor dx = bl::mul(dq, bl::sub(Ady, rr));
@@ -165,6 +174,7 @@ class QuantileRegressor final : public LinearModelBase {
       report_progress("quantile_regressor interior point", it, max_iter);
     }
     report_progress("quantile_regressor interior point", max_iter, max_iter);
+    if (!converged) warn_not_converged("quantile_regressor interior point", max_iter);
     // Coefficients are -y (dual of the dual), back to original units.
     Vec ws(static_cast<size_t>(d));
     for (int64_t j = 0; j < d; ++j) ws[j] = bl::mul(bl::neg(yv[j]), sy);

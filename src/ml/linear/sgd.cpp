@@ -124,6 +124,7 @@ struct SgdResult {
   Vec w;
   float b = 0.0f;
   int64_t epochs = 0;
+  bool converged = true;  // false: max_iter epochs ran while the tolerance was still in use
 };
 
 // Rows 0..n-1 permuted by Fisher-Yates: for i = n-1 down to 1, j = floor(u32 * (i + 1) / 2^32) with
@@ -247,7 +248,9 @@ SgdResult sgd_fit_one(const float* X, int64_t n, int64_t d, const Vec& y, const 
     }
   }
   for (int64_t j = 0; j < d; ++j) w[j] = bl::mul(w[j], wscale);
-  return SgdResult{w, b, epochs};
+  // With tol < 0 every epoch is asked for; otherwise running all of them means the tolerance never stopped the fit.
+  const bool converged = !c.use_tol || no_improve >= c.n_iter_no_change;
+  return SgdResult{w, b, epochs, converged};
 }
 
 std::vector<ParamSpec> sgd_specs(bool classifier) {
@@ -329,6 +332,7 @@ class SgdRegressor final : public LinearModelBase {
     Vec yv = lin::y_to_host(y);
     SgdResult r = sgd_fit_one(Xh.data<float>(), X.dim(0), X.dim(1), yv, c, 0, name_);
     report_progress("sgd_regressor epochs", r.epochs, r.epochs);
+    if (!r.converged) warn_not_converged("sgd_regressor", c.max_iter);
     set_fit(r.w, r.b, r.epochs);
     return *this;
   }
@@ -366,6 +370,10 @@ class SgdClassifier final : public Estimator, public HasLinearView {
       fit_.n_iter = std::max(fit_.n_iter, res[k].epochs);
     }
     report_progress("sgd_classifier epochs", fit_.n_iter, fit_.n_iter);
+    // Warned here, on the calling thread: the classes were fitted on the pool's threads.
+    bool converged = true;
+    for (const SgdResult& r : res) converged = converged && r.converged;
+    if (!converged) warn_not_converged("sgd_classifier", c.max_iter);
     fit_.classes = enc.classes;
     fit_.label_dtype = y.dtype();
     fit_.n_features = d;

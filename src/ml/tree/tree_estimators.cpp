@@ -1,9 +1,11 @@
 // tree_estimators.cpp: decision trees, random forests and extra trees (see tree_estimators.h).
 #include "ml/tree/tree_estimators.h"
 
+#include <atomic>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "bitlearn/ml/progress.h"
 #include "contract/arith.h"
 #include "core/error.h"
 #include "core/thread_pool.h"
@@ -144,6 +146,8 @@ class CartEstimator : public Estimator {
     cp.random_thresholds = kind_.random_thresholds;
     cp.seed = random_state_;
     std::vector<Tree> trees(static_cast<size_t>(n_estimators_));
+    std::atomic<int64_t> grown{0};  // trees finished, for the progress bar (order-free: no result depends on it)
+    const std::string stage = name() + " trees";
     auto grow = [&](int64_t t) {
       CartParams tp = cp;
       tp.stream = static_cast<uint64_t>(t);
@@ -160,6 +164,7 @@ class CartEstimator : public Estimator {
         td.weight = counts.data();
       }
       trees[t] = build_cart(td, tp);
+      if (n_estimators_ > 1) report_progress(stage, grown.fetch_add(1) + 1, n_estimators_);
     };
     if (n_estimators_ == 1) grow(0);
     else default_pool().parallel_for(n_estimators_, grow);

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# `bitlearn fit` and `predict` as a user meets them: an iterative solver stopped by max_iter warns
+# (with --quiet too) and a converged one does not; --features / --ignore pick the columns and the
+# summary names them; bad selections and a safetensors file given to predict get clear errors.
+# Usage: cmd_fit_test.sh /path/to/bitlearn /path/to/repo
+set -u
+BIN="$1"
+DATA="$2/tests/data/ml_linear"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+expect() {  # expect CODE PATTERN CMD...: exit code CODE and PATTERN (fixed string) on stderr
+  local code="$1" pattern="$2"
+  shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+  local got=$?
+  if [ "$got" != "$code" ] || ! grep -qF -- "$pattern" "$tmp/err"; then
+    echo "FAIL: $* -> exit $got (want $code), stderr: $(head -c 400 "$tmp/err") (want '$pattern')"
+    fail=1
+  fi
+}
+train="$DATA/breast_cancer_std_train.csv"
+
+# --- convergence warnings ---
+expect 0 "warning: logistic_regression L-BFGS stopped at max_iter=2 before converging" \
+  "$BIN" fit --model logistic_regression --data "$train" --target target --param max_iter=2 --out "$tmp/lr.json"
+expect 0 "warning: logistic_regression L-BFGS stopped at max_iter=2" \
+  "$BIN" fit --model logistic_regression --data "$train" --target target --param max_iter=2 --out "$tmp/lr.json" --quiet
+"$BIN" fit --model logistic_regression --data "$train" --target target --out "$tmp/lr.json" 2>"$tmp/err" ||
+  { echo "FAIL: default logistic_regression fit"; fail=1; }
+grep -q "warning" "$tmp/err" && { echo "FAIL: a converged fit warned: $(cat "$tmp/err")"; fail=1; }
+# stderr is not a terminal here: no progress bar (no carriage return), only the summary line.
+grep -q $'\r' "$tmp/err" && { echo "FAIL: a progress bar was drawn into a file"; fail=1; }
+
+# --- column selection ---
+expect 0 "on 426 rows x 2 features (f3, f1), target target" \
+  "$BIN" fit --model ridge --data "$train" --target target --features f3,f1 --out "$tmp/r.json"
+grep -q '"feature_names": \[\s*"f3",\s*"f1"\s*\]' <(tr -d '\n' <"$tmp/r.json") ||
+  { echo "FAIL: --features not recorded in the model file"; fail=1; }
+"$BIN" predict --model "$tmp/r.json" --data "$DATA/breast_cancer_std_test.csv" --out "$tmp/p.csv" ||
+  { echo "FAIL: predict with the selected columns"; fail=1; }
+expect 0 "x 29 features (f0, f1, f2, f3, f4, f5, f6, f7, ... (21 more)), no target" \
+  "$BIN" fit --model kmeans --data "$train" --ignore target,f29 --param n_clusters=2 --out "$tmp/k.json"
+grep -q '"target"' <(tr -d '\n' <"$tmp/k.json" | grep -o '"feature_names": \[[^]]*\]') &&
+  { echo "FAIL: --ignore target still used the target as a feature"; fail=1; }
+expect 2 "--ignore names column 'nope'" \
+  "$BIN" fit --model kmeans --data "$train" --ignore nope --out "$tmp/k.json"
+expect 2 "excludes" \
+  "$BIN" fit --model kmeans --data "$train" --ignore f1 --features f2 --out "$tmp/k.json"
+expect 2 "--features names the target column 'target'" \
+  "$BIN" fit --model ridge --data "$train" --target target --features f1,target --out "$tmp/r.json"
+expect 2 "f99" "$BIN" fit --model ridge --data "$train" --target target --features f1,f99 --out "$tmp/r.json"
+
+# --- predict given a safetensors file ---
+printf '\x02\x00\x00\x00\x00\x00\x00\x00{}' >"$tmp/ckpt.safetensors"
+expect 2 "a safetensors file (a \`bitlearn train\` checkpoint or model weights), not a model file of \`bitlearn fit\`" \
+  "$BIN" predict --model "$tmp/ckpt.safetensors" --data "$DATA/breast_cancer_std_test.csv" --out "$tmp/p.csv"
+
+[ "$fail" = 0 ] && echo "cmd_fit_test: all passed"
+exit "$fail"
