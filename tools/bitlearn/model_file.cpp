@@ -1,0 +1,71 @@
+// model_file.cpp: reading a model file for predict and evaluate (model_file.h).
+#include "model_file.h"
+
+#include <algorithm>
+#include <cstdint>
+
+#include "bitlearn/io.h"
+#include "core/error.h"
+#include "ml/model_json.h"
+
+namespace bl::cli {
+
+namespace {
+
+// A safetensors file starts with its header's length (8 bytes, little-endian) and then its JSON header.
+bool looks_like_safetensors(const std::string& text) {
+  if (text.size() < 10 || text[8] != '{') return false;
+  uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(text[static_cast<size_t>(i)]);
+  return n >= 2 && n <= text.size() - 8;
+}
+
+// state.classes: hex of binary32 values (linear models) or a JSON list of numbers (trees, ensembles).
+std::vector<double> classes_of(const nlohmann::json& state, const std::string& path) {
+  std::vector<double> out;
+  if (!state.is_object() || !state.contains("classes")) return out;
+  const nlohmann::json& c = state["classes"];
+  if (c.is_string()) {
+    for (float v : ml::f32_from_hex(c.get<std::string>(), path + ": state.classes")) out.push_back(v);
+  } else if (c.is_array()) {
+    for (const auto& v : c) {
+      BL_CHECK(v.is_number(), path, ": state.classes holds a value that is not a number");
+      out.push_back(v.get<double>());
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+ModelFile read_model_file(const std::string& path) {
+  ModelFile m;
+  const std::string text = read_file_text(path, "model file");
+  BL_CHECK(!looks_like_safetensors(text), path,
+           ": a safetensors file (a `bitlearn train` checkpoint or model weights), not a model file of "
+           "`bitlearn fit`; this command reads the JSON model files that `bitlearn fit --out` writes");
+  try {
+    m.json = ml::parse_model_json(text);  // parsed once: the estimator and the column names
+  } catch (const std::exception& e) {
+    throw Error(path + ": not a valid model file (JSON parse error: " + e.what() + ")");
+  }
+  m.estimator = ml::estimator_from_json(m.json, path);
+  if (m.json.contains("feature_names") && m.json["feature_names"].is_array())
+    m.features = m.json["feature_names"].get<std::vector<std::string>>();
+  if (m.json.contains("target") && m.json["target"].is_string()) m.target = m.json["target"].get<std::string>();
+  if (m.json.contains("state")) m.classes = classes_of(m.json["state"], path);
+  return m;
+}
+
+CsvXy model_inputs(const ModelFile& model, const CsvTable& table, const std::string& source) {
+  if (!model.features.empty()) return csv_to_xy(table, std::string(), model.features, source);
+  // No stored feature names: every column, less the target where the table has it.
+  const bool has_target =
+      !model.target.empty() && std::find(table.columns.begin(), table.columns.end(), model.target) != table.columns.end();
+  CsvXy xy = csv_to_xy(table, has_target ? model.target : std::string(), {}, source);
+  xy.y = Tensor();
+  return xy;
+}
+
+}  // namespace bl::cli

@@ -1,0 +1,31 @@
+// model_file.h: a model file of `bitlearn fit` as the commands that use one read it (predict,
+// evaluate): the estimator, the columns it was fitted on, and a classifier's classes.
+#pragma once
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "bitlearn/csv.h"
+#include "bitlearn/ml/estimator.h"
+
+namespace bl::cli {
+
+struct ModelFile {
+  nlohmann::json json;
+  std::unique_ptr<ml::Estimator> estimator;
+  std::vector<std::string> features;  // the feature columns at fit time (empty: not recorded)
+  std::string target;                 // the target column at fit time (empty: none)
+  std::vector<double> classes;        // a classifier's labels, ascending (empty: not a classifier)
+};
+
+// Reads and checks a model file; a safetensors file or text that is not a model file gets a
+// bl::Error saying what the file is.
+ModelFile read_model_file(const std::string& path);
+
+// X of a table as the model expects it: its recorded feature columns by name, in their order;
+// without recorded names every column but the recorded target.
+CsvXy model_inputs(const ModelFile& model, const CsvTable& table, const std::string& source);
+
+}  // namespace bl::cli
