@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# `bitlearn fit` and `predict` as a user meets them: an iterative solver stopped by max_iter warns
-# (with --quiet too) and a converged one does not; --features / --ignore pick the columns and the
-# summary names them; bad selections and a safetensors file given to predict get clear errors.
+# `bitlearn fit`, `predict` and `inspect` as a user meets them: an iterative solver stopped by max_iter
+# warns (with --quiet too) and a converged one does not; --features / --ignore pick the columns and
+# the summary names them; inspect prints the SHA-256, trees as text and coefficients by feature;
+# bad selections and a safetensors file given as a model get clear errors.
 # Usage: cmd_fit_test.sh /path/to/bitlearn /path/to/repo
 set -u
 BIN="$1"
@@ -55,6 +56,18 @@ expect 2 "f99" "$BIN" fit --model ridge --data "$train" --target target --featur
 printf '\x02\x00\x00\x00\x00\x00\x00\x00{}' >"$tmp/ckpt.safetensors"
 expect 2 "a safetensors file (a \`bitlearn train\` checkpoint or model weights), not a model file of \`bitlearn fit\`" \
   "$BIN" predict --model "$tmp/ckpt.safetensors" --data "$DATA/breast_cancer_std_test.csv" --out "$tmp/p.csv"
+
+# --- inspect ---
+"$BIN" fit --model decision_tree_classifier --data "$DATA/wine_train.csv" --target target --param max_depth=2 \
+  --out "$tmp/t.json" --quiet
+"$BIN" inspect "$tmp/t.json" >"$tmp/ins.txt" || { echo "FAIL: inspect of a tree"; fail=1; }
+grep -q "^sha256       $(sha256sum "$tmp/t.json" | cut -c1-64)$" "$tmp/ins.txt" || { echo "FAIL: inspect's sha256"; fail=1; }
+grep -q "^|--- f[0-9]* <= " "$tmp/ins.txt" && grep -q "leaf .* -> class " "$tmp/ins.txt" ||
+  { echo "FAIL: inspect's tree text: $(head -c 600 "$tmp/ins.txt")"; fail=1; }
+grep -q "contract profile bitlearn.identical.v1" "$tmp/ins.txt" || { echo "FAIL: inspect's contract profile"; fail=1; }
+expect 2 "--tree 3: the model has trees 0..0" "$BIN" inspect "$tmp/t.json" --tree 3
+"$BIN" inspect "$tmp/lr.json" | grep -qE "^  f29 +-?[0-9]" || { echo "FAIL: inspect's coefficients by feature"; fail=1; }
+expect 2 "not a model file of \`bitlearn fit\`" "$BIN" inspect "$tmp/ckpt.safetensors"
 
 [ "$fail" = 0 ] && echo "cmd_fit_test: all passed"
 exit "$fail"

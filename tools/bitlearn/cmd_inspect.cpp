@@ -1,0 +1,174 @@
+// `bitlearn inspect model.json [--tree N | --all-trees] [--max-values K]`
+// Prints a model file readably: its SHA-256, the estimator and contract profile, the parameters,
+// the columns it was fitted on, a linear model's coefficients per feature in decimal, trees as
+// indented text (split feature by name, threshold, where NaN goes, leaf values), and the other
+// state fields decoded from their binary32 hex. Exit codes: 0 done; 2 bad input.
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "bitlearn/csv.h"
+#include "bitlearn/io.h"
+#include "command.h"
+#include "core/digest.h"
+#include "core/error.h"
+#include "core/version.h"
+#include "ml/tree/tree_model.h"
+#include "model_file.h"
+
+namespace {
+
+struct InspectArgs {
+  std::string model;
+  int64_t tree = 0;
+  bool all_trees = false;
+  int64_t max_values = 12;
+};
+
+std::string num(float v) { return bl::float_to_text(v); }
+
+std::string feature_name(const std::vector<std::string>& names, int64_t f) {
+  return f >= 0 && f < static_cast<int64_t>(names.size()) ? names[static_cast<size_t>(f)] : "x" + std::to_string(f);
+}
+
+// A state field that holds binary32 values as hex (a string of 8k hex digits), decoded; else empty.
+bool hex_floats(const nlohmann::json& v, const std::string& field, std::vector<float>* out) {
+  if (!v.is_string()) return false;
+  const std::string s = v.get<std::string>();
+  if (s.empty() || s.size() % 8 != 0) return false;
+  for (char c : s)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  *out = bl::ml::f32_from_hex(s, field);
+  return true;
+}
+
+std::string value_list(const std::vector<float>& v, size_t begin, size_t count) {
+  std::string s = "[";
+  for (size_t i = 0; i < count; ++i) s += (i ? ", " : "") + num(v[begin + i]);
+  return s + "]";
+}
+
+void print_tree(const bl::ml::Tree& t, const std::vector<std::string>& names, const std::vector<double>& classes) {
+  struct Item {
+    int32_t node;
+    int depth;
+    std::string edge;
+  };
+  std::vector<Item> stack = {{0, 0, ""}};
+  while (!stack.empty()) {
+    Item it = stack.back();
+    stack.pop_back();
+    std::string pad;
+    for (int d = 0; d < it.depth; ++d) pad += "|   ";
+    const int32_t n = it.node;
+    if (!it.edge.empty()) std::printf("%s|--- %s\n", pad.c_str(), it.edge.c_str());
+    const std::string inner = it.edge.empty() ? pad : pad + "|   ";
+    if (t.feature[n] < 0) {
+      const size_t k = static_cast<size_t>(t.n_values);
+      std::string leaf = "leaf " + std::to_string(n) + ": value " + value_list(t.value, static_cast<size_t>(n) * k, k);
+      if (!classes.empty() && k == classes.size()) {
+        size_t best = 0;
+        for (size_t c = 1; c < k; ++c)
+          if (t.value[n * k + c] > t.value[n * k + best]) best = c;
+        leaf += " -> class " + num(static_cast<float>(classes[best]));
+      }
+      std::printf("%s|--- %s\n", inner.c_str(), leaf.c_str());
+      continue;
+    }
+    const std::string f = feature_name(names, t.feature[n]), thr = num(t.threshold[n]);
+    // Pushed right first, so the left branch prints first.
+    stack.push_back({t.right[n], it.edge.empty() ? it.depth : it.depth + 1,
+                     f + " > " + thr + (t.default_left[n] ? "" : "  (NaN too)")});
+    stack.push_back({t.left[n], it.edge.empty() ? it.depth : it.depth + 1,
+                     f + " <= " + thr + (t.default_left[n] ? "  (NaN too)" : "")});
+  }
+}
+
+void run_inspect(const InspectArgs& a) {
+  const std::string bytes = bl::read_file_text(a.model, "model file");
+  bl::cli::ModelFile m = bl::cli::read_model_file(a.model);
+  std::printf("model file   %s\n", a.model.c_str());
+  std::printf("sha256       %s\n", bl::sha256_hex(bytes.data(), bytes.size()).c_str());
+  std::printf("estimator    %s\n", m.estimator->name().c_str());
+  std::printf("format       %s version %s; contract profile %s\n", m.json.value("format", "?").c_str(),
+              m.json.contains("version") ? m.json["version"].dump().c_str() : "?", bl::kContractProfile);
+  std::printf("parameters  ");
+  for (const auto& [k, v] : m.estimator->get_params()) std::printf(" %s=%s", k.c_str(), v.c_str());
+  std::printf("\n");
+  if (!m.target.empty()) std::printf("target       %s\n", m.target.c_str());
+  if (!m.features.empty()) {
+    std::printf("features     %zu:", m.features.size());
+    for (const auto& f : m.features) std::printf(" %s", f.c_str());
+    std::printf("\n");
+  }
+  if (!m.classes.empty()) {
+    std::printf("classes     ");
+    for (double c : m.classes) std::printf(" %s", num(static_cast<float>(c)).c_str());
+    std::printf("\n");
+  }
+  const nlohmann::json& state = m.json.at("state");
+  // A linear model: coefficients per output and feature, and the intercepts.
+  std::vector<float> coef, intercept;
+  if (state.contains("coef") && hex_floats(state["coef"], "state.coef", &coef) && state.contains("n_features")) {
+    const int64_t d = state["n_features"].is_number() ? state["n_features"].get<int64_t>()
+                                                        : std::stoll(state["n_features"].get<std::string>());
+    const int64_t outputs = d > 0 ? static_cast<int64_t>(coef.size()) / d : 0;
+    if (state.contains("intercept")) hex_floats(state["intercept"], "state.intercept", &intercept);
+    std::printf("\ncoefficients (%lld output%s x %lld features)\n", static_cast<long long>(outputs),
+                outputs == 1 ? "" : "s", static_cast<long long>(d));
+    for (int64_t o = 0; o < outputs; ++o) {
+      if (outputs > 1) std::printf("  output %lld\n", static_cast<long long>(o));
+      for (int64_t f = 0; f < d; ++f)
+        std::printf("  %-24s %s\n", feature_name(m.features, f).c_str(), num(coef[o * d + f]).c_str());
+      if (o < static_cast<int64_t>(intercept.size())) std::printf("  %-24s %s\n", "(intercept)", num(intercept[o]).c_str());
+    }
+  }
+  // Trees.
+  if (state.contains("trees") && state["trees"].is_array() && !state["trees"].empty()) {
+    const auto& trees = state["trees"];
+    const int64_t n_trees = static_cast<int64_t>(trees.size());
+    BL_CHECK(a.tree >= 0 && a.tree < n_trees, "--tree ", a.tree, ": the model has trees 0..", n_trees - 1);
+    const int64_t d = state.contains("n_features") && state["n_features"].is_number() ? state["n_features"].get<int64_t>()
+                                                                                      : static_cast<int64_t>(m.features.size());
+    const int64_t first = a.all_trees ? 0 : a.tree, last = a.all_trees ? n_trees - 1 : a.tree;
+    for (int64_t t = first; t <= last; ++t) {
+      bl::ml::Tree tree = bl::ml::tree_from_json(trees[static_cast<size_t>(t)], d, "state.trees[" + std::to_string(t) + "]");
+      std::printf("\ntree %lld of %lld (%lld nodes, depth %lld)\n", static_cast<long long>(t), static_cast<long long>(n_trees),
+                  static_cast<long long>(tree.n_nodes()), static_cast<long long>(tree.depth()));
+      print_tree(tree, m.features, m.classes);
+    }
+    if (!a.all_trees && n_trees > 1) std::printf("(--tree N shows another tree, --all-trees every one)\n");
+  }
+  // Everything else in the state, decoded.
+  std::printf("\nstate\n");
+  for (const auto& [k, v] : state.items()) {
+    if (k == "coef" || k == "intercept" || k == "trees" || k == "classes") continue;
+    std::vector<float> f;
+    if (hex_floats(v, "state." + k, &f)) {
+      const size_t shown = std::min<size_t>(f.size(), static_cast<size_t>(std::max<int64_t>(a.max_values, 0)));
+      std::printf("  %-20s %zu binary32: %s%s\n", k.c_str(), f.size(), value_list(f, 0, shown).c_str(),
+                  shown < f.size() ? " ..." : "");
+    } else if (v.is_array()) {
+      std::printf("  %-20s a list of %zu\n", k.c_str(), v.size());
+    } else {
+      std::string text = v.dump();
+      if (text.size() > 100) text = text.substr(0, 100) + " ...";
+      std::printf("  %-20s %s\n", k.c_str(), text.c_str());
+    }
+  }
+}
+
+void setup(CLI::App& root) {
+  auto a = std::make_shared<InspectArgs>();
+  auto* cmd = root.add_subcommand("inspect", "Print a model file readably: SHA-256, parameters, coefficients, trees");
+  cmd->add_option("model", a->model, "model file written by `bitlearn fit`")->required();
+  cmd->add_option("--tree", a->tree, "which tree of an ensemble to print (default 0)");
+  cmd->add_flag("--all-trees", a->all_trees, "print every tree");
+  cmd->add_option("--max-values", a->max_values, "values shown per state array (default 12)");
+  cmd->callback([a] { run_inspect(*a); });
+}
+BL_REGISTER_COMMAND(setup);
+
+}  // namespace
