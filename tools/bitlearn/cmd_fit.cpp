@@ -17,6 +17,7 @@
 #include "command.h"
 #include "core/error.h"
 #include "core/thread_pool.h"
+#include "model_file.h"
 
 namespace {
 
@@ -54,28 +55,6 @@ void install_progress_bar(std::shared_ptr<bool> drawn) {
   });
 }
 
-// The feature columns a fit uses: --features as given; else every column but the target and --ignore.
-std::vector<std::string> feature_columns(const FitArgs& a, const bl::CsvTable& table) {
-  if (!a.features.empty()) {
-    for (const std::string& f : a.features)
-      BL_CHECK(f != a.target, "--features names the target column '", f, "'");
-    return a.features;
-  }
-  for (const std::string& c : a.ignore) {
-    bool found = false;
-    for (const std::string& t : table.columns) found = found || t == c;
-    BL_CHECK(found, "--ignore names column '", c, "', which ", a.data, " does not have");
-  }
-  std::vector<std::string> out;
-  for (const std::string& c : table.columns) {
-    bool skip = c == a.target;
-    for (const std::string& i : a.ignore) skip = skip || c == i;
-    if (!skip) out.push_back(c);
-  }
-  BL_CHECK(!out.empty(), "no feature column is left in ", a.data, " after --target and --ignore");
-  return out;
-}
-
 // "f0, f1, f2" (the first 8 names, then how many more).
 std::string column_list(const std::vector<std::string>& names) {
   std::string s;
@@ -101,7 +80,7 @@ void run_fit(const FitArgs& a) {
   }
   auto est = bl::ml::make_estimator(a.model, parse_params(a.params));
   bl::CsvTable table = bl::read_csv(a.data);
-  bl::CsvXy xy = bl::csv_to_xy(table, a.target, feature_columns(a, table), a.data);
+  bl::CsvXy xy = bl::csv_to_xy(table, a.target, bl::cli::select_features(table, a.target, a.features, a.ignore, a.data), a.data);
   auto drawn = std::make_shared<bool>(false);
   if (!a.quiet && ::isatty(STDERR_FILENO)) install_progress_bar(drawn);
   auto t0 = std::chrono::steady_clock::now();

@@ -68,4 +68,22 @@ CsvXy model_inputs(const ModelFile& model, const CsvTable& table, const std::str
   return xy;
 }
 
+std::vector<std::string> select_features(const CsvTable& table, const std::string& target,
+                                         const std::vector<std::string>& features,
+                                         const std::vector<std::string>& ignore, const std::string& source) {
+  if (!features.empty()) {
+    for (const std::string& f : features) BL_CHECK(f != target, "--features names the target column '", f, "'");
+    return features;
+  }
+  for (const std::string& c : ignore) {
+    BL_CHECK(std::find(table.columns.begin(), table.columns.end(), c) != table.columns.end(), "--ignore names column '",
+             c, "', which ", source, " does not have");
+  }
+  std::vector<std::string> out;
+  for (const std::string& c : table.columns)
+    if (c != target && std::find(ignore.begin(), ignore.end(), c) == ignore.end()) out.push_back(c);
+  BL_CHECK(!out.empty(), "no feature column is left in ", source, " after --target and --ignore");
+  return out;
+}
+
 }  // namespace bl::cli

@@ -1,5 +1,6 @@
 // model_file.h: a model file of `bitlearn fit` as the commands that use one read it (predict,
-// evaluate): the estimator, the columns it was fitted on, and a classifier's classes.
+// evaluate, inspect): the estimator, the columns it was fitted on, and a classifier's classes; and
+// the column selection of the commands that fit (fit, cv).
 #pragma once
 
 #include <memory>
@@ -27,5 +28,11 @@ ModelFile read_model_file(const std::string& path);
 // X of a table as the model expects it: its recorded feature columns by name, in their order;
 // without recorded names every column but the recorded target.
 CsvXy model_inputs(const ModelFile& model, const CsvTable& table, const std::string& source);
+
+// The feature columns of a fit: `features` as given (none of them the target); else every column
+// of the table but the target and `ignore` (each of which the table must have).
+std::vector<std::string> select_features(const CsvTable& table, const std::string& target,
+                                         const std::vector<std::string>& features,
+                                         const std::vector<std::string>& ignore, const std::string& source);
 
 }  // namespace bl::cli

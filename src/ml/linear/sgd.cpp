@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "bitlearn/ml/model_selection.h"
 #include "bitlearn/ml/progress.h"
 #include "bitlearn/ops.h"
 #include "contract/arith.h"
@@ -127,18 +128,6 @@ struct SgdResult {
   bool converged = true;  // false: max_iter epochs ran while the tolerance was still in use
 };
 
-// Rows 0..n-1 permuted by Fisher-Yates: for i = n-1 down to 1, j = floor(u32 * (i + 1) / 2^32) with
-// u32 the Philox word of element n-1-i.
-void philox_permutation(std::vector<int64_t>& perm, uint64_t seed, uint64_t stream) {
-  const int64_t n = static_cast<int64_t>(perm.size());
-  for (int64_t i = 0; i < n; ++i) perm[i] = i;
-  for (int64_t i = n - 1; i >= 1; --i) {
-    uint32_t r = random_u32_element(seed, stream, static_cast<uint64_t>(n - 1 - i));
-    int64_t j = static_cast<int64_t>((static_cast<uint64_t>(r) * static_cast<uint64_t>(i + 1)) >> 32);
-    std::swap(perm[i], perm[j]);
-  }
-}
-
 // One binary (or regression) problem: X host row-major [n, d], targets y [n].
 SgdResult sgd_fit_one(const float* X, int64_t n, int64_t d, const Vec& y, const SgdConfig& c, uint64_t cls,
                       const std::string& est) {
@@ -172,7 +161,7 @@ SgdResult sgd_fit_one(const float* X, int64_t n, int64_t d, const Vec& y, const 
     l1n = a;
   };
   for (int64_t epoch = 0; epoch < c.max_iter; ++epoch) {
-    if (c.shuffle) philox_permutation(perm, c.seed, (cls << 32) | static_cast<uint64_t>(epoch));
+    if (c.shuffle) seeded_permutation(perm, c.seed, (cls << 32) | static_cast<uint64_t>(epoch));
     ff obj{0.0f, 0.0f};
     for (int64_t k = 0; k < n; ++k) {
       const int64_t i = perm[k];
