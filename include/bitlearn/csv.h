@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -14,11 +15,20 @@
 
 namespace bl {
 
-// A parsed CSV file: column names and the cells as f32, row-major [rows, columns].
+// A column holding text: a cell that is not a number (class names such as "setosa").
+struct CsvTextColumn {
+  std::vector<std::string> cells;  // each row's cell, trimmed ("" where missing)
+  int64_t first_line = 0;          // the file line of its first cell that is not a number
+  std::string first_cell;          // and that cell
+};
+
+// A parsed CSV file: column names and the cells as f32, row-major [rows, columns]. A column with a
+// cell that is not a number is a text column: its values are NaN and its cells are in `text`.
 struct CsvTable {
   std::vector<std::string> columns;
   int64_t rows = 0;
   std::vector<float> values;
+  std::map<size_t, CsvTextColumn> text;  // column index -> its cells
 };
 
 // Parses CSV text; `source` names the input in errors (empty file, ragged row, bad cell, a column
@@ -32,17 +42,26 @@ struct CsvXy {
   Tensor X;
   Tensor y;                                // undefined when no target column was asked for
   std::vector<std::string> feature_names;  // the columns of X, in order
+  // A text target: its distinct labels in ascending (byte) order; y then holds each row's index in
+  // it (0, 1, ...), as f32. Empty for a numeric target.
+  std::vector<std::string> label_names;
 };
 
 // Splits a table into X and y. target: the target column's name (empty = no target: every column
 // is a feature). features: when non-empty, exactly these columns in this order form X (others are
-// ignored); a named column that is missing, or named twice in features, throws bl::Error.
+// ignored); a named column that is missing, or named twice in features, throws bl::Error. A text
+// column among the features throws (naming its first cell that is not a number); a text target
+// gives label_names and the labels' indices.
 CsvXy csv_to_xy(const CsvTable& table, const std::string& target,
                 const std::vector<std::string>& features = {}, const std::string& source = "csv");
 
 // Writes a [n] or [n, k] tensor (f32, i32 or i64) as CSV with the given header names (k of them),
 // each float in its shortest text form that reads back to the same value. Atomic write.
 void write_csv(const std::string& path, const std::vector<std::string>& header, const Tensor& values);
+
+// One CSV field: the text as it is, or quoted (" doubled) when it holds a comma, a quote or
+// surrounding spaces, so that parse_csv reads it back (a line break inside a field is not supported).
+std::string csv_field(const std::string& text);
 
 // Shortest decimal text of a float that reads back (strtof) to the same bits; "nan", "inf", "-inf".
 std::string float_to_text(float value);

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -195,9 +196,22 @@ struct GenerateOptions {
   float temperature = 0.0f;
   int64_t top_k = 0;     // 0 = all tokens
   float top_p = 1.0f;    // 1 = no nucleus cut
+  float min_p = 0.0f;    // > 0: keep tokens whose probability is at least min_p times the largest
+  // > 1 penalizes tokens already in the sequence (prompt included), as Hugging Face's
+  // repetition_penalty: a positive logit is divided by it, a negative one multiplied. 1 = off.
+  float repetition_penalty = 1.0f;
   uint64_t seed = 0;
-  bool stop_at_eos = true;  // stop after the config's eos_token_id
+  bool stop_at_eos = true;      // stop after an end-of-sequence token
+  std::vector<int32_t> eos_ids; // the end-of-sequence tokens; empty: the config's eos_token_id
+  // Called with each generated token as it is picked; returning false ends generation there (the
+  // token is kept). Empty: no call.
+  std::function<bool(int32_t token)> on_token;
 };
+
+// Generation defaults of a Hugging Face model folder: DIR/generation_config.json when present
+// (do_sample, temperature, top_k, top_p, min_p, repetition_penalty, max_new_tokens, eos_token_id as
+// a number or a list), else the defaults above. A malformed file is a bl::Error naming it.
+GenerateOptions generation_config(const std::string& model_dir);
 
 // Prompt followed by the generated tokens: prefill of the prompt, then KV-cache decode steps.
 std::vector<int32_t> generate(const CausalLM& model, const std::vector<int32_t>& prompt,

@@ -1,6 +1,7 @@
 // csv.cpp: the CSV reader and prediction writer (see bitlearn/csv.h).
 #include "bitlearn/csv.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -21,8 +22,12 @@ std::vector<std::string> split_line(const std::string& line) {
   std::vector<std::string> cells;
   std::string cur;
   bool quoted = false;
-  for (char c : line) {
-    if (c == '"') {
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (c == '"' && quoted && i + 1 < line.size() && line[i + 1] == '"') {
+      cur.push_back('"');  // "" inside quotes: one quote character
+      ++i;
+    } else if (c == '"') {
       quoted = !quoted;
     } else if (c == ',' && !quoted) {
       cells.push_back(cur);
@@ -86,12 +91,31 @@ CsvTable parse_csv(const std::string& text, const std::string& source) {
       std::string cell = trim(cells[c]);
       if (is_missing(cell)) {
         t.values.push_back(std::nanf(""));
+        auto text = t.text.find(c);
+        if (text != t.text.end()) text->second.cells.push_back(std::string());
         continue;
       }
       char* stop = nullptr;
       float v = std::strtof(cell.c_str(), &stop);
-      BL_CHECK(stop == cell.c_str() + cell.size(), source, ": line ", line_no, ", column '",
-               t.columns[c], "' (", c + 1, "): '", cell, "' is not a number");
+      auto text = t.text.find(c);
+      if (text == t.text.end() && stop != cell.c_str() + cell.size()) {
+        // The column's first cell that is not a number: from here on it is a text column, its
+        // earlier cells in their shortest text.
+        CsvTextColumn col;
+        col.first_line = line_no;
+        col.first_cell = cell;
+        const size_t w = t.columns.size();
+        for (int64_t r = 0; r < t.rows; ++r) {
+          float& prev = t.values[static_cast<size_t>(r) * w + c];
+          col.cells.push_back(std::isnan(prev) ? std::string() : float_to_text(prev));
+          prev = std::nanf("");
+        }
+        text = t.text.emplace(c, std::move(col)).first;
+      }
+      if (text != t.text.end()) {
+        text->second.cells.push_back(cell);
+        v = std::nanf("");
+      }
       t.values.push_back(v);
     }
     ++t.rows;
@@ -138,6 +162,8 @@ CsvXy csv_to_xy(const CsvTable& table, const std::string& target,
       cols.push_back(c);
     }
     out.feature_names = features;
+    BL_CHECK(std::find(features.begin(), features.end(), target) == features.end() || target.empty(), source,
+             ": column '", target, "' is both the target and a feature");
   } else {
     for (size_t i = 0; i < table.columns.size(); ++i) {
       if (static_cast<int64_t>(i) == target_col) continue;
@@ -146,13 +172,34 @@ CsvXy csv_to_xy(const CsvTable& table, const std::string& target,
     }
   }
   BL_CHECK(!cols.empty(), source, ": no feature columns besides the target '", target, "'");
+  for (int64_t c : cols) {
+    auto text = table.text.find(static_cast<size_t>(c));
+    BL_CHECK(text == table.text.end(), source, ": line ", text->second.first_line, ", column '", table.columns[c],
+             "' (", c + 1, "): '", text->second.first_cell,
+             "' is not a number (a column of text can be a classifier's target, not a feature; --ignore leaves it out)");
+  }
   const int64_t n = table.rows, d = static_cast<int64_t>(cols.size()),
                 w = static_cast<int64_t>(table.columns.size());
   std::vector<float> x(static_cast<size_t>(n * d));
   for (int64_t r = 0; r < n; ++r)
     for (int64_t j = 0; j < d; ++j) x[r * d + j] = table.values[r * w + cols[j]];
   out.X = Tensor::from_vector(x, {n, d});
-  if (target_col >= 0) {
+  auto text_target = target_col >= 0 ? table.text.find(static_cast<size_t>(target_col)) : table.text.end();
+  if (text_target != table.text.end()) {
+    const std::vector<std::string>& cells = text_target->second.cells;
+    std::set<std::string> distinct;
+    for (int64_t r = 0; r < n; ++r) {
+      BL_CHECK(!cells[r].empty(), source, ": target column '", target, "' is missing on data row ", r + 1, " (line ",
+               r + 2, ")");
+      distinct.insert(cells[r]);
+    }
+    out.label_names.assign(distinct.begin(), distinct.end());
+    std::vector<float> y(static_cast<size_t>(n));
+    for (int64_t r = 0; r < n; ++r)
+      y[r] = static_cast<float>(std::lower_bound(out.label_names.begin(), out.label_names.end(), cells[r]) -
+                                out.label_names.begin());
+    out.y = Tensor::from_vector(y, {n});
+  } else if (target_col >= 0) {
     std::vector<float> y(static_cast<size_t>(n));
     for (int64_t r = 0; r < n; ++r) {
       y[r] = table.values[r * w + target_col];
@@ -162,6 +209,14 @@ CsvXy csv_to_xy(const CsvTable& table, const std::string& target,
     out.y = Tensor::from_vector(y, {n});
   }
   return out;
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos && (s.empty() || (s.front() != ' ' && s.back() != ' ')))
+    return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
 }
 
 std::string float_to_text(float value) {
@@ -183,7 +238,7 @@ void write_csv(const std::string& path, const std::vector<std::string>& header, 
   BL_CHECK(static_cast<int64_t>(header.size()) == k, "write_csv: ", header.size(),
            " header names for ", k, " columns");
   std::string out;
-  for (int64_t j = 0; j < k; ++j) out += (j ? "," : "") + header[j];
+  for (int64_t j = 0; j < k; ++j) out += (j ? "," : "") + csv_field(header[j]);
   out += "\n";
   for (int64_t i = 0; i < n; ++i) {
     for (int64_t j = 0; j < k; ++j) {

@@ -5,8 +5,12 @@
 // continuation is reproducible anywhere. Every floating-point step uses the contract's arithmetic
 // in a fixed order (ascending token id, after the top-k / top-p cut).
 #include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <nlohmann/json.hpp>
 #include <numeric>
 
+#include "bitlearn/io.h"
 #include "bitlearn/models.h"
 #include "bitlearn/ops.h"
 #include "contract/math.h"
@@ -21,6 +25,7 @@ int32_t pick_token(const std::vector<float>& logits, int64_t position, const Gen
   BL_CHECK(o.temperature >= 0.0f, "generate: temperature ", o.temperature, " must be >= 0");
   BL_CHECK(o.top_p > 0.0f && o.top_p <= 1.0f, "generate: top_p ", o.top_p, " must lie in (0, 1]");
   BL_CHECK(o.top_k >= 0, "generate: top_k ", o.top_k, " must be >= 0");
+  BL_CHECK(o.min_p >= 0.0f && o.min_p <= 1.0f, "generate: min_p ", o.min_p, " must lie in [0, 1]");
   // Greedy: the lowest index among the largest (as argmax).
   int64_t best = 0;
   for (int64_t i = 1; i < V; ++i)
@@ -52,6 +57,15 @@ int32_t pick_token(const std::vector<float>& logits, int64_t position, const Gen
         break;
       }
     }
+  }
+  // Min-p (after top-p, as Hugging Face orders them): a candidate whose weight is below min_p times
+  // the largest (e[0] = 1) is cut; the cut is relative to the largest, so a prefix again.
+  if (o.min_p > 0.0f) {
+    int64_t kept = 1;
+    while (kept < keep && e[kept] >= o.min_p) ++kept;
+    keep = kept;
+  }
+  if (keep < k) {
     total = 0.0f;
     for (int64_t i = 0; i < keep; ++i) total = add(total, e[i]);
   }
@@ -79,20 +93,80 @@ std::vector<int32_t> generate(const CausalLM& model, const std::vector<int32_t>&
   const int64_t total = prompt_len + o.max_new_tokens;
   std::vector<int32_t> out = prompt;
   if (o.max_new_tokens == 0) return out;
+  BL_CHECK(o.repetition_penalty > 0.0f && std::isfinite(o.repetition_penalty), "generate: repetition_penalty ",
+           o.repetition_penalty, " must be a positive number");
+  std::vector<int32_t> eos = o.eos_ids;
+  if (eos.empty() && model.config().eos_token_id) eos.push_back(static_cast<int32_t>(*model.config().eos_token_id));
   KvCache cache = model.new_cache(1, total);
   Tensor logits = model.forward({prompt}, &cache);  // [1, T, V]
   const int64_t V = model.config().vocab_size;
+  std::vector<char> seen;  // tokens of the sequence so far, for the repetition penalty
+  if (o.repetition_penalty != 1.0f) {
+    seen.assign(static_cast<size_t>(V), 0);
+    for (int32_t t : prompt)
+      if (t >= 0 && t < V) seen[static_cast<size_t>(t)] = 1;
+  }
   for (int64_t step = 0; step < o.max_new_tokens; ++step) {
     const int64_t last = logits.dim(1) - 1;
-    const std::vector<float> row = logits.slice(1, last, last + 1).to(Device::cpu()).to_vector<float>();
+    std::vector<float> row = logits.slice(1, last, last + 1).to(Device::cpu()).to_vector<float>();
     BL_CHECK(static_cast<int64_t>(row.size()) == V, "generate: unexpected logits row size");
+    if (!seen.empty()) {
+      for (int64_t t = 0; t < V; ++t)
+        if (seen[static_cast<size_t>(t)])
+          row[t] = row[t] > 0.0f ? div(row[t], o.repetition_penalty) : mul(row[t], o.repetition_penalty);
+    }
     const int64_t position = static_cast<int64_t>(out.size());
     const int32_t next = pick_token(row, position, o);
     out.push_back(next);
-    if (o.stop_at_eos && model.config().eos_token_id && next == *model.config().eos_token_id) break;
+    if (!seen.empty()) seen[static_cast<size_t>(next)] = 1;
+    if (o.on_token && !o.on_token(next)) break;
+    if (o.stop_at_eos && std::find(eos.begin(), eos.end(), next) != eos.end()) break;
     if (step + 1 < o.max_new_tokens) logits = model.forward({{next}}, &cache);
   }
   return out;
+}
+
+GenerateOptions generation_config(const std::string& model_dir) {
+  GenerateOptions o;
+  const std::string path = model_dir + "/generation_config.json";
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return o;
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(read_file_text(path, "generation_config.json"));
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(path + ": not valid JSON (" + e.what() + ")");
+  }
+  BL_CHECK(j.is_object(), path, ": the top level is not a JSON object");
+  auto number = [&](const char* key, double lo, double hi) -> std::optional<double> {
+    if (!j.contains(key) || j[key].is_null()) return std::nullopt;
+    BL_CHECK(j[key].is_number(), path, ": ", key, " is not a number");
+    const double v = j[key].get<double>();
+    BL_CHECK(v >= lo && v <= hi, path, ": ", key, " = ", v, " is out of range [", lo, ", ", hi, "]");
+    return v;
+  };
+  const bool sample = j.contains("do_sample") && j["do_sample"].is_boolean() && j["do_sample"].get<bool>();
+  if (auto t = number("temperature", 0, 1e6); t && sample) o.temperature = static_cast<float>(*t);
+  if (sample && o.temperature == 0.0f && !j.contains("temperature")) o.temperature = 1.0f;  // the HF default
+  if (auto v = number("top_k", 0, 1e9); v && sample) o.top_k = static_cast<int64_t>(*v);
+  if (auto v = number("top_p", 1e-9, 1); v && sample) o.top_p = static_cast<float>(*v);
+  if (auto v = number("min_p", 0, 1); v && sample) o.min_p = static_cast<float>(*v);
+  if (auto v = number("repetition_penalty", 1e-9, 1e9)) o.repetition_penalty = static_cast<float>(*v);
+  if (auto v = number("max_new_tokens", 0, 1e9)) o.max_new_tokens = static_cast<int64_t>(*v);
+  if (j.contains("eos_token_id") && !j["eos_token_id"].is_null()) {
+    const nlohmann::json& e = j["eos_token_id"];
+    auto add_id = [&](const nlohmann::json& v) {
+      BL_CHECK(v.is_number_integer() && v.get<int64_t>() >= 0 && v.get<int64_t>() <= 0x7FFFFFFF, path,
+               ": eos_token_id holds ", v.dump(), ", not a token id");
+      o.eos_ids.push_back(static_cast<int32_t>(v.get<int64_t>()));
+    };
+    if (e.is_array()) {
+      for (const auto& v : e) add_id(v);
+    } else {
+      add_id(e);
+    }
+  }
+  return o;
 }
 
 }  // namespace bl::models

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# `bitlearn fit`, `predict` and `inspect` as a user meets them: an iterative solver stopped by max_iter
-# warns (with --quiet too) and a converged one does not; --features / --ignore pick the columns and
-# the summary names them; inspect prints the SHA-256, trees as text and coefficients by feature;
-# bad selections and a safetensors file given as a model get clear errors.
+# `bitlearn fit`, `predict`, `evaluate` and `inspect` as a user meets them: an iterative solver stopped
+# by max_iter warns (with --quiet too) and a converged one does not; --features / --ignore pick the
+# columns and the summary names them; text class labels go in and come back out by name; inspect
+# prints the SHA-256, trees as text and coefficients by feature; bad selections, unseen labels and a
+# safetensors file given as a model get clear errors.
 # Usage: cmd_fit_test.sh /path/to/bitlearn /path/to/repo
 set -u
 BIN="$1"
@@ -56,6 +57,31 @@ expect 2 "f99" "$BIN" fit --model ridge --data "$train" --target target --featur
 printf '\x02\x00\x00\x00\x00\x00\x00\x00{}' >"$tmp/ckpt.safetensors"
 expect 2 "a safetensors file (a \`bitlearn train\` checkpoint or model weights), not a model file of \`bitlearn fit\`" \
   "$BIN" predict --model "$tmp/ckpt.safetensors" --data "$DATA/breast_cancer_std_test.csv" --out "$tmp/p.csv"
+
+# --- text class labels ---
+for part in train test; do
+  awk -F, 'BEGIN{OFS=","} NR==1{print; next} {t=$NF+0; $NF=(t==0?"barolo":(t==1?"grignolino":"\"barbera, old\"")); print}' \
+    "$DATA/wine_$part.csv" >"$tmp/names_$part.csv"
+done
+"$BIN" fit --model logistic_regression --data "$tmp/names_train.csv" --target target --param max_iter=2000 \
+  --out "$tmp/names.json" --quiet || { echo "FAIL: fit on text labels"; fail=1; }
+"$BIN" predict --model "$tmp/names.json" --data "$tmp/names_test.csv" --out "$tmp/np.csv" &&
+  [ "$(head -1 "$tmp/np.csv")" = target ] && grep -qx barolo "$tmp/np.csv" && grep -qx '"barbera, old"' "$tmp/np.csv" ||
+  { echo "FAIL: predictions of text labels: $(head -3 "$tmp/np.csv")"; fail=1; }
+"$BIN" predict --model "$tmp/names.json" --data "$tmp/names_test.csv" --out "$tmp/nq.csv" --output proba &&
+  [ "$(head -1 "$tmp/nq.csv")" = '"proba_barbera, old",proba_barolo,proba_grignolino' ] ||
+  { echo "FAIL: proba columns by label name: $(head -1 "$tmp/nq.csv")"; fail=1; }
+"$BIN" evaluate --model "$tmp/names.json" --data "$tmp/names_test.csv" >"$tmp/ev.txt" &&
+  grep -q "^grignolino " "$tmp/ev.txt" || { echo "FAIL: evaluate of text labels"; fail=1; }
+sed 's/barolo$/nebbiolo/' "$tmp/names_test.csv" >"$tmp/names_new.csv"
+expect 2 "label 'nebbiolo' was not among the labels at fit time" \
+  "$BIN" evaluate --model "$tmp/names.json" --data "$tmp/names_new.csv"
+expect 2 "only a classifier takes text labels" \
+  "$BIN" fit --model ridge --data "$tmp/names_train.csv" --target target --out "$tmp/r.json"
+expect 2 "'barolo' is not a number (a column of text can be a classifier's target, not a feature" \
+  "$BIN" fit --model kmeans --data "$tmp/names_train.csv" --out "$tmp/k.json"
+"$BIN" fit --model kmeans --data "$tmp/names_train.csv" --ignore target --out "$tmp/k.json" --quiet ||
+  { echo "FAIL: --ignore of a text column"; fail=1; }
 
 # --- inspect ---
 "$BIN" fit --model decision_tree_classifier --data "$DATA/wine_train.csv" --target target --param max_depth=2 \

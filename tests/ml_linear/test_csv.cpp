@@ -36,7 +36,8 @@ TEST(MlCsv, ParsesHeaderCellsAndTarget) {
 TEST(MlCsv, ClearErrors) {
   EXPECT_NE(error_of([] { csv_to_xy(parse_csv("a,b\n1,2\n"), "label"); }).find("target column 'label' not found"),
             std::string::npos);
-  std::string e = error_of([] { parse_csv("a,b\n1,2\n3,x7\n", "t.csv"); });
+  // A cell that is not a number makes a text column, refused as a feature.
+  std::string e = error_of([] { csv_to_xy(parse_csv("a,b\n1,2\n3,x7\n", "t.csv"), "", {}, "t.csv"); });
   EXPECT_NE(e.find("line 3"), std::string::npos) << e;
   EXPECT_NE(e.find("column 'b'"), std::string::npos) << e;
   EXPECT_NE(e.find("'x7' is not a number"), std::string::npos) << e;
@@ -48,6 +49,30 @@ TEST(MlCsv, ClearErrors) {
   EXPECT_NE(error_of([] { csv_to_xy(parse_csv("a,y\n1,2\n"), "y", {"zz"}); }).find("'zz'"), std::string::npos);
   EXPECT_NE(error_of([] { read_csv("/nonexistent/nowhere.csv"); }).find("/nonexistent/nowhere.csv"),
             std::string::npos);
+}
+
+TEST(MlCsv, TextColumnsAreLabels) {
+  CsvTable t = parse_csv("a,label\n1,2\n2,\"cat, tabby\"\n3,dog\n4,\n5,\"say \"\"hi\"\"\"\n", "t.csv");
+  ASSERT_EQ(t.text.size(), 1u);
+  const CsvTextColumn& col = t.text.at(1);
+  EXPECT_EQ(col.cells, (std::vector<std::string>{"2", "cat, tabby", "dog", "", "say \"hi\""}));
+  EXPECT_EQ(col.first_line, 3);
+  EXPECT_EQ(col.first_cell, "cat, tabby");
+  EXPECT_TRUE(std::isnan(t.values[1]) && std::isnan(t.values[3]));  // a text column's values are NaN
+  EXPECT_NE(error_of([&] { csv_to_xy(t, "label"); }).find("target column 'label' is missing on data row 4"),
+            std::string::npos);
+  CsvTable u = parse_csv("a,label\n1,dog\n2,cat\n3,dog\n4,2\n");
+  CsvXy xy = csv_to_xy(u, "label");
+  EXPECT_EQ(xy.label_names, (std::vector<std::string>{"2", "cat", "dog"}));  // byte order
+  EXPECT_EQ(xy.y.to_vector<float>(), (std::vector<float>{2, 1, 2, 0}));
+  EXPECT_NE(error_of([&] { csv_to_xy(u, "a", {"label"}); }).find("'dog' is not a number"), std::string::npos);
+  // Fields that need quotes are quoted so that the reader gives them back.
+  for (const std::string s : {"plain", "a,b", "say \"hi\"", " padded ", ""}) {
+    CsvTable back = parse_csv("x,y\n1," + csv_field(s) + "\n2,z\n");
+    EXPECT_EQ(back.text.at(1).cells[0], s.empty() ? "" : (s == " padded " ? "padded" : s)) << s;
+  }
+  EXPECT_EQ(csv_field("plain"), "plain");
+  EXPECT_EQ(csv_field("a,b"), "\"a,b\"");
 }
 
 TEST(MlCsv, FloatTextRoundTrips) {

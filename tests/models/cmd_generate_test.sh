@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Tests `bitlearn generate` and `bitlearn logits` end to end: greedy ids equal the float64
 # reference continuation of the gpt2, mamba and mamba2 fixtures, sampling is reproducible by seed, logits files are
-# byte-identical across runs, --prompt goes through the tokenizer, and bad input exits non-zero
-# with a message naming the problem.
+# byte-identical across runs, --prompt goes through the tokenizer, --stream prints what a plain run
+# prints, --stop / --min-p / --repetition-penalty / generation_config.json do what they say, and bad
+# input exits non-zero with a message naming the problem.
 # Usage: cmd_generate_test.sh /path/to/bitlearn /path/to/tests/data/hf
 set -u
 BIN="$1"
@@ -48,6 +49,50 @@ check_error() {  # expected stderr text, then the arguments
   if ! grep -q "$want_err" "$tmp/err"; then echo "FAIL: '$*': stderr lacks '$want_err':"; cat "$tmp/err"; fail=1; fi
 }
 check_error "outside the vocabulary" generate --model "$HF/gpt2" --ids 1,600
+
+# --stream prints what the plain run prints (ids and text), then the timings on stderr.
+plain=$("$BIN" generate --model "$HF/gpt2" --ids "$prompt" --max-new-tokens 8)
+streamed=$("$BIN" generate --model "$HF/gpt2" --ids "$prompt" --max-new-tokens 8 --stream 2>"$tmp/err")
+[ "$streamed" = "$plain" ] || { echo "FAIL: --stream ids '$streamed' vs '$plain'"; fail=1; }
+grep -q "^prompt 16 tokens; first token after .* ms; 8 tokens generated, .* tokens/s" "$tmp/err" ||
+  { echo "FAIL: --stream timings: $(cat "$tmp/err")"; fail=1; }
+full=$("$BIN" generate --model "$HF/llama" --prompt "def main():" --max-new-tokens 12)
+streamed=$("$BIN" generate --model "$HF/llama" --prompt "def main():" --max-new-tokens 12 --stream 2>/dev/null)
+[ "$streamed" = "$full" ] || { echo "FAIL: --stream text differs from the plain run"; fail=1; }
+# --stop ends the text before the stop string (streamed or not).
+want="${full%%te*}"
+[ "$want" != "$full" ] || { echo "FAIL: the fixture's continuation lacks 'te' (test needs another stop string)"; fail=1; }
+got=$("$BIN" generate --model "$HF/llama" --prompt "def main():" --max-new-tokens 12 --stop te --stop zzz)
+[ "$got" = "$want" ] || { echo "FAIL: --stop: '$got' vs '$want'"; fail=1; }
+got=$("$BIN" generate --model "$HF/llama" --prompt "def main():" --max-new-tokens 12 --stop te --stream 2>/dev/null)
+[ "$got" = "$want" ] || { echo "FAIL: --stop --stream: '$got' vs '$want'"; fail=1; }
+check_error "needs --prompt" generate --model "$HF/gpt2" --ids 1,2 --stop x
+# min-p 1 keeps only the most likely token: sampling becomes greedy.
+greedy=$("$BIN" generate --model "$HF/llama" --ids 5,6,7 --max-new-tokens 10)
+got=$("$BIN" generate --model "$HF/llama" --ids 5,6,7 --max-new-tokens 10 --temperature 1.3 --seed 9 --min-p 1)
+[ "$got" = "$greedy" ] || { echo "FAIL: --min-p 1 is not greedy: $got vs $greedy"; fail=1; }
+# The repetition penalty changes gpt2's repeated greedy token, reproducibly.
+want="$prompt,44,477,477,477,477,477,477,492"
+got=$("$BIN" generate --model "$HF/gpt2" --ids "$prompt" --max-new-tokens 8 --repetition-penalty 1.5)
+[ "$got" = "$want" ] || { echo "FAIL: --repetition-penalty: $got"; fail=1; }
+check_error "repetition_penalty" generate --model "$HF/gpt2" --ids 1,2 --repetition-penalty 0
+# generation_config.json: its sampling defaults and eos ids are used; options override them.
+mkdir -p "$tmp/gc"
+ln -s "$(cd "$HF/gpt2" && pwd)/config.json" "$tmp/gc/config.json"
+ln -s "$(cd "$HF/gpt2" && pwd)/model.safetensors" "$tmp/gc/model.safetensors"
+echo '{"do_sample": true, "temperature": 1.3, "eos_token_id": [9999, 7777]}' >"$tmp/gc/generation_config.json"
+a=$("$BIN" generate --model "$tmp/gc" --ids 5,6,7 --max-new-tokens 10 --seed 9)
+b=$("$BIN" generate --model "$HF/gpt2" --ids 5,6,7 --max-new-tokens 10 --seed 9 --temperature 1.3)
+[ "$a" = "$b" ] || { echo "FAIL: generation_config sampling: $a vs $b"; fail=1; }
+echo '{"eos_token_id": [9999, 44]}' >"$tmp/gc/generation_config.json"
+got=$("$BIN" generate --model "$tmp/gc" --ids "$prompt" --max-new-tokens 8)
+[ "$got" = "$prompt,44" ] || { echo "FAIL: generation_config eos list: $got"; fail=1; }
+got=$("$BIN" generate --model "$tmp/gc" --ids "$prompt" --max-new-tokens 3 --ignore-eos)
+[ "$got" = "$prompt,44,44,44" ] || { echo "FAIL: --ignore-eos: $got"; fail=1; }
+echo '{"eos_token_id": "two"}' >"$tmp/gc/generation_config.json"
+check_error "generation_config.json: eos_token_id holds" generate --model "$tmp/gc" --ids 1,2
+echo '{"temperature": ' >"$tmp/gc/generation_config.json"
+check_error "generation_config.json: not valid JSON" generate --model "$tmp/gc" --ids 1,2
 check_error "cannot open" generate --model "$tmp/none" --ids 1
 check_error "exactly one of --prompt and --ids" generate --model "$HF/gpt2" --ids 1 --prompt x
 check_error "not an integer" logits --model "$HF/gpt2" --ids 1,x --out "$tmp/c.safetensors"

@@ -21,15 +21,17 @@ else
   grep -q 'SKIPPED device cuda:97' "$out" || { echo "FAIL: the missing device is not named"; cat "$out"; fail=1; }
 fi
 
-for args in "evaluate --help" "evaluate" "nonsense --model x"; do
+for args in "assess --help" "assess" "nonsense --model x"; do
   # shellcheck disable=SC2086
   "$BIN" $args >"$out" 2>"$err"; rc=$?
   [ $rc -eq 2 ] || { echo "FAIL: 'bitlearn $args' exited $rc, expected 2"; fail=1; }
   grep -q "unknown command '${args%% *}'" "$err" || { echo "FAIL: 'bitlearn $args': stderr lacks the unknown command:"; cat "$err"; fail=1; }
 done
 
-"$BIN" verify --help >"$out" 2>"$err"; rc=$?
-[ $rc -eq 0 ] || { echo "FAIL: 'bitlearn verify --help' exited $rc"; fail=1; }
+for cmd in verify evaluate; do
+  "$BIN" $cmd --help >"$out" 2>"$err"; rc=$?
+  [ $rc -eq 0 ] || { echo "FAIL: 'bitlearn $cmd --help' exited $rc"; fail=1; }
+done
 "$BIN" --help >"$out" 2>"$err"; rc=$?
 [ $rc -eq 0 ] || { echo "FAIL: 'bitlearn --help' exited $rc"; fail=1; }
 

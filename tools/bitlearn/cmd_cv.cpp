@@ -44,11 +44,6 @@ bl::Tensor take_rows(const bl::Tensor& t, const std::vector<int64_t>& rows) {
   return bl::Tensor::from_vector(out, {static_cast<int64_t>(rows.size())});
 }
 
-// The scikit-learn rule for what counts as a classifier, by registry name.
-bool is_classifier(const std::string& name) {
-  return name == "logistic_regression" || (name.size() > 11 && name.rfind("_classifier") == name.size() - 11);
-}
-
 void run_cv(const CvArgs& a) {
   if (a.threads_given) {
     bl::check_thread_count(a.threads, "--threads");
@@ -66,8 +61,10 @@ void run_cv(const CvArgs& a) {
   bl::CsvTable table = bl::read_csv(a.data);
   const std::vector<std::string> features = bl::cli::select_features(table, a.target, a.features, a.ignore, a.data);
   bl::CsvXy xy = bl::csv_to_xy(table, a.target, features, a.data);
+  BL_CHECK(xy.label_names.empty() || bl::cli::is_classifier(a.model), a.data, ": target '", a.target,
+           "' holds text; only a classifier takes text labels");
   const int64_t n = xy.X.dim(0);
-  const bool stratify = a.stratified || (!a.plain && is_classifier(a.model));
+  const bool stratify = a.stratified || (!a.plain && bl::cli::is_classifier(a.model));
   std::vector<int32_t> fold;
   if (stratify) {
     std::vector<double> labels(static_cast<size_t>(n));
@@ -79,7 +76,7 @@ void run_cv(const CvArgs& a) {
   std::printf("%s, %d-fold%s%s cross-validation on %lld rows x %lld features, target %s\n", a.model.c_str(), a.folds,
               stratify ? " stratified" : "", a.shuffle ? (" shuffled (seed " + std::to_string(a.seed) + ")").c_str() : "",
               static_cast<long long>(n), static_cast<long long>(xy.X.dim(1)), a.target.c_str());
-  const char* metric = is_classifier(a.model) ? "accuracy" : "r2";
+  const char* metric = bl::cli::is_classifier(a.model) ? "accuracy" : "r2";
   std::vector<double> scores;
   std::vector<std::string> warnings;
   for (int32_t f = 0; f < a.folds; ++f) {

@@ -4,6 +4,7 @@
 // and ROC AUC (when it has predict_proba) and its confusion matrix; a regressor's R^2, MAE, MSE,
 // RMSE and max error. Definitions are scikit-learn's (bitlearn/ml/metrics.h).
 // Exit codes: 0 done; 2 bad input.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -27,14 +28,28 @@ struct EvaluateArgs {
   bool threads_given = false, json_given = false;
 };
 
-// The true values: one column of the table, every cell a finite number.
-std::vector<double> column_values(const bl::CsvTable& table, const std::string& column, const std::string& source) {
+// The true values: one column of the table, every cell a finite number; for a model of text
+// labels, each cell's class index (a label the model never saw is an error).
+std::vector<double> column_values(const bl::CsvTable& table, const std::string& column, const std::string& source,
+                                  const bl::cli::ModelFile& model) {
   size_t c = 0;
   while (c < table.columns.size() && table.columns[c] != column) ++c;
   BL_CHECK(c < table.columns.size(), source, " has no column '", column, "' (the target)");
+  auto text = table.text.find(c);
+  BL_CHECK(text == table.text.end() || !model.label_names.empty(), source, ": line ", text->second.first_line,
+           ", column '", column, "': '", text->second.first_cell, "' is not a number (the model's labels are numbers)");
   std::vector<double> out(static_cast<size_t>(table.rows));
   for (int64_t r = 0; r < table.rows; ++r) {
     const float v = table.values[static_cast<size_t>(r) * table.columns.size() + c];
+    if (!model.label_names.empty()) {
+      const std::string cell = text != table.text.end() ? text->second.cells[r] : std::isnan(v) ? "" : bl::float_to_text(v);
+      BL_CHECK(!cell.empty(), source, ": line ", r + 2, ", column '", column, "': the target is missing");
+      auto it = std::find(model.label_names.begin(), model.label_names.end(), cell);
+      BL_CHECK(it != model.label_names.end(), source, ": line ", r + 2, ", column '", column, "': label '", cell,
+               "' was not among the labels at fit time");
+      out[static_cast<size_t>(r)] = static_cast<double>(it - model.label_names.begin());
+      continue;
+    }
     BL_CHECK(std::isfinite(v), source, ": line ", r + 2, ", column '", column, "': the target is missing or not finite");
     out[static_cast<size_t>(r)] = v;
   }
@@ -55,9 +70,8 @@ std::vector<double> to_doubles(const bl::Tensor& t) {
   return out;
 }
 
-std::string label_text(double v) { return bl::float_to_text(static_cast<float>(v)); }
-
-nlohmann::ordered_json classification(const bl::ml::ClassificationMetrics& m) {
+nlohmann::ordered_json classification(const bl::ml::ClassificationMetrics& m, const bl::cli::ModelFile& model) {
+  auto label_text = [&](double v) { return model.label_text(v); };
   std::printf("accuracy            %.6f\n", m.accuracy);
   std::printf("precision  macro %.6f  weighted %.6f\n", m.macro_precision, m.weighted_precision);
   std::printf("recall     macro %.6f  weighted %.6f\n", m.macro_recall, m.weighted_recall);
@@ -88,13 +102,18 @@ nlohmann::ordered_json classification(const bl::ml::ClassificationMetrics& m) {
   j["f1_weighted"] = m.weighted_f1;
   j["log_loss"] = m.log_loss ? nlohmann::ordered_json(*m.log_loss) : nlohmann::ordered_json();
   j["roc_auc"] = m.roc_auc ? nlohmann::ordered_json(*m.roc_auc) : nlohmann::ordered_json();
-  j["labels"] = m.labels;
+  j["labels"] = nlohmann::ordered_json::array();
+  for (double l : m.labels) {
+    if (model.label_names.empty()) j["labels"].push_back(l);
+    else j["labels"].push_back(label_text(l));
+  }
   j["confusion_matrix"] = nlohmann::ordered_json::array();
   for (size_t r = 0; r < k; ++r)
     j["confusion_matrix"].push_back(std::vector<int64_t>(m.confusion.begin() + r * k, m.confusion.begin() + (r + 1) * k));
   j["per_class"] = nlohmann::ordered_json::array();
   for (const auto& c : m.per_class)
-    j["per_class"].push_back({{"label", c.label}, {"precision", c.precision}, {"recall", c.recall}, {"f1", c.f1},
+    j["per_class"].push_back({{"label", model.label_names.empty() ? nlohmann::ordered_json(c.label)
+                                                                   : nlohmann::ordered_json(label_text(c.label))}, {"precision", c.precision}, {"recall", c.recall}, {"f1", c.f1},
                               {"support", c.support}});
   return j;
 }
@@ -123,7 +142,7 @@ void run_evaluate(const EvaluateArgs& a) {
   BL_CHECK(!target.empty(), a.model, " records no target column (an unsupervised model?): give --target COLUMN");
   bl::CsvTable table = bl::read_csv(a.data);
   bl::CsvXy xy = bl::cli::model_inputs(model, table, a.data);
-  const std::vector<double> y_true = column_values(table, target, a.data);
+  const std::vector<double> y_true = column_values(table, target, a.data, model);
   const std::vector<double> y_pred = to_doubles(model.estimator->predict(xy.X));
   std::printf("%s on %s: %zu rows, target %s\n", model.estimator->name().c_str(), a.data.c_str(), y_true.size(),
               target.c_str());
@@ -136,7 +155,8 @@ void run_evaluate(const EvaluateArgs& a) {
       proba.clear();  // no predict_proba (e.g. a hinge-loss SGD classifier): no log loss, no AUC
     }
     j = classification(bl::ml::classification_metrics(y_true, y_pred, proba.empty() ? std::vector<double>{} : model.classes,
-                                                      proba));
+                                                      proba),
+                       model);
   } else {
     j = regression(bl::ml::regression_metrics(y_true, y_pred));
   }

@@ -81,6 +81,8 @@ void run_fit(const FitArgs& a) {
   auto est = bl::ml::make_estimator(a.model, parse_params(a.params));
   bl::CsvTable table = bl::read_csv(a.data);
   bl::CsvXy xy = bl::csv_to_xy(table, a.target, bl::cli::select_features(table, a.target, a.features, a.ignore, a.data), a.data);
+  BL_CHECK(xy.label_names.empty() || bl::cli::is_classifier(a.model), a.data, ": target '", a.target,
+           "' holds text ('", xy.label_names[0], "', ...); only a classifier takes text labels");
   auto drawn = std::make_shared<bool>(false);
   if (!a.quiet && ::isatty(STDERR_FILENO)) install_progress_bar(drawn);
   auto t0 = std::chrono::steady_clock::now();
@@ -92,6 +94,8 @@ void run_fit(const FitArgs& a) {
   nlohmann::json j = nlohmann::json::parse(est->to_json_text());
   j["feature_names"] = xy.feature_names;
   if (!a.target.empty()) j["target"] = a.target;
+  // Text labels: the classifier sees their indices; predict writes the names back.
+  if (!xy.label_names.empty()) j["label_names"] = xy.label_names;
   bl::write_file_atomic(a.out, j.dump(1) + "\n", "model file");
   if (*drawn) std::fprintf(stderr, "\r%*s\r", 72, "");
   // Warnings are printed with --quiet too: they say the model may not be what was asked for.

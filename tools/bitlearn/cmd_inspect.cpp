@@ -50,7 +50,7 @@ std::string value_list(const std::vector<float>& v, size_t begin, size_t count) 
   return s + "]";
 }
 
-void print_tree(const bl::ml::Tree& t, const std::vector<std::string>& names, const std::vector<double>& classes) {
+void print_tree(const bl::ml::Tree& t, const std::vector<std::string>& names, const std::vector<std::string>& classes) {
   struct Item {
     int32_t node;
     int depth;
@@ -72,7 +72,7 @@ void print_tree(const bl::ml::Tree& t, const std::vector<std::string>& names, co
         size_t best = 0;
         for (size_t c = 1; c < k; ++c)
           if (t.value[n * k + c] > t.value[n * k + best]) best = c;
-        leaf += " -> class " + num(static_cast<float>(classes[best]));
+        leaf += " -> class " + classes[best];
       }
       std::printf("%s|--- %s\n", inner.c_str(), leaf.c_str());
       continue;
@@ -103,9 +103,11 @@ void run_inspect(const InspectArgs& a) {
     for (const auto& f : m.features) std::printf(" %s", f.c_str());
     std::printf("\n");
   }
-  if (!m.classes.empty()) {
+  std::vector<std::string> class_names;  // as the user wrote the labels (text labels by name)
+  for (double c : m.classes) class_names.push_back(m.label_text(c));
+  if (!class_names.empty()) {
     std::printf("classes     ");
-    for (double c : m.classes) std::printf(" %s", num(static_cast<float>(c)).c_str());
+    for (const std::string& c : class_names) std::printf(" %s", bl::csv_field(c).c_str());
     std::printf("\n");
   }
   const nlohmann::json& state = m.json.at("state");
@@ -137,7 +139,7 @@ void run_inspect(const InspectArgs& a) {
       bl::ml::Tree tree = bl::ml::tree_from_json(trees[static_cast<size_t>(t)], d, "state.trees[" + std::to_string(t) + "]");
       std::printf("\ntree %lld of %lld (%lld nodes, depth %lld)\n", static_cast<long long>(t), static_cast<long long>(n_trees),
                   static_cast<long long>(tree.n_nodes()), static_cast<long long>(tree.depth()));
-      print_tree(tree, m.features, m.classes);
+      print_tree(tree, m.features, class_names);
     }
     if (!a.all_trees && n_trees > 1) std::printf("(--tree N shows another tree, --all-trees every one)\n");
   }

@@ -44,8 +44,7 @@ void run_predict(const PredictArgs& a) {
     // Columns named by class label (proba_<label>), as predict_proba orders them: ascending labels.
     const bool named = static_cast<int64_t>(model.classes.size()) == out.dim(1);
     for (int64_t k = 0; k < out.dim(1); ++k) {
-      header.push_back("proba_" + (named ? bl::float_to_text(static_cast<float>(model.classes[static_cast<size_t>(k)]))
-                                         : std::to_string(k)));
+      header.push_back("proba_" + (named ? model.label_text(model.classes[static_cast<size_t>(k)]) : std::to_string(k)));
     }
   } else if (a.output == "transform") {
     out = est->transform(xy.X);
@@ -56,6 +55,14 @@ void run_predict(const PredictArgs& a) {
   if (out.ndim() == 2 && a.output == "predict") {
     header.clear();
     for (int64_t k = 0; k < out.dim(1); ++k) header.push_back("prediction_" + std::to_string(k));
+  }
+  if (a.output == "predict" && !model.label_names.empty() && out.ndim() == 1) {
+    // A classifier of text labels: the predicted class indices written back as their names.
+    bl::Tensor h = out.to(bl::Device::cpu()).contiguous();
+    std::string text = bl::csv_field(header[0]) + "\n";
+    for (int64_t i = 0; i < h.numel(); ++i) text += bl::csv_field(model.label_text(h.data<float>()[i])) + "\n";
+    bl::write_file_atomic(a.out, text, "predictions CSV");
+    return;
   }
   bl::write_csv(a.out, header, out);
 }

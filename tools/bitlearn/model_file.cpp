@@ -55,7 +55,27 @@ ModelFile read_model_file(const std::string& path) {
     m.features = m.json["feature_names"].get<std::vector<std::string>>();
   if (m.json.contains("target") && m.json["target"].is_string()) m.target = m.json["target"].get<std::string>();
   if (m.json.contains("state")) m.classes = classes_of(m.json["state"], path);
+  if (m.json.contains("label_names")) {
+    BL_CHECK(m.json["label_names"].is_array(), path, ": label_names is not a list");
+    for (const auto& v : m.json["label_names"]) {
+      BL_CHECK(v.is_string(), path, ": label_names holds a value that is not text");
+      m.label_names.push_back(v.get<std::string>());
+    }
+    for (double c : m.classes)
+      BL_CHECK(c >= 0 && c < static_cast<double>(m.label_names.size()) && c == static_cast<int64_t>(c), path,
+               ": class ", c, " has no entry in label_names (", m.label_names.size(), " names)");
+  }
   return m;
+}
+
+std::string ModelFile::label_text(double value) const {
+  if (!label_names.empty() && value >= 0 && value < static_cast<double>(label_names.size()))
+    return label_names[static_cast<size_t>(value)];
+  return float_to_text(static_cast<float>(value));
+}
+
+bool is_classifier(const std::string& name) {
+  return name == "logistic_regression" || (name.size() > 11 && name.rfind("_classifier") == name.size() - 11);
 }
 
 CsvXy model_inputs(const ModelFile& model, const CsvTable& table, const std::string& source) {

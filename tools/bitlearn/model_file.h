@@ -19,7 +19,15 @@ struct ModelFile {
   std::vector<std::string> features;  // the feature columns at fit time (empty: not recorded)
   std::string target;                 // the target column at fit time (empty: none)
   std::vector<double> classes;        // a classifier's labels, ascending (empty: not a classifier)
+  // A classifier fitted on a text target: the label of each class index (classes are 0, 1, ...).
+  std::vector<std::string> label_names;
+
+  // The text of class label `value`: its name for a text target, else the number.
+  std::string label_text(double value) const;
 };
+
+// scikit-learn's rule for what counts as a classifier, by registry name.
+bool is_classifier(const std::string& estimator);
 
 // Reads and checks a model file; a safetensors file or text that is not a model file gets a
 // bl::Error saying what the file is.
