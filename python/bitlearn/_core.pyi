@@ -3,6 +3,7 @@ bitlearn's C++ library: tensors, ops, estimators, models and the verifier
 """
 
 from collections.abc import Mapping, Sequence
+from typing import overload
 
 
 class Error(ValueError):
@@ -270,13 +271,17 @@ class Estimator:
 
     def predict_proba(self, arg: Tensor, /) -> Tensor: ...
 
+    @overload
+    def decision_function(self, arg: Tensor, /) -> Tensor: ...
+
+    @overload
+    def decision_function(self, arg: Tensor, /) -> Tensor: ...
+
     def transform(self, arg: Tensor, /) -> Tensor: ...
 
     def score(self, arg0: Tensor, arg1: Tensor, /) -> float: ...
 
     def score_samples(self, arg: Tensor, /) -> Tensor: ...
-
-    def decision_function(self, arg: Tensor, /) -> Tensor: ...
 
     def get_params(self) -> dict[str, str]: ...
 

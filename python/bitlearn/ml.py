@@ -341,6 +341,10 @@ class BitlearnEstimator(BaseEstimator):
         return tags
 
 
+# The estimators with a decision_function (linear classifiers).
+_DECISION = {"logistic_regression", "sgd_classifier"}
+
+
 def _has_proba(self):
     name = self._registry_name
     if name == "sgd_classifier":
@@ -363,6 +367,14 @@ class _ClassifierBase(ClassifierMixin, BitlearnEstimator):
         """log of predict_proba."""
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
+
+    @available_if(lambda self: self._registry_name in _DECISION)
+    def decision_function(self, X):
+        """Scores X coef_^T + intercept_: [n_samples] for two classes (positive: classes_[1]),
+        [n_samples, n_classes] for more; the library's bits, as predict thresholds them."""
+        _threads(self.n_jobs)
+        X = self._checked(X)
+        return np.asarray(self._est.decision_function(self._to_device(X)).to("cpu"))
 
 
 class _RegressorBase(RegressorMixin, BitlearnEstimator):

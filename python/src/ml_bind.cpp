@@ -76,6 +76,8 @@ void bind_ml(nb::module_& m) {
       .def("predict", [](const PyEstimator& e, const Tensor& X) { nb::gil_scoped_release r; return e.get().predict(X); })
       .def("predict_proba",
            [](const PyEstimator& e, const Tensor& X) { nb::gil_scoped_release r; return e.get().predict_proba(X); })
+      .def("decision_function",
+           [](const PyEstimator& e, const Tensor& X) { nb::gil_scoped_release r; return e.get().decision_function(X); })
       .def("transform",
            [](const PyEstimator& e, const Tensor& X) { nb::gil_scoped_release r; return e.get().transform(X); })
       .def("score",

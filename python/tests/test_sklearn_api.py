@@ -178,3 +178,20 @@ def test_iteration_limit_gives_a_convergence_warning():
         ml.LogisticRegression(max_iter=1000).fit(X, y)
     with pytest.warns(ConvergenceWarning, match="sgd_classifier stopped at max_iter=1"):
         ml.SGDClassifier(max_iter=1).fit(X, y)
+
+
+@pytest.mark.parametrize("cls,kw", [("LogisticRegression", {}), ("SGDClassifier", {"random_state": 0})])
+def test_decision_function_matches_scikit_learn_shapes_and_predict(cls, kw):
+    """decision_function: [n] for two classes, [n, k] for more; predict thresholds it (binary: > 0,
+    else argmax), as scikit-learn's linear classifiers; X coef_^T + intercept_ within float32."""
+    for loader in (load_breast_cancer, load_wine):
+        X, y = loader(return_X_y=True)
+        X = StandardScaler().fit_transform(X).astype(np.float32)
+        est = getattr(ml, cls)(**kw).fit(X, y)
+        d = est.decision_function(X)
+        ref = getattr(sklearn.linear_model, cls)(**kw).fit(X, y).decision_function(X)
+        assert d.shape == ref.shape
+        pred = est.classes_[(d > 0).astype(int)] if d.ndim == 1 else est.classes_[np.argmax(d, axis=1)]
+        assert np.array_equal(pred, est.predict(X))
+        manual = X.astype(np.float64) @ est.coef_.T.astype(np.float64) + est.intercept_
+        np.testing.assert_allclose(d, manual.reshape(d.shape), rtol=1e-4, atol=1e-4)

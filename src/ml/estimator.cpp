@@ -83,6 +83,10 @@ Tensor Estimator::predict(const Tensor&) const {
 Tensor Estimator::predict_proba(const Tensor&) const {
   throw Error(name() + ": predict_proba is not supported");
 }
+
+Tensor Estimator::decision_function(const Tensor&) const {
+  throw Error(name() + ": decision_function is not supported");
+}
 Tensor Estimator::transform(const Tensor&) const {
   throw Error(name() + ": transform is not supported");
 }

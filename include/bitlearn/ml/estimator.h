@@ -43,6 +43,9 @@ class Estimator {
   // Each throws bl::Error("<name>: predict is not supported") unless the estimator provides it.
   virtual Tensor predict(const Tensor& X) const;
   virtual Tensor predict_proba(const Tensor& X) const;
+  // A linear classifier's scores X coef^T + intercept: [n] for two classes (positive: classes[1]),
+  // [n, n_classes] for more, as scikit-learn's decision_function.
+  virtual Tensor decision_function(const Tensor& X) const;
   virtual Tensor transform(const Tensor& X) const;
   // Accuracy for classifiers, R^2 for regressors (computed in float64 on the host from predict),
   // estimator-specific otherwise (k-means: minus the inertia, as scikit-learn).

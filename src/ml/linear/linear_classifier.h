@@ -21,6 +21,11 @@ struct LinearClassifierFit {
 
   // X coef^T + intercept [n, outputs]; throws naming est before fit or for a bad X.
   Tensor decision_function(const std::string& est, const Tensor& X) const;
+  // The same as scikit-learn shapes it: [n] when there is one output.
+  Tensor decision_scores(const std::string& est, const Tensor& X) const {
+    Tensor z = decision_function(est, X);
+    return outputs == 1 ? z.reshape({z.dim(0)}) : z;
+  }
   // Each row's class: decision > 0 (one output) or the first largest decision, as labels of the
   // training label dtype.
   Tensor predict(const std::string& est, const Tensor& X) const;

@@ -134,6 +134,7 @@ class LogisticRegression final : public Estimator {
   }
 
   Tensor predict(const Tensor& X) const override { return fit_.predict(name(), X); }
+  Tensor decision_function(const Tensor& X) const override { return fit_.decision_scores(name(), X); }
 
   Tensor predict_proba(const Tensor& X) const override {
     Tensor Z = fit_.decision_function(name(), X);

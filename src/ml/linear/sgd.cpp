@@ -373,6 +373,7 @@ class SgdClassifier final : public Estimator, public HasLinearView {
   }
 
   Tensor predict(const Tensor& X) const override { return fit_.predict(name(), X); }
+  Tensor decision_function(const Tensor& X) const override { return fit_.decision_scores(name(), X); }
 
   // log_loss only: sigmoid of the decision; several classes normalize the one-vs-all sigmoids.
   Tensor predict_proba(const Tensor& X) const override {
