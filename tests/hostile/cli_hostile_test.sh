@@ -11,17 +11,7 @@ fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# expect CODE PATTERN CMD...: runs CMD, checks its exit code is CODE and its stderr holds PATTERN.
-expect() {
-  local code="$1" pattern="$2"
-  shift 2
-  "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
-  local got=$?
-  if [ "$got" != "$code" ] || ! grep -qF -- "$pattern" "$tmp/err"; then
-    echo "FAIL: $* -> exit $got (want $code), stderr: $(head -c 400 "$tmp/err") (want '$pattern')"
-    fail=1
-  fi
-}
+source "$(dirname "$0")/../cli_expect.sh"
 
 # AddressSanitizer reserves terabytes of address space for its shadow memory, so under it (the
 # scripts/sanitize.sh build) no address-space limit can be set: the case that needs one is skipped,

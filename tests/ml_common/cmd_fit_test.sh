@@ -11,16 +11,7 @@ DATA="$2/tests/data/ml_linear"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
-expect() {  # expect CODE PATTERN CMD...: exit code CODE and PATTERN (fixed string) on stderr
-  local code="$1" pattern="$2"
-  shift 2
-  "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
-  local got=$?
-  if [ "$got" != "$code" ] || ! grep -qF -- "$pattern" "$tmp/err"; then
-    echo "FAIL: $* -> exit $got (want $code), stderr: $(head -c 400 "$tmp/err") (want '$pattern')"
-    fail=1
-  fi
-}
+source "$(dirname "$0")/../cli_expect.sh"
 train="$DATA/breast_cancer_std_train.csv"
 
 # --- convergence warnings ---
