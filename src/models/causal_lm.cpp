@@ -212,6 +212,14 @@ std::map<std::string, Tensor> read_safetensors_dir(const std::string& dir) {
   return out;
 }
 
+Tensor zero_padding(const Tensor& logits, const std::vector<uint8_t>& valid, int64_t B, int64_t T, Device dev) {
+  bool padded = false;
+  for (auto v : valid) padded = padded || v == 0;
+  if (!padded) return logits;
+  const Tensor mask = Tensor::from_vector(valid, {B, T, 1}, DType::boolean, dev);
+  return where(mask, logits, Tensor::zeros({1}, DType::f32, dev));
+}
+
 }  // namespace parts
 
 namespace {
@@ -502,13 +510,7 @@ Tensor CausalLM::run(const std::vector<std::vector<int32_t>>& seqs, KvCache* cac
   const bool rows_b = lm_head_rows.defined() && h.dim(0) > kSkinnyMaxRows;
   Tensor logits = (rows_b ? matmul(h, lm_head_rows, false, true) : product(h, lm_head, lm_head_packed.get()))
                       .reshape({B, T, c.vocab_size});
-  bool padded = false;
-  for (auto v : valid) padded = padded || v == 0;
-  if (padded) {
-    const Tensor mask = Tensor::from_vector(valid, {B, T, 1}, DType::boolean, dev);
-    logits = where(mask, logits, Tensor::zeros({1}, DType::f32, dev));
-  }
-  return logits;
+  return parts::zero_padding(logits, valid, B, T, dev);
 }
 
 }  // namespace bl::models

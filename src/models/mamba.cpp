@@ -250,13 +250,7 @@ Tensor CausalLM::run_ssm(const std::vector<std::vector<int32_t>>& seqs, KvCache*
     for (int64_t b = 0; b < B; ++b) cache->lengths_[b] += lengths[b];
   h = rms_norm(h, final_norm_weight, c.norm_eps);
   Tensor logits = product(h, lm_head, lm_head_packed.get()).reshape({B, T, c.vocab_size});
-  bool padded = false;
-  for (auto v : valid) padded = padded || v == 0;
-  if (padded) {
-    const Tensor mask = Tensor::from_vector(valid, {B, T, 1}, DType::boolean, dev);
-    logits = where(mask, logits, Tensor::zeros({1}, DType::f32, dev));
-  }
-  return logits;
+  return parts::zero_padding(logits, valid, B, T, dev);
 }
 
 }  // namespace bl::models

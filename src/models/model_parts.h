@@ -3,8 +3,10 @@
 // product, and reading a folder of safetensors files.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "bitlearn/models.h"
 
@@ -38,6 +40,10 @@ CausalLM::Linear linear(const WeightSource& w, const std::string& name, int64_t 
 // `packed` (w packed by pack_weight; CPU) or bl::matmul; all are the contract GEMM, so the bits of a
 // row never depend on M.
 Tensor product(const Tensor& x, const Tensor& w, const PackedMatrix* packed = nullptr);
+
+// logits [B, T, vocab] with the rows of padding positions (valid[b * T + t] == 0) set to +0.0;
+// logits itself when every position is valid.
+Tensor zero_padding(const Tensor& logits, const std::vector<uint8_t>& valid, int64_t B, int64_t T, Device dev);
 
 // w [K, N] (contiguous) packed for the CPU weight-stationary GEMM; null for a weight on a GPU.
 std::shared_ptr<const PackedMatrix> pack_weight(const Tensor& w);

@@ -86,10 +86,15 @@ Tensor run_reduce(ReduceOp op, const Tensor& x, const std::vector<int64_t>& dims
   return out;
 }
 
-Tensor run_arg(ArgReduceOp op, const Tensor& x, int64_t dim, bool keepdim) {
-  const char* name = op == ArgReduceOp::argmax ? "argmax" : "argmin";
+// Checks that operand x of op `name` is f32 with at least one dimension.
+void check_f32_nonscalar(const Tensor& x, const char* name) {
   check_f32(x, name, "x");
   BL_CHECK(x.ndim() >= 1, name, ": operand x must have at least one dimension");
+}
+
+Tensor run_arg(ArgReduceOp op, const Tensor& x, int64_t dim, bool keepdim) {
+  const char* name = op == ArgReduceOp::argmax ? "argmax" : "argmin";
+  check_f32_nonscalar(x, name);
   Plan p = plan_reduction(x, {dim}, keepdim, name);
   Tensor out = Tensor::empty(p.out_shape, DType::i64, x.device());
   int64_t* o = static_cast<int64_t*>(out.raw_data());
@@ -105,16 +110,27 @@ Tensor restore_dim(const Tensor& y, int64_t dim, int64_t ndim) {
   return dim == ndim - 1 ? y : y.transpose(dim, ndim - 1).contiguous();
 }
 
-Tensor run_softmax(const Tensor& x, int64_t dim, bool log_form) {
-  const char* name = log_form ? "log_softmax" : "softmax";
-  check_f32(x, name, "x");
-  BL_CHECK(x.ndim() >= 1, name, ": operand x must have at least one dimension");
+// x seen as rows along dim: the normalized dim, x with dim moved last and made contiguous (xc),
+// the extent n of dim, and rows = numel / n (0 when n is 0).
+struct RowsAlong {
+  int64_t dim;
+  Tensor xc;
+  int64_t n, rows;
+};
+RowsAlong rows_along(const Tensor& x, int64_t dim, const char* name) {
+  check_f32_nonscalar(x, name);
   dim = normalize_dim(dim, x.ndim(), name);
   Tensor xc = last_dim_contiguous(x, dim);
   const int64_t n = xc.dim(-1), rows = n == 0 ? 0 : xc.numel() / n;
-  Tensor y = Tensor::empty(xc.shape(), DType::f32, x.device());
-  dispatch::softmax(x.device(), fptr(xc), rows, n, fptr(y), log_form);
-  return restore_dim(y, dim, x.ndim());
+  return RowsAlong{dim, xc, n, rows};
+}
+
+Tensor run_softmax(const Tensor& x, int64_t dim, bool log_form) {
+  const char* name = log_form ? "log_softmax" : "softmax";
+  const RowsAlong r = rows_along(x, dim, name);
+  Tensor y = Tensor::empty(r.xc.shape(), DType::f32, x.device());
+  dispatch::softmax(x.device(), fptr(r.xc), r.rows, r.n, fptr(y), log_form);
+  return restore_dim(y, r.dim, x.ndim());
 }
 
 const float* optional_param(const Tensor& t, const Tensor& x, int64_t n, const char* op, const char* name) {
@@ -161,8 +177,7 @@ Tensor log_softmax(const Tensor& x, int64_t dim) { return run_softmax(x, dim, tr
 
 Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps) {
   const char* name = "layer_norm";
-  check_f32(x, name, "x");
-  BL_CHECK(x.ndim() >= 1, name, ": operand x must have at least one dimension");
+  check_f32_nonscalar(x, name);
   Tensor xc = x.contiguous();
   const int64_t n = xc.dim(-1), rows = n == 0 ? 0 : xc.numel() / n;
   const float* g = optional_param(gamma, x, n, name, "gamma");
@@ -174,8 +189,7 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, floa
 
 Tensor rms_norm(const Tensor& x, const Tensor& gamma, float eps) {
   const char* name = "rms_norm";
-  check_f32(x, name, "x");
-  BL_CHECK(x.ndim() >= 1, name, ": operand x must have at least one dimension");
+  check_f32_nonscalar(x, name);
   Tensor xc = x.contiguous();
   const int64_t n = xc.dim(-1), rows = n == 0 ? 0 : xc.numel() / n;
   const float* g = optional_param(gamma, x, n, name, "gamma");
@@ -186,8 +200,7 @@ Tensor rms_norm(const Tensor& x, const Tensor& gamma, float eps) {
 
 Tensor cumsum(const Tensor& x, int64_t dim) {
   const char* name = "cumsum";
-  check_f32(x, name, "x");
-  BL_CHECK(x.ndim() >= 1, name, ": operand x must have at least one dimension");
+  check_f32_nonscalar(x, name);
   Plan p = plan_reduction(x, {dim}, true, name);
   Tensor y = Tensor::empty(x.shape(), DType::f32, x.device());
   dispatch::cumsum(x.device(), fptr(p.input), p.shape, fptr(y));
@@ -196,33 +209,25 @@ Tensor cumsum(const Tensor& x, int64_t dim) {
 
 SortResult sort(const Tensor& x, int64_t dim, bool descending) {
   const char* name = "sort";
-  check_f32(x, name, "x");
-  BL_CHECK(x.ndim() >= 1, name, ": operand x must have at least one dimension");
-  dim = normalize_dim(dim, x.ndim(), name);
-  Tensor xc = last_dim_contiguous(x, dim);
-  const int64_t n = xc.dim(-1), rows = n == 0 ? 0 : xc.numel() / n;
-  Tensor v = Tensor::empty(xc.shape(), DType::f32, x.device());
-  Tensor i = Tensor::empty(xc.shape(), DType::i64, x.device());
+  const RowsAlong r = rows_along(x, dim, name);
+  Tensor v = Tensor::empty(r.xc.shape(), DType::f32, x.device());
+  Tensor i = Tensor::empty(r.xc.shape(), DType::i64, x.device());
   int64_t* ip = static_cast<int64_t*>(i.raw_data());
-  dispatch::sort(x.device(), fptr(xc), rows, n, descending, fptr(v), ip);
-  return SortResult{restore_dim(v, dim, x.ndim()), restore_dim(i, dim, x.ndim())};
+  dispatch::sort(x.device(), fptr(r.xc), r.rows, r.n, descending, fptr(v), ip);
+  return SortResult{restore_dim(v, r.dim, x.ndim()), restore_dim(i, r.dim, x.ndim())};
 }
 
 SortResult topk(const Tensor& x, int64_t k, int64_t dim) {
   const char* name = "topk";
-  check_f32(x, name, "x");
-  BL_CHECK(x.ndim() >= 1, name, ": operand x must have at least one dimension");
-  dim = normalize_dim(dim, x.ndim(), name);
-  Tensor xc = last_dim_contiguous(x, dim);
-  const int64_t n = xc.dim(-1), rows = n == 0 ? 0 : xc.numel() / n;
-  BL_CHECK(k >= 0 && k <= n, name, ": k must be in [0, ", n, "] (the extent of dim ", dim, "), got ", k);
-  Shape out_shape = xc.shape();
+  const RowsAlong r = rows_along(x, dim, name);
+  BL_CHECK(k >= 0 && k <= r.n, name, ": k must be in [0, ", r.n, "] (the extent of dim ", r.dim, "), got ", k);
+  Shape out_shape = r.xc.shape();
   out_shape.back() = k;
   Tensor v = Tensor::empty(out_shape, DType::f32, x.device());
   Tensor i = Tensor::empty(out_shape, DType::i64, x.device());
   int64_t* ip = static_cast<int64_t*>(i.raw_data());
-  dispatch::topk(x.device(), fptr(xc), rows, n, k, fptr(v), ip);
-  return SortResult{restore_dim(v, dim, x.ndim()), restore_dim(i, dim, x.ndim())};
+  dispatch::topk(x.device(), fptr(r.xc), r.rows, r.n, k, fptr(v), ip);
+  return SortResult{restore_dim(v, r.dim, x.ndim()), restore_dim(i, r.dim, x.ndim())};
 }
 
 }  // namespace bl

@@ -19,18 +19,6 @@ namespace {
 using models::CausalLM;
 using models::ModelConfig;
 
-// Adds a Philox-normal weight of the given shape (host tensor) under name.
-void weight(CheckContext& ctx, std::map<std::string, Tensor>& t, uint64_t& stream, const std::string& name,
-            const Shape& shape, float scale) {
-  t[name] = Tensor::from_vector(normal_floats(ctx, stream++, shape_numel(shape), scale), shape);
-}
-
-// A norm weight near 1 (uniform in [0.8, 1.2)).
-void norm_weight(CheckContext& ctx, std::map<std::string, Tensor>& t, uint64_t& stream, const std::string& name,
-                 int64_t n) {
-  t[name] = Tensor::from_vector(uniform_floats(ctx, stream++, n, 0.8f, 1.2f), {n});
-}
-
 ModelConfig gpt2_config(int64_t vocab) {
   ModelConfig c;
   c.model_type = "gpt2";
@@ -55,46 +43,46 @@ ModelConfig llama_config(int64_t vocab) {
 std::map<std::string, Tensor> gpt2_weights(CheckContext& ctx, const ModelConfig& c, uint64_t stream) {
   std::map<std::string, Tensor> t;
   const int64_t C = c.hidden_size, I = c.intermediate_size;
-  weight(ctx, t, stream, "wte.weight", {c.vocab_size, C}, 0.3f);
-  weight(ctx, t, stream, "wpe.weight", {c.max_positions, C}, 0.1f);
+  add_normal_weight(ctx, t, stream, "wte.weight", {c.vocab_size, C}, 0.3f);
+  add_normal_weight(ctx, t, stream, "wpe.weight", {c.max_positions, C}, 0.1f);
   for (int64_t l = 0; l < c.num_layers; ++l) {
     const std::string b = "h." + std::to_string(l) + ".";
-    norm_weight(ctx, t, stream, b + "ln_1.weight", C);
-    weight(ctx, t, stream, b + "ln_1.bias", {C}, 0.05f);
-    weight(ctx, t, stream, b + "attn.c_attn.weight", {C, 3 * C}, 0.15f);
-    weight(ctx, t, stream, b + "attn.c_attn.bias", {3 * C}, 0.05f);
-    weight(ctx, t, stream, b + "attn.c_proj.weight", {C, C}, 0.1f);
-    weight(ctx, t, stream, b + "attn.c_proj.bias", {C}, 0.05f);
-    norm_weight(ctx, t, stream, b + "ln_2.weight", C);
-    weight(ctx, t, stream, b + "ln_2.bias", {C}, 0.05f);
-    weight(ctx, t, stream, b + "mlp.c_fc.weight", {C, I}, 0.12f);
-    weight(ctx, t, stream, b + "mlp.c_fc.bias", {I}, 0.05f);
-    weight(ctx, t, stream, b + "mlp.c_proj.weight", {I, C}, 0.06f);
-    weight(ctx, t, stream, b + "mlp.c_proj.bias", {C}, 0.05f);
+    add_uniform_weight(ctx, t, stream, b + "ln_1.weight", {C}, 0.8f, 1.2f);
+    add_normal_weight(ctx, t, stream, b + "ln_1.bias", {C}, 0.05f);
+    add_normal_weight(ctx, t, stream, b + "attn.c_attn.weight", {C, 3 * C}, 0.15f);
+    add_normal_weight(ctx, t, stream, b + "attn.c_attn.bias", {3 * C}, 0.05f);
+    add_normal_weight(ctx, t, stream, b + "attn.c_proj.weight", {C, C}, 0.1f);
+    add_normal_weight(ctx, t, stream, b + "attn.c_proj.bias", {C}, 0.05f);
+    add_uniform_weight(ctx, t, stream, b + "ln_2.weight", {C}, 0.8f, 1.2f);
+    add_normal_weight(ctx, t, stream, b + "ln_2.bias", {C}, 0.05f);
+    add_normal_weight(ctx, t, stream, b + "mlp.c_fc.weight", {C, I}, 0.12f);
+    add_normal_weight(ctx, t, stream, b + "mlp.c_fc.bias", {I}, 0.05f);
+    add_normal_weight(ctx, t, stream, b + "mlp.c_proj.weight", {I, C}, 0.06f);
+    add_normal_weight(ctx, t, stream, b + "mlp.c_proj.bias", {C}, 0.05f);
   }
-  norm_weight(ctx, t, stream, "ln_f.weight", C);
-  weight(ctx, t, stream, "ln_f.bias", {C}, 0.05f);
+  add_uniform_weight(ctx, t, stream, "ln_f.weight", {C}, 0.8f, 1.2f);
+  add_normal_weight(ctx, t, stream, "ln_f.bias", {C}, 0.05f);
   return t;
 }
 
 std::map<std::string, Tensor> llama_weights(CheckContext& ctx, const ModelConfig& c, uint64_t stream) {
   std::map<std::string, Tensor> t;
   const int64_t C = c.hidden_size, I = c.intermediate_size, D = c.head_dim;
-  weight(ctx, t, stream, "model.embed_tokens.weight", {c.vocab_size, C}, 0.3f);
+  add_normal_weight(ctx, t, stream, "model.embed_tokens.weight", {c.vocab_size, C}, 0.3f);
   for (int64_t l = 0; l < c.num_layers; ++l) {
     const std::string b = "model.layers." + std::to_string(l) + ".";
-    norm_weight(ctx, t, stream, b + "input_layernorm.weight", C);
-    weight(ctx, t, stream, b + "self_attn.q_proj.weight", {c.num_heads * D, C}, 0.15f);
-    weight(ctx, t, stream, b + "self_attn.k_proj.weight", {c.num_kv_heads * D, C}, 0.15f);
-    weight(ctx, t, stream, b + "self_attn.v_proj.weight", {c.num_kv_heads * D, C}, 0.15f);
-    weight(ctx, t, stream, b + "self_attn.o_proj.weight", {C, c.num_heads * D}, 0.1f);
-    norm_weight(ctx, t, stream, b + "post_attention_layernorm.weight", C);
-    weight(ctx, t, stream, b + "mlp.gate_proj.weight", {I, C}, 0.12f);
-    weight(ctx, t, stream, b + "mlp.up_proj.weight", {I, C}, 0.12f);
-    weight(ctx, t, stream, b + "mlp.down_proj.weight", {C, I}, 0.08f);
+    add_uniform_weight(ctx, t, stream, b + "input_layernorm.weight", {C}, 0.8f, 1.2f);
+    add_normal_weight(ctx, t, stream, b + "self_attn.q_proj.weight", {c.num_heads * D, C}, 0.15f);
+    add_normal_weight(ctx, t, stream, b + "self_attn.k_proj.weight", {c.num_kv_heads * D, C}, 0.15f);
+    add_normal_weight(ctx, t, stream, b + "self_attn.v_proj.weight", {c.num_kv_heads * D, C}, 0.15f);
+    add_normal_weight(ctx, t, stream, b + "self_attn.o_proj.weight", {C, c.num_heads * D}, 0.1f);
+    add_uniform_weight(ctx, t, stream, b + "post_attention_layernorm.weight", {C}, 0.8f, 1.2f);
+    add_normal_weight(ctx, t, stream, b + "mlp.gate_proj.weight", {I, C}, 0.12f);
+    add_normal_weight(ctx, t, stream, b + "mlp.up_proj.weight", {I, C}, 0.12f);
+    add_normal_weight(ctx, t, stream, b + "mlp.down_proj.weight", {C, I}, 0.08f);
   }
-  norm_weight(ctx, t, stream, "model.norm.weight", C);
-  weight(ctx, t, stream, "lm_head.weight", {c.vocab_size, C}, 0.1f);
+  add_uniform_weight(ctx, t, stream, "model.norm.weight", {C}, 0.8f, 1.2f);
+  add_normal_weight(ctx, t, stream, "lm_head.weight", {c.vocab_size, C}, 0.1f);
   return t;
 }
 

@@ -19,16 +19,6 @@ namespace {
 using models::CausalLM;
 using models::ModelConfig;
 
-void weight(CheckContext& ctx, std::map<std::string, Tensor>& t, uint64_t& stream, const std::string& name,
-            const Shape& shape, float scale) {
-  t[name] = Tensor::from_vector(normal_floats(ctx, stream++, shape_numel(shape), scale), shape);
-}
-
-void uniform(CheckContext& ctx, std::map<std::string, Tensor>& t, uint64_t& stream, const std::string& name,
-             const Shape& shape, float lo, float hi) {
-  t[name] = Tensor::from_vector(uniform_floats(ctx, stream++, shape_numel(shape), lo, hi), shape);
-}
-
 ModelConfig ssm_config(const std::string& type, int64_t vocab) {
   ModelConfig c;
   c.model_type = type;
@@ -51,29 +41,29 @@ std::map<std::string, Tensor> ssm_weights(CheckContext& ctx, const ModelConfig& 
   const int64_t C = c.hidden_size, I = c.intermediate_size, N = c.ssm_state_size, H = c.ssm_heads;
   const int64_t Cc = v2 ? I + 2 * c.ssm_groups * N : I, K = c.conv_kernel;
   // The token embedding is the first input generated: it carries the negative control.
-  weight(ctx, t, stream, "backbone.embeddings.weight", {c.vocab_size, C}, 0.5f);
+  add_normal_weight(ctx, t, stream, "backbone.embeddings.weight", {c.vocab_size, C}, 0.5f);
   for (int64_t l = 0; l < c.num_layers; ++l) {
     const std::string b = "backbone.layers." + std::to_string(l) + ".", m = b + "mixer.";
-    uniform(ctx, t, stream, b + "norm.weight", {C}, 0.8f, 1.2f);
-    weight(ctx, t, stream, m + "in_proj.weight", {v2 ? I + Cc + H : 2 * I, C}, 0.2f);
-    weight(ctx, t, stream, m + "conv1d.weight", {Cc, 1, K}, 0.4f);
-    weight(ctx, t, stream, m + "conv1d.bias", {Cc}, 0.1f);
+    add_uniform_weight(ctx, t, stream, b + "norm.weight", {C}, 0.8f, 1.2f);
+    add_normal_weight(ctx, t, stream, m + "in_proj.weight", {v2 ? I + Cc + H : 2 * I, C}, 0.2f);
+    add_normal_weight(ctx, t, stream, m + "conv1d.weight", {Cc, 1, K}, 0.4f);
+    add_normal_weight(ctx, t, stream, m + "conv1d.bias", {Cc}, 0.1f);
     if (v2) {
-      uniform(ctx, t, stream, m + "A_log", {H}, 0.0f, 2.5f);
-      uniform(ctx, t, stream, m + "D", {H}, 0.5f, 1.5f);
-      uniform(ctx, t, stream, m + "dt_bias", {H}, -4.0f, -1.0f);
-      uniform(ctx, t, stream, m + "norm.weight", {I}, 0.8f, 1.2f);
+      add_uniform_weight(ctx, t, stream, m + "A_log", {H}, 0.0f, 2.5f);
+      add_uniform_weight(ctx, t, stream, m + "D", {H}, 0.5f, 1.5f);
+      add_uniform_weight(ctx, t, stream, m + "dt_bias", {H}, -4.0f, -1.0f);
+      add_uniform_weight(ctx, t, stream, m + "norm.weight", {I}, 0.8f, 1.2f);
     } else {
-      weight(ctx, t, stream, m + "x_proj.weight", {c.time_step_rank + 2 * N, I}, 0.15f);
-      weight(ctx, t, stream, m + "dt_proj.weight", {I, c.time_step_rank}, 0.3f);
-      uniform(ctx, t, stream, m + "dt_proj.bias", {I}, -4.0f, -1.0f);
-      uniform(ctx, t, stream, m + "A_log", {I, N}, 0.0f, 2.5f);
-      uniform(ctx, t, stream, m + "D", {I}, 0.5f, 1.5f);
+      add_normal_weight(ctx, t, stream, m + "x_proj.weight", {c.time_step_rank + 2 * N, I}, 0.15f);
+      add_normal_weight(ctx, t, stream, m + "dt_proj.weight", {I, c.time_step_rank}, 0.3f);
+      add_uniform_weight(ctx, t, stream, m + "dt_proj.bias", {I}, -4.0f, -1.0f);
+      add_uniform_weight(ctx, t, stream, m + "A_log", {I, N}, 0.0f, 2.5f);
+      add_uniform_weight(ctx, t, stream, m + "D", {I}, 0.5f, 1.5f);
     }
-    weight(ctx, t, stream, m + "out_proj.weight", {C, I}, 0.1f);
+    add_normal_weight(ctx, t, stream, m + "out_proj.weight", {C, I}, 0.1f);
   }
-  uniform(ctx, t, stream, "backbone.norm_f.weight", {C}, 0.8f, 1.2f);
-  if (!c.tie_word_embeddings) weight(ctx, t, stream, "lm_head.weight", {c.vocab_size, C}, 0.1f);
+  add_uniform_weight(ctx, t, stream, "backbone.norm_f.weight", {C}, 0.8f, 1.2f);
+  if (!c.tie_word_embeddings) add_normal_weight(ctx, t, stream, "lm_head.weight", {c.vocab_size, C}, 0.1f);
   return t;
 }
 

@@ -13,19 +13,18 @@
 
 namespace bl::verify {
 
-// A float array on a device (host memory for cpu), owning its buffer.
-struct DeviceFloats {
+// An array of T on a device (host memory for cpu), owning its buffer.
+template <typename T>
+struct DeviceArray {
   std::shared_ptr<Buffer> buffer;
-  float* data = nullptr;
+  T* data = nullptr;
   int64_t size = 0;
 };
 
+// A float array on a device.
+using DeviceFloats = DeviceArray<float>;
 // An int64 array on a device (indices written by arg-reductions, sort, top-k).
-struct DeviceI64 {
-  std::shared_ptr<Buffer> buffer;
-  int64_t* data = nullptr;
-  int64_t size = 0;
-};
+using DeviceI64 = DeviceArray<int64_t>;
 
 // The bl::Device a check's context names.
 Device core_device(const CheckContext& ctx);
