@@ -1,8 +1,9 @@
 // ml/metrics.h: the evaluation metrics users reach for, with scikit-learn's definitions.
 //
-// Computed on the host in float64 from the labels, predictions and probabilities (each sum in index
-// order, so the numbers are the same on every machine). They report on a model; they are not part
-// of what the contract hashes.
+// Computed on the host in float64 from the labels, predictions and probabilities, each sum in index
+// order. They report on a model; they are not part of what the contract hashes. Everything but the
+// log loss is arithmetic only; the log loss calls the C library's log, so its last digit may differ
+// between C libraries.
 #pragma once
 
 #include <cstdint>
