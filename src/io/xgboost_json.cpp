@@ -9,6 +9,7 @@
 #include "contract/math.h"
 #include "contract/rng.h"
 #include "core/error.h"
+#include "io/json_number.h"
 
 namespace bl::ml {
 
@@ -160,20 +161,20 @@ XgboostImport import_fields(const std::string& text, const std::string& source) 
   }
   for (size_t t = 0; t < trees.size(); ++t) {
     const std::string path = "learner.gradient_booster.model.trees[" + std::to_string(t) + "]";
-    BL_CHECK(info[t].get<int64_t>() == static_cast<int64_t>(t) % groups, source,
+    BL_CHECK(io::json_integer<int64_t>(info[t], source + ": learner.gradient_booster.model.tree_info[" + std::to_string(t) + "]") == static_cast<int64_t>(t) % groups, source,
              ": learner.gradient_booster.model.tree_info[", t, "] = ", info[t].dump(),
              ": expected trees in iteration-major, class-minor order");
     const auto& jt = trees[t];
-    const auto left = field(jt, "left_children", path, source).get<std::vector<int64_t>>();
-    const auto right = field(jt, "right_children", path, source).get<std::vector<int64_t>>();
-    const auto index = field(jt, "split_indices", path, source).get<std::vector<int64_t>>();
+    const auto left = io::json_integers<int64_t>(field(jt, "left_children", path, source), source + ": " + path + ".left_children");
+    const auto right = io::json_integers<int64_t>(field(jt, "right_children", path, source), source + ": " + path + ".right_children");
+    const auto index = io::json_integers<int64_t>(field(jt, "split_indices", path, source), source + ": " + path + ".split_indices");
     const auto cond = field(jt, "split_conditions", path, source).get<std::vector<double>>();
-    const auto dleft = field(jt, "default_left", path, source).get<std::vector<int64_t>>();
+    const auto dleft = io::json_integers<int64_t>(field(jt, "default_left", path, source), source + ": " + path + ".default_left");
     const size_t n = left.size();
     BL_CHECK(n >= 1 && right.size() == n && index.size() == n && cond.size() == n && dleft.size() == n,
              source, ": ", path, ": node arrays are empty or of different lengths");
     if (jt.contains("split_type")) {
-      for (auto v : jt["split_type"].get<std::vector<int64_t>>()) {
+      for (auto v : io::json_integers<int64_t>(jt["split_type"], source + ": " + path + ".split_type")) {
         BL_CHECK(v == 0, source, ": ", path, ".split_type: categorical splits are not supported");
       }
     }

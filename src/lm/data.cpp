@@ -15,6 +15,7 @@
 #include "contract/rng.h"
 #include "core/digest.h"
 #include "core/error.h"
+#include "io/json_number.h"
 
 namespace bl::lm {
 
@@ -115,9 +116,9 @@ TokenFile TokenFile::open(const std::string& path) {
   nlohmann::json h;
   try {
     h = nlohmann::json::parse(std::string(reinterpret_cast<const char*>(b + 12), hlen));
-    t.count_ = h.at("count").get<int64_t>();
-    t.width_ = h.at("width").get<int64_t>();
-    t.vocab_ = h.at("vocab_size").get<int64_t>();
+    t.count_ = io::json_integer<int64_t>(h.at("count"), "token file header count");
+    t.width_ = io::json_integer<int64_t>(h.at("width"), "token file header width");
+    t.vocab_ = io::json_integer<int64_t>(h.at("vocab_size"), "token file header vocab_size");
     t.corpus_sha_ = h.at("corpus_sha256").get<std::string>();
     t.tokenizer_sha_ = h.at("tokenizer_sha256").get<std::string>();
   } catch (const nlohmann::json::exception& e) {

@@ -150,8 +150,8 @@ std::unique_ptr<Estimator> estimator_from_json(const nlohmann::json& j, const st
            ": not a bitlearn model file (missing \"format\": \"", kFormat, "\")");
   BL_CHECK(j.contains("version") && j["version"].is_number_integer(), source,
            ": model file has no integer \"version\"");
-  BL_CHECK(j["version"].get<int>() == kVersion, source, ": model file version ",
-           j["version"].get<int>(), " is not supported (this build reads version ", kVersion, ")");
+  BL_CHECK(j["version"] == kVersion, source, ": model file version ", j["version"].dump(),
+           " is not supported (this build reads version ", kVersion, ")");
   BL_CHECK(j.contains("estimator") && j["estimator"].is_string(), source,
            ": model file has no \"estimator\" name");
   BL_CHECK(j.contains("params") && j["params"].is_object(), source, ": model file has no \"params\"");

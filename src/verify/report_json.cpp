@@ -16,6 +16,7 @@
 
 #include "bitlearn/verify.h"
 #include "core/error.h"
+#include "io/json_number.h"
 
 namespace bl::verify {
 
@@ -123,7 +124,7 @@ Report read_report_json(const std::string& path) {
   BL_CHECK(suite == "quick" || suite == "full", "verify report ", path, ": unknown suite '", suite,
            "'");
   r.suite = suite == "quick" ? Suite::quick : Suite::full;
-  r.threads = member(j, "threads", vt::number_integer, path).get<int>();
+  r.threads = io::json_integer<int>(member(j, "threads", vt::number_integer, path), "verify report " + path + ": threads");
   if (j.contains("cpu_isa") && j["cpu_isa"].is_string()) r.cpu_isa = j["cpu_isa"];
   // A name seen twice would let one entry hide the other (compare would read only one of them), so a
   // report holding a device run or a check twice is corrupt.

@@ -15,6 +15,8 @@
 #include "bitlearn/safetensors.h"
 #include "core/error.h"
 #include "io/xgboost_json.h"
+#include "bitlearn/ml/estimator.h"
+#include <nlohmann/json.hpp>
 
 namespace bl {
 namespace {
@@ -106,7 +108,56 @@ TEST(HostileReaders, XgboostFieldOfTheWrongTypeIsABlError) {
         xgboost_text("reg:squarederror", R"({"num_feature":"1","num_class":"0","base_score":"0.5"})", R"(["x"])"),
         "wrong.json");
   });
-  EXPECT_NE(msg.find("wrong.json: corrupt XGBoost JSON model (a field of the wrong type"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("wrong.json: learner.gradient_booster.model.tree_info[0]: expected an integer, got \"x\""),
+            std::string::npos)
+      << msg;
+}
+
+TEST(HostileReaders, XgboostTreeInfoThatIsNotAnIntegerIsRefused) {
+  // 1e300 read as an int would be a cast out of range; it is refused naming the field.
+  const std::string msg = error_of([&] {
+    ml::import_xgboost_json(
+        xgboost_text("reg:squarederror", R"({"num_feature":"1","num_class":"0","base_score":"0.5"})", "[1e300]"),
+        "float.json");
+  });
+  EXPECT_NE(msg.find("tree_info[0]: expected an integer, got 1e+300"), std::string::npos) << msg;
+}
+
+TEST(HostileReaders, ModelFileIntegersOutOfTheirTypeAreRefusedNamingTheField) {
+  auto est = ml::make_estimator("decision_tree_regressor", {{"max_depth", "2"}});
+  est->fit(Tensor::from_vector(std::vector<float>{0, 1, 2, 3, 4, 5}, {6, 1}),
+           Tensor::from_vector(std::vector<float>{0, 0, 0, 1, 1, 1}, {6}));
+  const nlohmann::json good = nlohmann::json::parse(est->to_json_text());
+  ASSERT_NO_THROW(ml::estimator_from_json_text(good.dump(), "good.json"));  // the unedited file loads
+  struct Edit {
+    const char* field;
+    nlohmann::json value;
+    const char* expect;
+  };
+  const Edit edits[] = {
+      {"feature", 1e300, "state.trees[0].feature[0]: expected an integer, got 1e+300"},
+      {"feature", 1.5, "state.trees[0].feature[0]: expected an integer, got 1.5"},
+      {"left", 3000000000LL, "state.trees[0].left[0] = 3000000000 is out of range"},
+      {"default_left", 300, "state.trees[0].default_left[0] = 300 is out of range"},
+      {"default_left", -1, "state.trees[0].default_left[0] = -1 is negative"},
+      {"n_values", 1e19, "state.trees[0].n_values: expected an integer"},
+  };
+  for (const Edit& e : edits) {
+    nlohmann::json j = good;
+    nlohmann::json& tree = j["state"]["trees"][0];
+    if (tree[e.field].is_array()) {
+      tree[e.field][0] = e.value;
+    } else {
+      tree[e.field] = e.value;
+    }
+    const std::string msg = error_of([&] { ml::estimator_from_json_text(j.dump(), "edited.json"); });
+    EXPECT_NE(msg.find(e.expect), std::string::npos) << e.field << ": " << msg;
+  }
+  // A state integer of an estimator: n_features as a float.
+  nlohmann::json j = good;
+  j["state"]["n_features"] = 1e300;
+  const std::string msg = error_of([&] { ml::estimator_from_json_text(j.dump(), "edited.json"); });
+  EXPECT_NE(msg.find("state.n_features: expected an integer, got 1e+300"), std::string::npos) << msg;
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "bitlearn/verify.h"
 #include "command.h"
 #include "core/error.h"
+#include "io/json_number.h"
 
 namespace {
 
@@ -67,12 +68,12 @@ LmReport parse_lm_report(const nlohmann::json& j, const std::string& path) {
     r.device = str_field(j, "device");
     r.final_params_sha256 = str_field(j, "final_params_sha256");
     r.checkpoint_sha256 = str_field(j, "checkpoint_sha256");
-    if (j.contains("parameters")) r.parameters = j.at("parameters").get<int64_t>();
-    r.last_step = j.at("last_step").get<int64_t>();
+    if (j.contains("parameters")) r.parameters = bl::io::json_integer<int64_t>(j.at("parameters"), "parameters");
+    r.last_step = bl::io::json_integer<int64_t>(j.at("last_step"), "last_step");
     BL_CHECK(j.at("steps").is_array(), "'steps' is not a list");
     for (const nlohmann::json& e : j.at("steps")) {
       BL_CHECK(e.is_object(), "an entry of 'steps' is not an object");
-      const int64_t step = e.at("step").get<int64_t>();
+      const int64_t step = bl::io::json_integer<int64_t>(e.at("step"), "steps[].step");
       BL_CHECK(r.steps.count(step) == 0, "step ", step, " appears twice");
       LmStep s;
       for (const char* f : kStepFields) s.fields[f] = str_field(e, f);

@@ -17,6 +17,7 @@
 #include "core/version.h"
 #include "ml/tree/tree_model.h"
 #include "model_file.h"
+#include "io/json_number.h"
 
 namespace {
 
@@ -114,8 +115,7 @@ void run_inspect(const InspectArgs& a) {
   // A linear model: coefficients per output and feature, and the intercepts.
   std::vector<float> coef, intercept;
   if (state.contains("coef") && hex_floats(state["coef"], "state.coef", &coef) && state.contains("n_features")) {
-    const int64_t d = state["n_features"].is_number() ? state["n_features"].get<int64_t>()
-                                                        : std::stoll(state["n_features"].get<std::string>());
+    const int64_t d = bl::io::json_integer<int64_t>(state["n_features"], "state.n_features");
     const int64_t outputs = d > 0 ? static_cast<int64_t>(coef.size()) / d : 0;
     if (state.contains("intercept")) hex_floats(state["intercept"], "state.intercept", &intercept);
     std::printf("\ncoefficients (%lld output%s x %lld features)\n", static_cast<long long>(outputs),
@@ -132,8 +132,8 @@ void run_inspect(const InspectArgs& a) {
     const auto& trees = state["trees"];
     const int64_t n_trees = static_cast<int64_t>(trees.size());
     BL_CHECK(a.tree >= 0 && a.tree < n_trees, "--tree ", a.tree, ": the model has trees 0..", n_trees - 1);
-    const int64_t d = state.contains("n_features") && state["n_features"].is_number() ? state["n_features"].get<int64_t>()
-                                                                                      : static_cast<int64_t>(m.features.size());
+    const int64_t d = state.contains("n_features") ? bl::io::json_integer<int64_t>(state["n_features"], "state.n_features")
+                                                  : static_cast<int64_t>(m.features.size());
     const int64_t first = a.all_trees ? 0 : a.tree, last = a.all_trees ? n_trees - 1 : a.tree;
     for (int64_t t = first; t <= last; ++t) {
       bl::ml::Tree tree = bl::ml::tree_from_json(trees[static_cast<size_t>(t)], d, "state.trees[" + std::to_string(t) + "]");

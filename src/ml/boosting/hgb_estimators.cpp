@@ -7,6 +7,7 @@
 #include "ml/boosting/boosting_estimators.h"
 #include "ml/boosting/hist_gbm.h"
 #include "ml/tree/tree_model.h"
+#include "io/json_number.h"
 
 namespace bl::ml {
 
@@ -167,7 +168,7 @@ class HistGradientBoosting : public Estimator {
     const std::string est = name();
     BL_CHECK(state.contains("n_features") && state.contains("classes"), est,
              ": model state needs n_features and classes");
-    n_features_ = state["n_features"].get<int64_t>();
+    n_features_ = io::json_integer<int64_t>(state["n_features"], name() + ": state.n_features");
     BL_CHECK(n_features_ >= 1, est, ": state.n_features must be >= 1");
     classes_ = state["classes"].get<std::vector<double>>();
     model_ = load_boost_model(state, n_features_, est);
@@ -216,7 +217,7 @@ BoostModel load_boost_model(const nlohmann::json& state, int64_t n_features, con
   BL_CHECK(state.contains("n_groups") && state.contains("base") && state.contains("trees"), est,
            ": model state needs n_groups, base and trees");
   BoostModel m;
-  m.n_groups = state["n_groups"].get<int64_t>();
+  m.n_groups = io::json_integer<int64_t>(state["n_groups"], est + ": state.n_groups");
   BL_CHECK(m.n_groups >= 1, est, ": state.n_groups must be >= 1");
   m.base = f32_from_hex(state["base"].get<std::string>(), "state.base");
   BL_CHECK(static_cast<int64_t>(m.base.size()) == m.n_groups, est, ": state.base holds ", m.base.size(),

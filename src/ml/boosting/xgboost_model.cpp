@@ -11,6 +11,7 @@
 #include "io/xgboost_json.h"
 #include "ml/boosting/boosting_estimators.h"
 #include "ml/tree/tree_model.h"
+#include "io/json_number.h"
 
 namespace bl::ml {
 
@@ -97,9 +98,9 @@ class XgboostModel : public Estimator {
     const auto& known = xgboost_objectives();
     BL_CHECK(std::find(known.begin(), known.end(), imp.objective) != known.end(),
              "xgboost_model: state.objective '", imp.objective, "' is not supported");
-    imp.n_features = state["n_features"].get<int64_t>();
+    imp.n_features = io::json_integer<int64_t>(state["n_features"], "xgboost_model: state.n_features");
     BL_CHECK(imp.n_features >= 1, "xgboost_model: state.n_features must be >= 1");
-    imp.n_classes = state["n_classes"].get<int64_t>();
+    imp.n_classes = io::json_integer<int64_t>(state["n_classes"], "xgboost_model: state.n_classes");
     imp.model = load_boost_model(state, imp.n_features, "xgboost_model");
     imp_ = std::move(imp);
   }

@@ -10,6 +10,7 @@
 #include "ml/ensemble/ensemble_estimators.h"
 #include "ml/ensemble/sub_estimators.h"
 #include "ml/tree/tree_model.h"
+#include "io/json_number.h"
 
 namespace bl::ml {
 
@@ -137,7 +138,7 @@ class Bagging : public Estimator {
     for (size_t e = 0; e < list.size(); ++e) {
       const std::string prefix = est + ": state.estimators[" + std::to_string(e) + "]";
       Member m;
-      m.features = list[e].at("features").get<std::vector<int64_t>>();
+      m.features = io::json_integers<int64_t>(list[e].at("features"), prefix + ".features");
       m.classes = list[e].at("classes").get<std::vector<double>>();
       BL_CHECK(!m.features.empty(), prefix, ".features is empty");
       for (int64_t f : m.features) BL_CHECK(f >= 0 && f < n_features_, prefix, ".features holds ", f);

@@ -11,6 +11,7 @@
 #include "ml/ensemble/ensemble_estimators.h"
 #include "ml/ensemble/sub_estimators.h"
 #include "ml/tree/tree_model.h"
+#include "io/json_number.h"
 
 namespace bl::ml {
 
@@ -198,7 +199,7 @@ class IsolationForest : public Estimator {
   void load_state(const nlohmann::json& state) override {
     require_state_keys(state, kName, {"n_features", "max_samples_used", "offset", "trees"});
     n_features_ = state_n_features(state, kName);
-    max_samples_used_ = state["max_samples_used"].get<int64_t>();
+    max_samples_used_ = io::json_integer<int64_t>(state["max_samples_used"], name() + ": state.max_samples_used");
     BL_CHECK(max_samples_used_ >= 1, kName, ": state.max_samples_used must be >= 1");
     std::vector<float> off = f32_from_hex(state["offset"].get<std::string>(), "state.offset");
     BL_CHECK(off.size() == 1, kName, ": state.offset must hold one float");

@@ -8,6 +8,7 @@
 #include "contract/arith.h"
 #include "core/error.h"
 #include "ml/tree/tree_model.h"
+#include "io/json_number.h"
 
 namespace bl::ml {
 
@@ -152,7 +153,7 @@ void require_state_keys(const nlohmann::json& state, const std::string& est,
 }
 
 int64_t state_n_features(const nlohmann::json& state, const std::string& est) {
-  const int64_t n_features = state["n_features"].get<int64_t>();
+  const int64_t n_features = io::json_integer<int64_t>(state["n_features"], est + ": state.n_features");
   BL_CHECK(n_features >= 1, est, ": state.n_features must be >= 1");
   return n_features;
 }

@@ -22,6 +22,7 @@
 #include "ml/linear/linear_base.h"
 #include "ml/linear/common.h"
 #include "ml/linear/linear_models.h"
+#include "io/json_number.h"
 
 namespace bl::ml {
 
@@ -94,7 +95,7 @@ class LinearRegressorBase : public lin::ParamEstimator {
     int64_t d = lin::get_int(state, "n_features", 1, name_);
     coef_ = lin::get_f32(state, "coef", d, name_);
     intercept_ = lin::get_f32(state, "intercept", 1, name_)[0];
-    n_iter_ = state.contains("n_iter") ? state["n_iter"].get<int64_t>() : 0;
+    n_iter_ = state.contains("n_iter") ? io::json_integer<int64_t>(state["n_iter"], name_ + ": state.n_iter") : 0;
     fitted_ = true;
   }
 

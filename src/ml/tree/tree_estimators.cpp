@@ -11,6 +11,7 @@
 #include "core/thread_pool.h"
 #include "ml/tree/cart_builder.h"
 #include "ml/tree/tree_model.h"
+#include "io/json_number.h"
 
 namespace bl::ml {
 
@@ -204,7 +205,7 @@ class CartEstimator : public Estimator {
     const std::string est = name();
     BL_CHECK(state.contains("n_features") && state.contains("classes") && state.contains("trees"),
              est, ": model state needs n_features, classes and trees");
-    n_features_ = state["n_features"].get<int64_t>();
+    n_features_ = io::json_integer<int64_t>(state["n_features"], name() + ": state.n_features");
     BL_CHECK(n_features_ >= 1, est, ": state.n_features must be >= 1");
     classes_ = state["classes"].get<std::vector<double>>();
     BL_CHECK(!kind_.classifier || classes_.size() >= 2, est, ": state.classes needs >= 2 labels");

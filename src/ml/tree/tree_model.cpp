@@ -9,6 +9,7 @@
 #include "contract/arith.h"
 #include "contract/rng.h"
 #include "core/error.h"
+#include "io/json_number.h"
 
 namespace bl::ml {
 
@@ -71,12 +72,12 @@ Tree tree_from_json(const nlohmann::json& in, int64_t n_features, const std::str
     BL_CHECK(in.contains(key), prefix, ": missing field ", key);
   }
   Tree t;
-  t.n_values = in["n_values"].get<int64_t>();
+  t.n_values = io::json_integer<int64_t>(in["n_values"], prefix + ".n_values");
   BL_CHECK(t.n_values >= 1, prefix, ".n_values: expected >= 1");
-  t.feature = in["feature"].get<std::vector<int32_t>>();
-  t.left = in["left"].get<std::vector<int32_t>>();
-  t.right = in["right"].get<std::vector<int32_t>>();
-  t.default_left = in["default_left"].get<std::vector<uint8_t>>();
+  t.feature = io::json_integers<int32_t>(in["feature"], prefix + ".feature");
+  t.left = io::json_integers<int32_t>(in["left"], prefix + ".left");
+  t.right = io::json_integers<int32_t>(in["right"], prefix + ".right");
+  t.default_left = io::json_integers<uint8_t>(in["default_left"], prefix + ".default_left");
   t.threshold = f32_from_hex(in["threshold"].get<std::string>(), prefix + ".threshold");
   t.value = f32_from_hex(in["value"].get<std::string>(), prefix + ".value");
   const size_t n = t.feature.size();
