@@ -20,7 +20,7 @@
 #include "core/error.h"
 #include "core/isa.h"
 #include "core/thread_pool.h"
-#include "core/version.h"
+#include "bitlearn/version.h"
 
 namespace bl::py {
 

@@ -1,19 +1,13 @@
-// error.h: the library's exception type and its checking macro.
-//
-// Errors on user input are exceptions whose message names the operation, the input and what was
-// expected. The library never aborts on user input.
+// error.h: the library's checking macro; the exception type bl::Error is public (bitlearn/error.h).
 #pragma once
 
 #include <sstream>
 #include <stdexcept>
 #include <string>
 
-namespace bl {
+#include "bitlearn/error.h"
 
-class Error : public std::runtime_error {
- public:
-  explicit Error(const std::string& message) : std::runtime_error(message) {}
-};
+namespace bl {
 
 namespace detail {
 template <typename... Parts>

@@ -24,7 +24,7 @@
 #include "core/fp_probe.h"
 #include "core/isa.h"
 #include "core/thread_pool.h"
-#include "core/version.h"
+#include "bitlearn/version.h"
 
 #if !defined(BITLEARN_BUILD_COMPILER)
 #define BITLEARN_BUILD_COMPILER __VERSION__

@@ -14,7 +14,7 @@
 #include "command.h"
 #include "core/digest.h"
 #include "core/error.h"
-#include "core/version.h"
+#include "bitlearn/version.h"
 #include "ml/tree/tree_model.h"
 #include "model_file.h"
 #include "io/json_number.h"

@@ -2,7 +2,7 @@
 #include <cstdio>
 
 #include "command.h"
-#include "core/version.h"
+#include "bitlearn/version.h"
 
 namespace {
 void setup(CLI::App& root) {

@@ -7,7 +7,7 @@
 
 #include "command.h"
 #include "core/error.h"
-#include "core/version.h"
+#include "bitlearn/version.h"
 
 namespace bl::cli {
 std::vector<CommandSetup>& command_registry() {

@@ -183,7 +183,7 @@ class IsolationForest : public Estimator {
   }
 
   Tensor score_samples(const Tensor& X) const { return Tensor::from_vector(scores(X), {X.dim(0)}); }
-  Tensor decision_function(const Tensor& X) const {
+  Tensor decision_function(const Tensor& X) const override {
     std::vector<float> s = scores(X);
     for (float& v : s) v = bl::sub(v, offset_);
     return Tensor::from_vector(s, {X.dim(0)});
