@@ -14,7 +14,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
+#include <functional>
 #include <optional>
 #include <memory>
 #include <sstream>
@@ -25,6 +25,7 @@
 #include "bitlearn/safetensors.h"
 #include "bitlearn/tokenizer.h"
 #include "command.h"
+#include "text_generation.h"
 #include "core/error.h"
 
 namespace {
@@ -49,14 +50,6 @@ std::vector<int32_t> parse_ids(const std::string& text) {
   return ids;
 }
 
-std::string find_tokenizer(const std::string& model_dir, const std::string& given) {
-  namespace fs = std::filesystem;
-  if (!given.empty()) return given;
-  for (const std::string& p : {model_dir + "/tokenizer.json", model_dir + "/../tokenizer.json"})
-    if (fs::exists(p)) return p;
-  return "";
-}
-
 struct GenerateArgs {
   std::string model, prompt, ids, device = "cpu", tokenizer;
   // Unset: the model folder's generation_config.json, else the library's defaults.
@@ -66,30 +59,6 @@ struct GenerateArgs {
   std::vector<std::string> stop;
   bool stream = false, timings = false, ignore_eos = false;
 };
-
-// How many bytes at the end of s may still grow into a stop string (its longest proper prefix
-// that s ends with), so that streaming never prints what a stop string then takes back.
-size_t held_back(const std::string& s, const std::vector<std::string>& stops) {
-  size_t hold = 0;
-  for (const std::string& stop : stops)
-    for (size_t len = std::min(stop.size() - 1, s.size()); len > hold; --len)
-      if (s.compare(s.size() - len, len, stop, 0, len) == 0) {
-        hold = len;
-        break;
-      }
-  return hold;
-}
-
-// Bytes at the end of s that form an incomplete UTF-8 sequence (printed once it completes).
-size_t incomplete_utf8(const std::string& s) {
-  for (size_t back = 1; back <= 3 && back <= s.size(); ++back) {
-    const unsigned char c = static_cast<unsigned char>(s[s.size() - back]);
-    if ((c & 0xC0) == 0x80) continue;  // a continuation byte: look further back
-    const size_t need = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
-    return need > back ? back : 0;
-  }
-  return 0;
-}
 
 void run_generate(const GenerateArgs& a) {
   using namespace bl::models;
@@ -144,52 +113,33 @@ void run_generate(const GenerateArgs& a) {
     report(prompt.size());
     return;
   }
-  const std::string path = find_tokenizer(a.model, a.tokenizer);
+  const std::string path = bl::cli::find_tokenizer(a.model, a.tokenizer);
   BL_CHECK(!path.empty(), "generate: no tokenizer.json in ", a.model, " or its parent; pass --tokenizer FILE");
   const bl::text::Tokenizer tok = bl::text::Tokenizer::from_file(path);
-  const std::vector<int32_t> prompt = tok.encode(a.prompt);
-  const std::string prompt_text = tok.decode(prompt);
-  std::vector<int32_t> seq = prompt;
-  std::string text;  // the generated text so far (after the prompt's text)
-  size_t printed = 0;
-  bool stopped = false;
-  if (a.stream) {
-    std::fputs(prompt_text.c_str(), stdout);
-    std::fflush(stdout);
-  }
-  o.on_token = [&](int32_t t) {
+  o.on_token = [&](int32_t) {
     count();
-    seq.push_back(t);
-    if (!a.stream && a.stop.empty()) return true;
-    const std::string all = tok.decode(seq);
-    text = all.compare(0, prompt_text.size(), prompt_text) == 0 ? all.substr(prompt_text.size())
-                                                                 : tok.decode({seq.begin() + prompt.size(), seq.end()});
-    size_t cut = std::string::npos;
-    for (const std::string& s : a.stop) cut = std::min(cut, text.find(s));
-    if (cut != std::string::npos) {  // as llama.cpp: the text ends before the stop string
-      text.resize(cut);
-      stopped = true;
-    }
-    if (a.stream) {
-      const size_t hold = stopped ? 0 : std::max(held_back(text, a.stop), incomplete_utf8(text));
-      if (text.size() > printed + hold) {
-        std::fwrite(text.data() + printed, 1, text.size() - hold - printed, stdout);
-        std::fflush(stdout);
-        printed = text.size() - hold;
-      }
-    }
-    return !stopped;
+    return true;
   };
-  const std::vector<int32_t> out = generate(model, prompt, o);
+  const std::vector<int32_t> prompt = tok.encode(a.prompt);
+  std::function<bool(const std::string&)> on_text;
   if (a.stream) {
-    std::fwrite(text.data() + printed, 1, text.size() - std::min(printed, text.size()), stdout);
+    std::fputs(tok.decode(prompt).c_str(), stdout);
+    std::fflush(stdout);
+    on_text = [](const std::string& piece) {
+      std::fwrite(piece.data(), 1, piece.size(), stdout);
+      std::fflush(stdout);
+      return true;
+    };
+  }
+  const bl::cli::TextRun run = bl::cli::generate_text(model, tok, prompt, o, a.stop, on_text);
+  if (a.stream) {
     std::printf("\n");
   } else if (a.stop.empty()) {
-    std::printf("%s\n", tok.decode(out).c_str());
+    std::printf("%s\n", tok.decode(run.ids).c_str());
   } else {
-    std::printf("%s%s\n", prompt_text.c_str(), text.c_str());
+    std::printf("%s%s\n", run.prompt_text.c_str(), run.text.c_str());
   }
-  report(prompt.size());
+  report(run.prompt.size());
 }
 
 struct LogitsArgs {

@@ -1,0 +1,394 @@
+// `bitlearn serve`: an HTTP server with OpenAI-compatible completions for one Hugging Face decoder
+// model, on cpp-httplib.
+//
+//   bitlearn serve --model DIR [--host 127.0.0.1] [--port 8080] [--device cpu|cuda]
+//                  [--tokenizer FILE] [--max-tokens-limit N]
+//
+// Endpoints:
+//   GET  /health               {"status": "ok"}
+//   GET  /v1/models            the one model, as OpenAI's model list
+//   POST /v1/completions       prompt (text, token ids, or a list of texts: one choice each),
+//                              max_tokens, temperature, top_p, top_k, min_p, repetition_penalty,
+//                              seed, stop (a string or up to 4), stream (server-sent events), echo,
+//                              ignore_eos. Unset options take the model folder's generation_config.json
+//                              defaults, as `bitlearn generate` does, so the same request gives the
+//                              same tokens as the same `generate` command.
+//   POST /v1/chat/completions  501: chat templates are not supported yet.
+// Each choice carries `token_ids` (the generated ids) and `tokens_sha256`, the SHA-256 of the whole
+// sequence (prompt then generated ids, little-endian int32), which `bitlearn generate --ids`
+// reproduces. Requests are served one generation at a time. SIGINT or SIGTERM stops the server.
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "bitlearn/models.h"
+#include "bitlearn/tokenizer.h"
+#include "bitlearn/version.h"
+#include "command.h"
+#include "core/error.h"
+
+#if BITLEARN_HAS_HTTP_SERVER
+#include <httplib.h>
+#include <pthread.h>
+
+#include "io/json_number.h"
+#include "text_generation.h"
+#endif
+
+namespace {
+
+using nlohmann::json;
+
+struct ServeArgs {
+  std::string model, host = "127.0.0.1", device = "cpu", tokenizer;
+  int port = 8080;
+  int64_t max_tokens_limit = 4096;
+};
+
+#if BITLEARN_HAS_HTTP_SERVER
+
+// A request the server refuses: HTTP status and message.
+struct RequestError {
+  int status;
+  std::string message;
+};
+
+[[noreturn]] void refuse(const std::string& message, int status = 400) { throw RequestError{status, message}; }
+
+double number_field(const json& body, const char* key, double lo, double hi, bool lo_open = false) {
+  const json& v = body[key];
+  if (!v.is_number()) refuse(std::string("'") + key + "' must be a number, got " + v.dump(-1, ' ', false, json::error_handler_t::replace));
+  const double x = v.get<double>();
+  if (!std::isfinite(x) || x < lo || x > hi || (lo_open && x == lo)) {
+    refuse(std::string("'") + key + "' = " + v.dump(-1, ' ', false, json::error_handler_t::replace) + " is out of range " + (lo_open ? "(" : "[") +
+           std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  }
+  return x;
+}
+
+template <class T>
+T integer_field(const json& body, const char* key, T lo, T hi) {
+  T x{};
+  try {
+    x = bl::io::json_integer<T>(body[key], std::string("'") + key + "'");
+  } catch (const bl::Error& e) {
+    refuse(e.what());
+  }
+  if (x < lo || x > hi) refuse(std::string("'") + key + "' = " + std::to_string(x) + " is out of range");
+  return x;
+}
+
+bool present(const json& body, const char* key) { return body.contains(key) && !body[key].is_null(); }
+
+struct Completion {
+  std::vector<std::vector<int32_t>> prompts;  // one per choice
+  bl::models::GenerateOptions options;
+  std::vector<std::string> stop;
+  bool stream = false, echo = false;
+};
+
+class Server {
+ public:
+  Server(const ServeArgs& a, const sigset_t& stop_signals)
+      : args_(a),
+        stop_signals_(stop_signals),
+        model_(bl::models::CausalLM::load(a.model, bl::Device::parse(a.device))),
+        defaults_(bl::models::generation_config(a.model)),
+        tok_(load_tokenizer(a)),
+        id_(std::filesystem::path(a.model).filename().string()) {
+    if (id_.empty()) id_ = std::filesystem::path(a.model).parent_path().filename().string();
+  }
+
+  void run() {
+    httplib::Server http;
+    http.set_payload_max_length(size_t{1} << 20);
+    http.Get("/health", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content(R"({"status":"ok"})", "application/json");
+    });
+    http.Get("/v1/models", [this](const httplib::Request&, httplib::Response& res) {
+      const json list = {{"object", "list"},
+                         {"data", json::array({{{"id", id_}, {"object", "model"}, {"created", 0}, {"owned_by", "bitlearn"}}})}};
+      res.set_content(list.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
+    });
+    http.Post("/v1/completions", [this](const httplib::Request& req, httplib::Response& res) { completions(req, res); });
+    http.Post("/v1/chat/completions", [](const httplib::Request&, httplib::Response& res) {
+      error(res, 501, "chat templates are not supported by this server yet; send the formatted prompt to /v1/completions");
+    });
+    http.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+      if (res.body.empty()) {
+        const json e = {{"error", {{"message", "no endpoint " + req.method + " " + req.path}, {"type", "invalid_request_error"}}}};
+        res.set_content(e.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
+      }
+    });
+    http.set_logger([](const httplib::Request& req, const httplib::Response& res) {
+      std::fprintf(stderr, "%s %s %d\n", req.method.c_str(), req.path.c_str(), res.status);
+    });
+
+    int port = args_.port;
+    if (port == 0) {
+      port = http.bind_to_any_port(args_.host);
+      BL_CHECK(port > 0, "serve: cannot listen on ", args_.host, " (any port)");
+    } else {
+      BL_CHECK(http.bind_to_port(args_.host, port), "serve: cannot listen on ", args_.host, ":", port,
+               " (in use, or not an address of this machine)");
+    }
+    // SIGINT/SIGTERM (blocked in every thread since run_serve began) are taken by one thread
+    // (sigwait) that stops the server.
+    std::atomic<bool> ending{false};
+    std::thread waiter([&] {
+      int sig = 0;
+      sigwait(&stop_signals_, &sig);
+      if (!ending) std::fprintf(stderr, "serve: signal %d, stopping\n", sig);
+      ending = true;
+      http.stop();
+    });
+    std::printf("serving %s on http://%s:%d (device %s)\n", id_.c_str(), args_.host.c_str(), port,
+                model_.device().str().c_str());
+    std::fflush(stdout);
+    const bool ok = http.listen_after_bind();
+    const bool signalled = ending.exchange(true);
+    if (!signalled) pthread_kill(waiter.native_handle(), SIGTERM);  // wake the waiter to join it
+    waiter.join();
+    BL_CHECK(ok || signalled, "serve: the server stopped on an error");
+  }
+
+ private:
+  static bl::text::Tokenizer load_tokenizer(const ServeArgs& a) {
+    const std::string path = bl::cli::find_tokenizer(a.model, a.tokenizer);
+    BL_CHECK(!path.empty(), "serve: no tokenizer.json in ", a.model, " or its parent; pass --tokenizer FILE");
+    return bl::text::Tokenizer::from_file(path);
+  }
+
+  static void error(httplib::Response& res, int status, const std::string& message) {
+    res.status = status;
+    const json e = {{"error", {{"message", message}, {"type", status >= 500 ? "server_error" : "invalid_request_error"}}}};
+    res.set_content(e.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
+  }
+
+  std::vector<int32_t> ids_of(const json& p) const {
+    if (p.is_string()) return tok_.encode(p.get<std::string>());
+    std::vector<int32_t> ids;
+    try {
+      ids = bl::io::json_integers<int32_t>(p, "'prompt'");
+    } catch (const bl::Error& e) {
+      refuse(e.what());
+    }
+    const int64_t vocab = model_.config().vocab_size;
+    for (int32_t id : ids)
+      if (id < 0 || id >= vocab) refuse("'prompt' holds token id " + std::to_string(id) + ", outside the vocabulary [0, " + std::to_string(vocab) + ")");
+    return ids;
+  }
+
+  Completion parse(const std::string& text) const {
+    json body;
+    try {
+      body = json::parse(text);
+    } catch (const json::exception& e) {
+      refuse(std::string("the request body is not JSON: ") + e.what());
+    }
+    if (!body.is_object()) refuse("the request body must be a JSON object");
+    Completion c;
+    c.options = defaults_;
+    if (!present(body, "prompt")) refuse("'prompt' is missing");
+    const json& p = body["prompt"];
+    if (p.is_array() && !p.empty() && p[0].is_string()) {
+      for (const json& one : p) {
+        if (!one.is_string()) refuse("'prompt' mixes texts and other values");
+        c.prompts.push_back(ids_of(one));
+      }
+    } else if (p.is_string() || p.is_array()) {
+      c.prompts.push_back(ids_of(p));
+    } else {
+      refuse("'prompt' must be a text, a list of texts or a list of token ids");
+    }
+    for (const auto& ids : c.prompts)
+      if (ids.empty()) refuse("'prompt' is empty (no tokens)");
+    if (present(body, "max_tokens")) c.options.max_new_tokens = integer_field<int64_t>(body, "max_tokens", 0, args_.max_tokens_limit);
+    if (present(body, "temperature")) c.options.temperature = static_cast<float>(number_field(body, "temperature", 0, 100));
+    if (present(body, "top_p")) c.options.top_p = static_cast<float>(number_field(body, "top_p", 0, 1, true));
+    if (present(body, "top_k")) c.options.top_k = integer_field<int64_t>(body, "top_k", 0, INT32_MAX);
+    if (present(body, "min_p")) c.options.min_p = static_cast<float>(number_field(body, "min_p", 0, 1));
+    if (present(body, "repetition_penalty"))
+      c.options.repetition_penalty = static_cast<float>(number_field(body, "repetition_penalty", 0, 100, true));
+    c.options.seed = present(body, "seed") ? integer_field<uint64_t>(body, "seed", 0, UINT64_MAX) : 0;
+    for (const char* key : {"frequency_penalty", "presence_penalty"})
+      if (present(body, key) && !(body[key].is_number() && body[key].get<double>() == 0))
+        refuse(std::string("'") + key + "' is not supported (use repetition_penalty)");
+    if (present(body, "n") && !(body["n"].is_number_integer() && body["n"].get<int64_t>() == 1))
+      refuse("'n' must be 1 (send a list of prompts for several completions)");
+    if (present(body, "logprobs")) refuse("'logprobs' is not supported");
+    auto flag = [&](const char* key) {
+      if (!present(body, key)) return false;
+      if (!body[key].is_boolean()) refuse(std::string("'") + key + "' must be true or false");
+      return body[key].get<bool>();
+    };
+    c.stream = flag("stream");
+    c.echo = flag("echo");
+    c.options.stop_at_eos = !flag("ignore_eos");
+    if (present(body, "stop")) {
+      const json& s = body["stop"];
+      if (s.is_string()) {
+        c.stop.push_back(s.get<std::string>());
+      } else if (s.is_array() && s.size() <= 4) {
+        for (const json& one : s) {
+          if (!one.is_string()) refuse("'stop' must hold texts");
+          c.stop.push_back(one.get<std::string>());
+        }
+      } else {
+        refuse("'stop' must be a text or a list of up to 4 texts");
+      }
+      for (const std::string& one : c.stop)
+        if (one.empty()) refuse("'stop' holds an empty text");
+    }
+    if (c.stream && c.prompts.size() > 1) refuse("'stream' takes one prompt");
+    return c;
+  }
+
+  json choice(size_t index, const bl::cli::TextRun& run, bool echo) const {
+    const std::vector<int32_t> generated(run.ids.begin() + static_cast<std::ptrdiff_t>(run.prompt.size()), run.ids.end());
+    return {{"index", index},
+            {"text", echo ? run.prompt_text + run.text : run.text},
+            {"finish_reason", run.finish_reason},
+            {"logprobs", nullptr},
+            {"token_ids", generated},
+            {"tokens_sha256", bl::cli::token_ids_sha256(run.ids)}};
+  }
+
+  json envelope(const std::string& id) const {
+    return {{"id", id},
+            {"object", "text_completion"},
+            {"created", static_cast<int64_t>(std::time(nullptr))},
+            {"model", id_},
+            {"system_fingerprint", std::string("bitlearn ") + bl::kVersion + " " + bl::kContractProfile}};
+  }
+
+  void completions(const httplib::Request& req, httplib::Response& res) {
+    Completion c;
+    try {
+      c = parse(req.body);
+    } catch (const RequestError& e) {
+      return error(res, e.status, e.message);
+    } catch (const bl::Error& e) {
+      return error(res, 400, e.what());
+    }
+    const std::string id = "cmpl-" + std::to_string(++served_);
+    if (c.stream) {
+      auto shared = std::make_shared<Completion>(std::move(c));
+      res.set_header("Cache-Control", "no-cache");
+      res.set_chunked_content_provider("text/event-stream", [this, shared, id](size_t, httplib::DataSink& sink) {
+        auto send = [&](const json& j) {
+          const std::string event = "data: " + j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n\n";
+          return sink.write(event.data(), event.size());
+        };
+        const Completion& c = *shared;
+        try {
+          std::lock_guard<std::mutex> lock(generation_);
+          if (c.echo) send(chunk(id, tok_.decode(c.prompts[0])));
+          const bl::cli::TextRun run = bl::cli::generate_text(
+              model_, tok_, c.prompts[0], c.options, c.stop,
+              [&](const std::string& piece) { return send(chunk(id, piece)); });
+          json last = envelope(id);
+          json ch = choice(0, run, false);
+          ch["text"] = "";
+          last["choices"] = json::array({ch});
+          last["usage"] = usage(run.prompt.size(), run.ids.size() - run.prompt.size());
+          send(last);
+        } catch (const bl::Error& e) {
+          send({{"error", {{"message", e.what()}, {"type", "invalid_request_error"}}}});
+        }
+        const std::string done = "data: [DONE]\n\n";
+        sink.write(done.data(), done.size());
+        sink.done();
+        return true;
+      });
+      return;
+    }
+    json out = envelope(id);
+    out["choices"] = json::array();
+    size_t prompt_tokens = 0, completion_tokens = 0;
+    try {
+      std::lock_guard<std::mutex> lock(generation_);
+      for (size_t i = 0; i < c.prompts.size(); ++i) {
+        const bl::cli::TextRun run = bl::cli::generate_text(model_, tok_, c.prompts[i], c.options, c.stop);
+        out["choices"].push_back(choice(i, run, c.echo));
+        prompt_tokens += run.prompt.size();
+        completion_tokens += run.ids.size() - run.prompt.size();
+      }
+    } catch (const bl::Error& e) {
+      return error(res, 400, e.what());
+    }
+    out["usage"] = usage(prompt_tokens, completion_tokens);
+    res.set_content(out.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
+  }
+
+  json chunk(const std::string& id, const std::string& text) const {
+    json j = envelope(id);
+    j["choices"] = json::array({{{"index", 0}, {"text", text}, {"finish_reason", nullptr}, {"logprobs", nullptr}}});
+    return j;
+  }
+
+  static json usage(size_t prompt_tokens, size_t completion_tokens) {
+    return {{"prompt_tokens", prompt_tokens},
+            {"completion_tokens", completion_tokens},
+            {"total_tokens", prompt_tokens + completion_tokens}};
+  }
+
+  ServeArgs args_;
+  sigset_t stop_signals_;
+  bl::models::CausalLM model_;
+  bl::models::GenerateOptions defaults_;
+  bl::text::Tokenizer tok_;
+  std::string id_;
+  std::mutex generation_;
+  std::atomic<int64_t> served_{0};
+};
+
+void run_serve(const ServeArgs& a) {
+  BL_CHECK(a.port >= 0 && a.port <= 65535, "serve: --port ", a.port, " is not a port (0 to 65535; 0 picks a free one)");
+  BL_CHECK(a.max_tokens_limit >= 1, "serve: --max-tokens-limit must be at least 1");
+  // Block SIGINT and SIGTERM before any thread starts (the library's pool while the model loads,
+  // the server's), so that only the server's waiting thread takes them.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  Server server(a, stop_signals);
+  server.run();
+}
+
+#else
+
+void run_serve(const ServeArgs&) {
+  throw bl::Error("serve: this build has no HTTP server (cpp-httplib was not found: install libcpp-httplib-dev and rebuild)");
+}
+
+#endif
+
+void setup(CLI::App& root) {
+  auto sa = std::make_shared<ServeArgs>();
+  auto* s = root.add_subcommand("serve", "Serve a Hugging Face decoder model over HTTP (OpenAI-compatible /v1/completions)");
+  s->add_option("--model", sa->model, "Folder with config.json and model.safetensors")->required();
+  s->add_option("--host", sa->host, "Address to listen on (default 127.0.0.1)");
+  s->add_option("--port", sa->port, "Port (default 8080; 0 picks a free port, printed at start)");
+  s->add_option("--device", sa->device, "cpu (default), cuda or cuda:N");
+  s->add_option("--tokenizer", sa->tokenizer, "tokenizer.json (default DIR/tokenizer.json, then DIR/../tokenizer.json)");
+  s->add_option("--max-tokens-limit", sa->max_tokens_limit, "Largest max_tokens a request may ask for (default 4096)");
+  s->callback([sa] { run_serve(*sa); });
+}
+
+BL_REGISTER_COMMAND(setup);
+
+}  // namespace
