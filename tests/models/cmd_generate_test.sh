@@ -94,7 +94,24 @@ check_error "generation_config.json: eos_token_id holds" generate --model "$tmp/
 echo '{"temperature": ' >"$tmp/gc/generation_config.json"
 check_error "generation_config.json: not valid JSON" generate --model "$tmp/gc" --ids 1,2
 check_error "cannot open" generate --model "$tmp/none" --ids 1
-check_error "exactly one of --prompt and --ids" generate --model "$HF/gpt2" --ids 1 --prompt x
+check_error "give --prompt (or --prompts-file) or --ids, not both" generate --model "$HF/gpt2" --ids 1 --prompt x
+# Several prompts: one JSON line each, each the line of that prompt alone (same tokens, same hash).
+many=$("$BIN" generate --model "$HF/llama" --prompt "def main():" --prompt "import os" --max-new-tokens 5)
+[ "$(printf '%s\n' "$many" | wc -l)" = 2 ] || { echo "FAIL: two prompts give two lines: $many"; fail=1; }
+alone=$("$BIN" generate --model "$HF/llama" --prompt "import os" --max-new-tokens 5 --jsonl)
+line2=$(printf '%s\n' "$many" | sed -n 2p)
+[ "${line2#*\"prompt\":}" = "${alone#*\"prompt\":}" ] || { echo "FAIL: prompt 2 of 2 differs from alone: $line2 vs $alone"; fail=1; }
+case "$line2" in *'"index":1'*'"tokens_sha256":"'*) ;; *) echo "FAIL: JSON line fields: $line2"; fail=1 ;; esac
+printf 'def main():\n\nimport os\r\n' >"$tmp/prompts.txt"
+fromfile=$("$BIN" generate --model "$HF/llama" --prompts-file "$tmp/prompts.txt" --max-new-tokens 5)
+[ "$fromfile" = "$many" ] || { echo "FAIL: --prompts-file (blank line, CRLF) differs: $fromfile"; fail=1; }
+# --jsonl of --ids: the hash is of the whole sequence.
+ids_line=$("$BIN" generate --model "$HF/gpt2" --ids "$prompt" --max-new-tokens 16 --jsonl)
+case "$ids_line" in *'"finish_reason":"length"'*'"token_ids":[44,44,44,44,44,44,44,44,44,44,44,44,44,44,44,44]'*) ;;
+  *) echo "FAIL: --ids --jsonl: $ids_line"; fail=1 ;; esac
+check_error "stream takes one prompt" generate --model "$HF/llama" --prompt a --prompt b --stream
+: >"$tmp/empty.txt"
+check_error "holds no prompt" generate --model "$HF/llama" --prompts-file "$tmp/empty.txt"
 check_error "not an integer" logits --model "$HF/gpt2" --ids 1,x --out "$tmp/c.safetensors"
 
 rm -rf "$tmp"

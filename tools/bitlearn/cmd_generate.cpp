@@ -1,11 +1,14 @@
 // `bitlearn generate` and `bitlearn logits`: run a Hugging Face decoder model (config.json +
 // model.safetensors) on the CPU or CUDA with bitwise reproducible results.
 //
-//   bitlearn generate --model DIR (--prompt TEXT | --ids 1,2,3) [--max-new-tokens N]
+//   bitlearn generate --model DIR (--prompt TEXT ... | --prompts-file FILE | --ids 1,2,3)
+//                     [--jsonl] [--max-new-tokens N]
 //                     [--temperature T --seed S --top-k K --top-p P --min-p P]
 //                     [--repetition-penalty R] [--stop TEXT ...] [--stream] [--timings]
 //                     [--ignore-eos] [--device cpu|cuda] [--tokenizer FILE]
 //
+// Several prompts (or --jsonl) print one JSON line per prompt with its text, token ids and the
+// SHA-256 of the whole sequence; each prompt is generated alone, so its line is what it gives alone.
 // Defaults come from DIR/generation_config.json when it is there (sampling settings, eos ids),
 // and the options override them.
 //   bitlearn logits --model DIR --ids 1,2,3 --out FILE.safetensors [--device cpu|cuda]
@@ -21,6 +24,9 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "bitlearn/io.h"
 #include "bitlearn/models.h"
 #include "bitlearn/safetensors.h"
 #include "bitlearn/tokenizer.h"
@@ -51,20 +57,51 @@ std::vector<int32_t> parse_ids(const std::string& text) {
 }
 
 struct GenerateArgs {
-  std::string model, prompt, ids, device = "cpu", tokenizer;
+  std::string model, ids, device = "cpu", tokenizer, prompts_file;
+  std::vector<std::string> prompts;
   // Unset: the model folder's generation_config.json, else the library's defaults.
   std::optional<int64_t> max_new_tokens, top_k;
   std::optional<float> temperature, top_p, min_p, repetition_penalty;
   uint64_t seed = 0;
   std::vector<std::string> stop;
-  bool stream = false, timings = false, ignore_eos = false;
+  bool stream = false, timings = false, ignore_eos = false, jsonl = false;
 };
+
+// The prompts of --prompt (repeatable) and --prompts-file (one per line; blank lines skipped).
+std::vector<std::string> read_prompts(const GenerateArgs& a) {
+  std::vector<std::string> out = a.prompts;
+  if (!a.prompts_file.empty()) {
+    std::istringstream lines(bl::read_file_text(a.prompts_file, "prompts file"));
+    std::string line;
+    while (std::getline(lines, line)) {
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (!line.empty()) out.push_back(line);
+    }
+    BL_CHECK(out.size() > a.prompts.size(), "generate: --prompts-file ", a.prompts_file, " holds no prompt");
+  }
+  return out;
+}
+
+// One JSON line of --jsonl output.
+std::string jsonl_line(size_t index, const std::string* prompt, const bl::cli::TextRun& run) {
+  nlohmann::json j;
+  j["index"] = index;
+  if (prompt != nullptr) j["prompt"] = *prompt;
+  j["prompt_tokens"] = run.prompt.size();
+  if (prompt != nullptr) j["text"] = run.text;
+  j["finish_reason"] = run.finish_reason;
+  j["token_ids"] = std::vector<int32_t>(run.ids.begin() + static_cast<std::ptrdiff_t>(run.prompt.size()), run.ids.end());
+  j["tokens_sha256"] = bl::cli::token_ids_sha256(run.ids);
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 void run_generate(const GenerateArgs& a) {
   using namespace bl::models;
   using Clock = std::chrono::steady_clock;
-  BL_CHECK(a.prompt.empty() != a.ids.empty(), "generate: give exactly one of --prompt and --ids");
-  BL_CHECK(a.stop.empty() || !a.prompt.empty(), "generate: --stop needs --prompt (stop strings are text)");
+  const std::vector<std::string> prompts = read_prompts(a);
+  BL_CHECK(prompts.empty() != a.ids.empty(), "generate: give --prompt (or --prompts-file) or --ids, not both");
+  BL_CHECK(a.stop.empty() || !prompts.empty(), "generate: --stop needs --prompt (stop strings are text)");
+  BL_CHECK(prompts.size() <= 1 || !a.stream, "generate: --stream takes one prompt");
   for (const std::string& s : a.stop) BL_CHECK(!s.empty(), "generate: --stop needs a non-empty string");
   const CausalLM model = CausalLM::load(a.model, bl::Device::parse(a.device));
   GenerateOptions o = generation_config(a.model);
@@ -107,6 +144,15 @@ void run_generate(const GenerateArgs& a) {
       return true;
     };
     const std::vector<int32_t> out = generate(model, prompt, o);
+    if (a.jsonl) {
+      bl::cli::TextRun run;
+      run.prompt = prompt;
+      run.ids = out;
+      run.finish_reason = bl::cli::finish_reason(model, o, prompt.size(), out);
+      std::printf("%s\n", jsonl_line(0, nullptr, run).c_str());
+      report(prompt.size());
+      return;
+    }
     if (!a.stream)
       for (size_t i = 0; i < out.size(); ++i) std::printf("%s%d", i ? "," : "", out[i]);
     std::printf("\n");
@@ -120,7 +166,16 @@ void run_generate(const GenerateArgs& a) {
     count();
     return true;
   };
-  const std::vector<int32_t> prompt = tok.encode(a.prompt);
+  if (prompts.size() > 1 || a.jsonl) {
+    // Each prompt alone, one after the other: each line has the tokens of that prompt sent alone.
+    for (size_t i = 0; i < prompts.size(); ++i) {
+      const bl::cli::TextRun run = bl::cli::generate_text(model, tok, tok.encode(prompts[i]), o, a.stop);
+      std::printf("%s\n", jsonl_line(i, &prompts[i], run).c_str());
+      std::fflush(stdout);
+    }
+    return;
+  }
+  const std::vector<int32_t> prompt = tok.encode(prompts[0]);
   std::function<bool(const std::string&)> on_text;
   if (a.stream) {
     std::fputs(tok.decode(prompt).c_str(), stdout);
@@ -164,7 +219,9 @@ void setup(CLI::App& root) {
   auto ga = std::make_shared<GenerateArgs>();
   auto* g = root.add_subcommand("generate", "Generate text with a Hugging Face decoder model (greedy or sampled)");
   g->add_option("--model", ga->model, "Folder with config.json and model.safetensors")->required();
-  g->add_option("--prompt", ga->prompt, "Prompt text (needs a tokenizer.json)");
+  g->add_option("--prompt", ga->prompts, "Prompt text (needs a tokenizer.json); repeat it for several prompts (JSON lines out)");
+  g->add_option("--prompts-file", ga->prompts_file, "A text file of prompts, one per line (JSON lines out)");
+  g->add_flag("--jsonl", ga->jsonl, "Print one JSON object per prompt: text, finish_reason, token_ids, tokens_sha256");
   g->add_option("--ids", ga->ids, "Prompt as comma-separated token ids");
   g->add_option("--max-new-tokens", ga->max_new_tokens, "Tokens to generate (default: generation_config.json, else 16)");
   g->add_option("--temperature", ga->temperature, "0 = greedy (the default unless generation_config.json samples); > 0 samples");

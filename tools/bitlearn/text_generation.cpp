@@ -76,14 +76,19 @@ TextRun generate_text(const models::CausalLM& model, const text::Tokenizer& tok,
     run.text = tok.decode({run.ids.begin() + static_cast<std::ptrdiff_t>(run.prompt.size()), run.ids.end()});
   }
   if (on_text && shown < run.text.size()) on_text(run.text.substr(shown));
+  run.finish_reason = run.stopped_by_string ? "stop" : finish_reason(model, o, run.prompt.size(), run.ids);
+  return run;
+}
+
+std::string finish_reason(const models::CausalLM& model, const models::GenerateOptions& o, size_t prompt_tokens,
+                          const std::vector<int32_t>& ids) {
   // The end-of-sequence set generate used: the options' list, else the config's token.
   std::vector<int32_t> eos = o.eos_ids;
   if (eos.empty() && model.config().eos_token_id) eos.push_back(static_cast<int32_t>(*model.config().eos_token_id));
-  const bool ended_on_eos = run.ids.size() > run.prompt.size() && o.stop_at_eos &&
-                            std::find(eos.begin(), eos.end(), run.ids.back()) != eos.end();
-  const int64_t generated = static_cast<int64_t>(run.ids.size() - run.prompt.size());
-  run.finish_reason = run.stopped_by_string || ended_on_eos || generated < o.max_new_tokens ? "stop" : "length";
-  return run;
+  const bool ended_on_eos = ids.size() > prompt_tokens && o.stop_at_eos &&
+                            std::find(eos.begin(), eos.end(), ids.back()) != eos.end();
+  const int64_t generated = static_cast<int64_t>(ids.size() - prompt_tokens);
+  return ended_on_eos || generated < o.max_new_tokens ? "stop" : "length";
 }
 
 std::string find_tokenizer(const std::string& model_dir, const std::string& given) {

@@ -31,6 +31,11 @@ TextRun generate_text(const models::CausalLM& model, const text::Tokenizer& tok,
                       models::GenerateOptions o, const std::vector<std::string>& stop,
                       const std::function<bool(const std::string&)>& on_text = {});
 
+// "stop" when generation ended on an end-of-sequence token (of o.eos_ids, else the config's) or
+// before max_new_tokens, else "length".
+std::string finish_reason(const models::CausalLM& model, const models::GenerateOptions& o, size_t prompt_tokens,
+                          const std::vector<int32_t>& ids);
+
 // The tokenizer of a model folder: `given` when not empty, else DIR/tokenizer.json, then
 // DIR/../tokenizer.json; "" when there is none.
 std::string find_tokenizer(const std::string& model_dir, const std::string& given);
