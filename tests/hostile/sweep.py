@@ -43,7 +43,6 @@ import struct
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import zlib
 
@@ -1562,26 +1561,49 @@ def run_one(argv, cwd, stdout_path, stderr_path, devfull, env, timeout):
     p = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env, preexec_fn=limit_child)
     out.close()
     err.close()
-    timed_out = []
-
-    def kill():
-        timed_out.append(True)
-        try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-
-    timer = threading.Timer(timeout, kill)
-    timer.start()
-    _, status, usage = os.wait4(p.pid, 0)
-    timer.cancel()
+    # Poll until it ends: its peak resident size (VmHWM of /proc/PID/status, read while the process
+    # runs the binary: the rusage of a forked child would count the sweep's own memory from before
+    # the exec) and the deadline.
+    timed_out = False
+    peak_kb = 0
+    deadline = t0 + timeout
+    pause = 0.001
+    while True:
+        done, status, _ = os.wait4(p.pid, os.WNOHANG)
+        if done:
+            break
+        peak_kb = max(peak_kb, vm_hwm_kb(p.pid, argv[0]))
+        if time.monotonic() > deadline:
+            timed_out = True
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            _, status, _ = os.wait4(p.pid, 0)
+            break
+        time.sleep(pause)
+        pause = min(pause * 2, 0.02)
     p.returncode = 0  # reaped here; keep Popen from waiting again
     # Whatever the command left running in its group (it should leave nothing).
     try:
         os.killpg(p.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
-    return status, usage.ru_maxrss, time.monotonic() - t0, bool(timed_out)
+    return status, peak_kb, time.monotonic() - t0, timed_out
+
+
+def vm_hwm_kb(pid, binary):
+    """The peak resident size (KiB) of process pid once it runs binary, else 0."""
+    try:
+        if os.readlink("/proc/%d/exe" % pid) != os.path.realpath(binary):
+            return 0
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
 
 
 def snapshot(folder):
@@ -1765,13 +1787,27 @@ def main():
     if args.jobs < 1:
         ap.error("--jobs must be >= 1")
     with open(binary, "rb") as f:
-        UNDER_ASAN[0] = b"__asan_init" in f.read()
+        UNDER_ASAN[0] = b"__asan_init" in f.read()  # (read again below from the copy the cases run)
     t0 = time.monotonic()
     top = tempfile.mkdtemp(prefix="bitlearn-sweep-")
     try:
+        # Every case runs one copy of the binary, taken now: a rebuild of the original during the
+        # sweep (a moment without the file, or a newer build for half the cases) cannot touch it.
+        copy_bin = os.path.join(top, "bitlearn")
+        for attempt in range(60):
+            try:
+                shutil.copy2(binary, copy_bin)
+                break
+            except OSError:
+                if attempt == 59:
+                    raise
+                time.sleep(2)
+        with open(copy_bin, "rb") as f:
+            bin_sha = hashlib.sha256(f.read()).hexdigest()
+        print("bitlearn: %s (sha256 %s)" % (binary, bin_sha[:16]))
         fxdir = os.path.join(top, "fixtures")
         os.mkdir(fxdir)
-        fx = Fixtures(binary, src, fxdir)
+        fx = Fixtures(copy_bin, src, fxdir)
         fx.make()
         readers = args.only or list(GENERATORS)
         cases = []
@@ -1799,7 +1835,7 @@ def main():
         fx_before = snapshot(fxdir)
         src_data = os.path.join(src, "tests", "data")
         src_before = snapshot(src_data)
-        ctx = {"bin": binary, "src": src, "fx": fxdir, "root": caseroot, "keep": args.keep, "timeout": args.timeout}
+        ctx = {"bin": copy_bin, "src": src, "fx": fxdir, "root": caseroot, "keep": args.keep, "timeout": args.timeout}
         results = []
         with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
             futures = {pool.submit(run_case, c, ctx): c for c in cases}
@@ -1825,7 +1861,7 @@ def main():
         report(results, stray, elapsed, args.jobs)
         if args.json:
             with open(args.json, "w") as f:
-                json.dump({"bitlearn": binary, "seconds": round(elapsed, 1), "jobs": args.jobs, "stray": stray,
+                json.dump({"bitlearn": binary, "bitlearn_sha256": bin_sha, "seconds": round(elapsed, 1), "jobs": args.jobs, "stray": stray,
                            "cases": results}, f, indent=1)
         bad = [r for r in results if r["failed"] and not r["known"]]
         return 1 if bad or stray else 0
@@ -1864,7 +1900,8 @@ def report(results, stray, elapsed, jobs):
     for r in failed:
         print("\n[%s%s] %s: %s" % (r["outcome"], ", known: " + r["known"] if r["known"] else "", r["name"], r["what"]))
         print("  %s" % r["detail"])
-        print("  $ %s" % " ".join(quote(a) for a in r["commands"][-1]))
+        if r["commands"]:
+            print("  $ %s" % " ".join(quote(a) for a in r["commands"][-1]))
         if r["stderr"].strip():
             print("  stderr: %s" % r["stderr"].strip()[-400:].replace("\n", "\n          "))
         if r.get("folder"):
