@@ -52,7 +52,7 @@ import zlib
 TIMEOUT_S = 20                 # wall clock per command
 OVERFLOW_STEPS_TIMEOUT_S = 5   # --steps 10^23: refused at once, or taken as a huge count and run
 FIFO_TIMEOUT_S = 5             # a named pipe nobody writes: a reader that opens it blocks at once
-ADDRESS_SPACE = 4 << 30        # RLIMIT_AS; a normal run of every command needs well under 1 GiB
+ADDRESS_SPACE = 4 << 30        # RLIMIT_AS; every valid case of the sweep also passes with 256 MiB
 RSS_LIMIT_KB = 1 << 20         # peak resident size (KiB) beyond which a small input is a memory finding
 
 # Texts on stderr that mean an exception reached the user without being turned into a message.
@@ -1787,7 +1787,7 @@ def main():
     if args.jobs < 1:
         ap.error("--jobs must be >= 1")
     with open(binary, "rb") as f:
-        UNDER_ASAN[0] = b"__asan_init" in f.read()  # (read again below from the copy the cases run)
+        UNDER_ASAN[0] = b"__asan_init" in f.read()
     t0 = time.monotonic()
     top = tempfile.mkdtemp(prefix="bitlearn-sweep-")
     try:
