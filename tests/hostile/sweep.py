@@ -1835,6 +1835,10 @@ def main():
         fx_before = snapshot(fxdir)
         src_data = os.path.join(src, "tests", "data")
         src_before = snapshot(src_data)
+        # Places a stray write would land (a device folder beside an output, the source's root, the
+        # folder the sweep was started in): their entries, before and after.
+        watched = sorted({"/dev", src, os.getcwd()})
+        watched_before = {w: set(os.listdir(w)) for w in watched if os.path.isdir(w)}
         ctx = {"bin": copy_bin, "src": src, "fx": fxdir, "root": caseroot, "keep": args.keep, "timeout": args.timeout}
         results = []
         with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
@@ -1854,6 +1858,10 @@ def main():
             stray.append("the shared fixtures changed")
         if snapshot(src_data) != src_before:
             stray.append("tests/data of the source changed")
+        for w, names in watched_before.items():
+            new = sorted(set(os.listdir(w)) - names)
+            if new:
+                stray.append("new entries in %s during the sweep: %s" % (w, ", ".join(new[:5])))
         leftovers = [n for n in os.listdir(caseroot) if not n.startswith("case-")]
         if leftovers:
             stray.append("files created beside the case folders: %s" % ", ".join(leftovers[:5]))
