@@ -34,8 +34,10 @@ class Tokenizer {
 
   // The ids of tokenizers' Tokenizer.encode(text).ids: added (special) tokens in the text are
   // matched first, the rest is normalized, pre-tokenized and BPE-encoded, then the post-processor
-  // of the file is applied. Throws bl::Error if text is not valid UTF-8 (naming the byte offset).
-  std::vector<int32_t> encode(const std::string& text) const;
+  // of the file is applied (unless add_special_tokens is false, as tokenizers' encode(text,
+  // add_special_tokens=False): a chat template's text already holds them). Throws bl::Error if text
+  // is not valid UTF-8 (naming the byte offset).
+  std::vector<int32_t> encode(const std::string& text, bool add_special_tokens = true) const;
   // tokenizers' decode(ids, skip_special_tokens). Byte sequences that are not valid UTF-8 become
   // U+FFFD as tokenizers does. An id outside [0, vocab_size) throws bl::Error naming it.
   std::string decode(const std::vector<int32_t>& ids, bool skip_special_tokens = false) const;

@@ -197,7 +197,7 @@ void run_step(const PreTokenizerStep& step, const Piece& piece, std::deque<std::
 
 }  // namespace
 
-std::vector<int32_t> encode_text(const TokenizerImpl& impl, const std::string& text) {
+std::vector<int32_t> encode_text(const TokenizerImpl& impl, const std::string& text, bool add_special_tokens) {
   check_utf8(text, impl.source + ": encode");
   std::vector<Piece> pieces;
   if (impl.added.empty()) {
@@ -220,7 +220,8 @@ std::vector<int32_t> encode_text(const TokenizerImpl& impl, const std::string& t
     }
     pieces.swap(next);
   }
-  std::vector<int32_t> ids(impl.post.prefix_ids);
+  std::vector<int32_t> ids;
+  if (add_special_tokens) ids = impl.post.prefix_ids;
   ids.reserve(text.size() / 2 + impl.post.prefix_ids.size() + impl.post.suffix_ids.size());
   for (const Piece& p : pieces) {
     if (p.added_id >= 0) {
@@ -231,7 +232,7 @@ std::vector<int32_t> encode_text(const TokenizerImpl& impl, const std::string& t
       impl.model.encode_word(bytes_to_byte_level(std::string(p.text), 0, p.text.size()), ids);
     }
   }
-  ids.insert(ids.end(), impl.post.suffix_ids.begin(), impl.post.suffix_ids.end());
+  if (add_special_tokens) ids.insert(ids.end(), impl.post.suffix_ids.begin(), impl.post.suffix_ids.end());
   return ids;
 }
 

@@ -24,7 +24,9 @@ Tokenizer Tokenizer::from_file(const std::string& path) {
   return from_json_text(read_file_text(path, "tokenizer.json"), path);
 }
 
-std::vector<int32_t> Tokenizer::encode(const std::string& text) const { return encode_text(*impl_, text); }
+std::vector<int32_t> Tokenizer::encode(const std::string& text, bool add_special_tokens) const {
+  return encode_text(*impl_, text, add_special_tokens);
+}
 
 std::string Tokenizer::decode(const std::vector<int32_t>& ids, bool skip_special_tokens) const {
   const TokenizerImpl& t = *impl_;

@@ -59,6 +59,6 @@ struct TokenizerImpl {
 void load_tokenizer_json(TokenizerImpl& impl, const std::string& text);
 
 // Encodes text with a loaded tokenizer (added tokens, pre-tokenizer, BPE, post-processor).
-std::vector<int32_t> encode_text(const TokenizerImpl& impl, const std::string& text);
+std::vector<int32_t> encode_text(const TokenizerImpl& impl, const std::string& text, bool add_special_tokens = true);
 
 }  // namespace bl::text

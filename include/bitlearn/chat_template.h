@@ -1,0 +1,56 @@
+// chat_template.h: the chat templates of Hugging Face models (tokenizer_config.json's
+// "chat_template", or chat_template.jinja), rendered as transformers' apply_chat_template does.
+//
+// The templates are Jinja. This is the subset the chat templates of the families bitlearn loads
+// use, with transformers' environment (trim_blocks and lstrip_blocks on):
+//   statements  {% if %}/{% elif %}/{% else %}/{% endif %}, {% for x in xs %} (also `for k, v in
+//               d.items()`, and {% else %}), {% set x = ... %}, {% set ns.attr = ... %},
+//               whitespace control {%- -%} {{- -}}, comments {# #}
+//   expressions literals (strings, integers, floats, true/false/none, lists, dicts), names,
+//               attribute and item access, slices [a:b], + - * / // %, ~, comparisons, `in`,
+//               `not in`, and/or/not, `x if c else y`, tests (`is defined`, `is none`,
+//               `is string`, `is mapping`, `is iterable`, `is number`, `is not ...`)
+//   filters     trim, length, count, upper, lower, title, capitalize, tojson, string, join, first,
+//               last, default, reverse, list, items
+//   calls       raise_exception(msg), namespace(k=v, ...), range(n); string methods strip, lstrip,
+//               rstrip, startswith, endswith, split, upper, lower, title, replace; dict items, get,
+//               keys, values
+//   loop        loop.index, index0, first, last, length, revindex, revindex0
+// Anything else is a bl::Error naming the construct and its place in the template.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace bl::text {
+
+struct ChatMessage {
+  std::string role;  // "system", "user", "assistant", ...
+  std::string content;
+};
+
+struct ChatTemplateNode;
+
+class ChatTemplate {
+ public:
+  // Parses a template; bos_token and eos_token are the variables of the same names.
+  static ChatTemplate from_text(const std::string& source, const std::string& bos_token = "",
+                                const std::string& eos_token = "");
+  // The template of a model folder: DIR/chat_template.jinja, else the "chat_template" of
+  // DIR/tokenizer_config.json (a string, or a list of {name, template}: the one named "default");
+  // bos_token and eos_token from tokenizer_config.json (a string or {"content": ...}). A folder
+  // without a template is a bl::Error saying so.
+  static ChatTemplate from_model_dir(const std::string& dir);
+
+  // The prompt text of the conversation: apply_chat_template(messages, tokenize=False,
+  // add_generation_prompt=...). A raise_exception of the template is a bl::Error with its message.
+  std::string apply(const std::vector<ChatMessage>& messages, bool add_generation_prompt) const;
+
+ private:
+  std::shared_ptr<const ChatTemplateNode> root_;
+  std::shared_ptr<const std::string> source_;  // the template text (errors name its lines)
+  std::string bos_, eos_;
+};
+
+}  // namespace bl::text

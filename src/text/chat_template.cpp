@@ -1,0 +1,1336 @@
+// chat_template.cpp: the Jinja subset of chat templates (chat_template.h).
+//
+// Three stages: the template text is cut into text, {{ output }} and {% statement %} pieces with
+// Jinja's whitespace rules (trim_blocks, lstrip_blocks, the '-' markers); each piece's code is
+// tokenized and parsed by recursive descent into expression and statement trees; rendering walks
+// the statement tree with a stack of scopes (a for loop opens one, as in Jinja, so `set` inside a
+// loop does not leak out; namespace() objects are shared and so carry values out).
+#include "bitlearn/chat_template.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bitlearn/io.h"
+#include "core/error.h"
+
+namespace bl::text {
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Values
+// ---------------------------------------------------------------------------------------------
+struct Value;
+using List = std::vector<Value>;
+using Dict = std::vector<std::pair<std::string, Value>>;  // in insertion order, as Python's dict
+
+struct Value {
+  enum class Kind { undefined, none, boolean, integer, number, string, list, dict } kind = Kind::undefined;
+  bool b = false;
+  int64_t i = 0;
+  double d = 0;
+  std::string s;
+  std::shared_ptr<List> l;
+  std::shared_ptr<Dict> m;
+  bool is_namespace = false;
+
+  static Value none() { Value v; v.kind = Kind::none; return v; }
+  static Value boolean(bool x) { Value v; v.kind = Kind::boolean; v.b = x; return v; }
+  static Value integer(int64_t x) { Value v; v.kind = Kind::integer; v.i = x; return v; }
+  static Value number(double x) { Value v; v.kind = Kind::number; v.d = x; return v; }
+  static Value string(std::string x) { Value v; v.kind = Kind::string; v.s = std::move(x); return v; }
+  static Value list(List x = {}) { Value v; v.kind = Kind::list; v.l = std::make_shared<List>(std::move(x)); return v; }
+  static Value dict(Dict x = {}) { Value v; v.kind = Kind::dict; v.m = std::make_shared<Dict>(std::move(x)); return v; }
+  bool is(Kind k) const { return kind == k; }
+  bool numeric() const { return kind == Kind::integer || kind == Kind::number || kind == Kind::boolean; }
+  double as_double() const { return kind == Kind::number ? d : kind == Kind::boolean ? (b ? 1 : 0) : static_cast<double>(i); }
+  const Value* find(const std::string& key) const {
+    if (kind != Kind::dict) return nullptr;
+    for (const auto& kv : *m)
+      if (kv.first == key) return &kv.second;
+    return nullptr;
+  }
+};
+using K = Value::Kind;
+
+bool truthy(const Value& v) {
+  switch (v.kind) {
+    case K::undefined:
+    case K::none: return false;
+    case K::boolean: return v.b;
+    case K::integer: return v.i != 0;
+    case K::number: return v.d != 0;
+    case K::string: return !v.s.empty();
+    case K::list: return !v.l->empty();
+    case K::dict: return !v.m->empty();
+  }
+  return false;
+}
+
+std::string float_repr(double x) {
+  if (std::isnan(x)) return "nan";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  char buf[40];
+  for (int p = 1; p <= 17; ++p) {
+    std::snprintf(buf, sizeof buf, "%.*g", p, x);
+    if (std::strtod(buf, nullptr) == x) break;
+  }
+  std::string s = buf;
+  if (s.find_first_of(".en") == std::string::npos) s += ".0";
+  return s;
+}
+
+std::string py_quote(const std::string& s) {
+  const char q = s.find('\'') != std::string::npos && s.find('"') == std::string::npos ? '"' : '\'';
+  std::string out(1, q);
+  for (char c : s) {
+    if (c == q || c == '\\') out += '\\';
+    if (c == '\n') { out += "\\n"; continue; }
+    out += c;
+  }
+  return out + q;
+}
+
+// Python's str() of a value (what {{ }} prints); repr() inside containers.
+std::string str(const Value& v, bool repr = false) {
+  switch (v.kind) {
+    case K::undefined: return "";
+    case K::none: return "None";
+    case K::boolean: return v.b ? "True" : "False";
+    case K::integer: return std::to_string(v.i);
+    case K::number: return float_repr(v.d);
+    case K::string: return repr ? py_quote(v.s) : v.s;
+    case K::list: {
+      std::string out = "[";
+      for (size_t k = 0; k < v.l->size(); ++k) out += (k ? ", " : "") + str((*v.l)[k], true);
+      return out + "]";
+    }
+    case K::dict: {
+      std::string out = v.is_namespace ? "<Namespace {" : "{";
+      size_t k = 0;
+      for (const auto& kv : *v.m) out += (k++ ? ", " : "") + py_quote(kv.first) + ": " + str(kv.second, true);
+      return out + (v.is_namespace ? "}>" : "}");
+    }
+  }
+  return "";
+}
+
+// json.dumps(v, ensure_ascii=False, indent=indent) as transformers' tojson filter calls it.
+void to_json(const Value& v, int indent, int depth, std::string& out) {
+  auto newline = [&](int d) {
+    if (indent < 0) return;
+    out += '\n';
+    out.append(static_cast<size_t>(indent * d), ' ');
+  };
+  switch (v.kind) {
+    case K::undefined:
+    case K::none: out += "null"; return;
+    case K::boolean: out += v.b ? "true" : "false"; return;
+    case K::integer: out += std::to_string(v.i); return;
+    case K::number: out += float_repr(v.d); return;
+    case K::string: {
+      nlohmann::json j = v.s;
+      out += j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      return;
+    }
+    case K::list: {
+      if (v.l->empty()) { out += "[]"; return; }
+      out += '[';
+      for (size_t k = 0; k < v.l->size(); ++k) {
+        if (k) out += indent < 0 ? ", " : ",";
+        newline(depth + 1);
+        to_json((*v.l)[k], indent, depth + 1, out);
+      }
+      newline(depth);
+      out += ']';
+      return;
+    }
+    case K::dict: {
+      if (v.m->empty()) { out += "{}"; return; }
+      out += '{';
+      size_t k = 0;
+      for (const auto& kv : *v.m) {
+        if (k++) out += indent < 0 ? ", " : ",";
+        newline(depth + 1);
+        to_json(Value::string(kv.first), indent, depth + 1, out);
+        out += ": ";
+        to_json(kv.second, indent, depth + 1, out);
+      }
+      newline(depth);
+      out += '}';
+      return;
+    }
+  }
+}
+
+bool equal(const Value& a, const Value& b) {
+  if (a.numeric() && b.numeric()) return a.as_double() == b.as_double();
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+    case K::undefined:
+    case K::none: return true;
+    case K::string: return a.s == b.s;
+    case K::list:
+      if (a.l->size() != b.l->size()) return false;
+      for (size_t k = 0; k < a.l->size(); ++k)
+        if (!equal((*a.l)[k], (*b.l)[k])) return false;
+      return true;
+    case K::dict:
+      if (a.m->size() != b.m->size()) return false;
+      for (const auto& kv : *a.m) {
+        const Value* o = b.find(kv.first);
+        if (o == nullptr || !equal(kv.second, *o)) return false;
+      }
+      return true;
+    default: return false;
+  }
+}
+
+Value from_json(const nlohmann::json& j) {
+  if (j.is_null()) return Value::none();
+  if (j.is_boolean()) return Value::boolean(j.get<bool>());
+  if (j.is_number_integer()) return Value::integer(j.get<int64_t>());
+  if (j.is_number()) return Value::number(j.get<double>());
+  if (j.is_string()) return Value::string(j.get<std::string>());
+  if (j.is_array()) {
+    List l;
+    for (const auto& e : j) l.push_back(from_json(e));
+    return Value::list(std::move(l));
+  }
+  Dict m;
+  for (auto it = j.begin(); it != j.end(); ++it) m.emplace_back(it.key(), from_json(it.value()));
+  return Value::dict(std::move(m));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cutting the template into pieces
+// ---------------------------------------------------------------------------------------------
+struct Piece {
+  enum class Kind { text, output, statement } kind;
+  std::string code;  // the text, or the code between the delimiters
+  size_t offset;     // in the template, for error messages
+};
+
+struct Source {
+  const std::string& text;
+  int line_of(size_t offset) const {
+    return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(std::min(offset, text.size())), '\n'));
+  }
+  [[noreturn]] void fail(size_t offset, const std::string& what) const {
+    throw Error("chat template line " + std::to_string(line_of(offset)) + ": " + what);
+  }
+};
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+
+std::vector<Piece> cut(const Source& src) {
+  const std::string& t = src.text;
+  std::vector<Piece> pieces;
+  std::string text;
+  bool strip_next = false;   // a '-' before the last closing delimiter
+  bool trim_newline = false; // trim_blocks: one newline after a block or comment tag
+  size_t pos = 0;
+  auto flush_text = [&](size_t at) {
+    if (!text.empty()) pieces.push_back({Piece::Kind::text, text, at});
+    text.clear();
+  };
+  while (pos < t.size()) {
+    const size_t open = t.find('{', pos);
+    size_t tag = std::string::npos;
+    for (size_t p = open; p != std::string::npos && p + 1 < t.size(); p = t.find('{', p + 1)) {
+      if (t[p + 1] == '{' || t[p + 1] == '%' || t[p + 1] == '#') {
+        tag = p;
+        break;
+      }
+    }
+    std::string chunk = t.substr(pos, (tag == std::string::npos ? t.size() : tag) - pos);
+    if (trim_newline && !chunk.empty() && chunk[0] == '\n') chunk.erase(0, 1);
+    if (trim_newline && chunk.size() >= 2 && chunk[0] == '\r' && chunk[1] == '\n') chunk.erase(0, 2);
+    if (strip_next) {
+      size_t k = 0;
+      while (k < chunk.size() && is_space(chunk[k])) ++k;
+      chunk.erase(0, k);
+    }
+    strip_next = trim_newline = false;
+    if (tag == std::string::npos) {
+      text += chunk;
+      break;
+    }
+    const char kind = t[tag + 1];
+    size_t start = tag + 2;
+    const bool strip_before = start < t.size() && t[start] == '-';
+    const bool keep_before = start < t.size() && t[start] == '+';
+    if (strip_before || keep_before) ++start;
+    if (strip_before) {
+      while (!chunk.empty() && is_space(chunk.back())) chunk.pop_back();
+    } else if ((kind == '%' || kind == '#') && !keep_before) {
+      // lstrip_blocks: spaces and tabs from the start of the line up to a block tag.
+      size_t k = chunk.size();
+      while (k > 0 && (chunk[k - 1] == ' ' || chunk[k - 1] == '\t')) --k;
+      const bool line_start = k == 0 ? (text.empty() ? (pos == 0 || t[pos - 1] == '\n') : text.back() == '\n')
+                                     : chunk[k - 1] == '\n';
+      if (line_start) chunk.resize(k);
+    }
+    text += chunk;
+    // Find the closing delimiter, skipping string literals inside code.
+    const std::string close = kind == '{' ? "}}" : kind == '%' ? "%}" : "#}";
+    size_t end = std::string::npos;
+    if (kind == '#') {
+      end = t.find(close, start);
+    } else {
+      char quote = 0;
+      for (size_t p = start; p + 1 < t.size(); ++p) {
+        if (quote) {
+          if (t[p] == '\\') ++p;
+          else if (t[p] == quote) quote = 0;
+        } else if (t[p] == '\'' || t[p] == '"') {
+          quote = t[p];
+        } else if (t[p] == close[0] && t[p + 1] == close[1]) {
+          end = p;
+          break;
+        }
+      }
+    }
+    if (end == std::string::npos) src.fail(tag, std::string("'") + t.substr(tag, 2) + "' is never closed");
+    size_t code_end = end;
+    if (code_end > start && t[code_end - 1] == '-') {
+      strip_next = true;
+      --code_end;
+    } else if (code_end > start && t[code_end - 1] == '+') {
+      --code_end;
+    }
+    if (kind != '#') {
+      flush_text(pos);
+      pieces.push_back({kind == '{' ? Piece::Kind::output : Piece::Kind::statement, t.substr(start, code_end - start), tag});
+    }
+    if (kind != '{' && !strip_next) trim_newline = true;
+    pos = end + 2;
+  }
+  flush_text(pos);
+  return pieces;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Expressions
+// ---------------------------------------------------------------------------------------------
+struct Token {
+  enum class Kind { name, integer, number, string, op, end } kind;
+  std::string text;
+};
+
+std::vector<Token> tokenize(const std::string& code, const Source& src, size_t offset) {
+  std::vector<Token> out;
+  size_t p = 0;
+  while (p < code.size()) {
+    const char c = code[p];
+    if (is_space(c)) { ++p; continue; }
+    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      size_t q = p;
+      while (q < code.size() && (std::isalnum(static_cast<unsigned char>(code[q])) || code[q] == '_')) ++q;
+      out.push_back({Token::Kind::name, code.substr(p, q - p)});
+      p = q;
+    } else if (std::isdigit(static_cast<unsigned char>(c))) {
+      size_t q = p;
+      while (q < code.size() && std::isdigit(static_cast<unsigned char>(code[q]))) ++q;
+      bool is_float = false;
+      if (q + 1 < code.size() && code[q] == '.' && std::isdigit(static_cast<unsigned char>(code[q + 1]))) {
+        is_float = true;
+        ++q;
+        while (q < code.size() && std::isdigit(static_cast<unsigned char>(code[q]))) ++q;
+      }
+      out.push_back({is_float ? Token::Kind::number : Token::Kind::integer, code.substr(p, q - p)});
+      p = q;
+    } else if (c == '\'' || c == '"') {
+      std::string s;
+      size_t q = p + 1;
+      for (; q < code.size() && code[q] != c; ++q) {
+        if (code[q] == '\\' && q + 1 < code.size()) {
+          const char e = code[++q];
+          s += e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e == '0' ? '\0' : e;
+        } else {
+          s += code[q];
+        }
+      }
+      if (q >= code.size()) src.fail(offset, "a string literal is never closed in '" + code + "'");
+      out.push_back({Token::Kind::string, s});
+      p = q + 1;
+    } else {
+      static const char* two[] = {"==", "!=", "<=", ">=", "//", "**"};
+      std::string op(1, c);
+      for (const char* t : two)
+        if (code.compare(p, 2, t) == 0) op = t;
+      if (std::string("()[]{},:.|+-*/%~<>=!").find(c) == std::string::npos)
+        src.fail(offset, std::string("unexpected character '") + c + "' in '" + code + "'");
+      out.push_back({Token::Kind::op, op});
+      p += op.size();
+    }
+  }
+  out.push_back({Token::Kind::end, ""});
+  return out;
+}
+
+struct Expr {
+  enum class Kind { literal, name, attr, item, slice, call, filter, test, unary, binary, cond, list, dict } kind;
+  std::string name;  // name, attribute, filter, test, operator
+  Value value;       // literal
+  std::vector<std::unique_ptr<Expr>> args;  // operands; for call/filter the positional arguments follow
+  std::vector<std::string> kwnames;         // call/filter: names of the last kwnames.size() args
+  bool negate = false;                      // test: `is not`
+};
+using ExprPtr = std::unique_ptr<Expr>;
+
+ExprPtr make(Expr::Kind kind, std::string name = "") {
+  auto e = std::make_unique<Expr>();
+  e->kind = kind;
+  e->name = std::move(name);
+  return e;
+}
+
+class Parser {
+ public:
+  Parser(std::vector<Token> tokens, const Source& src, size_t offset, const std::string& code)
+      : t_(std::move(tokens)), src_(src), offset_(offset), code_(code) {}
+
+  ExprPtr expression() { return conditional(); }
+  const Token& peek() const { return t_[p_]; }
+  bool at_end() const { return t_[p_].kind == Token::Kind::end; }
+  bool accept_name(const char* n) {
+    if (t_[p_].kind == Token::Kind::name && t_[p_].text == n) { ++p_; return true; }
+    return false;
+  }
+  bool accept_op(const char* o) {
+    if (t_[p_].kind == Token::Kind::op && t_[p_].text == o) { ++p_; return true; }
+    return false;
+  }
+  void expect_op(const char* o) {
+    if (!accept_op(o)) fail(std::string("expected '") + o + "'");
+  }
+  std::string expect_name() {
+    if (t_[p_].kind != Token::Kind::name) fail("expected a name");
+    return t_[p_++].text;
+  }
+  void expect_end() {
+    if (!at_end()) fail("unexpected '" + t_[p_].text + "'");
+  }
+  [[noreturn]] void fail(const std::string& what) const { src_.fail(offset_, what + " in '" + code_ + "'"); }
+
+ private:
+  ExprPtr conditional() {
+    ExprPtr then = or_expr();
+    if (accept_name("if")) {
+      auto e = make(Expr::Kind::cond);
+      ExprPtr cond = or_expr();
+      ExprPtr other = accept_name("else") ? conditional() : nullptr;
+      e->args.push_back(std::move(then));
+      e->args.push_back(std::move(cond));
+      if (other) e->args.push_back(std::move(other));
+      return e;
+    }
+    return then;
+  }
+  ExprPtr binary(ExprPtr a, const std::string& op, ExprPtr b) {
+    auto e = make(Expr::Kind::binary, op);
+    e->args.push_back(std::move(a));
+    e->args.push_back(std::move(b));
+    return e;
+  }
+  ExprPtr or_expr() {
+    ExprPtr a = and_expr();
+    while (accept_name("or")) a = binary(std::move(a), "or", and_expr());
+    return a;
+  }
+  ExprPtr and_expr() {
+    ExprPtr a = not_expr();
+    while (accept_name("and")) a = binary(std::move(a), "and", not_expr());
+    return a;
+  }
+  ExprPtr not_expr() {
+    if (accept_name("not")) {
+      auto e = make(Expr::Kind::unary, "not");
+      e->args.push_back(not_expr());
+      return e;
+    }
+    return compare();
+  }
+  ExprPtr compare() {
+    ExprPtr a = concat();
+    for (;;) {
+      const Token& t = peek();
+      if (t.kind == Token::Kind::op && (t.text == "==" || t.text == "!=" || t.text == "<" || t.text == ">" ||
+                                        t.text == "<=" || t.text == ">=")) {
+        const std::string op = t.text;
+        ++p_;
+        a = binary(std::move(a), op, concat());
+      } else if (accept_name("in")) {
+        a = binary(std::move(a), "in", concat());
+      } else if (t.kind == Token::Kind::name && t.text == "not" && t_[p_ + 1].kind == Token::Kind::name &&
+                 t_[p_ + 1].text == "in") {
+        p_ += 2;
+        a = binary(std::move(a), "not in", concat());
+      } else if (accept_name("is")) {
+        auto e = make(Expr::Kind::test);
+        e->negate = accept_name("not");
+        e->name = expect_name();
+        e->args.push_back(std::move(a));
+        a = std::move(e);
+      } else {
+        return a;
+      }
+    }
+  }
+  ExprPtr concat() {
+    ExprPtr a = additive();
+    while (accept_op("~")) a = binary(std::move(a), "~", additive());
+    return a;
+  }
+  ExprPtr additive() {
+    ExprPtr a = multiplicative();
+    for (;;) {
+      if (accept_op("+")) a = binary(std::move(a), "+", multiplicative());
+      else if (accept_op("-")) a = binary(std::move(a), "-", multiplicative());
+      else return a;
+    }
+  }
+  ExprPtr multiplicative() {
+    ExprPtr a = unary();
+    for (;;) {
+      std::string op;
+      for (const char* o : {"*", "//", "/", "%"})
+        if (op.empty() && accept_op(o)) op = o;
+      if (op.empty()) return a;
+      a = binary(std::move(a), op, unary());
+    }
+  }
+  ExprPtr unary() {
+    if (accept_op("-")) {
+      auto e = make(Expr::Kind::unary, "-");
+      e->args.push_back(unary());
+      return e;
+    }
+    if (accept_op("+")) return unary();
+    return postfix(primary());
+  }
+  void arguments(Expr& e) {  // after '(' : positional then keyword arguments, up to ')'
+    if (accept_op(")")) return;
+    for (;;) {
+      if (peek().kind == Token::Kind::name && t_[p_ + 1].kind == Token::Kind::op && t_[p_ + 1].text == "=") {
+        e.kwnames.push_back(t_[p_].text);
+        p_ += 2;
+        e.args.push_back(expression());
+      } else {
+        if (!e.kwnames.empty()) fail("a positional argument after a keyword argument");
+        e.args.push_back(expression());
+      }
+      if (accept_op(")")) return;
+      expect_op(",");
+    }
+  }
+  ExprPtr postfix(ExprPtr a) {
+    for (;;) {
+      if (accept_op(".")) {
+        auto e = make(Expr::Kind::attr, expect_name());
+        e->args.push_back(std::move(a));
+        a = std::move(e);
+      } else if (accept_op("[")) {
+        ExprPtr lo = (peek().kind == Token::Kind::op && peek().text == ":") ? nullptr : expression();
+        if (accept_op(":")) {
+          auto e = make(Expr::Kind::slice);
+          ExprPtr hi = (peek().kind == Token::Kind::op && peek().text == "]") ? nullptr : expression();
+          e->args.push_back(std::move(a));
+          e->args.push_back(std::move(lo));
+          e->args.push_back(std::move(hi));
+          a = std::move(e);
+        } else {
+          auto e = make(Expr::Kind::item);
+          e->args.push_back(std::move(a));
+          e->args.push_back(std::move(lo));
+          a = std::move(e);
+        }
+        expect_op("]");
+      } else if (accept_op("(")) {
+        auto e = make(Expr::Kind::call);
+        e->args.push_back(std::move(a));
+        arguments(*e);
+        a = std::move(e);
+      } else if (accept_op("|")) {
+        auto e = make(Expr::Kind::filter, expect_name());
+        e->args.push_back(std::move(a));
+        if (accept_op("(")) arguments(*e);
+        a = std::move(e);
+      } else {
+        return a;
+      }
+    }
+  }
+  ExprPtr primary() {
+    const Token t = peek();
+    ++p_;
+    auto literal = [](Value v) {
+      auto e = make(Expr::Kind::literal);
+      e->value = std::move(v);
+      return e;
+    };
+    switch (t.kind) {
+      case Token::Kind::integer: return literal(Value::integer(std::strtoll(t.text.c_str(), nullptr, 10)));
+      case Token::Kind::number: return literal(Value::number(std::strtod(t.text.c_str(), nullptr)));
+      case Token::Kind::string: {
+        std::string s = t.text;
+        while (peek().kind == Token::Kind::string) s += t_[p_++].text;  // adjacent literals join
+        return literal(Value::string(s));
+      }
+      case Token::Kind::name:
+        if (t.text == "true" || t.text == "True") return literal(Value::boolean(true));
+        if (t.text == "false" || t.text == "False") return literal(Value::boolean(false));
+        if (t.text == "none" || t.text == "None") return literal(Value::none());
+        return make(Expr::Kind::name, t.text);
+      case Token::Kind::op:
+        if (t.text == "(") {
+          ExprPtr e = expression();
+          expect_op(")");
+          return e;
+        }
+        if (t.text == "[") {
+          auto e = make(Expr::Kind::list);
+          if (!accept_op("]")) {
+            for (;;) {
+              e->args.push_back(expression());
+              if (accept_op("]")) break;
+              expect_op(",");
+              if (accept_op("]")) break;
+            }
+          }
+          return e;
+        }
+        if (t.text == "{") {
+          auto e = make(Expr::Kind::dict);
+          if (!accept_op("}")) {
+            for (;;) {
+              e->args.push_back(expression());
+              expect_op(":");
+              e->args.push_back(expression());
+              if (accept_op("}")) break;
+              expect_op(",");
+              if (accept_op("}")) break;
+            }
+          }
+          return e;
+        }
+        break;
+      case Token::Kind::end: --p_; fail("the expression ends early");
+    }
+    --p_;
+    fail("unexpected '" + t.text + "'");
+  }
+
+  std::vector<Token> t_;
+  size_t p_ = 0;
+  const Source& src_;
+  size_t offset_;
+  std::string code_;
+};
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Statements
+// ---------------------------------------------------------------------------------------------
+struct ChatTemplateNode {
+  enum class Kind { body, text, output, branch, loop, set } kind = Kind::body;
+  size_t offset = 0;
+  std::string text;                       // text
+  std::vector<std::string> names;         // loop variables; set: target name (and attribute)
+  std::vector<ExprPtr> exprs;             // output: 1; branch: conditions; loop: iterable (+ filter); set: value
+  std::vector<std::unique_ptr<ChatTemplateNode>> children;  // body: statements; branch: bodies (+ else); loop: body, else
+  bool loop_filter = false;
+};
+
+namespace {
+
+using Node = ChatTemplateNode;
+using NodePtr = std::unique_ptr<Node>;
+
+class Builder {
+ public:
+  Builder(const std::vector<Piece>& pieces, const Source& src) : pieces_(pieces), src_(src) {}
+
+  NodePtr build() {
+    NodePtr root = body({});
+    if (p_ < pieces_.size()) src_.fail(pieces_[p_].offset, "'" + head(pieces_[p_]) + "' without its opening statement");
+    return root;
+  }
+
+ private:
+  static std::string head(const Piece& p) {
+    size_t a = 0;
+    while (a < p.code.size() && is_space(p.code[a])) ++a;
+    size_t b = a;
+    while (b < p.code.size() && !is_space(p.code[b])) ++b;
+    return p.code.substr(a, b - a);
+  }
+  Parser parser(const Piece& p, size_t skip_words) const {
+    Parser ps(tokenize(p.code, src_, p.offset), src_, p.offset, p.code);
+    for (size_t k = 0; k < skip_words; ++k) ps.expect_name();
+    return ps;
+  }
+  // Statements up to one whose first word is in `until` (left for the caller) or the end.
+  NodePtr body(const std::vector<std::string>& until) {
+    auto b = std::make_unique<Node>();
+    while (p_ < pieces_.size()) {
+      const Piece& pc = pieces_[p_];
+      if (pc.kind == Piece::Kind::text) {
+        auto n = std::make_unique<Node>();
+        n->kind = Node::Kind::text;
+        n->text = pc.code;
+        b->children.push_back(std::move(n));
+        ++p_;
+        continue;
+      }
+      if (pc.kind == Piece::Kind::output) {
+        auto n = std::make_unique<Node>();
+        n->kind = Node::Kind::output;
+        n->offset = pc.offset;
+        Parser ps = parser(pc, 0);
+        n->exprs.push_back(ps.expression());
+        ps.expect_end();
+        b->children.push_back(std::move(n));
+        ++p_;
+        continue;
+      }
+      const std::string word = head(pc);
+      if (std::find(until.begin(), until.end(), word) != until.end()) return b;
+      if (word == "if") {
+        b->children.push_back(branch());
+      } else if (word == "for") {
+        b->children.push_back(loop());
+      } else if (word == "set") {
+        b->children.push_back(assignment());
+      } else {
+        src_.fail(pc.offset, "unsupported statement '{% " + word + " %}'" +
+                                 (until.empty() ? "" : " (expected '" + until.back() + "')"));
+      }
+    }
+    if (!until.empty()) src_.fail(src_.text.size(), "the template ends before '{% " + until.back() + " %}'");
+    return b;
+  }
+  NodePtr branch() {
+    auto n = std::make_unique<Node>();
+    n->kind = Node::Kind::branch;
+    n->offset = pieces_[p_].offset;
+    for (;;) {
+      const Piece& pc = pieces_[p_];
+      const std::string word = head(pc);
+      if (word == "if" || word == "elif") {
+        Parser ps = parser(pc, 1);
+        n->exprs.push_back(ps.expression());
+        ps.expect_end();
+        ++p_;
+        n->children.push_back(body({"elif", "else", "endif"}));
+      } else if (word == "else") {
+        parser(pc, 1).expect_end();
+        ++p_;
+        n->children.push_back(body({"endif"}));
+      } else {  // endif
+        parser(pc, 1).expect_end();
+        ++p_;
+        return n;
+      }
+    }
+  }
+  NodePtr loop() {
+    auto n = std::make_unique<Node>();
+    n->kind = Node::Kind::loop;
+    const Piece& pc = pieces_[p_];
+    n->offset = pc.offset;
+    Parser ps = parser(pc, 1);
+    n->names.push_back(ps.expect_name());
+    while (ps.accept_op(",")) n->names.push_back(ps.expect_name());
+    if (!ps.accept_name("in")) ps.fail("expected 'in'");
+    // `for m in xs if cond` parses as the conditional `xs if cond` (no else): that is a loop filter.
+    ExprPtr seq = ps.expression();
+    if (seq->kind == Expr::Kind::cond && seq->args.size() == 2) {
+      n->exprs.push_back(std::move(seq->args[0]));
+      n->exprs.push_back(std::move(seq->args[1]));
+      n->loop_filter = true;
+    } else {
+      n->exprs.push_back(std::move(seq));
+    }
+    if (ps.accept_name("recursive")) ps.fail("recursive loops are not supported");
+    ps.expect_end();
+    ++p_;
+    n->children.push_back(body({"else", "endfor"}));
+    if (head(pieces_[p_]) == "else") {
+      parser(pieces_[p_], 1).expect_end();
+      ++p_;
+      n->children.push_back(body({"endfor"}));
+    }
+    parser(pieces_[p_], 1).expect_end();
+    ++p_;
+    return n;
+  }
+  NodePtr assignment() {
+    auto n = std::make_unique<Node>();
+    n->kind = Node::Kind::set;
+    const Piece& pc = pieces_[p_];
+    n->offset = pc.offset;
+    Parser ps = parser(pc, 1);
+    n->names.push_back(ps.expect_name());
+    if (ps.accept_op(".")) n->names.push_back(ps.expect_name());
+    if (!ps.accept_op("=")) ps.fail("block assignments ({% set x %}...{% endset %}) are not supported; expected '='");
+    n->exprs.push_back(ps.expression());
+    ps.expect_end();
+    ++p_;
+    return n;
+  }
+
+  const std::vector<Piece>& pieces_;
+  const Source& src_;
+  size_t p_ = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Rendering
+// ---------------------------------------------------------------------------------------------
+class Renderer {
+ public:
+  Renderer(const std::string& text, std::map<std::string, Value> globals) : src_{text} {
+    scopes_.push_back(std::move(globals));
+  }
+
+  void render(const Node& n, std::string& out) {
+    switch (n.kind) {
+      case Node::Kind::body:
+        for (const auto& c : n.children) render(*c, out);
+        return;
+      case Node::Kind::text: out += n.text; return;
+      case Node::Kind::output: out += str(eval(*n.exprs[0], n.offset)); return;
+      case Node::Kind::branch:
+        for (size_t k = 0; k < n.exprs.size(); ++k) {
+          if (truthy(eval(*n.exprs[k], n.offset))) return render(*n.children[k], out);
+        }
+        if (n.children.size() > n.exprs.size()) render(*n.children.back(), out);
+        return;
+      case Node::Kind::set: {
+        Value v = eval(*n.exprs[0], n.offset);
+        if (n.names.size() == 1) {
+          scopes_.back()[n.names[0]] = std::move(v);
+          return;
+        }
+        Value target = lookup(n.names[0]);
+        if (!target.is(K::dict) || !target.is_namespace)
+          fail(n.offset, "'" + n.names[0] + "' is not a namespace (set " + n.names[0] + "." + n.names[1] + ")");
+        for (auto& kv : *target.m)
+          if (kv.first == n.names[1]) {
+            kv.second = std::move(v);
+            return;
+          }
+        target.m->emplace_back(n.names[1], std::move(v));
+        return;
+      }
+      case Node::Kind::loop: return loop(n, out);
+    }
+  }
+
+ private:
+  [[noreturn]] void fail(size_t offset, const std::string& what) const { src_.fail(offset, what); }
+
+  Value lookup(const std::string& name) const {
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+      auto f = it->find(name);
+      if (f != it->end()) return f->second;
+    }
+    return Value{};
+  }
+
+  void loop(const Node& n, std::string& out) {
+    const Value seq = eval(*n.exprs[0], n.offset);
+    List items;
+    if (seq.is(K::list)) {
+      items = *seq.l;
+    } else if (seq.is(K::dict)) {
+      for (const auto& kv : *seq.m) items.push_back(Value::string(kv.first));
+    } else if (seq.is(K::string)) {
+      for (char c : seq.s) items.push_back(Value::string(std::string(1, c)));
+    } else if (!seq.is(K::undefined) && !seq.is(K::none)) {
+      fail(n.offset, "cannot loop over " + str(seq, true));
+    }
+    auto bind = [&](std::map<std::string, Value>& scope, const Value& item) {
+      if (n.names.size() == 1) {
+        scope[n.names[0]] = item;
+        return;
+      }
+      if (!item.is(K::list) || item.l->size() != n.names.size())
+        fail(n.offset, "cannot unpack " + str(item, true) + " into " + std::to_string(n.names.size()) + " names");
+      for (size_t k = 0; k < n.names.size(); ++k) scope[n.names[k]] = (*item.l)[k];
+    };
+    if (n.loop_filter) {
+      List kept;
+      for (const Value& item : items) {
+        scopes_.emplace_back();
+        bind(scopes_.back(), item);
+        const bool keep = truthy(eval(*n.exprs[1], n.offset));
+        scopes_.pop_back();
+        if (keep) kept.push_back(item);
+      }
+      items = std::move(kept);
+    }
+    const int64_t len = static_cast<int64_t>(items.size());
+    for (int64_t k = 0; k < len; ++k) {
+      scopes_.emplace_back();
+      bind(scopes_.back(), items[static_cast<size_t>(k)]);
+      scopes_.back()["loop"] = Value::dict({{"index", Value::integer(k + 1)},
+                                            {"index0", Value::integer(k)},
+                                            {"first", Value::boolean(k == 0)},
+                                            {"last", Value::boolean(k == len - 1)},
+                                            {"length", Value::integer(len)},
+                                            {"revindex", Value::integer(len - k)},
+                                            {"revindex0", Value::integer(len - k - 1)}});
+      render(*n.children[0], out);
+      scopes_.pop_back();
+    }
+    if (len == 0 && n.children.size() > 1) render(*n.children[1], out);
+  }
+
+  Value attribute(const Value& obj, const std::string& name, size_t offset) const {
+    if (obj.is(K::undefined)) fail(offset, "an undefined value has no attribute '" + name + "'");
+    if (const Value* v = obj.find(name)) return *v;
+    return Value{};
+  }
+
+  static int64_t clamp_index(int64_t k, int64_t n) {
+    if (k < 0) k += n;
+    return std::max<int64_t>(0, std::min(k, n));
+  }
+
+  Value item(const Value& obj, const Value& key, size_t offset) const {
+    if (obj.is(K::dict)) {
+      if (!key.is(K::string)) return Value{};
+      const Value* v = obj.find(key.s);
+      return v ? *v : Value{};
+    }
+    if (obj.is(K::list) || obj.is(K::string)) {
+      if (!key.is(K::integer)) fail(offset, "an index must be an integer, got " + str(key, true));
+      const int64_t n = obj.is(K::list) ? static_cast<int64_t>(obj.l->size()) : static_cast<int64_t>(obj.s.size());
+      const int64_t k = key.i < 0 ? key.i + n : key.i;
+      if (k < 0 || k >= n) return Value{};
+      return obj.is(K::list) ? (*obj.l)[static_cast<size_t>(k)] : Value::string(obj.s.substr(static_cast<size_t>(k), 1));
+    }
+    if (obj.is(K::undefined)) fail(offset, "an undefined value has no item " + str(key, true));
+    return Value{};
+  }
+
+  Value call_method(const Value& obj, const std::string& name, const std::vector<Value>& args, size_t offset) const {
+    auto arg = [&](size_t k) -> const Value& {
+      if (k >= args.size()) fail(offset, "'" + name + "' needs " + std::to_string(k + 1) + " argument(s)");
+      return args[k];
+    };
+    if (obj.is(K::string)) {
+      const std::string& s = obj.s;
+      auto strip = [&](bool left, bool right) {
+        const std::string chars = args.empty() || args[0].is(K::none) ? std::string(" \t\n\r\f\v") : arg(0).s;
+        size_t a = 0, b = s.size();
+        if (left) while (a < b && chars.find(s[a]) != std::string::npos) ++a;
+        if (right) while (b > a && chars.find(s[b - 1]) != std::string::npos) --b;
+        return Value::string(s.substr(a, b - a));
+      };
+      if (name == "strip") return strip(true, true);
+      if (name == "lstrip") return strip(true, false);
+      if (name == "rstrip") return strip(false, true);
+      if (name == "startswith") return Value::boolean(s.compare(0, arg(0).s.size(), arg(0).s) == 0);
+      if (name == "endswith")
+        return Value::boolean(s.size() >= arg(0).s.size() && s.compare(s.size() - arg(0).s.size(), arg(0).s.size(), arg(0).s) == 0);
+      if (name == "upper" || name == "lower" || name == "title" || name == "capitalize") return string_case(s, name);
+      if (name == "replace") {
+        const std::string& from = arg(0).s;
+        const std::string& to = arg(1).s;
+        if (from.empty()) fail(offset, "replace of an empty string");
+        std::string r;
+        size_t p = 0;
+        for (size_t q; (q = s.find(from, p)) != std::string::npos; p = q + from.size()) r += s.substr(p, q - p) + to;
+        return Value::string(r + s.substr(p));
+      }
+      if (name == "split") {
+        List parts;
+        if (args.empty() || args[0].is(K::none)) {
+          size_t p = 0;
+          while (p < s.size()) {
+            while (p < s.size() && is_space(s[p])) ++p;
+            size_t q = p;
+            while (q < s.size() && !is_space(s[q])) ++q;
+            if (q > p) parts.push_back(Value::string(s.substr(p, q - p)));
+            p = q;
+          }
+        } else {
+          const std::string& sep = arg(0).s;
+          if (sep.empty()) fail(offset, "split by an empty separator");
+          size_t p = 0;
+          for (size_t q; (q = s.find(sep, p)) != std::string::npos; p = q + sep.size()) parts.push_back(Value::string(s.substr(p, q - p)));
+          parts.push_back(Value::string(s.substr(p)));
+        }
+        return Value::list(std::move(parts));
+      }
+    }
+    if (obj.is(K::dict)) {
+      if (name == "items") {
+        List l;
+        for (const auto& kv : *obj.m) l.push_back(Value::list({Value::string(kv.first), kv.second}));
+        return Value::list(std::move(l));
+      }
+      if (name == "keys" || name == "values") {
+        List l;
+        for (const auto& kv : *obj.m) l.push_back(name == "keys" ? Value::string(kv.first) : kv.second);
+        return Value::list(std::move(l));
+      }
+      if (name == "get") {
+        const Value* v = arg(0).is(K::string) ? obj.find(arg(0).s) : nullptr;
+        return v ? *v : args.size() > 1 ? args[1] : Value::none();
+      }
+    }
+    fail(offset, "unsupported method '" + name + "' of " + str(obj, true));
+  }
+
+  static Value string_case(const std::string& s, const std::string& how) {
+    std::string r = s;
+    bool start = true;
+    for (char& c : r) {
+      const unsigned char u = static_cast<unsigned char>(c);
+      if (how == "upper") c = static_cast<char>(std::toupper(u));
+      else if (how == "lower") c = static_cast<char>(std::tolower(u));
+      else if (how == "title") c = static_cast<char>(start ? std::toupper(u) : std::tolower(u));
+      else c = static_cast<char>(&c == &r[0] ? std::toupper(u) : std::tolower(u));  // capitalize
+      start = !std::isalpha(u);
+    }
+    return Value::string(r);
+  }
+
+  Value filter(const std::string& name, const Value& v, const std::vector<Value>& args,
+               const std::vector<std::string>& kw, size_t offset) const {
+    auto kwarg = [&](const std::string& key, size_t position) -> const Value* {
+      const size_t positional = args.size() - kw.size();
+      for (size_t k = 0; k < kw.size(); ++k)
+        if (kw[k] == key) return &args[positional + k];
+      return position < positional ? &args[position] : nullptr;
+    };
+    if (name == "trim") return call_method(v.is(K::string) ? v : Value::string(str(v)), "strip", {}, offset);
+    if (name == "length" || name == "count") {
+      if (v.is(K::string)) return Value::integer(static_cast<int64_t>(v.s.size()));
+      if (v.is(K::list)) return Value::integer(static_cast<int64_t>(v.l->size()));
+      if (v.is(K::dict)) return Value::integer(static_cast<int64_t>(v.m->size()));
+      if (v.is(K::undefined)) return Value::integer(0);
+      fail(offset, "length of " + str(v, true));
+    }
+    if (name == "upper" || name == "lower" || name == "title" || name == "capitalize") return string_case(str(v), name);
+    if (name == "string") return Value::string(str(v));
+    if (name == "safe") return v;
+    if (name == "tojson") {
+      const Value* ind = kwarg("indent", 0);
+      std::string out;
+      to_json(v, ind && ind->is(K::integer) ? static_cast<int>(ind->i) : -1, 0, out);
+      return Value::string(out);
+    }
+    if (name == "join") {
+      const Value* sep = kwarg("d", 0);
+      std::string out;
+      if (!v.is(K::list)) fail(offset, "join of " + str(v, true));
+      for (size_t k = 0; k < v.l->size(); ++k) out += (k && sep ? str(*sep) : "") + str((*v.l)[k]);
+      return Value::string(out);
+    }
+    if (name == "first" || name == "last") {
+      if (v.is(K::list)) return v.l->empty() ? Value{} : name == "first" ? v.l->front() : v.l->back();
+      if (v.is(K::string)) return v.s.empty() ? Value{} : Value::string(std::string(1, name == "first" ? v.s.front() : v.s.back()));
+      fail(offset, name + " of " + str(v, true));
+    }
+    if (name == "default" || name == "d") {
+      const Value* fallback = kwarg("default_value", 0);
+      const Value* boolean = kwarg("boolean", 1);
+      const bool use = v.is(K::undefined) || (boolean && truthy(*boolean) && !truthy(v));
+      return use ? (fallback ? *fallback : Value::string("")) : v;
+    }
+    if (name == "reverse") {
+      if (v.is(K::string)) return Value::string(std::string(v.s.rbegin(), v.s.rend()));
+      if (v.is(K::list)) return Value::list(List(v.l->rbegin(), v.l->rend()));
+      fail(offset, "reverse of " + str(v, true));
+    }
+    if (name == "list") {
+      if (v.is(K::list)) return v;
+      if (v.is(K::dict)) return call_method(v, "keys", {}, offset);
+      if (v.is(K::string)) {
+        List l;
+        for (char c : v.s) l.push_back(Value::string(std::string(1, c)));
+        return Value::list(std::move(l));
+      }
+      fail(offset, "list of " + str(v, true));
+    }
+    if (name == "items") return call_method(v, "items", {}, offset);
+    fail(offset, "unsupported filter '" + name + "'");
+  }
+
+  bool test(const std::string& name, const Value& v, size_t offset) const {
+    if (name == "defined") return !v.is(K::undefined);
+    if (name == "undefined") return v.is(K::undefined);
+    if (name == "none") return v.is(K::none);
+    if (name == "string") return v.is(K::string);
+    if (name == "mapping") return v.is(K::dict);
+    if (name == "iterable") return v.is(K::list) || v.is(K::dict) || v.is(K::string);
+    if (name == "sequence") return v.is(K::list) || v.is(K::string) || v.is(K::dict);
+    if (name == "number") return v.is(K::integer) || v.is(K::number);
+    if (name == "integer") return v.is(K::integer);
+    if (name == "float") return v.is(K::number);
+    if (name == "boolean") return v.is(K::boolean);
+    if (name == "true") return v.is(K::boolean) && v.b;
+    if (name == "false") return v.is(K::boolean) && !v.b;
+    fail(offset, "unsupported test 'is " + name + "'");
+  }
+
+  Value arithmetic(const std::string& op, const Value& a, const Value& b, size_t offset) const {
+    if (op == "+") {
+      if (a.is(K::string) && b.is(K::string)) return Value::string(a.s + b.s);
+      if (a.is(K::list) && b.is(K::list)) {
+        List l = *a.l;
+        l.insert(l.end(), b.l->begin(), b.l->end());
+        return Value::list(std::move(l));
+      }
+    }
+    if (op == "*" && a.is(K::string) && b.is(K::integer)) {
+      std::string r;
+      for (int64_t k = 0; k < b.i; ++k) r += a.s;
+      return Value::string(r);
+    }
+    if (!a.numeric() || !b.numeric())
+      fail(offset, "cannot apply '" + op + "' to " + str(a, true) + " and " + str(b, true));
+    const bool ints = !a.is(K::number) && !b.is(K::number);
+    const int64_t x = a.is(K::boolean) ? a.b : a.i, y = b.is(K::boolean) ? b.b : b.i;
+    if (op == "/") {
+      if (b.as_double() == 0) fail(offset, "division by zero");
+      return Value::number(a.as_double() / b.as_double());
+    }
+    if (ints) {
+      if (op == "+") return Value::integer(x + y);
+      if (op == "-") return Value::integer(x - y);
+      if (op == "*") return Value::integer(x * y);
+      if (y == 0) fail(offset, "division by zero");
+      int64_t q = x / y, r = x % y;
+      if (r != 0 && ((r < 0) != (y < 0))) {  // Python's floor division and modulo
+        --q;
+        r += y;
+      }
+      return Value::integer(op == "//" ? q : r);
+    }
+    const double p = a.as_double(), q = b.as_double();
+    if (op == "+") return Value::number(p + q);
+    if (op == "-") return Value::number(p - q);
+    if (op == "*") return Value::number(p * q);
+    if (q == 0) fail(offset, "division by zero");
+    if (op == "//") return Value::number(std::floor(p / q));
+    return Value::number(p - q * std::floor(p / q));
+  }
+
+  Value eval(const Expr& e, size_t offset) {
+    switch (e.kind) {
+      case Expr::Kind::literal: return e.value;
+      case Expr::Kind::name: return lookup(e.name);
+      case Expr::Kind::attr: return attribute(eval(*e.args[0], offset), e.name, offset);
+      case Expr::Kind::item: return item(eval(*e.args[0], offset), eval(*e.args[1], offset), offset);
+      case Expr::Kind::slice: {
+        const Value obj = eval(*e.args[0], offset);
+        const bool is_list = obj.is(K::list);
+        if (!is_list && !obj.is(K::string)) fail(offset, "cannot slice " + str(obj, true));
+        const int64_t n = is_list ? static_cast<int64_t>(obj.l->size()) : static_cast<int64_t>(obj.s.size());
+        auto bound = [&](const ExprPtr& x, int64_t fallback) {
+          if (!x) return fallback;
+          const Value v = eval(*x, offset);
+          if (!v.is(K::integer)) fail(offset, "a slice bound must be an integer");
+          return clamp_index(v.i, n);
+        };
+        const int64_t lo = bound(e.args[1], 0), hi = std::max(lo, bound(e.args[2], n));
+        if (is_list) return Value::list(List(obj.l->begin() + lo, obj.l->begin() + hi));
+        return Value::string(obj.s.substr(static_cast<size_t>(lo), static_cast<size_t>(hi - lo)));
+      }
+      case Expr::Kind::call: {
+        std::vector<Value> args;
+        for (size_t k = 1; k < e.args.size(); ++k) args.push_back(eval(*e.args[k], offset));
+        const Expr& callee = *e.args[0];
+        if (callee.kind == Expr::Kind::attr) return call_method(eval(*callee.args[0], offset), callee.name, args, offset);
+        if (callee.kind == Expr::Kind::name) {
+          if (callee.name == "raise_exception")
+            throw Error("chat template: " + (args.empty() ? std::string("raise_exception") : str(args[0])));
+          if (callee.name == "namespace") {
+            const size_t positional = args.size() - e.kwnames.size();
+            if (positional != 0) fail(offset, "namespace() takes keyword arguments");
+            Value ns = Value::dict();
+            ns.is_namespace = true;
+            for (size_t k = 0; k < e.kwnames.size(); ++k) ns.m->emplace_back(e.kwnames[k], args[k]);
+            return ns;
+          }
+          if (callee.name == "range") {
+            if (args.empty() || args.size() > 2 || !args[0].is(K::integer) || (args.size() == 2 && !args[1].is(K::integer)))
+              fail(offset, "range() takes one or two integers");
+            const int64_t lo = args.size() == 2 ? args[0].i : 0, hi = args.size() == 2 ? args[1].i : args[0].i;
+            if (hi - lo > (int64_t{1} << 20)) fail(offset, "range() of more than 2^20 values");
+            List l;
+            for (int64_t k = lo; k < hi; ++k) l.push_back(Value::integer(k));
+            return Value::list(std::move(l));
+          }
+          fail(offset, "unknown function '" + callee.name + "'");
+        }
+        fail(offset, "this value cannot be called");
+      }
+      case Expr::Kind::filter: {
+        std::vector<Value> args;
+        for (size_t k = 1; k < e.args.size(); ++k) args.push_back(eval(*e.args[k], offset));
+        return filter(e.name, eval(*e.args[0], offset), args, e.kwnames, offset);
+      }
+      case Expr::Kind::test: return Value::boolean(test(e.name, eval(*e.args[0], offset), offset) != e.negate);
+      case Expr::Kind::unary: {
+        const Value v = eval(*e.args[0], offset);
+        if (e.name == "not") return Value::boolean(!truthy(v));
+        if (v.is(K::integer)) return Value::integer(-v.i);
+        if (v.is(K::number)) return Value::number(-v.d);
+        fail(offset, "cannot negate " + str(v, true));
+      }
+      case Expr::Kind::binary: {
+        const std::string& op = e.name;
+        if (op == "and") {
+          Value a = eval(*e.args[0], offset);
+          return truthy(a) ? eval(*e.args[1], offset) : a;
+        }
+        if (op == "or") {
+          Value a = eval(*e.args[0], offset);
+          return truthy(a) ? a : eval(*e.args[1], offset);
+        }
+        const Value a = eval(*e.args[0], offset), b = eval(*e.args[1], offset);
+        if (op == "~") return Value::string(str(a) + str(b));
+        if (op == "==") return Value::boolean(equal(a, b));
+        if (op == "!=") return Value::boolean(!equal(a, b));
+        if (op == "in" || op == "not in") {
+          bool found = false;
+          if (b.is(K::string)) {
+            if (!a.is(K::string)) fail(offset, "'in <string>' needs a string on the left");
+            found = b.s.find(a.s) != std::string::npos;
+          } else if (b.is(K::list)) {
+            for (const Value& x : *b.l) found = found || equal(a, x);
+          } else if (b.is(K::dict)) {
+            found = a.is(K::string) && b.find(a.s) != nullptr;
+          } else if (!b.is(K::undefined)) {
+            fail(offset, "'in' needs a string, list or dict on the right");
+          }
+          return Value::boolean(found == (op == "in"));
+        }
+        if (op == "<" || op == ">" || op == "<=" || op == ">=") {
+          int c = 0;
+          if (a.numeric() && b.numeric()) c = a.as_double() < b.as_double() ? -1 : a.as_double() > b.as_double() ? 1 : 0;
+          else if (a.is(K::string) && b.is(K::string)) c = a.s.compare(b.s) < 0 ? -1 : a.s.compare(b.s) > 0 ? 1 : 0;
+          else fail(offset, "cannot compare " + str(a, true) + " and " + str(b, true));
+          return Value::boolean(op == "<" ? c < 0 : op == ">" ? c > 0 : op == "<=" ? c <= 0 : c >= 0);
+        }
+        return arithmetic(op, a, b, offset);
+      }
+      case Expr::Kind::cond: {
+        if (truthy(eval(*e.args[1], offset))) return eval(*e.args[0], offset);
+        return e.args.size() > 2 ? eval(*e.args[2], offset) : Value{};
+      }
+      case Expr::Kind::list: {
+        List l;
+        for (const auto& x : e.args) l.push_back(eval(*x, offset));
+        return Value::list(std::move(l));
+      }
+      case Expr::Kind::dict: {
+        Dict m;
+        for (size_t k = 0; k + 1 < e.args.size(); k += 2) {
+          const Value key = eval(*e.args[k], offset);
+          if (!key.is(K::string)) fail(offset, "a dict key must be a string");
+          m.emplace_back(key.s, eval(*e.args[k + 1], offset));
+        }
+        return Value::dict(std::move(m));
+      }
+    }
+    fail(offset, "unsupported expression");
+  }
+
+  Source src_;
+  std::vector<std::map<std::string, Value>> scopes_;
+};
+
+std::string token_text(const nlohmann::json& j) {
+  if (j.is_string()) return j.get<std::string>();
+  if (j.is_object() && j.contains("content") && j["content"].is_string()) return j["content"].get<std::string>();
+  return "";
+}
+
+}  // namespace
+
+ChatTemplate ChatTemplate::from_text(const std::string& source, const std::string& bos_token,
+                                     const std::string& eos_token) {
+  const Source src{source};
+  std::vector<Piece> pieces = cut(src);
+  NodePtr root = Builder(pieces, src).build();
+  ChatTemplate t;
+  // The root holds the template text too (errors while rendering name lines).
+  auto keep = std::make_shared<std::pair<std::string, NodePtr>>(source, std::move(root));
+  t.root_ = std::shared_ptr<const ChatTemplateNode>(keep, keep->second.get());
+  t.bos_ = bos_token;
+  t.eos_ = eos_token;
+  t.source_ = std::shared_ptr<const std::string>(keep, &keep->first);
+  return t;
+}
+
+ChatTemplate ChatTemplate::from_model_dir(const std::string& dir) {
+  namespace fs = std::filesystem;
+  const std::string config_path = dir + "/tokenizer_config.json";
+  nlohmann::json config = nlohmann::json::object();
+  if (fs::exists(config_path)) {
+    try {
+      config = nlohmann::json::parse(read_file_text(config_path, "tokenizer_config.json"));
+    } catch (const nlohmann::json::exception& e) {
+      throw Error(config_path + ": not valid JSON (" + e.what() + ")");
+    }
+    BL_CHECK(config.is_object(), config_path, ": expected a JSON object");
+  }
+  std::string text;
+  const std::string jinja = dir + "/chat_template.jinja";
+  if (fs::exists(jinja)) {
+    text = read_file_text(jinja, "chat template");
+  } else if (config.contains("chat_template") && config["chat_template"].is_string()) {
+    text = config["chat_template"].get<std::string>();
+  } else if (config.contains("chat_template") && config["chat_template"].is_array()) {
+    for (const auto& t : config["chat_template"])
+      if (t.is_object() && t.value("name", "") == "default" && t.contains("template") && t["template"].is_string())
+        text = t["template"].get<std::string>();
+    BL_CHECK(!text.empty(), config_path, ": chat_template is a list without a template named \"default\"");
+  } else {
+    throw Error(dir + ": the model has no chat template (no chat_template.jinja, no \"chat_template\" in tokenizer_config.json)");
+  }
+  try {
+    return from_text(text, token_text(config.value("bos_token", nlohmann::json())),
+                     token_text(config.value("eos_token", nlohmann::json())));
+  } catch (const Error& e) {
+    throw Error(dir + ": " + e.what());
+  }
+}
+
+std::string ChatTemplate::apply(const std::vector<ChatMessage>& messages, bool add_generation_prompt) const {
+  BL_CHECK(root_ != nullptr, "chat template: not loaded");
+  List list;
+  for (const ChatMessage& m : messages)
+    list.push_back(Value::dict({{"role", Value::string(m.role)}, {"content", Value::string(m.content)}}));
+  std::map<std::string, Value> globals;
+  globals["messages"] = Value::list(std::move(list));
+  globals["add_generation_prompt"] = Value::boolean(add_generation_prompt);
+  globals["bos_token"] = Value::string(bos_);
+  globals["eos_token"] = Value::string(eos_);
+  Renderer r(*source_, std::move(globals));
+  std::string out;
+  r.render(*root_, out);
+  return out;
+}
+
+}  // namespace bl::text
