@@ -125,7 +125,7 @@ void bind_models(nb::module_& m) {
   nb::class_<Tokenizer>(m, "Tokenizer", "A Hugging Face tokenizer.json tokenizer (bitlearn/tokenizer.h).")
       .def_static("from_file", &Tokenizer::from_file, nb::arg("path"))
       .def_static("from_json_text", &Tokenizer::from_json_text, nb::arg("text"), nb::arg("source") = "tokenizer")
-      .def("encode", &Tokenizer::encode, nb::arg("text"))
+      .def("encode", &Tokenizer::encode, nb::arg("text"), nb::arg("add_special_tokens") = true)
       .def("decode", &Tokenizer::decode, nb::arg("ids"), nb::arg("skip_special_tokens") = false)
       .def_prop_ro("vocab_size", &Tokenizer::vocab_size)
       .def("token_to_id", &Tokenizer::token_to_id, nb::arg("token"))
