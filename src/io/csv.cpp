@@ -12,6 +12,7 @@
 
 #include "bitlearn/io.h"
 #include "core/error.h"
+#include "text/utf8.h"
 
 namespace bl {
 
@@ -76,6 +77,10 @@ CsvTable parse_csv(const std::string& text, const std::string& source) {
         std::string& c = cells[i];
         c = trim(c);
         BL_CHECK(!c.empty(), source, ": header (line ", line_no, ") has an empty column name");
+        // Names go into model files (JSON), which hold UTF-8 text only.
+        BL_CHECK(text::first_invalid_utf8(c) == std::string::npos, source, ": header (line ", line_no,
+                 ") column ", i + 1, " name is not valid UTF-8 (byte ", text::first_invalid_utf8(c) + 1,
+                 "); save the file as UTF-8");
         // Two columns of one name would make every lookup by name pick the first one silently.
         auto [it, fresh] = seen.emplace(c, i + 1);
         BL_CHECK(fresh, source, ": header (line ", line_no, ") names column '", c, "' twice (columns ",
@@ -113,6 +118,8 @@ CsvTable parse_csv(const std::string& text, const std::string& source) {
         text = t.text.emplace(c, std::move(col)).first;
       }
       if (text != t.text.end()) {
+        BL_CHECK(text::first_invalid_utf8(cell) == std::string::npos, source, ": line ", line_no, " column '",
+                 t.columns[c], "' holds text that is not valid UTF-8; save the file as UTF-8");
         text->second.cells.push_back(cell);
         v = std::nanf("");
       }

@@ -2,13 +2,12 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "bitlearn/io.h"
 #include "core/error.h"
@@ -50,25 +49,103 @@ std::string target_state(const std::string& path) {
 
 }  // namespace
 
+int open_input_file(const std::string& path, const std::string& what, bool regular_only) {
+  // O_NONBLOCK: opening a pipe for reading would otherwise wait for a writer; blocking is restored
+  // right after, so that reads wait for data as usual.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    const int e = errno;
+    throw Error(detail::concat(what, " ", path, ": cannot open the file (", std::strerror(e), ")"));
+  }
+  struct stat st {};
+  const char* refuse = nullptr;
+  if (::fstat(fd, &st) != 0) {
+    refuse = "cannot stat the file";
+  } else if (S_ISDIR(st.st_mode)) {
+    refuse = "is a directory, not a file";
+  } else if (regular_only && !S_ISREG(st.st_mode)) {
+    refuse = "is not a regular file (a pipe, a device or a socket cannot be read here)";
+  } else {
+    const int flags = ::fcntl(fd, F_GETFL);
+    if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) refuse = "cannot set blocking reads";
+  }
+  if (refuse != nullptr) {
+    ::close(fd);
+    throw Error(detail::concat(what, " ", path, ": ", refuse));
+  }
+  return fd;
+}
+
+namespace {
+
+template <class Bytes>
+Bytes read_whole(const std::string& path, const std::string& what) {
+  const int fd = open_input_file(path, what);
+  Bytes out;
+  char buf[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int e = errno;
+      ::close(fd);
+      throw Error(detail::concat(what, " ", path, ": read failed (", std::strerror(e), ")"));
+    }
+    if (n == 0) break;
+    out.insert(out.end(), buf, buf + n);
+  }
+  ::close(fd);
+  return out;
+}
+
+}  // namespace
+
 std::vector<uint8_t> read_file_bytes(const std::string& path, const std::string& what) {
-  std::ifstream f(path, std::ios::binary);
-  BL_CHECK(f.good(), what, " ", path, ": cannot open the file");
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  BL_CHECK(!f.bad(), what, " ", path, ": read failed");
-  return bytes;
+  return read_whole<std::vector<uint8_t>>(path, what);
 }
 
 std::string read_file_text(const std::string& path, const std::string& what) {
-  std::ifstream f(path, std::ios::binary);
-  BL_CHECK(f.good(), what, " ", path, ": cannot open the file");
-  std::ostringstream text;
-  text << f.rdbuf();
-  BL_CHECK(!f.bad(), what, " ", path, ": read failed");
-  return text.str();
+  return read_whole<std::string>(path, what);
 }
+
+namespace {
+
+// Writes into an existing device or pipe (never replaced by a file).
+void write_in_place(const std::string& path, const void* data, size_t size, const std::string& what) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    const int e = errno;
+    throw Error(detail::concat(what, " ", path, ": cannot open it for writing (",
+                               e == ENXIO ? "a pipe that no process reads" : std::strerror(e), ")"));
+  }
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  const auto* p = static_cast<const uint8_t*>(data);
+  size_t left = size;
+  while (left > 0) {
+    const ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int e = errno;
+      ::close(fd);
+      throw Error(detail::concat(what, " ", path, ": write failed (", std::strerror(e), ")"));
+    }
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+  if (::close(fd) != 0) throw Error(detail::concat(what, " ", path, ": write failed on close"));
+}
+
+}  // namespace
 
 void write_file_atomic(const std::string& path, const void* data, size_t size,
                        const std::string& what) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    BL_CHECK(!S_ISDIR(st.st_mode), what, " ", path, ": is a directory; give a file name");
+    write_in_place(path, data, size, what);
+    return;
+  }
   remove_stale_temporaries(path);
   const std::string tmp = path + ".tmp." + std::to_string(static_cast<long>(::getpid()));
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

@@ -2,6 +2,7 @@
 //
 // Layout: two zero bytes, a type byte (0x08 = unsigned byte), the number of dimensions, then each
 // dimension as a big-endian uint32, then the row-major data.
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <string>
 
 #include "bitlearn/nn/data.h"
+#include "bitlearn/io.h"
 #include "core/error.h"
 
 namespace bl::nn {
@@ -24,7 +26,10 @@ constexpr uint64_t kIdxMaxDataBytes = uint64_t{1} << 32;
 struct GzReader {
   gzFile f = nullptr;
   std::string path;
-  explicit GzReader(const std::string& p) : f(gzopen(p.c_str(), "rb")), path(p) {
+  explicit GzReader(const std::string& p) : path(p) {
+    const int fd = open_input_file(p, "read_idx: file");
+    f = gzdopen(fd, "rb");
+    if (f == nullptr) ::close(fd);
     BL_CHECK(f != nullptr, "read_idx: cannot open '", path, "'");
   }
   ~GzReader() { gzclose(f); }

@@ -92,8 +92,7 @@ struct SafetensorsFile::Mapping {
 
 SafetensorsFile SafetensorsFile::open(const std::string& path) {
   const std::string where = "safetensors " + path;
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  BL_CHECK(fd >= 0, where, ": cannot open the file (", std::strerror(errno), ")");
+  const int fd = open_input_file(path, "safetensors", /*regular_only=*/true);
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
     ::close(fd);

@@ -89,8 +89,7 @@ std::vector<std::pair<std::string, std::string>> read_corpus(const std::string& 
 }
 
 TokenFile TokenFile::open(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY);
-  BL_CHECK(fd >= 0, "token file: cannot open '", path, "': ", std::strerror(errno));
+  const int fd = open_input_file(path, "token file", /*regular_only=*/true);
   struct stat sb {};
   if (::fstat(fd, &sb) != 0) {
     ::close(fd);

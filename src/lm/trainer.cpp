@@ -115,8 +115,17 @@ TrainResult train(const TrainOptions& o) {
   const Device device = Device::parse(o.device);
   BL_CHECK(o.steps >= 1, "lm train: --steps must be >= 1, got ", o.steps);
   BL_CHECK(o.batch >= 1, "lm train: --batch must be >= 1, got ", o.batch);
-  BL_CHECK(o.lr >= 0 && finite(o.lr) && o.weight_decay >= 0 && o.clip >= 0 && o.warmup >= 0,
-           "lm train: --lr, --weight-decay, --clip and --warmup must be finite and >= 0");
+  // A step holds `batch` sequences; beyond 2^20 the token buffers alone would not fit in memory.
+  BL_CHECK(o.batch <= (int64_t{1} << 20), "lm train: --batch ", o.batch, " is more than 1,048,576 sequences per step");
+  BL_CHECK(o.lr > 0 && finite(o.lr), "lm train: --lr must be finite and > 0, got ", o.lr);
+  BL_CHECK(o.min_lr >= 0 && finite(o.min_lr), "lm train: --min-lr must be finite and >= 0, got ", o.min_lr);
+  BL_CHECK(o.weight_decay >= 0 && finite(o.weight_decay) && o.clip >= 0 && finite(o.clip) && o.warmup >= 0,
+           "lm train: --weight-decay, --clip and --warmup must be finite and >= 0");
+  BL_CHECK(o.seq_len >= 0, "lm train: --seq-len must be >= 1 (or 0: the model's context), got ", o.seq_len);
+  BL_CHECK(o.shards >= 0, "lm train: --shards must be >= 1 (or 0: one per sequence), got ", o.shards);
+  BL_CHECK(o.eval_every >= 0, "lm train: --eval-every must be >= 0 (0: never), got ", o.eval_every);
+  BL_CHECK(o.eval_batches >= 1, "lm train: --eval-batches must be >= 1, got ", o.eval_batches);
+  BL_CHECK(o.hash_every >= 0, "lm train: --hash-every must be >= 0 (0: never), got ", o.hash_every);
   BL_CHECK(o.val_fraction >= 0 && o.val_fraction < 1, "lm train: --val-fraction must lie in [0, 1)");
   BL_CHECK(!o.data.empty(), "lm train: --data PATH is required (a UTF-8 text file or a folder of them)");
   BL_CHECK(o.stop_at >= 0 && o.stop_at <= o.steps, "lm train: --stop-at ", o.stop_at, " must lie in [0, --steps ",
@@ -184,7 +193,19 @@ TrainResult train(const TrainOptions& o) {
     nn::CheckpointInfo info = nn::load_checkpoint(o.checkpoint, *model, opt);
     auto it = info.metadata.find(kHparamsKey);
     BL_CHECK(it != info.metadata.end(), "lm train: ", o.checkpoint, " is not a language-model checkpoint");
-    nlohmann::ordered_json saved = nlohmann::ordered_json::parse(it->second);
+    nlohmann::ordered_json saved;
+    try {
+      saved = nlohmann::ordered_json::parse(it->second);
+    } catch (const nlohmann::json::exception&) {
+      throw Error("lm train: " + o.checkpoint + ": its metadata " + kHparamsKey + " is not JSON (the file was altered)");
+    }
+    BL_CHECK(saved.is_object(), "lm train: ", o.checkpoint, ": its metadata ", kHparamsKey, " is not a JSON object");
+    // The data position is saved beside the step (one sequence batch per step): anything else means
+    // the file was altered, and a run resumed from it would not read the data it claims.
+    auto pos = info.metadata.find("lm.data_position");
+    BL_CHECK(pos != info.metadata.end() && pos->second == std::to_string(info.step), "lm train: --resume refused: ",
+             o.checkpoint, " has lm.data_position ", pos == info.metadata.end() ? std::string("(absent)") : "'" + pos->second + "'",
+             " but step ", info.step, " (they are saved equal; the file was altered)");
     for (const auto& [key, value] : hp.items()) {
       BL_CHECK(saved.contains(key) && saved[key] == value, "lm train: --resume refused: ", o.checkpoint,
                " was trained with ", key, " = ", saved.contains(key) ? option_text(saved[key]) : "(absent)",

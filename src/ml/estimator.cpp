@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -184,9 +185,11 @@ double param_double(const std::string& est, const std::string& key, const std::s
 
 int64_t param_int(const std::string& est, const std::string& key, const std::string& text) {
   char* end = nullptr;
+  errno = 0;
   long long v = std::strtoll(text.c_str(), &end, 10);
   BL_CHECK(!text.empty() && end == text.c_str() + text.size(), est, ": parameter ", key, "=", text,
            ": expected an integer");
+  BL_CHECK(errno != ERANGE, est, ": parameter ", key, "=", text, ": beyond the range of a 64-bit integer");
   return static_cast<int64_t>(v);
 }
 

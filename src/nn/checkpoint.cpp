@@ -72,6 +72,10 @@ CheckpointInfo load_checkpoint(const std::string& path, Module& model, Optimizer
   std::map<std::string, Tensor> state;
   for (const std::string& key : file.names()) {
     if (key.rfind("optim.", 0) == 0) {
+      // Every optimizer slot is saved as F32; another dtype means the file was altered (a reader
+      // would otherwise widen it and continue from other values).
+      BL_CHECK(file.dtype(key) == "F32", "load_checkpoint: tensor '", key, "' in '", path, "' is ",
+               file.dtype(key), ", expected F32 (optimizer state is saved as F32)");
       state[key.substr(6)] = file.get(key);
       used.insert(key);
     }

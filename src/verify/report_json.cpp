@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
+#include "bitlearn/io.h"
 #include "bitlearn/verify.h"
 #include "core/error.h"
 #include "io/json_number.h"
@@ -86,29 +87,15 @@ void write_report_json(const Report& report, const std::string& path) {
   j["cross_device_divergences"] = report.cross_device_divergences;
   j["digest"] = report.runs.empty() ? std::string() : report.runs[0].digest;
 
-  // Written to a temporary file beside the target, then renamed: a reader never sees half a file.
-  const std::string tmp = path + ".tmp." + std::to_string(static_cast<long>(::getpid()));
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    BL_CHECK(f.good(), "verify --json: cannot write ", tmp);
-    f << j.dump(2) << "\n";
-    f.flush();
-    BL_CHECK(f.good(), "verify --json: write to ", tmp, " failed");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw Error("verify --json: cannot rename " + tmp + " to " + path);
-  }
+  // Atomic (a reader never sees half a file); a device such as /dev/stdout is written in place.
+  write_file_atomic(path, j.dump(2) + "\n", "verify --json report");
 }
 
 Report read_report_json(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  BL_CHECK(f.good(), "verify report ", path, ": cannot open the file");
-  std::stringstream text;
-  text << f.rdbuf();
+  const std::string text = read_file_text(path, "verify report");
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(text.str());
+    j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     throw Error("verify report " + path + ": not valid JSON (" + e.what() + ")");
   }

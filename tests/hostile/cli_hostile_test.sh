@@ -72,8 +72,12 @@ for model in mlp cnn lstm; do
     set -- $bad
     expect 2 "bitlearn train: $1 must be >= 1, got $2" "$BIN" train --model $model --data "$tmp/none" $bad
   done
-  for lr in -1 0 nan inf; do
+  for lr in -1 0; do
     expect 2 "bitlearn train: --lr must be a finite number > 0" "$BIN" train --model $model --data "$tmp/none" --lr $lr
+  done
+  # Non-finite numbers are refused for every option, before the command runs.
+  for lr in nan inf; do
+    expect 2 "--lr: expects a finite number (got $lr)" "$BIN" train --model $model --data "$tmp/none" --lr $lr
   done
 done
 expect 2 "--checkpoint-every must be >= 0, got -2" "$BIN" train --model mlp --checkpoint-every -2
@@ -88,7 +92,13 @@ expect 2 "--lr" "$BIN" train --model llama-tiny --data "$tmp/corpus.txt" --token
   --tokens "$tmp/c.tok" --lr nan
 
 # --- verify --json and compare ---
-expect 2 "--json needs a file name (got an empty one)" "$BIN" verify --quick --json ""
+expect 2 "--json: needs a value (got an empty one)" "$BIN" verify --quick --json ""
+# Any option: an empty value, an integer beyond 64 bits, a negative unsigned value.
+expect 2 "--max-new-tokens: needs a value (got an empty one)" "$BIN" generate --model "$HF/llama" --ids 1 --max-new-tokens ""
+expect 2 "--max-new-tokens: 99999999999999999999999 is beyond the range of a 64-bit integer" \
+  "$BIN" generate --model "$HF/llama" --ids 1 --max-new-tokens 99999999999999999999999
+expect 2 "--seed: must not be negative (got -1)" "$BIN" generate --model "$HF/llama" --ids 1 --seed -1
+expect 2 "--folds: expects an integer (got '3.5')" "$BIN" cv --model ridge --data "$tmp/none" --target y --folds 3.5
 expect 2 "cannot write beside '/nonexistent-dir/r.json'" "$BIN" verify --quick --json /nonexistent-dir/r.json
 expect 2 "is a directory" "$BIN" verify --quick --json "$tmp"
 h0=$(printf '0%.0s' $(seq 64))

@@ -1511,28 +1511,6 @@ GENERATORS = {
 # shown as known and does not change the exit code; the first matching pattern names it. Remove a
 # line when the library is fixed (the cases stay in the sweep either way).
 KNOWN = [
-    (r"^(csv|opt)\..*\.fifo$|^shard\.fifo$|^report\.fifo$|^opt\.inspect\.model_fifo$",
-     "a named pipe given as an input file blocks in open() for ever (the readers do not check for a regular file)"),
-    (r"^csv\.(fit|fit_tree|cv)\.latin1_name$",
-     "a CSV column name that is not UTF-8 ends in a bare [json.exception.type_error.316] when the model file is written"),
-    (r"^model\.\w+\.feature_names\.element_(neg|huge)$",
-     "feature_names holding a number: bare [json.exception.type_error.302] (tools/bitlearn/model_file.cpp)"),
-    (r"^model\.\w+\.feature_names\.string$", "feature_names of the wrong type (a string) is ignored, not refused"),
-    (r"^ckpt\.meta\.lm\.hparams\.0$", "checkpoint metadata lm.hparams that is not JSON: bare [json.exception.parse_error.101]"),
-    (r"^ckpt\.dtype\.optim\.", "an optimizer slot stored as F16 (half the bytes) is loaded on --resume, not refused"),
-    (r"^ckpt\.meta\.lm\.data_position\.[012]$", "checkpoint lm.data_position -1, 'x' or 10^20 is accepted on --resume"),
-    (r"^opt\..*\.out\.dev_full$|^opt\..*\.json\.dev_full$|^opt\..*\.report\.dev_full$|^opt\..*\.checkpoint\.dev_full$",
-     "an output path that is a device node is replaced by a regular file (the atomic write renames over it)"),
-    (r"^opt\.train_lm\.batch\.(huge|overflow)$", "train (LM) --batch 2^63-1: 'cannot create std::vector larger than max_size()'"),
-    (r"^opt\..*\.seed\.(neg|overflow)$", "an unsigned option (--seed) takes -1 as 2^64-1 and clamps values past 2^64"),
-    (r"^opt\..*\.overflow$", "an integer option past int64 (10^23) is clamped to 2^63-1 instead of refused"),
-    (r"^opt\..*\.empty$", "an empty value of a numeric option or an output path is taken as the default / no file"),
-    (r"^opt\.(train_lm\.(seq-len|shards|eval-every|eval-batches|hash-every)|inspect\.max-values)\.neg$",
-     "a negative count accepted (train LM --seq-len, --shards, --eval-every, --eval-batches, --hash-every; inspect --max-values)"),
-    (r"^opt\.train_lm\.(lr\.zero|min-lr\.neg)$", "train (LM) --lr 0 and --min-lr -1 are accepted"),
-    (r"^opt\.cv\.stratified_regressor$", "cv --stratified on a continuous target is accepted"),
-    (r"^opt\.fit\.param\.decision_tree_classifier\.max_depth_(-1|99999999999999999999)$",
-     "decision_tree_classifier max_depth=-1 and max_depth=10^20 are accepted"),
 ]
 
 

@@ -14,6 +14,7 @@
 #include "bitlearn/verify.h"
 #include "command.h"
 #include "core/error.h"
+#include "bitlearn/io.h"
 #include "io/json_number.h"
 
 namespace {
@@ -22,15 +23,15 @@ constexpr const char* kLmFormat = "bitlearn.lm.train.v1";
 
 // The JSON of the file at path, or a null value when it cannot be read or parsed (*why says which).
 nlohmann::json read_json(const std::string& path, std::string* why) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *why = "cannot open '" + path + "'";
+  std::string text;
+  try {
+    text = bl::read_file_text(path, "report");
+  } catch (const bl::Error& e) {
+    *why = e.what();
     return nullptr;
   }
-  std::stringstream ss;
-  ss << in.rdbuf();
   try {
-    return nlohmann::json::parse(ss.str());
+    return nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     *why = "'" + path + "' is not JSON: " + e.what();
     return nullptr;

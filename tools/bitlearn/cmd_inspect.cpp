@@ -88,6 +88,7 @@ void print_tree(const bl::ml::Tree& t, const std::vector<std::string>& names, co
 }
 
 void run_inspect(const InspectArgs& a) {
+  BL_CHECK(a.max_values >= 0, "--max-values must be >= 0, got ", a.max_values);
   const std::string bytes = bl::read_file_text(a.model, "model file");
   bl::cli::ModelFile m = bl::cli::read_model_file(a.model);
   std::printf("model file   %s\n", a.model.c_str());

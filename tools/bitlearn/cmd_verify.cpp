@@ -13,6 +13,7 @@
 #include <string>
 
 #include "bitlearn/tensor.h"
+#include "bitlearn/io.h"
 #include "bitlearn/verify.h"
 #include "command.h"
 #include "lm_training.h"
@@ -57,15 +58,7 @@ int write_expected(const VerifyOptions& o, int threads) {
   DeviceRun quick = run_suite(Suite::quick, DeviceId{}, threads);
   DeviceRun full = run_suite(Suite::full, DeviceId{}, threads);
   std::string text = expected_hashes_source(quick, full);
-  std::string tmp = o.write_expected + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    BL_CHECK(f.good(), "verify --write-expected: cannot write ", tmp);
-    f << text;
-    BL_CHECK(f.good(), "verify --write-expected: write to ", tmp, " failed");
-  }
-  BL_CHECK(std::rename(tmp.c_str(), o.write_expected.c_str()) == 0,
-           "verify --write-expected: cannot rename ", tmp, " to ", o.write_expected);
+  bl::write_file_atomic(o.write_expected, text, "verify --write-expected");
   std::printf("wrote %zu quick and %zu full hashes to %s (quick digest %s, full digest %s)\n",
               quick.checks.size(), full.checks.size(), o.write_expected.c_str(),
               quick.digest.c_str(), full.digest.c_str());
@@ -78,6 +71,8 @@ std::string unwritable_reason(const std::string& path) {
   if (path.empty()) return "needs a file name (got an empty one)";
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) return "'" + path + "' is a directory";
+  const auto kind = std::filesystem::status(path, ec).type();
+  if (kind == std::filesystem::file_type::character || kind == std::filesystem::file_type::fifo) return "";  // written in place
   const std::string probe = path + ".probe." + std::to_string(static_cast<long>(::getpid()));
   std::FILE* f = std::fopen(probe.c_str(), "wb");
   if (f == nullptr) return "cannot write beside '" + path + "' (" + std::strerror(errno) + ")";

@@ -51,8 +51,13 @@ ModelFile read_model_file(const std::string& path) {
     throw Error(path + ": not a valid model file (JSON parse error: " + e.what() + ")");
   }
   m.estimator = ml::estimator_from_json(m.json, path);
-  if (m.json.contains("feature_names") && m.json["feature_names"].is_array())
-    m.features = m.json["feature_names"].get<std::vector<std::string>>();
+  if (m.json.contains("feature_names")) {
+    BL_CHECK(m.json["feature_names"].is_array(), path, ": feature_names is not a list");
+    for (const auto& v : m.json["feature_names"]) {
+      BL_CHECK(v.is_string(), path, ": feature_names holds ", v.dump(), ", not a column name (text)");
+      m.features.push_back(v.get<std::string>());
+    }
+  }
   if (m.json.contains("target") && m.json["target"].is_string()) m.target = m.json["target"].get<std::string>();
   if (m.json.contains("state")) m.classes = classes_of(m.json["state"], path);
   if (m.json.contains("label_names")) {

@@ -1,6 +1,7 @@
 // folds.cpp: k-fold and stratified k-fold assignments, and the seeded permutation
 // (bitlearn/ml/model_selection.h).
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <utility>
 
@@ -50,6 +51,9 @@ std::vector<int32_t> stratified_k_fold(const std::vector<double>& labels, int32_
   std::vector<int32_t> code(static_cast<size_t>(n));
   std::vector<int64_t> count;
   for (int64_t i = 0; i < n; ++i) {
+    // As scikit-learn's StratifiedKFold: class labels only, not a continuous target.
+    BL_CHECK(std::isfinite(labels[i]) && labels[i] == std::floor(labels[i]), "stratified k-fold: y[", i, "] = ",
+             labels[i], " is not a class label (a continuous target); stratified folds need classes");
     auto [it, added] = code_of.emplace(labels[i], static_cast<int32_t>(count.size()));
     if (added) count.push_back(0);
     code[i] = it->second;

@@ -87,8 +87,9 @@ class CartEstimator : public Estimator {
                  v, ": expected ", kind_.classifier ? "gini, entropy or log_loss" : "squared_error");
         criterion_ = c;
       } else if (k == "max_depth") {
-        max_depth_ = (v == "none" || v == "None") ? -1 : param_int(est, k, v);
-        BL_CHECK(max_depth_ >= -1, est, ": parameter max_depth=", v, ": expected >= 0 or none");
+        const bool none = v == "none" || v == "None";
+        max_depth_ = none ? -1 : param_int(est, k, v);
+        BL_CHECK(none || max_depth_ >= 0, est, ": parameter max_depth=", v, ": expected >= 0 or none");
       } else if (k == "min_samples_split") {
         min_samples_split_ = param_int(est, k, v);
         BL_CHECK(min_samples_split_ >= 2, est, ": parameter min_samples_split=", v, ": expected >= 2");
