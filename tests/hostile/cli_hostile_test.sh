@@ -157,5 +157,28 @@ if [ -w /dev/full ]; then
   full "$msg" "$BIN" compare "$tmp/a.json" "$tmp/a.json"
 fi
 
+# --- pipes and devices (the sweep's first findings) ---
+# A named pipe that nobody writes reads as empty (it never blocks); a device as the output is written
+# in place, never replaced by a file.
+mkfifo "$tmp/pipe.csv"
+expect 2 "pipe.csv: empty file" timeout 20 "$BIN" fit --model ridge --data "$tmp/pipe.csv" --target y --out "$tmp/m2.json"
+[ -p "$tmp/pipe.csv" ] || { echo "FAIL: the pipe was replaced"; fail=1; }
+mknod "$tmp/full" c 1 7 2>/dev/null && {
+  expect 2 "full: write failed (No space left on device)" "$BIN" fit --model ridge --data "$tmp/ok.csv" --target y --out "$tmp/full"
+  [ -c "$tmp/full" ] || { echo "FAIL: the device node was replaced by a file"; fail=1; }
+}
+got=$("$BIN" fit --model ridge --data "$tmp/ok.csv" --target y --out /dev/stdout --quiet | head -c 13)
+[ "$got" = '{
+ "estimator' ] || { echo "FAIL: --out /dev/stdout: $got"; fail=1; }
+printf 'a\xe9,b,y\n1,2,3\n4,5,6\n' >"$tmp/latin1.csv"
+expect 2 "column 1 name is not valid UTF-8" "$BIN" fit --model ridge --data "$tmp/latin1.csv" --target y --out "$tmp/m3.json"
+"$BIN" fit --model ridge --data "$tmp/ok.csv" --target y --out "$tmp/m.json" --quiet
+sed 's/"feature_names": \[/"feature_names": [-1, /' "$tmp/m.json" >"$tmp/bad_names.json"
+expect 2 "feature_names holds -1, not a column name" "$BIN" predict --model "$tmp/bad_names.json" --data "$tmp/ok.csv" --out "$tmp/p.csv"
+printf 'a,y\n1,0.5\n2,1.5\n3,2.5\n4,0.25\n5,1\n6,2\n' >"$tmp/cont.csv"
+expect 2 "is not a class label (a continuous target)" "$BIN" cv --model ridge --data "$tmp/cont.csv" --target y --folds 2 --stratified
+expect 2 "expected >= 0 or none" "$BIN" fit --model decision_tree_classifier --data "$tmp/ok.csv" --target y --out "$tmp/m4.json" --param max_depth=-1
+for f in m2.json m3.json m4.json p.csv; do [ ! -e "$tmp/$f" ] || { echo "FAIL: $f was written"; fail=1; }; done
+
 [ "$fail" = 0 ] && echo "cli_hostile: all passed"
 exit $fail
