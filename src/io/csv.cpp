@@ -183,7 +183,8 @@ CsvXy csv_to_xy(const CsvTable& table, const std::string& target,
     auto text = table.text.find(static_cast<size_t>(c));
     BL_CHECK(text == table.text.end(), source, ": line ", text->second.first_line, ", column '", table.columns[c],
              "' (", c + 1, "): '", text->second.first_cell,
-             "' is not a number (a column of text can be a classifier's target, not a feature; --ignore leaves it out)");
+             "' is not a number (a column of text can be a classifier's target, or a feature one-hot encoded with "
+             "--categorical; --ignore leaves it out)");
   }
   const int64_t n = table.rows, d = static_cast<int64_t>(cols.size()),
                 w = static_cast<int64_t>(table.columns.size());

@@ -25,7 +25,7 @@ namespace {
 
 struct CvArgs {
   std::string model, data, target, json;
-  std::vector<std::string> params, features, ignore;
+  std::vector<std::string> params, features, ignore, categorical;
   int folds = 5;
   bool stratified = false, plain = false, shuffle = false;
   uint64_t seed = 0;
@@ -59,7 +59,10 @@ void run_cv(const CvArgs& a) {
   }
   bl::ml::make_estimator(a.model, params);  // an unknown name or parameter fails before any fit
   bl::CsvTable table = bl::read_csv(a.data);
-  const std::vector<std::string> features = bl::cli::select_features(table, a.target, a.features, a.ignore, a.data);
+  std::vector<std::string> features = bl::cli::select_features(table, a.target, a.features, a.ignore, a.data);
+  // One-hot with the categories of the whole table (every fold's columns are the same).
+  const std::vector<bl::cli::Categorical> categories = bl::cli::find_categories(table, a.categorical, features, a.data);
+  if (!categories.empty()) table = bl::cli::one_hot(table, categories, features, a.data);
   bl::CsvXy xy = bl::csv_to_xy(table, a.target, features, a.data);
   BL_CHECK(xy.label_names.empty() || bl::cli::is_classifier(a.model), a.data, ": target '", a.target,
            "' holds text; only a classifier takes text labels");
@@ -129,6 +132,7 @@ void setup(CLI::App& root) {
   cmd->add_option("--param", a->params, "hyper-parameter key=value (repeatable)");
   CLI::Option* features = cmd->add_option("--features", a->features, "feature columns (comma-separated)")->delimiter(',');
   cmd->add_option("--ignore", a->ignore, "columns not to use as features (comma-separated)")->delimiter(',')->excludes(features);
+  cmd->add_option("--categorical", a->categorical, "feature columns to one-hot encode (comma-separated)")->delimiter(',');
   cmd->add_option("--json", a->json, "also write the scores and each row's test fold as JSON");
   CLI::Option* threads = cmd->add_option("--threads", a->threads, "CPU threads, 1 to 1024 (results do not depend on it)");
   cmd->callback([a, threads] {

@@ -25,6 +25,7 @@ struct FitArgs {
   std::string model, data, target, out;
   std::vector<std::string> params;
   std::vector<std::string> features, ignore;  // column selection: exactly these, or all but these
+  std::vector<std::string> categorical;       // feature columns one-hot encoded
   int threads = 0;
   bool threads_given = false;  // a --threads given is used or refused (0 included), never ignored
   bool quiet = false;
@@ -80,7 +81,11 @@ void run_fit(const FitArgs& a) {
   }
   auto est = bl::ml::make_estimator(a.model, parse_params(a.params));
   bl::CsvTable table = bl::read_csv(a.data);
-  bl::CsvXy xy = bl::csv_to_xy(table, a.target, bl::cli::select_features(table, a.target, a.features, a.ignore, a.data), a.data);
+  const std::vector<std::string> inputs = bl::cli::select_features(table, a.target, a.features, a.ignore, a.data);
+  std::vector<std::string> features = inputs;
+  const std::vector<bl::cli::Categorical> categories = bl::cli::find_categories(table, a.categorical, inputs, a.data);
+  if (!categories.empty()) table = bl::cli::one_hot(table, categories, features, a.data);
+  bl::CsvXy xy = bl::csv_to_xy(table, a.target, features, a.data);
   BL_CHECK(xy.label_names.empty() || bl::cli::is_classifier(a.model), a.data, ": target '", a.target,
            "' holds text ('", xy.label_names[0], "', ...); only a classifier takes text labels");
   auto drawn = std::make_shared<bool>(false);
@@ -93,6 +98,11 @@ void run_fit(const FitArgs& a) {
   bl::ml::set_progress_listener({});
   nlohmann::json j = nlohmann::json::parse(est->to_json_text());
   j["feature_names"] = xy.feature_names;
+  if (!categories.empty()) {
+    j["input_columns"] = inputs;
+    j["categories"] = nlohmann::json::array();
+    for (const auto& c : categories) j["categories"].push_back({{"column", c.column}, {"values", c.values}});
+  }
   if (!a.target.empty()) j["target"] = a.target;
   // Text labels: the classifier sees their indices; predict writes the names back.
   if (!xy.label_names.empty()) j["label_names"] = xy.label_names;
@@ -101,6 +111,9 @@ void run_fit(const FitArgs& a) {
   // Warnings are printed with --quiet too: they say the model may not be what was asked for.
   for (const std::string& w : warnings.messages()) std::fprintf(stderr, "warning: %s\n", w.c_str());
   if (!a.quiet) {
+    for (const auto& c : categories)
+      std::fprintf(stderr, "one-hot %s: %zu categories (%s)\n", c.column.c_str(), c.values.size(),
+                   column_list(c.values).c_str());
     std::fprintf(stderr, "fit %s on %lld rows x %lld features (%s)%s in %.3f s -> %s\n", a.model.c_str(),
                  static_cast<long long>(xy.X.dim(0)), static_cast<long long>(xy.X.dim(1)),
                  column_list(xy.feature_names).c_str(),
@@ -121,6 +134,9 @@ void setup(CLI::App& root) {
   cmd->add_option("--ignore", a->ignore, "columns not to use as features (comma-separated), e.g. an id or a label")
       ->delimiter(',')
       ->excludes(features);
+  cmd->add_option("--categorical", a->categorical,
+                  "feature columns to one-hot encode (comma-separated; text or numbers; predict applies the same)")
+      ->delimiter(',');
   cmd->add_option("--param", a->params, "hyper-parameter key=value (repeatable)");
   cmd->add_option("--out", a->out, "model file to write (JSON)")->required();
   CLI::Option* threads = cmd->add_option(

@@ -2,7 +2,11 @@
 #include "model_file.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <set>
 
 #include "bitlearn/io.h"
 #include "core/error.h"
@@ -60,6 +64,34 @@ ModelFile read_model_file(const std::string& path) {
   }
   if (m.json.contains("target") && m.json["target"].is_string()) m.target = m.json["target"].get<std::string>();
   if (m.json.contains("state")) m.classes = classes_of(m.json["state"], path);
+  if (m.json.contains("categories")) {
+    const auto& cats = m.json["categories"];
+    BL_CHECK(cats.is_array(), path, ": categories is not a list");
+    for (const auto& c : cats) {
+      BL_CHECK(c.is_object() && c.contains("column") && c["column"].is_string() && c.contains("values") &&
+                   c["values"].is_array() && !c["values"].empty(),
+               path, ": an entry of categories is not {\"column\": text, \"values\": [text, ...]}");
+      Categorical cat{c["column"].get<std::string>(), {}};
+      for (const auto& v : c["values"]) {
+        BL_CHECK(v.is_string() && !v.get<std::string>().empty(), path, ": categories of '", cat.column,
+                 "' hold ", v.dump(), ", not a category (text)");
+        cat.values.push_back(v.get<std::string>());
+      }
+      m.categories.push_back(std::move(cat));
+    }
+    BL_CHECK(m.json.contains("input_columns") && m.json["input_columns"].is_array(), path,
+             ": a model with categories needs input_columns");
+    for (const auto& v : m.json["input_columns"]) {
+      BL_CHECK(v.is_string(), path, ": input_columns holds ", v.dump(), ", not a column name (text)");
+      m.input_columns.push_back(v.get<std::string>());
+    }
+    // The indicators the categories make must be the recorded feature names.
+    std::vector<std::string> expanded = m.input_columns;
+    CsvTable empty;
+    empty.columns = m.input_columns;
+    (void)one_hot(empty, m.categories, expanded, path);
+    BL_CHECK(expanded == m.features, path, ": feature_names are not the one-hot columns of input_columns and categories");
+  }
   if (m.json.contains("label_names")) {
     BL_CHECK(m.json["label_names"].is_array(), path, ": label_names is not a list");
     for (const auto& v : m.json["label_names"]) {
@@ -83,7 +115,140 @@ bool is_classifier(const std::string& name) {
   return name == "logistic_regression" || (name.size() > 11 && name.rfind("_classifier") == name.size() - 11);
 }
 
+namespace {
+
+constexpr size_t kMaxCategories = 1024;
+
+// The text of a categorical cell at row r ("" when missing).
+std::string category_cell(const CsvTable& t, size_t col, int64_t r) {
+  auto text = t.text.find(col);
+  if (text != t.text.end()) return text->second.cells[static_cast<size_t>(r)];
+  const float v = t.values[static_cast<size_t>(r) * t.columns.size() + col];
+  if (std::isnan(v)) return std::string();
+  // Whole numbers as integers ("10", not "1e+01"), others in their shortest text.
+  if (v == std::floor(v) && std::fabs(v) < 16777216.0f) return std::to_string(static_cast<long long>(v));
+  return float_to_text(v);
+}
+
+size_t column_index(const CsvTable& t, const std::string& name, const std::string& source) {
+  for (size_t i = 0; i < t.columns.size(); ++i)
+    if (t.columns[i] == name) return i;
+  throw Error(source + ": categorical column '" + name + "' not found");
+}
+
+}  // namespace
+
+std::vector<Categorical> find_categories(const CsvTable& table, const std::vector<std::string>& columns,
+                                         const std::vector<std::string>& features, const std::string& source) {
+  std::vector<Categorical> out;
+  for (const std::string& name : columns) {
+    BL_CHECK(std::find(features.begin(), features.end(), name) != features.end(), "--categorical names '", name,
+             "', which is not a feature column");
+    for (const Categorical& c : out) BL_CHECK(c.column != name, "--categorical names '", name, "' twice");
+    const size_t col = column_index(table, name, source);
+    std::set<std::string> distinct;
+    for (int64_t r = 0; r < table.rows; ++r) {
+      std::string cell = category_cell(table, col, r);
+      if (!cell.empty()) distinct.insert(std::move(cell));
+    }
+    BL_CHECK(!distinct.empty(), source, ": categorical column '", name, "' has no value");
+    BL_CHECK(distinct.size() <= kMaxCategories, source, ": categorical column '", name, "' has ", distinct.size(),
+             " distinct values, more than ", kMaxCategories, " (an id? one-hot would make a column of each)");
+    Categorical c{name, {distinct.begin(), distinct.end()}};
+    if (table.text.count(col) == 0) {  // numbers: by value, as OneHotEncoder sorts a numeric column
+      std::sort(c.values.begin(), c.values.end(), [](const std::string& a, const std::string& b) {
+        return std::strtod(a.c_str(), nullptr) < std::strtod(b.c_str(), nullptr);
+      });
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+CsvTable one_hot(const CsvTable& table, const std::vector<Categorical>& categories, std::vector<std::string>& features,
+                 const std::string& source) {
+  // Each categorical column's category index per row (-1: missing).
+  std::map<size_t, const Categorical*> of_column;
+  std::map<size_t, std::vector<int32_t>> codes;
+  for (const Categorical& c : categories) {
+    const size_t col = column_index(table, c.column, source);
+    of_column[col] = &c;
+    std::vector<int32_t>& code = codes[col];
+    code.resize(static_cast<size_t>(table.rows));
+    for (int64_t r = 0; r < table.rows; ++r) {
+      const std::string cell = category_cell(table, col, r);
+      if (cell.empty()) {
+        code[static_cast<size_t>(r)] = -1;
+        continue;
+      }
+      const auto it = std::find(c.values.begin(), c.values.end(), cell);
+      if (it == c.values.end()) {
+        std::string known;
+        for (size_t k = 0; k < c.values.size() && k < 12; ++k) known += (k ? ", " : "") + c.values[k];
+        throw Error(detail::concat(source, ": data row ", r + 1, " (line ", r + 2, ") column '", c.column, "' holds '",
+                                   cell, "', a category the model was not fitted on (categories: ", known,
+                                   c.values.size() > 12 ? ", ..." : "", ")"));
+      }
+      code[static_cast<size_t>(r)] = static_cast<int32_t>(it - c.values.begin());
+    }
+  }
+  CsvTable out;
+  out.rows = table.rows;
+  struct Source {
+    size_t col;
+    int32_t category;  // -1: the column itself
+  };
+  std::vector<Source> plan;
+  for (size_t i = 0; i < table.columns.size(); ++i) {
+    auto cat = of_column.find(i);
+    if (cat == of_column.end()) {
+      auto text = table.text.find(i);
+      if (text != table.text.end()) out.text[out.columns.size()] = text->second;
+      plan.push_back({i, -1});
+      out.columns.push_back(table.columns[i]);
+      continue;
+    }
+    for (size_t k = 0; k < cat->second->values.size(); ++k) {
+      plan.push_back({i, static_cast<int32_t>(k)});
+      out.columns.push_back(table.columns[i] + "=" + cat->second->values[k]);
+    }
+  }
+  std::set<std::string> names;
+  for (const std::string& n : out.columns)
+    BL_CHECK(names.insert(n).second, source, ": one-hot column '", n, "' is also the name of a column of the table");
+  const size_t w = table.columns.size(), w2 = out.columns.size();
+  out.values.resize(static_cast<size_t>(table.rows) * w2);
+  for (int64_t r = 0; r < table.rows; ++r) {
+    for (size_t j = 0; j < w2; ++j) {
+      const Source& p = plan[j];
+      float v = table.values[static_cast<size_t>(r) * w + p.col];
+      if (p.category >= 0) {
+        const int32_t code = codes[p.col][static_cast<size_t>(r)];
+        v = code < 0 ? std::nanf("") : code == p.category ? 1.0f : 0.0f;
+      }
+      out.values[static_cast<size_t>(r) * w2 + j] = v;
+    }
+  }
+  std::vector<std::string> expanded;
+  for (const std::string& f : features) {
+    const Categorical* cat = nullptr;
+    for (const Categorical& c : categories)
+      if (c.column == f) cat = &c;
+    if (cat == nullptr) {
+      expanded.push_back(f);
+      continue;
+    }
+    for (const std::string& v : cat->values) expanded.push_back(f + "=" + v);
+  }
+  features = std::move(expanded);
+  return out;
+}
+
 CsvXy model_inputs(const ModelFile& model, const CsvTable& table, const std::string& source) {
+  if (!model.categories.empty()) {
+    std::vector<std::string> columns = model.input_columns;
+    return csv_to_xy(one_hot(table, model.categories, columns, source), std::string(), model.features, source);
+  }
   if (!model.features.empty()) return csv_to_xy(table, std::string(), model.features, source);
   // No stored feature names: every column, less the target where the table has it.
   const bool has_target =

@@ -13,6 +13,26 @@
 
 namespace bl::cli {
 
+// A categorical feature column and its categories, as scikit-learn's OneHotEncoder keeps them:
+// sorted (text in byte order, numbers by value), each becoming an indicator column "column=value".
+struct Categorical {
+  std::string column;
+  std::vector<std::string> values;
+};
+
+// The categories of the named columns of a table (each must be one of `features`). A column of
+// numbers gives its values in their shortest text; missing cells are no category. More than 1024
+// categories in one column is an error (an id column, most likely: one-hot would make a column each).
+std::vector<Categorical> find_categories(const CsvTable& table, const std::vector<std::string>& columns,
+                                         const std::vector<std::string>& features, const std::string& source);
+
+// The table with each categorical column replaced, in place, by its indicator columns (1 where the
+// row holds the category, else 0; NaN in all of them where the cell is missing), and `features`
+// with each such column replaced by the indicators' names. A category the table holds that is not in
+// the list is an error naming it (OneHotEncoder's handle_unknown="error").
+CsvTable one_hot(const CsvTable& table, const std::vector<Categorical>& categories, std::vector<std::string>& features,
+                 const std::string& source);
+
 struct ModelFile {
   nlohmann::json json;
   std::unique_ptr<ml::Estimator> estimator;
@@ -21,6 +41,9 @@ struct ModelFile {
   std::vector<double> classes;        // a classifier's labels, ascending (empty: not a classifier)
   // A classifier fitted on a text target: the label of each class index (classes are 0, 1, ...).
   std::vector<std::string> label_names;
+  // Categorical columns one-hot encoded at fit time (features then holds the indicators' names).
+  std::vector<Categorical> categories;
+  std::vector<std::string> input_columns;  // the table columns the features come from, at fit time
 
   // The text of class label `value`: its name for a text target, else the number.
   std::string label_text(double value) const;
@@ -33,8 +56,9 @@ bool is_classifier(const std::string& estimator);
 // bl::Error saying what the file is.
 ModelFile read_model_file(const std::string& path);
 
-// X of a table as the model expects it: its recorded feature columns by name, in their order;
-// without recorded names every column but the recorded target.
+// X of a table as the model expects it: its recorded feature columns by name, in their order
+// (categorical columns one-hot encoded with the model's categories first); without recorded names
+// every column but the recorded target.
 CsvXy model_inputs(const ModelFile& model, const CsvTable& table, const std::string& source);
 
 // The feature columns of a fit: `features` as given (none of them the target); else every column
