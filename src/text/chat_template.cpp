@@ -233,6 +233,81 @@ struct Source {
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 
+// The characters (code points, each as its UTF-8 bytes) of a text: Python's strings count, index
+// and slice characters, not bytes. A stray byte counts as one character.
+std::vector<std::string> utf8_chars(const std::string& s) {
+  std::vector<std::string> out;
+  for (size_t p = 0; p < s.size();) {
+    size_t q = p + 1;
+    while (q < s.size() && (static_cast<unsigned char>(s[q]) & 0xC0) == 0x80 && q - p < 4) ++q;
+    out.push_back(s.substr(p, q - p));
+    p = q;
+  }
+  return out;
+}
+
+// Upper or lower case of one code point: ASCII, Latin-1, Latin Extended-A, Greek and Cyrillic
+// (other characters are left as they are).
+uint32_t change_case(uint32_t c, bool upper) {
+  if (c < 0x80) return upper ? static_cast<uint32_t>(std::toupper(static_cast<int>(c))) : static_cast<uint32_t>(std::tolower(static_cast<int>(c)));
+  auto shift = [&](uint32_t lo_upper, uint32_t hi_upper, uint32_t delta) -> uint32_t {
+    if (upper && c >= lo_upper + delta && c <= hi_upper + delta) return c - delta;
+    if (!upper && c >= lo_upper && c <= hi_upper) return c + delta;
+    return 0;
+  };
+  if (upper && c == 0xFF) return 0x178;  // ÿ
+  if (!upper && c == 0x178) return 0xFF;
+  if (upper && c == 0xB5) return 0x39C;  // micro sign
+  if (c != 0xD7 && c != 0xF7) {
+    if (uint32_t r = shift(0xC0, 0xDE, 0x20)) return r;
+  }
+  if (c >= 0x100 && c <= 0x17E && c != 0x130 && c != 0x131 && c != 0x138 && c != 0x149 && c != 0x178) {
+    const bool pairs_even = c < 0x139 || c > 0x148 ? c < 0x179 : false;  // 0x139..0x148, 0x179..0x17E pair odd/even
+    const bool is_upper = pairs_even ? c % 2 == 0 : c % 2 == 1;
+    if (upper && !is_upper) return c - 1;
+    if (!upper && is_upper) return c + 1;
+    return c;
+  }
+  if (upper && c == 0x3C2) return 0x3A3;  // final sigma
+  if (c != 0x3A2 && c != 0x3C2) {
+    if (uint32_t r = shift(0x391, 0x3A9, 0x20)) return r;
+  }
+  if (uint32_t r = shift(0x410, 0x42F, 0x20)) return r;
+  if (uint32_t r = shift(0x400, 0x40F, 0x50)) return r;
+  return c;
+}
+
+std::string encode_utf8(uint32_t c) {
+  std::string out;
+  if (c < 0x80) {
+    out += static_cast<char>(c);
+  } else if (c < 0x800) {
+    out += static_cast<char>(0xC0 | (c >> 6));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else if (c < 0x10000) {
+    out += static_cast<char>(0xE0 | (c >> 12));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (c >> 18));
+    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  }
+  return out;
+}
+
+// The code point of one character of utf8_chars (a stray byte: -1).
+int64_t code_point(const std::string& ch) {
+  const unsigned char b = static_cast<unsigned char>(ch[0]);
+  if (ch.size() == 1) return b < 0x80 ? b : -1;
+  const size_t want = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 0;
+  if (want != ch.size()) return -1;
+  uint32_t c = b & (0x3F >> (want - 1));
+  for (size_t k = 1; k < ch.size(); ++k) c = (c << 6) | (static_cast<unsigned char>(ch[k]) & 0x3F);
+  return c;
+}
+
 std::vector<Piece> cut(const Source& src) {
   const std::string& t = src.text;
   std::vector<Piece> pieces;
@@ -254,8 +329,16 @@ std::vector<Piece> cut(const Source& src) {
       }
     }
     std::string chunk = t.substr(pos, (tag == std::string::npos ? t.size() : tag) - pos);
-    if (trim_newline && !chunk.empty() && chunk[0] == '\n') chunk.erase(0, 1);
-    if (trim_newline && chunk.size() >= 2 && chunk[0] == '\r' && chunk[1] == '\n') chunk.erase(0, 2);
+    // Whether the chunk starts a line (for lstrip_blocks): the template's start, or after the newline
+    // that trim_blocks took; right after a tag (no newline taken) it does not, as in Jinja's lexer.
+    bool line_start = pos == 0;
+    if (trim_newline && !chunk.empty() && chunk[0] == '\n') {
+      chunk.erase(0, 1);
+      line_start = true;
+    } else if (trim_newline && chunk.size() >= 2 && chunk[0] == '\r' && chunk[1] == '\n') {
+      chunk.erase(0, 2);
+      line_start = true;
+    }
     if (strip_next) {
       size_t k = 0;
       while (k < chunk.size() && is_space(chunk[k])) ++k;
@@ -277,27 +360,31 @@ std::vector<Piece> cut(const Source& src) {
       // lstrip_blocks: spaces and tabs from the start of the line up to a block tag.
       size_t k = chunk.size();
       while (k > 0 && (chunk[k - 1] == ' ' || chunk[k - 1] == '\t')) --k;
-      const bool line_start = k == 0 ? (text.empty() ? (pos == 0 || t[pos - 1] == '\n') : text.back() == '\n')
-                                     : chunk[k - 1] == '\n';
-      if (line_start) chunk.resize(k);
+      if (k == 0 ? line_start : chunk[k - 1] == '\n') chunk.resize(k);
     }
     text += chunk;
-    // Find the closing delimiter, skipping string literals inside code.
+    // Find the closing delimiter, skipping string literals and bracketed code ({}} in
+    // `{{ {'a': {}} }}` closes a dict, not the tag), as Jinja's lexer does.
     const std::string close = kind == '{' ? "}}" : kind == '%' ? "%}" : "#}";
     size_t end = std::string::npos;
     if (kind == '#') {
       end = t.find(close, start);
     } else {
       char quote = 0;
+      int depth = 0;
       for (size_t p = start; p + 1 < t.size(); ++p) {
         if (quote) {
           if (t[p] == '\\') ++p;
           else if (t[p] == quote) quote = 0;
         } else if (t[p] == '\'' || t[p] == '"') {
           quote = t[p];
-        } else if (t[p] == close[0] && t[p + 1] == close[1]) {
+        } else if (depth == 0 && t[p] == close[0] && t[p + 1] == close[1]) {
           end = p;
           break;
+        } else if (t[p] == '{' || t[p] == '[' || t[p] == '(') {
+          ++depth;
+        } else if ((t[p] == '}' || t[p] == ']' || t[p] == ')') && depth > 0) {
+          --depth;
         }
       }
     }
@@ -859,7 +946,7 @@ class Renderer {
     } else if (seq.is(K::dict)) {
       for (const auto& kv : *seq.m) items.push_back(Value::string(kv.first));
     } else if (seq.is(K::string)) {
-      for (char c : seq.s) items.push_back(Value::string(std::string(1, c)));
+      for (std::string& c : utf8_chars(seq.s)) items.push_back(Value::string(std::move(c)));
     } else if (!seq.is(K::undefined) && !seq.is(K::none)) {
       fail(n.offset, "cannot loop over " + str(seq, true));
     }
@@ -919,10 +1006,11 @@ class Renderer {
     }
     if (obj.is(K::list) || obj.is(K::string)) {
       if (!key.is(K::integer)) fail(offset, "an index must be an integer, got " + str(key, true));
-      const int64_t n = obj.is(K::list) ? static_cast<int64_t>(obj.l->size()) : static_cast<int64_t>(obj.s.size());
+      const std::vector<std::string> chars = obj.is(K::string) ? utf8_chars(obj.s) : std::vector<std::string>{};
+      const int64_t n = obj.is(K::list) ? static_cast<int64_t>(obj.l->size()) : static_cast<int64_t>(chars.size());
       const int64_t k = key.i < 0 ? key.i + n : key.i;
       if (k < 0 || k >= n) return Value{};
-      return obj.is(K::list) ? (*obj.l)[static_cast<size_t>(k)] : Value::string(obj.s.substr(static_cast<size_t>(k), 1));
+      return obj.is(K::list) ? (*obj.l)[static_cast<size_t>(k)] : Value::string(chars[static_cast<size_t>(k)]);
     }
     if (obj.is(K::undefined)) fail(offset, "an undefined value has no item " + str(key, true));
     return Value{};
@@ -999,15 +1087,25 @@ class Renderer {
   }
 
   static Value string_case(const std::string& s, const std::string& how) {
-    std::string r = s;
-    bool start = true;
-    for (char& c : r) {
-      const unsigned char u = static_cast<unsigned char>(c);
-      if (how == "upper") c = static_cast<char>(std::toupper(u));
-      else if (how == "lower") c = static_cast<char>(std::tolower(u));
-      else if (how == "title") c = static_cast<char>(start ? std::toupper(u) : std::tolower(u));
-      else c = static_cast<char>(&c == &r[0] ? std::toupper(u) : std::tolower(u));  // capitalize
-      start = !std::isalpha(u);
+    std::string r;
+    bool start = true, first = true;
+    for (const std::string& ch : utf8_chars(s)) {
+      const int64_t c = code_point(ch);
+      if (c < 0) {
+        r += ch;
+        start = true;
+        first = false;
+        continue;
+      }
+      const uint32_t u = static_cast<uint32_t>(c);
+      const bool up = how == "upper" || ((how == "title" && start) || (how == "capitalize" && first));
+      const uint32_t out = change_case(u, up);
+      if (up && u == 0xDF) r += how == "upper" ? "SS" : "Ss";  // ß
+      else r += out == u ? ch : encode_utf8(out);
+      // A cased letter is one that has another case (or an ASCII letter).
+      const bool letter = (u < 0x80 && std::isalpha(static_cast<int>(u))) || change_case(u, true) != u || change_case(u, false) != u;
+      start = !letter;
+      first = false;
     }
     return Value::string(r);
   }
@@ -1022,7 +1120,7 @@ class Renderer {
     };
     if (name == "trim") return call_method(v.is(K::string) ? v : Value::string(str(v)), "strip", {}, offset);
     if (name == "length" || name == "count") {
-      if (v.is(K::string)) return Value::integer(static_cast<int64_t>(v.s.size()));
+      if (v.is(K::string)) return Value::integer(static_cast<int64_t>(utf8_chars(v.s).size()));
       if (v.is(K::list)) return Value::integer(static_cast<int64_t>(v.l->size()));
       if (v.is(K::dict)) return Value::integer(static_cast<int64_t>(v.m->size()));
       if (v.is(K::undefined)) return Value::integer(0);
@@ -1046,7 +1144,10 @@ class Renderer {
     }
     if (name == "first" || name == "last") {
       if (v.is(K::list)) return v.l->empty() ? Value{} : name == "first" ? v.l->front() : v.l->back();
-      if (v.is(K::string)) return v.s.empty() ? Value{} : Value::string(std::string(1, name == "first" ? v.s.front() : v.s.back()));
+      if (v.is(K::string)) {
+        const auto chars = utf8_chars(v.s);
+        return chars.empty() ? Value{} : Value::string(name == "first" ? chars.front() : chars.back());
+      }
       fail(offset, name + " of " + str(v, true));
     }
     if (name == "default" || name == "d") {
@@ -1056,7 +1157,12 @@ class Renderer {
       return use ? (fallback ? *fallback : Value::string("")) : v;
     }
     if (name == "reverse") {
-      if (v.is(K::string)) return Value::string(std::string(v.s.rbegin(), v.s.rend()));
+      if (v.is(K::string)) {
+        const auto chars = utf8_chars(v.s);
+        std::string r;
+        for (auto it = chars.rbegin(); it != chars.rend(); ++it) r += *it;
+        return Value::string(r);
+      }
       if (v.is(K::list)) return Value::list(List(v.l->rbegin(), v.l->rend()));
       fail(offset, "reverse of " + str(v, true));
     }
@@ -1065,12 +1171,16 @@ class Renderer {
       if (v.is(K::dict)) return call_method(v, "keys", {}, offset);
       if (v.is(K::string)) {
         List l;
-        for (char c : v.s) l.push_back(Value::string(std::string(1, c)));
+        for (std::string& c : utf8_chars(v.s)) l.push_back(Value::string(std::move(c)));
         return Value::list(std::move(l));
       }
       fail(offset, "list of " + str(v, true));
     }
     if (name == "items") return call_method(v, "items", {}, offset);
+    if (name == "replace") {
+      if (args.size() - kw.size() < 2) fail(offset, "replace needs two arguments");
+      return call_method(v.is(K::string) ? v : Value::string(str(v)), "replace", {args[0], args[1]}, offset);
+    }
     fail(offset, "unsupported filter '" + name + "'");
   }
 
@@ -1144,7 +1254,8 @@ class Renderer {
         const Value obj = eval(*e.args[0], offset);
         const bool is_list = obj.is(K::list);
         if (!is_list && !obj.is(K::string)) fail(offset, "cannot slice " + str(obj, true));
-        const int64_t n = is_list ? static_cast<int64_t>(obj.l->size()) : static_cast<int64_t>(obj.s.size());
+        const std::vector<std::string> chars = is_list ? std::vector<std::string>{} : utf8_chars(obj.s);
+        const int64_t n = is_list ? static_cast<int64_t>(obj.l->size()) : static_cast<int64_t>(chars.size());
         auto bound = [&](const ExprPtr& x, int64_t fallback) {
           if (!x) return fallback;
           const Value v = eval(*x, offset);
@@ -1153,7 +1264,9 @@ class Renderer {
         };
         const int64_t lo = bound(e.args[1], 0), hi = std::max(lo, bound(e.args[2], n));
         if (is_list) return Value::list(List(obj.l->begin() + lo, obj.l->begin() + hi));
-        return Value::string(obj.s.substr(static_cast<size_t>(lo), static_cast<size_t>(hi - lo)));
+        std::string r;
+        for (int64_t k = lo; k < hi; ++k) r += chars[static_cast<size_t>(k)];
+        return Value::string(r);
       }
       case Expr::Kind::call: {
         std::vector<Value> args;
@@ -1268,8 +1381,21 @@ std::string token_text(const nlohmann::json& j) {
 
 }  // namespace
 
-ChatTemplate ChatTemplate::from_text(const std::string& source, const std::string& bos_token,
+ChatTemplate ChatTemplate::from_text(const std::string& raw, const std::string& bos_token,
                                      const std::string& eos_token) {
+  // As Jinja reads a template: \r\n and \r become \n, and one newline at the end is dropped
+  // (keep_trailing_newline is off).
+  std::string source;
+  source.reserve(raw.size());
+  for (size_t k = 0; k < raw.size(); ++k) {
+    if (raw[k] == '\r') {
+      source += '\n';
+      if (k + 1 < raw.size() && raw[k + 1] == '\n') ++k;
+    } else {
+      source += raw[k];
+    }
+  }
+  if (!source.empty() && source.back() == '\n') source.pop_back();
   const Source src{source};
   std::vector<Piece> pieces = cut(src);
   NodePtr root = Builder(pieces, src).build();
