@@ -476,6 +476,19 @@ struct Expr {
 };
 using ExprPtr = std::unique_ptr<Expr>;
 
+// The filters and tests the renderer has: others are refused when the template is parsed, as Jinja
+// refuses an unknown filter or test when it compiles a template.
+bool known_filter(const std::string& n) {
+  static const char* names[] = {"trim", "length", "count", "upper", "lower", "title", "capitalize", "string", "safe",
+                                "tojson", "join", "first", "last", "default", "d", "reverse", "list", "items", "replace"};
+  return std::find(std::begin(names), std::end(names), n) != std::end(names);
+}
+bool known_test(const std::string& n) {
+  static const char* names[] = {"defined", "undefined", "none", "string", "mapping", "iterable", "sequence",
+                                "number", "integer", "float", "boolean", "true", "false"};
+  return std::find(std::begin(names), std::end(names), n) != std::end(names);
+}
+
 ExprPtr make(Expr::Kind kind, std::string name = "") {
   auto e = std::make_unique<Expr>();
   e->kind = kind;
@@ -568,6 +581,7 @@ class Parser {
         auto e = make(Expr::Kind::test);
         e->negate = accept_name("not");
         e->name = expect_name();
+        if (!known_test(e->name)) fail("unsupported test 'is " + e->name + "'");
         e->args.push_back(std::move(a));
         a = std::move(e);
       } else {
@@ -651,6 +665,7 @@ class Parser {
         a = std::move(e);
       } else if (accept_op("|")) {
         auto e = make(Expr::Kind::filter, expect_name());
+        if (!known_filter(e->name)) fail("unsupported filter '" + e->name + "'");
         e->args.push_back(std::move(a));
         if (accept_op("(")) arguments(*e);
         a = std::move(e);

@@ -216,6 +216,8 @@ REFUSED = {
     "unsupported_filter": ("{% for m in messages %}\n{{ m.content | wordwrap(10) }}\n{% endfor %}\n", "line 2"),
     "missing_endif": ("{% if true %}\nx\n", "endif"),
     "stray_endfor": ("x\n{% endfor %}\n", "line 2"),
+    "filter_in_branch_not_taken": ("{% if false %}\n\n{{ messages | map(attribute='role') | join }}\n{% endif %}\n", "line 3"),
+    "unsupported_test": ("{{ 'x' }}\n{{ 3 is divisibleby(3) }}\n", "line 2"),
 }
 
 
