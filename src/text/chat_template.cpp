@@ -16,6 +16,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
@@ -77,25 +78,58 @@ bool truthy(const Value& v) {
   return false;
 }
 
+// Python's repr() of a float: the shortest digits that read back to x, in fixed notation when the
+// decimal exponent is in [-4, 16), else as d.ddde+XX.
 std::string float_repr(double x) {
   if (std::isnan(x)) return "nan";
   if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  if (x == 0) return std::signbit(x) ? "-0.0" : "0.0";
   char buf[40];
-  for (int p = 1; p <= 17; ++p) {
-    std::snprintf(buf, sizeof buf, "%.*g", p, x);
+  for (int p = 0; p <= 16; ++p) {
+    std::snprintf(buf, sizeof buf, "%.*e", p, x);
     if (std::strtod(buf, nullptr) == x) break;
   }
-  std::string s = buf;
-  if (s.find_first_of(".en") == std::string::npos) s += ".0";
-  return s;
+  // buf: [-]d[.ddd]e[+-]XX
+  std::string m = buf;
+  const size_t epos = m.find('e');
+  const int exp = std::atoi(m.c_str() + epos + 1);
+  std::string sign = m[0] == '-' ? "-" : "";
+  std::string digits;
+  for (size_t k = sign.size(); k < epos; ++k)
+    if (m[k] != '.') digits += m[k];
+  if (exp >= -4 && exp < 16) {
+    std::string out;
+    if (exp < 0) {
+      out = "0." + std::string(static_cast<size_t>(-exp - 1), '0') + digits;
+    } else if (static_cast<size_t>(exp) + 1 >= digits.size()) {
+      out = digits + std::string(static_cast<size_t>(exp) + 1 - digits.size(), '0') + ".0";
+    } else {
+      out = digits.substr(0, static_cast<size_t>(exp) + 1) + "." + digits.substr(static_cast<size_t>(exp) + 1);
+    }
+    return sign + out;
+  }
+  std::string out = digits.substr(0, 1);
+  if (digits.size() > 1) out += "." + digits.substr(1);
+  char e[8];
+  std::snprintf(e, sizeof e, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
+  return sign + out + e;
 }
 
 std::string py_quote(const std::string& s) {
   const char q = s.find('\'') != std::string::npos && s.find('"') == std::string::npos ? '"' : '\'';
   std::string out(1, q);
   for (char c : s) {
+    const unsigned char u = static_cast<unsigned char>(c);
     if (c == q || c == '\\') out += '\\';
     if (c == '\n') { out += "\\n"; continue; }
+    if (c == '\t') { out += "\\t"; continue; }
+    if (c == '\r') { out += "\\r"; continue; }
+    if (u < 0x20 || u == 0x7F) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", u);
+      out += buf;
+      continue;
+    }
     out += c;
   }
   return out + q;
@@ -435,6 +469,15 @@ std::vector<Token> tokenize(const std::string& code, const Source& src, size_t o
         ++q;
         while (q < code.size() && std::isdigit(static_cast<unsigned char>(code[q]))) ++q;
       }
+      if (q < code.size() && (code[q] == 'e' || code[q] == 'E')) {  // 1e3, 2.5e-4
+        size_t r = q + 1;
+        if (r < code.size() && (code[r] == '+' || code[r] == '-')) ++r;
+        if (r < code.size() && std::isdigit(static_cast<unsigned char>(code[r]))) {
+          is_float = true;
+          q = r;
+          while (q < code.size() && std::isdigit(static_cast<unsigned char>(code[q]))) ++q;
+        }
+      }
       out.push_back({is_float ? Token::Kind::number : Token::Kind::integer, code.substr(p, q - p)});
       p = q;
     } else if (c == '\'' || c == '"') {
@@ -442,8 +485,45 @@ std::vector<Token> tokenize(const std::string& code, const Source& src, size_t o
       size_t q = p + 1;
       for (; q < code.size() && code[q] != c; ++q) {
         if (code[q] == '\\' && q + 1 < code.size()) {
+          // Python's escapes (Jinja decodes string literals as Python does); an unknown escape
+          // keeps its backslash.
           const char e = code[++q];
-          s += e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e == '0' ? '\0' : e;
+          auto hex = [&](size_t digits) {
+            if (q + digits >= code.size()) src.fail(offset, "a truncated \\x, \\u or \\U escape in '" + code + "'");
+            uint32_t c = 0;
+            for (size_t k = 1; k <= digits; ++k) {
+              const char h = code[q + k];
+              if (!std::isxdigit(static_cast<unsigned char>(h))) src.fail(offset, "a bad \\x, \\u or \\U escape in '" + code + "'");
+              c = c * 16 + static_cast<uint32_t>(std::isdigit(static_cast<unsigned char>(h)) ? h - '0' : (std::tolower(h) - 'a' + 10));
+            }
+            q += digits;
+            if (c > 0x10FFFF) src.fail(offset, "an escape beyond U+10FFFF in '" + code + "'");
+            s += encode_utf8(c);
+          };
+          switch (e) {
+            case 'n': s += '\n'; break;
+            case 't': s += '\t'; break;
+            case 'r': s += '\r'; break;
+            case 'a': s += '\a'; break;
+            case 'b': s += '\b'; break;
+            case 'f': s += '\f'; break;
+            case 'v': s += '\v'; break;
+            case '\\': case '\'': case '"': s += e; break;
+            case '\n': break;  // a backslash before a newline joins the lines
+            case 'x': hex(2); break;
+            case 'u': hex(4); break;
+            case 'U': hex(8); break;
+            default:
+              if (e >= '0' && e <= '7') {  // octal, up to 3 digits
+                uint32_t c = static_cast<uint32_t>(e - '0');
+                for (int k = 0; k < 2 && q + 1 < code.size() && code[q + 1] >= '0' && code[q + 1] <= '7'; ++k)
+                  c = c * 8 + static_cast<uint32_t>(code[++q] - '0');
+                s += encode_utf8(c);
+              } else {
+                s += '\\';
+                s += e;
+              }
+          }
         } else {
           s += code[q];
         }
@@ -562,21 +642,77 @@ class Parser {
     }
     return compare();
   }
+  // Jinja's precedence, loosest first: comparisons and `in`; + -; ~; * / // %; **; unary - +;
+  // then a primary with its attributes, items and calls, then filters and tests (`-3|string` is
+  // (-3)|string, and `1 + 2 is number` is 1 + (2 is number), as in Jinja).
   ExprPtr compare() {
-    ExprPtr a = concat();
+    ExprPtr a = additive();
     for (;;) {
       const Token& t = peek();
       if (t.kind == Token::Kind::op && (t.text == "==" || t.text == "!=" || t.text == "<" || t.text == ">" ||
                                         t.text == "<=" || t.text == ">=")) {
         const std::string op = t.text;
         ++p_;
-        a = binary(std::move(a), op, concat());
+        a = binary(std::move(a), op, additive());
       } else if (accept_name("in")) {
-        a = binary(std::move(a), "in", concat());
+        a = binary(std::move(a), "in", additive());
       } else if (t.kind == Token::Kind::name && t.text == "not" && t_[p_ + 1].kind == Token::Kind::name &&
                  t_[p_ + 1].text == "in") {
         p_ += 2;
-        a = binary(std::move(a), "not in", concat());
+        a = binary(std::move(a), "not in", additive());
+      } else {
+        return a;
+      }
+    }
+  }
+  ExprPtr additive() {
+    ExprPtr a = concat();
+    for (;;) {
+      if (accept_op("+")) a = binary(std::move(a), "+", concat());
+      else if (accept_op("-")) a = binary(std::move(a), "-", concat());
+      else return a;
+    }
+  }
+  ExprPtr concat() {
+    ExprPtr a = multiplicative();
+    while (accept_op("~")) a = binary(std::move(a), "~", multiplicative());
+    return a;
+  }
+  ExprPtr multiplicative() {
+    ExprPtr a = power();
+    for (;;) {
+      std::string op;
+      for (const char* o : {"*", "//", "/", "%"})
+        if (op.empty() && accept_op(o)) op = o;
+      if (op.empty()) return a;
+      a = binary(std::move(a), op, power());
+    }
+  }
+  ExprPtr power() {
+    ExprPtr a = unary(true);
+    while (accept_op("**")) a = binary(std::move(a), "**", unary(true));
+    return a;
+  }
+  ExprPtr unary(bool with_filter) {
+    ExprPtr a;
+    if (accept_op("-")) {
+      a = make(Expr::Kind::unary, "-");
+      a->args.push_back(unary(false));
+    } else if (accept_op("+")) {
+      a = unary(false);
+    } else {
+      a = postfix(primary());
+    }
+    return with_filter ? filters(std::move(a)) : std::move(a);
+  }
+  ExprPtr filters(ExprPtr a) {
+    for (;;) {
+      if (accept_op("|")) {
+        auto e = make(Expr::Kind::filter, expect_name());
+        if (!known_filter(e->name)) fail("unsupported filter '" + e->name + "'");
+        e->args.push_back(std::move(a));
+        if (accept_op("(")) arguments(*e);
+        a = std::move(e);
       } else if (accept_name("is")) {
         auto e = make(Expr::Kind::test);
         e->negate = accept_name("not");
@@ -584,42 +720,15 @@ class Parser {
         if (!known_test(e->name)) fail("unsupported test 'is " + e->name + "'");
         e->args.push_back(std::move(a));
         a = std::move(e);
+      } else if (accept_op("(")) {
+        auto e = make(Expr::Kind::call);
+        e->args.push_back(std::move(a));
+        arguments(*e);
+        a = std::move(e);
       } else {
         return a;
       }
     }
-  }
-  ExprPtr concat() {
-    ExprPtr a = additive();
-    while (accept_op("~")) a = binary(std::move(a), "~", additive());
-    return a;
-  }
-  ExprPtr additive() {
-    ExprPtr a = multiplicative();
-    for (;;) {
-      if (accept_op("+")) a = binary(std::move(a), "+", multiplicative());
-      else if (accept_op("-")) a = binary(std::move(a), "-", multiplicative());
-      else return a;
-    }
-  }
-  ExprPtr multiplicative() {
-    ExprPtr a = unary();
-    for (;;) {
-      std::string op;
-      for (const char* o : {"*", "//", "/", "%"})
-        if (op.empty() && accept_op(o)) op = o;
-      if (op.empty()) return a;
-      a = binary(std::move(a), op, unary());
-    }
-  }
-  ExprPtr unary() {
-    if (accept_op("-")) {
-      auto e = make(Expr::Kind::unary, "-");
-      e->args.push_back(unary());
-      return e;
-    }
-    if (accept_op("+")) return unary();
-    return postfix(primary());
   }
   void arguments(Expr& e) {  // after '(' : positional then keyword arguments, up to ')'
     if (accept_op(")")) return;
@@ -646,10 +755,14 @@ class Parser {
         ExprPtr lo = (peek().kind == Token::Kind::op && peek().text == ":") ? nullptr : expression();
         if (accept_op(":")) {
           auto e = make(Expr::Kind::slice);
-          ExprPtr hi = (peek().kind == Token::Kind::op && peek().text == "]") ? nullptr : expression();
+          auto at = [&](const char* o) { return peek().kind == Token::Kind::op && peek().text == o; };
+          ExprPtr hi = at("]") || at(":") ? nullptr : expression();
+          ExprPtr step;
+          if (accept_op(":")) step = at("]") ? nullptr : expression();
           e->args.push_back(std::move(a));
           e->args.push_back(std::move(lo));
           e->args.push_back(std::move(hi));
+          e->args.push_back(std::move(step));
           a = std::move(e);
         } else {
           auto e = make(Expr::Kind::item);
@@ -662,12 +775,6 @@ class Parser {
         auto e = make(Expr::Kind::call);
         e->args.push_back(std::move(a));
         arguments(*e);
-        a = std::move(e);
-      } else if (accept_op("|")) {
-        auto e = make(Expr::Kind::filter, expect_name());
-        if (!known_filter(e->name)) fail("unsupported filter '" + e->name + "'");
-        e->args.push_back(std::move(a));
-        if (accept_op("(")) arguments(*e);
         a = std::move(e);
       } else {
         return a;
@@ -995,7 +1102,11 @@ class Renderer {
                                             {"last", Value::boolean(k == len - 1)},
                                             {"length", Value::integer(len)},
                                             {"revindex", Value::integer(len - k)},
-                                            {"revindex0", Value::integer(len - k - 1)}});
+                                            {"revindex0", Value::integer(len - k - 1)},
+                                            {"depth", Value::integer(1)},
+                                            {"depth0", Value::integer(0)}});
+      if (k > 0) scopes_.back()["loop"].m->emplace_back("previtem", items[static_cast<size_t>(k - 1)]);
+      if (k + 1 < len) scopes_.back()["loop"].m->emplace_back("nextitem", items[static_cast<size_t>(k + 1)]);
       render(*n.children[0], out);
       scopes_.pop_back();
     }
@@ -1113,13 +1224,15 @@ class Renderer {
         continue;
       }
       const uint32_t u = static_cast<uint32_t>(c);
-      const bool up = how == "upper" || ((how == "title" && start) || (how == "capitalize" && first));
+      const bool up = how == "upper" || (((how == "title" || how == "title_filter") && start) || (how == "capitalize" && first));
       const uint32_t out = change_case(u, up);
       if (up && u == 0xDF) r += how == "upper" ? "SS" : "Ss";  // ß
       else r += out == u ? ch : encode_utf8(out);
       // A cased letter is one that has another case (or an ASCII letter).
       const bool letter = (u < 0x80 && std::isalpha(static_cast<int>(u))) || change_case(u, true) != u || change_case(u, false) != u;
-      start = !letter;
+      // str.title: a word starts after any non-letter; Jinja's title filter: after - ( { [ < or a space.
+      start = how == "title_filter" ? (u == '-' || u == '(' || u == '{' || u == '[' || u == '<' || (u < 0x80 && is_space(static_cast<char>(u))))
+                                    : !letter;
       first = false;
     }
     return Value::string(r);
@@ -1141,7 +1254,8 @@ class Renderer {
       if (v.is(K::undefined)) return Value::integer(0);
       fail(offset, "length of " + str(v, true));
     }
-    if (name == "upper" || name == "lower" || name == "title" || name == "capitalize") return string_case(str(v), name);
+    if (name == "upper" || name == "lower" || name == "capitalize") return string_case(str(v), name);
+    if (name == "title") return string_case(str(v), "title_filter");
     if (name == "string") return Value::string(str(v));
     if (name == "safe") return v;
     if (name == "tojson") {
@@ -1234,6 +1348,14 @@ class Renderer {
       fail(offset, "cannot apply '" + op + "' to " + str(a, true) + " and " + str(b, true));
     const bool ints = !a.is(K::number) && !b.is(K::number);
     const int64_t x = a.is(K::boolean) ? a.b : a.i, y = b.is(K::boolean) ? b.b : b.i;
+    if (op == "**") {
+      if (ints && y >= 0) {
+        int64_t r = 1;
+        for (int64_t k = 0; k < y && k < 64; ++k) r *= x;
+        return Value::integer(r);
+      }
+      return Value::number(std::pow(a.as_double(), b.as_double()));
+    }
     if (op == "/") {
       if (b.as_double() == 0) fail(offset, "division by zero");
       return Value::number(a.as_double() / b.as_double());
@@ -1265,23 +1387,35 @@ class Renderer {
       case Expr::Kind::name: return lookup(e.name);
       case Expr::Kind::attr: return attribute(eval(*e.args[0], offset), e.name, offset);
       case Expr::Kind::item: return item(eval(*e.args[0], offset), eval(*e.args[1], offset), offset);
-      case Expr::Kind::slice: {
+      case Expr::Kind::slice: {  // Python's slice: [lo:hi:step], bounds clipped, negative from the end
         const Value obj = eval(*e.args[0], offset);
         const bool is_list = obj.is(K::list);
         if (!is_list && !obj.is(K::string)) fail(offset, "cannot slice " + str(obj, true));
         const std::vector<std::string> chars = is_list ? std::vector<std::string>{} : utf8_chars(obj.s);
         const int64_t n = is_list ? static_cast<int64_t>(obj.l->size()) : static_cast<int64_t>(chars.size());
-        auto bound = [&](const ExprPtr& x, int64_t fallback) {
-          if (!x) return fallback;
+        auto number = [&](const ExprPtr& x) -> std::optional<int64_t> {
+          if (!x) return std::nullopt;
           const Value v = eval(*x, offset);
+          if (v.is(K::none)) return std::nullopt;
           if (!v.is(K::integer)) fail(offset, "a slice bound must be an integer");
-          return clamp_index(v.i, n);
+          return v.i;
         };
-        const int64_t lo = bound(e.args[1], 0), hi = std::max(lo, bound(e.args[2], n));
-        if (is_list) return Value::list(List(obj.l->begin() + lo, obj.l->begin() + hi));
+        const int64_t step = number(e.args[3]).value_or(1);
+        if (step == 0) fail(offset, "a slice step cannot be zero");
+        auto bound = [&](std::optional<int64_t> x, bool is_lo) {
+          if (!x) return step > 0 ? (is_lo ? int64_t{0} : n) : (is_lo ? n - 1 : int64_t{-1});
+          int64_t k = *x < 0 ? *x + n : *x;
+          if (step > 0) return std::max<int64_t>(0, std::min(k, n));
+          return std::max<int64_t>(-1, std::min(k, n - 1));
+        };
+        const int64_t lo = bound(number(e.args[1]), true), hi = bound(number(e.args[2]), false);
+        List l;
         std::string r;
-        for (int64_t k = lo; k < hi; ++k) r += chars[static_cast<size_t>(k)];
-        return Value::string(r);
+        for (int64_t k = lo; step > 0 ? k < hi : k > hi; k += step) {
+          if (is_list) l.push_back((*obj.l)[static_cast<size_t>(k)]);
+          else r += chars[static_cast<size_t>(k)];
+        }
+        return is_list ? Value::list(std::move(l)) : Value::string(r);
       }
       case Expr::Kind::call: {
         std::vector<Value> args;

@@ -182,6 +182,20 @@ after-if label={{ label }}
 
 {% endfor %}
 """,
+    # Precedence as Jinja's (tests and filters bind to the operand, ~ tighter than + -), float
+    # repr, repr escapes in lists, string-literal escapes, slice steps, loop.previtem/nextitem, **,
+    # Jinja's title filter against str.title().
+    "corners": r"""{{ 1 + 2 is number }} {{ -3 | string }} {{ 'a' ~ 'b' is string }} {{ -(messages | length) }} {{ 2 * 3 ~ 'x' }} {{ 'x' ~ 2 * 3 }} {{ 1 + 2 ~ '' ~ 3 }}
+{{ 1.0 }} {{ 1e3 }} {{ 0.1 + 0.2 }} {{ 1000000000000000.0 }} {{ 1e16 }} {{ 10 / 4 }} {{ 3 // 2.0 }} {{ 1e-5 }} {{ 0.0001 }} {{ 123456.789e3 }} {{ -2.5e-7 }} {{ 1.5e300 }} {{ 2 ** 0.5 }} {{ -0.0 }}
+{{ "it's" }} {{ ['it\'s', "a\"b", 'x\ty', 'a\\b', '\x01', 'q\r'] }} {{ '\u00e9\x41\101\U0001F600' }} {{ '\d\w' }}
+{{ 7 % 3 }} {{ -7 % 3 }} {{ -7 // 2 }} {{ 2 ** 3 }} {{ 2 ** -1 }} {{ 2 ** 3 ** 2 }} {{ 7.5 % 2 }}
+{{ 'abcdef'[::-1] }} {{ 'abcdef'[::2] }} {{ 'abcdef'[4:1:-1] }} {{ [1, 2, 3, 4][-1:0:-2] }} {{ 'abc'[-10:10] }} {{ 'abc'[5:-9:-1] }}
+{{ "o'neil mc(x) [y] <z>-w" | title }} {{ "o'neil mc(x)".title() }}
+{% for m in messages[::-1] %}
+{% set index = (messages | length - 1) - loop.index0 %}
+{{ index }}:{{ m.role }} prev={{ loop.previtem.role if loop.previtem is defined else '-' }} next={{ loop.nextitem.role if loop.nextitem is defined else '-' }}
+{% endfor %}
+""",
     # raise_exception on a condition (both engines must fail with the message).
     "raise": """{% for m in messages %}
 {% if m.role == 'system' %}
@@ -261,7 +275,7 @@ for tname, source in TEMPLATES.items():
             try:
                 want, want_error = compiled.render(messages=conv, add_generation_prompt=gp, bos_token=BOS,
                                                    eos_token=EOS), None
-            except jinja2.exceptions.TemplateError as e:
+            except Exception as e:  # any failure of jinja2 (TemplateError, TypeError, ...) must be one of ours
                 want, want_error = None, e
             got = ours(tpath, os.path.join(tmp, cname + ".json"), gp)
             compared += 1
