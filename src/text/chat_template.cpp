@@ -387,6 +387,7 @@ std::vector<Piece> cut(const Source& src) {
     size_t start = tag + 2;
     const bool strip_before = start < t.size() && t[start] == '-';
     const bool keep_before = start < t.size() && t[start] == '+';
+    bool keep_newline = false;
     if (strip_before || keep_before) ++start;
     if (strip_before) {
       while (!chunk.empty() && is_space(chunk.back())) chunk.pop_back();
@@ -427,14 +428,15 @@ std::vector<Piece> cut(const Source& src) {
     if (code_end > start && t[code_end - 1] == '-') {
       strip_next = true;
       --code_end;
-    } else if (code_end > start && t[code_end - 1] == '+') {
+    } else if (code_end > start && t[code_end - 1] == '+' && kind == '%') {
       --code_end;
+      keep_newline = true;  // `+%}`: no trim_blocks for this tag
     }
     if (kind != '#') {
       flush_text(pos);
       pieces.push_back({kind == '{' ? Piece::Kind::output : Piece::Kind::statement, t.substr(start, code_end - start), tag});
     }
-    if (kind != '{' && !strip_next) trim_newline = true;
+    if (kind != '{' && !strip_next && !keep_newline) trim_newline = true;
     pos = end + 2;
   }
   flush_text(pos);
@@ -645,25 +647,34 @@ class Parser {
   // Jinja's precedence, loosest first: comparisons and `in`; + -; ~; * / // %; **; unary - +;
   // then a primary with its attributes, items and calls, then filters and tests (`-3|string` is
   // (-3)|string, and `1 + 2 is number` is 1 + (2 is number), as in Jinja).
+  // Comparisons chain as in Python: `a < b < c` is `a < b and b < c` (each operand evaluated once):
+  // a node "compare" with the operands in args and the operators in kwnames.
   ExprPtr compare() {
-    ExprPtr a = additive();
+    ExprPtr first = additive();
+    auto e = make(Expr::Kind::binary, "compare");
+    e->args.push_back(std::move(first));
     for (;;) {
       const Token& t = peek();
+      std::string op;
       if (t.kind == Token::Kind::op && (t.text == "==" || t.text == "!=" || t.text == "<" || t.text == ">" ||
                                         t.text == "<=" || t.text == ">=")) {
-        const std::string op = t.text;
+        op = t.text;
         ++p_;
-        a = binary(std::move(a), op, additive());
       } else if (accept_name("in")) {
-        a = binary(std::move(a), "in", additive());
+        op = "in";
       } else if (t.kind == Token::Kind::name && t.text == "not" && t_[p_ + 1].kind == Token::Kind::name &&
                  t_[p_ + 1].text == "in") {
         p_ += 2;
-        a = binary(std::move(a), "not in", additive());
+        op = "not in";
       } else {
-        return a;
+        break;
       }
+      e->kwnames.push_back(op);
+      e->args.push_back(additive());
     }
+    if (e->kwnames.empty()) return std::move(e->args[0]);
+    if (e->kwnames.size() == 1) return binary(std::move(e->args[0]), e->kwnames[0], std::move(e->args[1]));
+    return e;
   }
   ExprPtr additive() {
     ExprPtr a = concat();
@@ -994,6 +1005,7 @@ class Builder {
     Parser ps = parser(pc, 1);
     n->names.push_back(ps.expect_name());
     if (ps.accept_op(".")) n->names.push_back(ps.expect_name());
+    if (ps.peek().kind == Token::Kind::op && ps.peek().text == ",") ps.fail("assignments to several names are not supported");
     if (!ps.accept_op("=")) ps.fail("block assignments ({% set x %}...{% endset %}) are not supported; expected '='");
     n->exprs.push_back(ps.expression());
     ps.expect_end();
@@ -1069,7 +1081,7 @@ class Renderer {
       for (const auto& kv : *seq.m) items.push_back(Value::string(kv.first));
     } else if (seq.is(K::string)) {
       for (std::string& c : utf8_chars(seq.s)) items.push_back(Value::string(std::move(c)));
-    } else if (!seq.is(K::undefined) && !seq.is(K::none)) {
+    } else if (!seq.is(K::undefined)) {
       fail(n.offset, "cannot loop over " + str(seq, true));
     }
     auto bind = [&](std::map<std::string, Value>& scope, const Value& item) {
@@ -1246,7 +1258,10 @@ class Renderer {
         if (kw[k] == key) return &args[positional + k];
       return position < positional ? &args[position] : nullptr;
     };
-    if (name == "trim") return call_method(v.is(K::string) ? v : Value::string(str(v)), "strip", {}, offset);
+    if (name == "trim") {
+      const Value* chars = kwarg("chars", 0);
+      return call_method(v.is(K::string) ? v : Value::string(str(v)), "strip", chars ? std::vector<Value>{*chars} : std::vector<Value>{}, offset);
+    }
     if (name == "length" || name == "count") {
       if (v.is(K::string)) return Value::integer(static_cast<int64_t>(utf8_chars(v.s).size()));
       if (v.is(K::list)) return Value::integer(static_cast<int64_t>(v.l->size()));
@@ -1267,6 +1282,11 @@ class Renderer {
     if (name == "join") {
       const Value* sep = kwarg("d", 0);
       std::string out;
+      if (v.is(K::string)) {
+        const auto chars = utf8_chars(v.s);
+        for (size_t k = 0; k < chars.size(); ++k) out += (k && sep ? str(*sep) : "") + chars[k];
+        return Value::string(out);
+      }
       if (!v.is(K::list)) fail(offset, "join of " + str(v, true));
       for (size_t k = 0; k < v.l->size(); ++k) out += (k && sep ? str(*sep) : "") + str((*v.l)[k]);
       return Value::string(out);
@@ -1381,6 +1401,34 @@ class Renderer {
     return Value::number(p - q * std::floor(p / q));
   }
 
+  // ==, !=, in, not in, <, >, <=, >= of two values.
+  Value compare_values(const std::string& op, const Value& a, const Value& b, size_t offset) const {
+    if (op == "==") return Value::boolean(equal(a, b));
+    if (op == "!=") return Value::boolean(!equal(a, b));
+    if (op == "in" || op == "not in") {
+      bool found = false;
+      if (b.is(K::string)) {
+        if (!a.is(K::string)) fail(offset, "'in <string>' needs a string on the left");
+        found = b.s.find(a.s) != std::string::npos;
+      } else if (b.is(K::list)) {
+        for (const Value& x : *b.l) found = found || equal(a, x);
+      } else if (b.is(K::dict)) {
+        found = a.is(K::string) && b.find(a.s) != nullptr;
+      } else if (!b.is(K::undefined)) {
+        fail(offset, "'in' needs a string, list or dict on the right");
+      }
+      return Value::boolean(found == (op == "in"));
+    }
+    if (op == "<" || op == ">" || op == "<=" || op == ">=") {
+      int c = 0;
+      if (a.numeric() && b.numeric()) c = a.as_double() < b.as_double() ? -1 : a.as_double() > b.as_double() ? 1 : 0;
+      else if (a.is(K::string) && b.is(K::string)) c = a.s.compare(b.s) < 0 ? -1 : a.s.compare(b.s) > 0 ? 1 : 0;
+      else fail(offset, "cannot compare " + str(a, true) + " and " + str(b, true));
+      return Value::boolean(op == "<" ? c < 0 : op == ">" ? c > 0 : op == "<=" ? c <= 0 : c >= 0);
+    }
+    fail(offset, "unknown comparison '" + op + "'");
+  }
+
   Value eval(const Expr& e, size_t offset) {
     switch (e.kind) {
       case Expr::Kind::literal: return e.value;
@@ -1461,6 +1509,15 @@ class Renderer {
       }
       case Expr::Kind::binary: {
         const std::string& op = e.name;
+        if (op == "compare") {  // a chain of comparisons
+          Value left = eval(*e.args[0], offset);
+          for (size_t k = 0; k < e.kwnames.size(); ++k) {
+            Value right = eval(*e.args[k + 1], offset);
+            if (!truthy(compare_values(e.kwnames[k], left, right, offset))) return Value::boolean(false);
+            left = std::move(right);
+          }
+          return Value::boolean(true);
+        }
         if (op == "and") {
           Value a = eval(*e.args[0], offset);
           return truthy(a) ? eval(*e.args[1], offset) : a;
@@ -1471,29 +1528,8 @@ class Renderer {
         }
         const Value a = eval(*e.args[0], offset), b = eval(*e.args[1], offset);
         if (op == "~") return Value::string(str(a) + str(b));
-        if (op == "==") return Value::boolean(equal(a, b));
-        if (op == "!=") return Value::boolean(!equal(a, b));
-        if (op == "in" || op == "not in") {
-          bool found = false;
-          if (b.is(K::string)) {
-            if (!a.is(K::string)) fail(offset, "'in <string>' needs a string on the left");
-            found = b.s.find(a.s) != std::string::npos;
-          } else if (b.is(K::list)) {
-            for (const Value& x : *b.l) found = found || equal(a, x);
-          } else if (b.is(K::dict)) {
-            found = a.is(K::string) && b.find(a.s) != nullptr;
-          } else if (!b.is(K::undefined)) {
-            fail(offset, "'in' needs a string, list or dict on the right");
-          }
-          return Value::boolean(found == (op == "in"));
-        }
-        if (op == "<" || op == ">" || op == "<=" || op == ">=") {
-          int c = 0;
-          if (a.numeric() && b.numeric()) c = a.as_double() < b.as_double() ? -1 : a.as_double() > b.as_double() ? 1 : 0;
-          else if (a.is(K::string) && b.is(K::string)) c = a.s.compare(b.s) < 0 ? -1 : a.s.compare(b.s) > 0 ? 1 : 0;
-          else fail(offset, "cannot compare " + str(a, true) + " and " + str(b, true));
-          return Value::boolean(op == "<" ? c < 0 : op == ">" ? c > 0 : op == "<=" ? c <= 0 : c >= 0);
-        }
+        if (op == "==" || op == "!=" || op == "in" || op == "not in" || op == "<" || op == ">" || op == "<=" || op == ">=")
+          return compare_values(op, a, b, offset);
         return arithmetic(op, a, b, offset);
       }
       case Expr::Kind::cond: {

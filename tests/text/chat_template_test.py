@@ -191,10 +191,19 @@ after-if label={{ label }}
 {{ 7 % 3 }} {{ -7 % 3 }} {{ -7 // 2 }} {{ 2 ** 3 }} {{ 2 ** -1 }} {{ 2 ** 3 ** 2 }} {{ 7.5 % 2 }}
 {{ 'abcdef'[::-1] }} {{ 'abcdef'[::2] }} {{ 'abcdef'[4:1:-1] }} {{ [1, 2, 3, 4][-1:0:-2] }} {{ 'abc'[-10:10] }} {{ 'abc'[5:-9:-1] }}
 {{ "o'neil mc(x) [y] <z>-w" | title }} {{ "o'neil mc(x)".title() }}
+{{ 'a' == 'a' == 'a' }} {{ 1 < 2 < 3 }} {{ 3 > 2 > 1 > 0 }} {{ 1 < 3 > 2 }} {{ 1 < 2 > 3 }} {{ 'abc' | join('-') }} {{ ' xax ' | trim('x ') }}
+{% if true +%}
+kept newline after +%}
+{% endif %}
 {% for m in messages[::-1] %}
 {% set index = (messages | length - 1) - loop.index0 %}
 {{ index }}:{{ m.role }} prev={{ loop.previtem.role if loop.previtem is defined else '-' }} next={{ loop.nextitem.role if loop.nextitem is defined else '-' }}
 {% endfor %}
+""",
+    # Failures jinja2 has too: looping over none, an attribute of an undefined value.
+    "fails_like_jinja": """{% for m in messages %}{{ m.role }}{% endfor %}
+{% if messages | length > 2 %}{{ messages[0].nope.deeper }}{% endif %}
+{% for x in none %}x{% endfor %}
 """,
     # raise_exception on a condition (both engines must fail with the message).
     "raise": """{% for m in messages %}
