@@ -8,6 +8,7 @@
 #include "bitlearn/chat_template.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -801,7 +802,12 @@ class Parser {
       return e;
     };
     switch (t.kind) {
-      case Token::Kind::integer: return literal(Value::integer(std::strtoll(t.text.c_str(), nullptr, 10)));
+      case Token::Kind::integer: {
+        errno = 0;
+        const long long v = std::strtoll(t.text.c_str(), nullptr, 10);
+        if (errno == ERANGE) fail("the integer " + t.text + " is beyond 64 bits");
+        return literal(Value::integer(v));
+      }
       case Token::Kind::number: return literal(Value::number(std::strtod(t.text.c_str(), nullptr)));
       case Token::Kind::string: {
         std::string s = t.text;
@@ -1360,6 +1366,8 @@ class Renderer {
       }
     }
     if (op == "*" && a.is(K::string) && b.is(K::integer)) {
+      if (b.i > 0 && a.s.size() * static_cast<uint64_t>(std::min<int64_t>(b.i, int64_t{1} << 40)) > (size_t{1} << 26))
+        fail(offset, "a repeated text of more than 64 MiB");
       std::string r;
       for (int64_t k = 0; k < b.i; ++k) r += a.s;
       return Value::string(r);
@@ -1370,8 +1378,11 @@ class Renderer {
     const int64_t x = a.is(K::boolean) ? a.b : a.i, y = b.is(K::boolean) ? b.b : b.i;
     if (op == "**") {
       if (ints && y >= 0) {
-        int64_t r = 1;
-        for (int64_t k = 0; k < y && k < 64; ++k) r *= x;
+        if (x == 0 || x == 1) return Value::integer(y == 0 ? 1 : x);
+        if (x == -1) return Value::integer(y % 2 ? -1 : 1);
+        int64_t r = 1;  // |x| >= 2: at most 63 steps before the overflow check fails
+        for (int64_t k = 0; k < y; ++k)
+          if (__builtin_mul_overflow(r, x, &r)) fail(offset, "an integer beyond 64 bits");
         return Value::integer(r);
       }
       return Value::number(std::pow(a.as_double(), b.as_double()));
@@ -1381,9 +1392,12 @@ class Renderer {
       return Value::number(a.as_double() / b.as_double());
     }
     if (ints) {
-      if (op == "+") return Value::integer(x + y);
-      if (op == "-") return Value::integer(x - y);
-      if (op == "*") return Value::integer(x * y);
+      int64_t sum = 0;
+      if ((op == "+" && __builtin_add_overflow(x, y, &sum)) || (op == "-" && __builtin_sub_overflow(x, y, &sum)) ||
+          (op == "*" && __builtin_mul_overflow(x, y, &sum)))
+        fail(offset, "an integer beyond 64 bits");
+      if (op == "+" || op == "-" || op == "*") return Value::integer(sum);
+      if (y == -1 && x == INT64_MIN) fail(offset, "an integer beyond 64 bits");
       if (y == 0) fail(offset, "division by zero");
       int64_t q = x / y, r = x % y;
       if (r != 0 && ((r < 0) != (y < 0))) {  // Python's floor division and modulo
@@ -1503,7 +1517,10 @@ class Renderer {
       case Expr::Kind::unary: {
         const Value v = eval(*e.args[0], offset);
         if (e.name == "not") return Value::boolean(!truthy(v));
-        if (v.is(K::integer)) return Value::integer(-v.i);
+        if (v.is(K::integer)) {
+          if (v.i == INT64_MIN) fail(offset, "an integer beyond 64 bits");
+          return Value::integer(-v.i);
+        }
         if (v.is(K::number)) return Value::number(-v.d);
         fail(offset, "cannot negate " + str(v, true));
       }
