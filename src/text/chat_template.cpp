@@ -544,6 +544,9 @@ std::vector<Token> tokenize(const std::string& code, const Source& src, size_t o
       out.push_back({Token::Kind::op, op});
       p += op.size();
     }
+    // Each node of an expression takes a token, so this bounds the depth of the trees that parsing,
+    // rendering and freeing walk recursively (a hostile template cannot exhaust the stack).
+    if (out.size() > 4000) src.fail(offset, "more than 4000 tokens in one tag");
   }
   out.push_back({Token::Kind::end, ""});
   return out;
@@ -584,7 +587,10 @@ class Parser {
   Parser(std::vector<Token> tokens, const Source& src, size_t offset, const std::string& code)
       : t_(std::move(tokens)), src_(src), offset_(offset), code_(code) {}
 
-  ExprPtr expression() { return conditional(); }
+  ExprPtr expression() {
+    Nesting guard(*this);
+    return conditional();
+  }
   const Token& peek() const { return t_[p_]; }
   bool at_end() const { return t_[p_].kind == Token::Kind::end; }
   bool accept_name(const char* n) {
@@ -605,7 +611,9 @@ class Parser {
   void expect_end() {
     if (!at_end()) fail("unexpected '" + t_[p_].text + "'");
   }
-  [[noreturn]] void fail(const std::string& what) const { src_.fail(offset_, what + " in '" + code_ + "'"); }
+  [[noreturn]] void fail(const std::string& what) const {
+    src_.fail(offset_, what + " in '" + (code_.size() > 200 ? code_.substr(0, 200) + "..." : code_) + "'");
+  }
 
  private:
   ExprPtr conditional() {
@@ -638,6 +646,7 @@ class Parser {
     return a;
   }
   ExprPtr not_expr() {
+    Nesting guard(*this);
     if (accept_name("not")) {
       auto e = make(Expr::Kind::unary, "not");
       e->args.push_back(not_expr());
@@ -706,6 +715,7 @@ class Parser {
     return a;
   }
   ExprPtr unary(bool with_filter) {
+    Nesting guard(*this);
     ExprPtr a;
     if (accept_op("-")) {
       a = make(Expr::Kind::unary, "-");
@@ -858,8 +868,20 @@ class Parser {
     fail("unexpected '" + t.text + "'");
   }
 
+  // Expressions nest at most kMaxNesting levels of the parser (about 200 parentheses; a hostile
+  // template cannot exhaust the stack).
+  static constexpr int kMaxNesting = 600;
+  struct Nesting {
+    explicit Nesting(Parser& p) : p_(p) {
+      if (++p_.depth_ > kMaxNesting) p_.fail("expressions nested too deep");
+    }
+    ~Nesting() { --p_.depth_; }
+    Parser& p_;
+  };
+
   std::vector<Token> t_;
   size_t p_ = 0;
+  int depth_ = 0;
   const Source& src_;
   size_t offset_;
   std::string code_;
@@ -910,6 +932,13 @@ class Builder {
   }
   // Statements up to one whose first word is in `until` (left for the caller) or the end.
   NodePtr body(const std::vector<std::string>& until) {
+    // Blocks nest at most 256 deep (a hostile template cannot exhaust the stack).
+    struct Nesting {
+      explicit Nesting(int& d) : d_(d) { ++d_; }
+      ~Nesting() { --d_; }
+      int& d_;
+    } guard(depth_);
+    if (depth_ > 256 && p_ < pieces_.size()) src_.fail(pieces_[p_].offset, "blocks nested more than 256 deep");
     auto b = std::make_unique<Node>();
     while (p_ < pieces_.size()) {
       const Piece& pc = pieces_[p_];
@@ -1022,6 +1051,7 @@ class Builder {
   const std::vector<Piece>& pieces_;
   const Source& src_;
   size_t p_ = 0;
+  int depth_ = 0;
 };
 
 // ---------------------------------------------------------------------------------------------
