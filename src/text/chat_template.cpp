@@ -1068,8 +1068,14 @@ class Renderer {
       case Node::Kind::body:
         for (const auto& c : n.children) render(*c, out);
         return;
-      case Node::Kind::text: out += n.text; return;
-      case Node::Kind::output: out += str(eval(*n.exprs[0], n.offset)); return;
+      case Node::Kind::text:
+        out += n.text;
+        check_size(out, n.offset);
+        return;
+      case Node::Kind::output:
+        out += str(eval(*n.exprs[0], n.offset));
+        check_size(out, n.offset);
+        return;
       case Node::Kind::branch:
         for (size_t k = 0; k < n.exprs.size(); ++k) {
           if (truthy(eval(*n.exprs[k], n.offset))) return render(*n.children[k], out);
@@ -1142,6 +1148,7 @@ class Renderer {
     }
     const int64_t len = static_cast<int64_t>(items.size());
     for (int64_t k = 0; k < len; ++k) {
+      if (++iterations_ > kMaxIterations) fail(n.offset, "more than 10^6 loop iterations");
       scopes_.emplace_back();
       bind(scopes_.back(), items[static_cast<size_t>(k)]);
       scopes_.back()["loop"] = Value::dict({{"index", Value::integer(k + 1)},
@@ -1601,8 +1608,16 @@ class Renderer {
     fail(offset, "unsupported expression");
   }
 
+  // A rendering stops with an error past 256 MiB of text or 10^6 loop iterations (a hostile
+  // template cannot take all memory or run for hours).
+  static constexpr int64_t kMaxIterations = 1'000'000;
+  void check_size(const std::string& out, size_t offset) const {
+    if (out.size() > (size_t{1} << 28)) fail(offset, "the rendered text passes 256 MiB");
+  }
+
   Source src_;
   std::vector<std::map<std::string, Value>> scopes_;
+  int64_t iterations_ = 0;
 };
 
 std::string token_text(const nlohmann::json& j) {
