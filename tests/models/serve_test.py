@@ -9,7 +9,8 @@ the whole answer, that bad requests get a 400 with a message, and that SIGTERM e
 with exit code 0. Then chat completions on a copy of the model folder with a ChatML chat template
 (tokenizer_config.json): a chat request gives the tokens of /v1/completions with the ids of the
 rendered prompt (`bitlearn tokenizer chat --ids`), its stream's deltas concatenate to the message,
-and a model without a template answers 501.
+a raise_exception of the template is a 400 with its message, and a model without a template
+answers 501.
 """
 import hashlib
 import http.client
@@ -156,7 +157,8 @@ finally:
 check(code == 0, f"SIGTERM ends the server with exit 0 (got {code}; stderr {err[-300:]!r})")
 
 # Chat completions: the llama fixture in a folder of links, with a ChatML template.
-CHATML = ("{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + "
+CHATML = ("{% for message in messages %}{% if message['role'] == 'bad' %}{{ raise_exception('no bad roles here') }}"
+          "{% endif %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + "
           "'<|im_end|>\\n' }}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}")
 chat_dir = os.path.join(tempfile.mkdtemp(), "llama-chat")
 os.mkdir(chat_dir)
@@ -215,7 +217,8 @@ try:
                        ({"messages": [{"content": "x"}]}, "needs a text 'role'"),
                        ({"messages": [{"role": "user", "content": 3}]}, "'content' must be"),
                        ({"messages": messages, "echo": True}, "'echo'"),
-                       ({"messages": messages, "temperature": -1}, "'temperature'")]:
+                       ({"messages": messages, "temperature": -1}, "'temperature'"),
+                       ({"messages": [{"role": "bad", "content": "x"}]}, "no bad roles here")]:
         status, _, data = request("POST", "/v1/chat/completions", bad)
         check(status == 400 and words in json.loads(data)["error"]["message"], f"chat {bad!r}: {status} {data}")
 finally:
