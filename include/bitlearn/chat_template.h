@@ -7,16 +7,20 @@
 //               d.items()`, and {% else %}), {% set x = ... %}, {% set ns.attr = ... %},
 //               whitespace control {%- -%} {{- -}}, comments {# #}
 //   expressions literals (strings, integers, floats, true/false/none, lists, dicts), names,
-//               attribute and item access, slices [a:b], + - * / // %, ~, comparisons, `in`,
+//               attribute and item access, slices [a:b:c], + - * / // % **, ~, comparisons, `in`,
 //               `not in`, and/or/not, `x if c else y`, tests (`is defined`, `is none`,
 //               `is string`, `is mapping`, `is iterable`, `is number`, `is not ...`)
-//   filters     trim, length, count, upper, lower, title, capitalize, tojson, string, join, first,
-//               last, default, reverse, list, items
+//   filters     trim, length, count, upper, lower, title, capitalize, replace, tojson, string, join,
+//               first, last, default, reverse, list, items, safe
 //   calls       raise_exception(msg), namespace(k=v, ...), range(n); string methods strip, lstrip,
 //               rstrip, startswith, endswith, split, upper, lower, title, replace; dict items, get,
 //               keys, values
-//   loop        loop.index, index0, first, last, length, revindex, revindex0
-// Anything else is a bl::Error naming the construct and its place in the template.
+//   loop        loop.index, index0, first, last, length, revindex, revindex0, previtem, nextitem,
+//               depth, depth0
+// Anything else is a bl::Error naming the construct and its place in the template (unknown
+// statements, filters and tests when the template is parsed). Strings count, index, slice and change
+// case by character, as Python's do. As Jinja reads a template, \r\n and \r become \n and one final
+// newline is dropped.
 #pragma once
 
 #include <memory>

@@ -8,6 +8,7 @@
 #include "bitlearn/chat_template.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -16,6 +17,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
@@ -77,25 +79,58 @@ bool truthy(const Value& v) {
   return false;
 }
 
+// Python's repr() of a float: the shortest digits that read back to x, in fixed notation when the
+// decimal exponent is in [-4, 16), else as d.ddde+XX.
 std::string float_repr(double x) {
   if (std::isnan(x)) return "nan";
   if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  if (x == 0) return std::signbit(x) ? "-0.0" : "0.0";
   char buf[40];
-  for (int p = 1; p <= 17; ++p) {
-    std::snprintf(buf, sizeof buf, "%.*g", p, x);
+  for (int p = 0; p <= 16; ++p) {
+    std::snprintf(buf, sizeof buf, "%.*e", p, x);
     if (std::strtod(buf, nullptr) == x) break;
   }
-  std::string s = buf;
-  if (s.find_first_of(".en") == std::string::npos) s += ".0";
-  return s;
+  // buf: [-]d[.ddd]e[+-]XX
+  std::string m = buf;
+  const size_t epos = m.find('e');
+  const int exp = std::atoi(m.c_str() + epos + 1);
+  std::string sign = m[0] == '-' ? "-" : "";
+  std::string digits;
+  for (size_t k = sign.size(); k < epos; ++k)
+    if (m[k] != '.') digits += m[k];
+  if (exp >= -4 && exp < 16) {
+    std::string out;
+    if (exp < 0) {
+      out = "0." + std::string(static_cast<size_t>(-exp - 1), '0') + digits;
+    } else if (static_cast<size_t>(exp) + 1 >= digits.size()) {
+      out = digits + std::string(static_cast<size_t>(exp) + 1 - digits.size(), '0') + ".0";
+    } else {
+      out = digits.substr(0, static_cast<size_t>(exp) + 1) + "." + digits.substr(static_cast<size_t>(exp) + 1);
+    }
+    return sign + out;
+  }
+  std::string out = digits.substr(0, 1);
+  if (digits.size() > 1) out += "." + digits.substr(1);
+  char e[8];
+  std::snprintf(e, sizeof e, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
+  return sign + out + e;
 }
 
 std::string py_quote(const std::string& s) {
   const char q = s.find('\'') != std::string::npos && s.find('"') == std::string::npos ? '"' : '\'';
   std::string out(1, q);
   for (char c : s) {
+    const unsigned char u = static_cast<unsigned char>(c);
     if (c == q || c == '\\') out += '\\';
     if (c == '\n') { out += "\\n"; continue; }
+    if (c == '\t') { out += "\\t"; continue; }
+    if (c == '\r') { out += "\\r"; continue; }
+    if (u < 0x20 || u == 0x7F) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", u);
+      out += buf;
+      continue;
+    }
     out += c;
   }
   return out + q;
@@ -233,6 +268,81 @@ struct Source {
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 
+// The characters (code points, each as its UTF-8 bytes) of a text: Python's strings count, index
+// and slice characters, not bytes. A stray byte counts as one character.
+std::vector<std::string> utf8_chars(const std::string& s) {
+  std::vector<std::string> out;
+  for (size_t p = 0; p < s.size();) {
+    size_t q = p + 1;
+    while (q < s.size() && (static_cast<unsigned char>(s[q]) & 0xC0) == 0x80 && q - p < 4) ++q;
+    out.push_back(s.substr(p, q - p));
+    p = q;
+  }
+  return out;
+}
+
+// Upper or lower case of one code point: ASCII, Latin-1, Latin Extended-A, Greek and Cyrillic
+// (other characters are left as they are).
+uint32_t change_case(uint32_t c, bool upper) {
+  if (c < 0x80) return upper ? static_cast<uint32_t>(std::toupper(static_cast<int>(c))) : static_cast<uint32_t>(std::tolower(static_cast<int>(c)));
+  auto shift = [&](uint32_t lo_upper, uint32_t hi_upper, uint32_t delta) -> uint32_t {
+    if (upper && c >= lo_upper + delta && c <= hi_upper + delta) return c - delta;
+    if (!upper && c >= lo_upper && c <= hi_upper) return c + delta;
+    return 0;
+  };
+  if (upper && c == 0xFF) return 0x178;  // ÿ
+  if (!upper && c == 0x178) return 0xFF;
+  if (upper && c == 0xB5) return 0x39C;  // micro sign
+  if (c != 0xD7 && c != 0xF7) {
+    if (uint32_t r = shift(0xC0, 0xDE, 0x20)) return r;
+  }
+  if (c >= 0x100 && c <= 0x17E && c != 0x130 && c != 0x131 && c != 0x138 && c != 0x149 && c != 0x178) {
+    const bool pairs_even = c < 0x139 || c > 0x148 ? c < 0x179 : false;  // 0x139..0x148, 0x179..0x17E pair odd/even
+    const bool is_upper = pairs_even ? c % 2 == 0 : c % 2 == 1;
+    if (upper && !is_upper) return c - 1;
+    if (!upper && is_upper) return c + 1;
+    return c;
+  }
+  if (upper && c == 0x3C2) return 0x3A3;  // final sigma
+  if (c != 0x3A2 && c != 0x3C2) {
+    if (uint32_t r = shift(0x391, 0x3A9, 0x20)) return r;
+  }
+  if (uint32_t r = shift(0x410, 0x42F, 0x20)) return r;
+  if (uint32_t r = shift(0x400, 0x40F, 0x50)) return r;
+  return c;
+}
+
+std::string encode_utf8(uint32_t c) {
+  std::string out;
+  if (c < 0x80) {
+    out += static_cast<char>(c);
+  } else if (c < 0x800) {
+    out += static_cast<char>(0xC0 | (c >> 6));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else if (c < 0x10000) {
+    out += static_cast<char>(0xE0 | (c >> 12));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (c >> 18));
+    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  }
+  return out;
+}
+
+// The code point of one character of utf8_chars (a stray byte: -1).
+int64_t code_point(const std::string& ch) {
+  const unsigned char b = static_cast<unsigned char>(ch[0]);
+  if (ch.size() == 1) return b < 0x80 ? b : -1;
+  const size_t want = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 0;
+  if (want != ch.size()) return -1;
+  uint32_t c = b & (0x3F >> (want - 1));
+  for (size_t k = 1; k < ch.size(); ++k) c = (c << 6) | (static_cast<unsigned char>(ch[k]) & 0x3F);
+  return c;
+}
+
 std::vector<Piece> cut(const Source& src) {
   const std::string& t = src.text;
   std::vector<Piece> pieces;
@@ -254,8 +364,16 @@ std::vector<Piece> cut(const Source& src) {
       }
     }
     std::string chunk = t.substr(pos, (tag == std::string::npos ? t.size() : tag) - pos);
-    if (trim_newline && !chunk.empty() && chunk[0] == '\n') chunk.erase(0, 1);
-    if (trim_newline && chunk.size() >= 2 && chunk[0] == '\r' && chunk[1] == '\n') chunk.erase(0, 2);
+    // Whether the chunk starts a line (for lstrip_blocks): the template's start, or after the newline
+    // that trim_blocks took; right after a tag (no newline taken) it does not, as in Jinja's lexer.
+    bool line_start = pos == 0;
+    if (trim_newline && !chunk.empty() && chunk[0] == '\n') {
+      chunk.erase(0, 1);
+      line_start = true;
+    } else if (trim_newline && chunk.size() >= 2 && chunk[0] == '\r' && chunk[1] == '\n') {
+      chunk.erase(0, 2);
+      line_start = true;
+    }
     if (strip_next) {
       size_t k = 0;
       while (k < chunk.size() && is_space(chunk[k])) ++k;
@@ -270,6 +388,7 @@ std::vector<Piece> cut(const Source& src) {
     size_t start = tag + 2;
     const bool strip_before = start < t.size() && t[start] == '-';
     const bool keep_before = start < t.size() && t[start] == '+';
+    bool keep_newline = false;
     if (strip_before || keep_before) ++start;
     if (strip_before) {
       while (!chunk.empty() && is_space(chunk.back())) chunk.pop_back();
@@ -277,27 +396,31 @@ std::vector<Piece> cut(const Source& src) {
       // lstrip_blocks: spaces and tabs from the start of the line up to a block tag.
       size_t k = chunk.size();
       while (k > 0 && (chunk[k - 1] == ' ' || chunk[k - 1] == '\t')) --k;
-      const bool line_start = k == 0 ? (text.empty() ? (pos == 0 || t[pos - 1] == '\n') : text.back() == '\n')
-                                     : chunk[k - 1] == '\n';
-      if (line_start) chunk.resize(k);
+      if (k == 0 ? line_start : chunk[k - 1] == '\n') chunk.resize(k);
     }
     text += chunk;
-    // Find the closing delimiter, skipping string literals inside code.
+    // Find the closing delimiter, skipping string literals and bracketed code ({}} in
+    // `{{ {'a': {}} }}` closes a dict, not the tag), as Jinja's lexer does.
     const std::string close = kind == '{' ? "}}" : kind == '%' ? "%}" : "#}";
     size_t end = std::string::npos;
     if (kind == '#') {
       end = t.find(close, start);
     } else {
       char quote = 0;
+      int depth = 0;
       for (size_t p = start; p + 1 < t.size(); ++p) {
         if (quote) {
           if (t[p] == '\\') ++p;
           else if (t[p] == quote) quote = 0;
         } else if (t[p] == '\'' || t[p] == '"') {
           quote = t[p];
-        } else if (t[p] == close[0] && t[p + 1] == close[1]) {
+        } else if (depth == 0 && t[p] == close[0] && t[p + 1] == close[1]) {
           end = p;
           break;
+        } else if (t[p] == '{' || t[p] == '[' || t[p] == '(') {
+          ++depth;
+        } else if ((t[p] == '}' || t[p] == ']' || t[p] == ')') && depth > 0) {
+          --depth;
         }
       }
     }
@@ -306,14 +429,15 @@ std::vector<Piece> cut(const Source& src) {
     if (code_end > start && t[code_end - 1] == '-') {
       strip_next = true;
       --code_end;
-    } else if (code_end > start && t[code_end - 1] == '+') {
+    } else if (code_end > start && t[code_end - 1] == '+' && kind == '%') {
       --code_end;
+      keep_newline = true;  // `+%}`: no trim_blocks for this tag
     }
     if (kind != '#') {
       flush_text(pos);
       pieces.push_back({kind == '{' ? Piece::Kind::output : Piece::Kind::statement, t.substr(start, code_end - start), tag});
     }
-    if (kind != '{' && !strip_next) trim_newline = true;
+    if (kind != '{' && !strip_next && !keep_newline) trim_newline = true;
     pos = end + 2;
   }
   flush_text(pos);
@@ -348,6 +472,15 @@ std::vector<Token> tokenize(const std::string& code, const Source& src, size_t o
         ++q;
         while (q < code.size() && std::isdigit(static_cast<unsigned char>(code[q]))) ++q;
       }
+      if (q < code.size() && (code[q] == 'e' || code[q] == 'E')) {  // 1e3, 2.5e-4
+        size_t r = q + 1;
+        if (r < code.size() && (code[r] == '+' || code[r] == '-')) ++r;
+        if (r < code.size() && std::isdigit(static_cast<unsigned char>(code[r]))) {
+          is_float = true;
+          q = r;
+          while (q < code.size() && std::isdigit(static_cast<unsigned char>(code[q]))) ++q;
+        }
+      }
       out.push_back({is_float ? Token::Kind::number : Token::Kind::integer, code.substr(p, q - p)});
       p = q;
     } else if (c == '\'' || c == '"') {
@@ -355,8 +488,45 @@ std::vector<Token> tokenize(const std::string& code, const Source& src, size_t o
       size_t q = p + 1;
       for (; q < code.size() && code[q] != c; ++q) {
         if (code[q] == '\\' && q + 1 < code.size()) {
+          // Python's escapes (Jinja decodes string literals as Python does); an unknown escape
+          // keeps its backslash.
           const char e = code[++q];
-          s += e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e == '0' ? '\0' : e;
+          auto hex = [&](size_t digits) {
+            if (q + digits >= code.size()) src.fail(offset, "a truncated \\x, \\u or \\U escape in '" + code + "'");
+            uint32_t c = 0;
+            for (size_t k = 1; k <= digits; ++k) {
+              const char h = code[q + k];
+              if (!std::isxdigit(static_cast<unsigned char>(h))) src.fail(offset, "a bad \\x, \\u or \\U escape in '" + code + "'");
+              c = c * 16 + static_cast<uint32_t>(std::isdigit(static_cast<unsigned char>(h)) ? h - '0' : (std::tolower(h) - 'a' + 10));
+            }
+            q += digits;
+            if (c > 0x10FFFF) src.fail(offset, "an escape beyond U+10FFFF in '" + code + "'");
+            s += encode_utf8(c);
+          };
+          switch (e) {
+            case 'n': s += '\n'; break;
+            case 't': s += '\t'; break;
+            case 'r': s += '\r'; break;
+            case 'a': s += '\a'; break;
+            case 'b': s += '\b'; break;
+            case 'f': s += '\f'; break;
+            case 'v': s += '\v'; break;
+            case '\\': case '\'': case '"': s += e; break;
+            case '\n': break;  // a backslash before a newline joins the lines
+            case 'x': hex(2); break;
+            case 'u': hex(4); break;
+            case 'U': hex(8); break;
+            default:
+              if (e >= '0' && e <= '7') {  // octal, up to 3 digits
+                uint32_t c = static_cast<uint32_t>(e - '0');
+                for (int k = 0; k < 2 && q + 1 < code.size() && code[q + 1] >= '0' && code[q + 1] <= '7'; ++k)
+                  c = c * 8 + static_cast<uint32_t>(code[++q] - '0');
+                s += encode_utf8(c);
+              } else {
+                s += '\\';
+                s += e;
+              }
+          }
         } else {
           s += code[q];
         }
@@ -374,6 +544,9 @@ std::vector<Token> tokenize(const std::string& code, const Source& src, size_t o
       out.push_back({Token::Kind::op, op});
       p += op.size();
     }
+    // Each node of an expression takes a token, so this bounds the depth of the trees that parsing,
+    // rendering and freeing walk recursively (a hostile template cannot exhaust the stack).
+    if (out.size() > 4000) src.fail(offset, "more than 4000 tokens in one tag");
   }
   out.push_back({Token::Kind::end, ""});
   return out;
@@ -389,6 +562,19 @@ struct Expr {
 };
 using ExprPtr = std::unique_ptr<Expr>;
 
+// The filters and tests the renderer has: others are refused when the template is parsed, as Jinja
+// refuses an unknown filter or test when it compiles a template.
+bool known_filter(const std::string& n) {
+  static const char* names[] = {"trim", "length", "count", "upper", "lower", "title", "capitalize", "string", "safe",
+                                "tojson", "join", "first", "last", "default", "d", "reverse", "list", "items", "replace"};
+  return std::find(std::begin(names), std::end(names), n) != std::end(names);
+}
+bool known_test(const std::string& n) {
+  static const char* names[] = {"defined", "undefined", "none", "string", "mapping", "iterable", "sequence",
+                                "number", "integer", "float", "boolean", "true", "false"};
+  return std::find(std::begin(names), std::end(names), n) != std::end(names);
+}
+
 ExprPtr make(Expr::Kind kind, std::string name = "") {
   auto e = std::make_unique<Expr>();
   e->kind = kind;
@@ -401,7 +587,10 @@ class Parser {
   Parser(std::vector<Token> tokens, const Source& src, size_t offset, const std::string& code)
       : t_(std::move(tokens)), src_(src), offset_(offset), code_(code) {}
 
-  ExprPtr expression() { return conditional(); }
+  ExprPtr expression() {
+    Nesting guard(*this);
+    return conditional();
+  }
   const Token& peek() const { return t_[p_]; }
   bool at_end() const { return t_[p_].kind == Token::Kind::end; }
   bool accept_name(const char* n) {
@@ -422,7 +611,9 @@ class Parser {
   void expect_end() {
     if (!at_end()) fail("unexpected '" + t_[p_].text + "'");
   }
-  [[noreturn]] void fail(const std::string& what) const { src_.fail(offset_, what + " in '" + code_ + "'"); }
+  [[noreturn]] void fail(const std::string& what) const {
+    src_.fail(offset_, what + " in '" + (code_.size() > 200 ? code_.substr(0, 200) + "..." : code_) + "'");
+  }
 
  private:
   ExprPtr conditional() {
@@ -455,6 +646,7 @@ class Parser {
     return a;
   }
   ExprPtr not_expr() {
+    Nesting guard(*this);
     if (accept_name("not")) {
       auto e = make(Expr::Kind::unary, "not");
       e->args.push_back(not_expr());
@@ -462,63 +654,103 @@ class Parser {
     }
     return compare();
   }
+  // Jinja's precedence, loosest first: comparisons and `in`; + -; ~; * / // %; **; unary - +;
+  // then a primary with its attributes, items and calls, then filters and tests (`-3|string` is
+  // (-3)|string, and `1 + 2 is number` is 1 + (2 is number), as in Jinja).
+  // Comparisons chain as in Python: `a < b < c` is `a < b and b < c` (each operand evaluated once):
+  // a node "compare" with the operands in args and the operators in kwnames.
   ExprPtr compare() {
-    ExprPtr a = concat();
+    ExprPtr first = additive();
+    auto e = make(Expr::Kind::binary, "compare");
+    e->args.push_back(std::move(first));
     for (;;) {
       const Token& t = peek();
+      std::string op;
       if (t.kind == Token::Kind::op && (t.text == "==" || t.text == "!=" || t.text == "<" || t.text == ">" ||
                                         t.text == "<=" || t.text == ">=")) {
-        const std::string op = t.text;
+        op = t.text;
         ++p_;
-        a = binary(std::move(a), op, concat());
       } else if (accept_name("in")) {
-        a = binary(std::move(a), "in", concat());
+        op = "in";
       } else if (t.kind == Token::Kind::name && t.text == "not" && t_[p_ + 1].kind == Token::Kind::name &&
                  t_[p_ + 1].text == "in") {
         p_ += 2;
-        a = binary(std::move(a), "not in", concat());
-      } else if (accept_name("is")) {
-        auto e = make(Expr::Kind::test);
-        e->negate = accept_name("not");
-        e->name = expect_name();
-        e->args.push_back(std::move(a));
-        a = std::move(e);
+        op = "not in";
       } else {
-        return a;
+        break;
       }
+      e->kwnames.push_back(op);
+      e->args.push_back(additive());
     }
-  }
-  ExprPtr concat() {
-    ExprPtr a = additive();
-    while (accept_op("~")) a = binary(std::move(a), "~", additive());
-    return a;
+    if (e->kwnames.empty()) return std::move(e->args[0]);
+    if (e->kwnames.size() == 1) return binary(std::move(e->args[0]), e->kwnames[0], std::move(e->args[1]));
+    return e;
   }
   ExprPtr additive() {
-    ExprPtr a = multiplicative();
+    ExprPtr a = concat();
     for (;;) {
-      if (accept_op("+")) a = binary(std::move(a), "+", multiplicative());
-      else if (accept_op("-")) a = binary(std::move(a), "-", multiplicative());
+      if (accept_op("+")) a = binary(std::move(a), "+", concat());
+      else if (accept_op("-")) a = binary(std::move(a), "-", concat());
       else return a;
     }
   }
+  ExprPtr concat() {
+    ExprPtr a = multiplicative();
+    while (accept_op("~")) a = binary(std::move(a), "~", multiplicative());
+    return a;
+  }
   ExprPtr multiplicative() {
-    ExprPtr a = unary();
+    ExprPtr a = power();
     for (;;) {
       std::string op;
       for (const char* o : {"*", "//", "/", "%"})
         if (op.empty() && accept_op(o)) op = o;
       if (op.empty()) return a;
-      a = binary(std::move(a), op, unary());
+      a = binary(std::move(a), op, power());
     }
   }
-  ExprPtr unary() {
+  ExprPtr power() {
+    ExprPtr a = unary(true);
+    while (accept_op("**")) a = binary(std::move(a), "**", unary(true));
+    return a;
+  }
+  ExprPtr unary(bool with_filter) {
+    Nesting guard(*this);
+    ExprPtr a;
     if (accept_op("-")) {
-      auto e = make(Expr::Kind::unary, "-");
-      e->args.push_back(unary());
-      return e;
+      a = make(Expr::Kind::unary, "-");
+      a->args.push_back(unary(false));
+    } else if (accept_op("+")) {
+      a = unary(false);
+    } else {
+      a = postfix(primary());
     }
-    if (accept_op("+")) return unary();
-    return postfix(primary());
+    return with_filter ? filters(std::move(a)) : std::move(a);
+  }
+  ExprPtr filters(ExprPtr a) {
+    for (;;) {
+      if (accept_op("|")) {
+        auto e = make(Expr::Kind::filter, expect_name());
+        if (!known_filter(e->name)) fail("unsupported filter '" + e->name + "'");
+        e->args.push_back(std::move(a));
+        if (accept_op("(")) arguments(*e);
+        a = std::move(e);
+      } else if (accept_name("is")) {
+        auto e = make(Expr::Kind::test);
+        e->negate = accept_name("not");
+        e->name = expect_name();
+        if (!known_test(e->name)) fail("unsupported test 'is " + e->name + "'");
+        e->args.push_back(std::move(a));
+        a = std::move(e);
+      } else if (accept_op("(")) {
+        auto e = make(Expr::Kind::call);
+        e->args.push_back(std::move(a));
+        arguments(*e);
+        a = std::move(e);
+      } else {
+        return a;
+      }
+    }
   }
   void arguments(Expr& e) {  // after '(' : positional then keyword arguments, up to ')'
     if (accept_op(")")) return;
@@ -545,10 +777,14 @@ class Parser {
         ExprPtr lo = (peek().kind == Token::Kind::op && peek().text == ":") ? nullptr : expression();
         if (accept_op(":")) {
           auto e = make(Expr::Kind::slice);
-          ExprPtr hi = (peek().kind == Token::Kind::op && peek().text == "]") ? nullptr : expression();
+          auto at = [&](const char* o) { return peek().kind == Token::Kind::op && peek().text == o; };
+          ExprPtr hi = at("]") || at(":") ? nullptr : expression();
+          ExprPtr step;
+          if (accept_op(":")) step = at("]") ? nullptr : expression();
           e->args.push_back(std::move(a));
           e->args.push_back(std::move(lo));
           e->args.push_back(std::move(hi));
+          e->args.push_back(std::move(step));
           a = std::move(e);
         } else {
           auto e = make(Expr::Kind::item);
@@ -561,11 +797,6 @@ class Parser {
         auto e = make(Expr::Kind::call);
         e->args.push_back(std::move(a));
         arguments(*e);
-        a = std::move(e);
-      } else if (accept_op("|")) {
-        auto e = make(Expr::Kind::filter, expect_name());
-        e->args.push_back(std::move(a));
-        if (accept_op("(")) arguments(*e);
         a = std::move(e);
       } else {
         return a;
@@ -581,7 +812,12 @@ class Parser {
       return e;
     };
     switch (t.kind) {
-      case Token::Kind::integer: return literal(Value::integer(std::strtoll(t.text.c_str(), nullptr, 10)));
+      case Token::Kind::integer: {
+        errno = 0;
+        const long long v = std::strtoll(t.text.c_str(), nullptr, 10);
+        if (errno == ERANGE) fail("the integer " + t.text + " is beyond 64 bits");
+        return literal(Value::integer(v));
+      }
       case Token::Kind::number: return literal(Value::number(std::strtod(t.text.c_str(), nullptr)));
       case Token::Kind::string: {
         std::string s = t.text;
@@ -632,8 +868,20 @@ class Parser {
     fail("unexpected '" + t.text + "'");
   }
 
+  // Expressions nest at most kMaxNesting levels of the parser (about 200 parentheses; a hostile
+  // template cannot exhaust the stack).
+  static constexpr int kMaxNesting = 600;
+  struct Nesting {
+    explicit Nesting(Parser& p) : p_(p) {
+      if (++p_.depth_ > kMaxNesting) p_.fail("expressions nested too deep");
+    }
+    ~Nesting() { --p_.depth_; }
+    Parser& p_;
+  };
+
   std::vector<Token> t_;
   size_t p_ = 0;
+  int depth_ = 0;
   const Source& src_;
   size_t offset_;
   std::string code_;
@@ -684,6 +932,13 @@ class Builder {
   }
   // Statements up to one whose first word is in `until` (left for the caller) or the end.
   NodePtr body(const std::vector<std::string>& until) {
+    // Blocks nest at most 256 deep (a hostile template cannot exhaust the stack).
+    struct Nesting {
+      explicit Nesting(int& d) : d_(d) { ++d_; }
+      ~Nesting() { --d_; }
+      int& d_;
+    } guard(depth_);
+    if (depth_ > 256 && p_ < pieces_.size()) src_.fail(pieces_[p_].offset, "blocks nested more than 256 deep");
     auto b = std::make_unique<Node>();
     while (p_ < pieces_.size()) {
       const Piece& pc = pieces_[p_];
@@ -785,6 +1040,7 @@ class Builder {
     Parser ps = parser(pc, 1);
     n->names.push_back(ps.expect_name());
     if (ps.accept_op(".")) n->names.push_back(ps.expect_name());
+    if (ps.peek().kind == Token::Kind::op && ps.peek().text == ",") ps.fail("assignments to several names are not supported");
     if (!ps.accept_op("=")) ps.fail("block assignments ({% set x %}...{% endset %}) are not supported; expected '='");
     n->exprs.push_back(ps.expression());
     ps.expect_end();
@@ -795,6 +1051,7 @@ class Builder {
   const std::vector<Piece>& pieces_;
   const Source& src_;
   size_t p_ = 0;
+  int depth_ = 0;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -811,8 +1068,14 @@ class Renderer {
       case Node::Kind::body:
         for (const auto& c : n.children) render(*c, out);
         return;
-      case Node::Kind::text: out += n.text; return;
-      case Node::Kind::output: out += str(eval(*n.exprs[0], n.offset)); return;
+      case Node::Kind::text:
+        out += n.text;
+        check_size(out, n.offset);
+        return;
+      case Node::Kind::output:
+        out += str(eval(*n.exprs[0], n.offset));
+        check_size(out, n.offset);
+        return;
       case Node::Kind::branch:
         for (size_t k = 0; k < n.exprs.size(); ++k) {
           if (truthy(eval(*n.exprs[k], n.offset))) return render(*n.children[k], out);
@@ -859,8 +1122,8 @@ class Renderer {
     } else if (seq.is(K::dict)) {
       for (const auto& kv : *seq.m) items.push_back(Value::string(kv.first));
     } else if (seq.is(K::string)) {
-      for (char c : seq.s) items.push_back(Value::string(std::string(1, c)));
-    } else if (!seq.is(K::undefined) && !seq.is(K::none)) {
+      for (std::string& c : utf8_chars(seq.s)) items.push_back(Value::string(std::move(c)));
+    } else if (!seq.is(K::undefined)) {
       fail(n.offset, "cannot loop over " + str(seq, true));
     }
     auto bind = [&](std::map<std::string, Value>& scope, const Value& item) {
@@ -885,6 +1148,7 @@ class Renderer {
     }
     const int64_t len = static_cast<int64_t>(items.size());
     for (int64_t k = 0; k < len; ++k) {
+      if (++iterations_ > kMaxIterations) fail(n.offset, "more than 10^6 loop iterations");
       scopes_.emplace_back();
       bind(scopes_.back(), items[static_cast<size_t>(k)]);
       scopes_.back()["loop"] = Value::dict({{"index", Value::integer(k + 1)},
@@ -893,7 +1157,11 @@ class Renderer {
                                             {"last", Value::boolean(k == len - 1)},
                                             {"length", Value::integer(len)},
                                             {"revindex", Value::integer(len - k)},
-                                            {"revindex0", Value::integer(len - k - 1)}});
+                                            {"revindex0", Value::integer(len - k - 1)},
+                                            {"depth", Value::integer(1)},
+                                            {"depth0", Value::integer(0)}});
+      if (k > 0) scopes_.back()["loop"].m->emplace_back("previtem", items[static_cast<size_t>(k - 1)]);
+      if (k + 1 < len) scopes_.back()["loop"].m->emplace_back("nextitem", items[static_cast<size_t>(k + 1)]);
       render(*n.children[0], out);
       scopes_.pop_back();
     }
@@ -919,10 +1187,11 @@ class Renderer {
     }
     if (obj.is(K::list) || obj.is(K::string)) {
       if (!key.is(K::integer)) fail(offset, "an index must be an integer, got " + str(key, true));
-      const int64_t n = obj.is(K::list) ? static_cast<int64_t>(obj.l->size()) : static_cast<int64_t>(obj.s.size());
+      const std::vector<std::string> chars = obj.is(K::string) ? utf8_chars(obj.s) : std::vector<std::string>{};
+      const int64_t n = obj.is(K::list) ? static_cast<int64_t>(obj.l->size()) : static_cast<int64_t>(chars.size());
       const int64_t k = key.i < 0 ? key.i + n : key.i;
       if (k < 0 || k >= n) return Value{};
-      return obj.is(K::list) ? (*obj.l)[static_cast<size_t>(k)] : Value::string(obj.s.substr(static_cast<size_t>(k), 1));
+      return obj.is(K::list) ? (*obj.l)[static_cast<size_t>(k)] : Value::string(chars[static_cast<size_t>(k)]);
     }
     if (obj.is(K::undefined)) fail(offset, "an undefined value has no item " + str(key, true));
     return Value{};
@@ -999,15 +1268,27 @@ class Renderer {
   }
 
   static Value string_case(const std::string& s, const std::string& how) {
-    std::string r = s;
-    bool start = true;
-    for (char& c : r) {
-      const unsigned char u = static_cast<unsigned char>(c);
-      if (how == "upper") c = static_cast<char>(std::toupper(u));
-      else if (how == "lower") c = static_cast<char>(std::tolower(u));
-      else if (how == "title") c = static_cast<char>(start ? std::toupper(u) : std::tolower(u));
-      else c = static_cast<char>(&c == &r[0] ? std::toupper(u) : std::tolower(u));  // capitalize
-      start = !std::isalpha(u);
+    std::string r;
+    bool start = true, first = true;
+    for (const std::string& ch : utf8_chars(s)) {
+      const int64_t c = code_point(ch);
+      if (c < 0) {
+        r += ch;
+        start = true;
+        first = false;
+        continue;
+      }
+      const uint32_t u = static_cast<uint32_t>(c);
+      const bool up = how == "upper" || (((how == "title" || how == "title_filter") && start) || (how == "capitalize" && first));
+      const uint32_t out = change_case(u, up);
+      if (up && u == 0xDF) r += how == "upper" ? "SS" : "Ss";  // ß
+      else r += out == u ? ch : encode_utf8(out);
+      // A cased letter is one that has another case (or an ASCII letter).
+      const bool letter = (u < 0x80 && std::isalpha(static_cast<int>(u))) || change_case(u, true) != u || change_case(u, false) != u;
+      // str.title: a word starts after any non-letter; Jinja's title filter: after - ( { [ < or a space.
+      start = how == "title_filter" ? (u == '-' || u == '(' || u == '{' || u == '[' || u == '<' || (u < 0x80 && is_space(static_cast<char>(u))))
+                                    : !letter;
+      first = false;
     }
     return Value::string(r);
   }
@@ -1020,15 +1301,19 @@ class Renderer {
         if (kw[k] == key) return &args[positional + k];
       return position < positional ? &args[position] : nullptr;
     };
-    if (name == "trim") return call_method(v.is(K::string) ? v : Value::string(str(v)), "strip", {}, offset);
+    if (name == "trim") {
+      const Value* chars = kwarg("chars", 0);
+      return call_method(v.is(K::string) ? v : Value::string(str(v)), "strip", chars ? std::vector<Value>{*chars} : std::vector<Value>{}, offset);
+    }
     if (name == "length" || name == "count") {
-      if (v.is(K::string)) return Value::integer(static_cast<int64_t>(v.s.size()));
+      if (v.is(K::string)) return Value::integer(static_cast<int64_t>(utf8_chars(v.s).size()));
       if (v.is(K::list)) return Value::integer(static_cast<int64_t>(v.l->size()));
       if (v.is(K::dict)) return Value::integer(static_cast<int64_t>(v.m->size()));
       if (v.is(K::undefined)) return Value::integer(0);
       fail(offset, "length of " + str(v, true));
     }
-    if (name == "upper" || name == "lower" || name == "title" || name == "capitalize") return string_case(str(v), name);
+    if (name == "upper" || name == "lower" || name == "capitalize") return string_case(str(v), name);
+    if (name == "title") return string_case(str(v), "title_filter");
     if (name == "string") return Value::string(str(v));
     if (name == "safe") return v;
     if (name == "tojson") {
@@ -1040,13 +1325,21 @@ class Renderer {
     if (name == "join") {
       const Value* sep = kwarg("d", 0);
       std::string out;
+      if (v.is(K::string)) {
+        const auto chars = utf8_chars(v.s);
+        for (size_t k = 0; k < chars.size(); ++k) out += (k && sep ? str(*sep) : "") + chars[k];
+        return Value::string(out);
+      }
       if (!v.is(K::list)) fail(offset, "join of " + str(v, true));
       for (size_t k = 0; k < v.l->size(); ++k) out += (k && sep ? str(*sep) : "") + str((*v.l)[k]);
       return Value::string(out);
     }
     if (name == "first" || name == "last") {
       if (v.is(K::list)) return v.l->empty() ? Value{} : name == "first" ? v.l->front() : v.l->back();
-      if (v.is(K::string)) return v.s.empty() ? Value{} : Value::string(std::string(1, name == "first" ? v.s.front() : v.s.back()));
+      if (v.is(K::string)) {
+        const auto chars = utf8_chars(v.s);
+        return chars.empty() ? Value{} : Value::string(name == "first" ? chars.front() : chars.back());
+      }
       fail(offset, name + " of " + str(v, true));
     }
     if (name == "default" || name == "d") {
@@ -1056,7 +1349,12 @@ class Renderer {
       return use ? (fallback ? *fallback : Value::string("")) : v;
     }
     if (name == "reverse") {
-      if (v.is(K::string)) return Value::string(std::string(v.s.rbegin(), v.s.rend()));
+      if (v.is(K::string)) {
+        const auto chars = utf8_chars(v.s);
+        std::string r;
+        for (auto it = chars.rbegin(); it != chars.rend(); ++it) r += *it;
+        return Value::string(r);
+      }
       if (v.is(K::list)) return Value::list(List(v.l->rbegin(), v.l->rend()));
       fail(offset, "reverse of " + str(v, true));
     }
@@ -1065,12 +1363,16 @@ class Renderer {
       if (v.is(K::dict)) return call_method(v, "keys", {}, offset);
       if (v.is(K::string)) {
         List l;
-        for (char c : v.s) l.push_back(Value::string(std::string(1, c)));
+        for (std::string& c : utf8_chars(v.s)) l.push_back(Value::string(std::move(c)));
         return Value::list(std::move(l));
       }
       fail(offset, "list of " + str(v, true));
     }
     if (name == "items") return call_method(v, "items", {}, offset);
+    if (name == "replace") {
+      if (args.size() - kw.size() < 2) fail(offset, "replace needs two arguments");
+      return call_method(v.is(K::string) ? v : Value::string(str(v)), "replace", {args[0], args[1]}, offset);
+    }
     fail(offset, "unsupported filter '" + name + "'");
   }
 
@@ -1101,6 +1403,8 @@ class Renderer {
       }
     }
     if (op == "*" && a.is(K::string) && b.is(K::integer)) {
+      if (b.i > 0 && a.s.size() * static_cast<uint64_t>(std::min<int64_t>(b.i, int64_t{1} << 40)) > (size_t{1} << 26))
+        fail(offset, "a repeated text of more than 64 MiB");
       std::string r;
       for (int64_t k = 0; k < b.i; ++k) r += a.s;
       return Value::string(r);
@@ -1109,14 +1413,28 @@ class Renderer {
       fail(offset, "cannot apply '" + op + "' to " + str(a, true) + " and " + str(b, true));
     const bool ints = !a.is(K::number) && !b.is(K::number);
     const int64_t x = a.is(K::boolean) ? a.b : a.i, y = b.is(K::boolean) ? b.b : b.i;
+    if (op == "**") {
+      if (ints && y >= 0) {
+        if (x == 0 || x == 1) return Value::integer(y == 0 ? 1 : x);
+        if (x == -1) return Value::integer(y % 2 ? -1 : 1);
+        int64_t r = 1;  // |x| >= 2: at most 63 steps before the overflow check fails
+        for (int64_t k = 0; k < y; ++k)
+          if (__builtin_mul_overflow(r, x, &r)) fail(offset, "an integer beyond 64 bits");
+        return Value::integer(r);
+      }
+      return Value::number(std::pow(a.as_double(), b.as_double()));
+    }
     if (op == "/") {
       if (b.as_double() == 0) fail(offset, "division by zero");
       return Value::number(a.as_double() / b.as_double());
     }
     if (ints) {
-      if (op == "+") return Value::integer(x + y);
-      if (op == "-") return Value::integer(x - y);
-      if (op == "*") return Value::integer(x * y);
+      int64_t sum = 0;
+      if ((op == "+" && __builtin_add_overflow(x, y, &sum)) || (op == "-" && __builtin_sub_overflow(x, y, &sum)) ||
+          (op == "*" && __builtin_mul_overflow(x, y, &sum)))
+        fail(offset, "an integer beyond 64 bits");
+      if (op == "+" || op == "-" || op == "*") return Value::integer(sum);
+      if (y == -1 && x == INT64_MIN) fail(offset, "an integer beyond 64 bits");
       if (y == 0) fail(offset, "division by zero");
       int64_t q = x / y, r = x % y;
       if (r != 0 && ((r < 0) != (y < 0))) {  // Python's floor division and modulo
@@ -1134,26 +1452,69 @@ class Renderer {
     return Value::number(p - q * std::floor(p / q));
   }
 
+  // ==, !=, in, not in, <, >, <=, >= of two values.
+  Value compare_values(const std::string& op, const Value& a, const Value& b, size_t offset) const {
+    if (op == "==") return Value::boolean(equal(a, b));
+    if (op == "!=") return Value::boolean(!equal(a, b));
+    if (op == "in" || op == "not in") {
+      bool found = false;
+      if (b.is(K::string)) {
+        if (!a.is(K::string)) fail(offset, "'in <string>' needs a string on the left");
+        found = b.s.find(a.s) != std::string::npos;
+      } else if (b.is(K::list)) {
+        for (const Value& x : *b.l) found = found || equal(a, x);
+      } else if (b.is(K::dict)) {
+        found = a.is(K::string) && b.find(a.s) != nullptr;
+      } else if (!b.is(K::undefined)) {
+        fail(offset, "'in' needs a string, list or dict on the right");
+      }
+      return Value::boolean(found == (op == "in"));
+    }
+    if (op == "<" || op == ">" || op == "<=" || op == ">=") {
+      int c = 0;
+      if (a.numeric() && b.numeric()) c = a.as_double() < b.as_double() ? -1 : a.as_double() > b.as_double() ? 1 : 0;
+      else if (a.is(K::string) && b.is(K::string)) c = a.s.compare(b.s) < 0 ? -1 : a.s.compare(b.s) > 0 ? 1 : 0;
+      else fail(offset, "cannot compare " + str(a, true) + " and " + str(b, true));
+      return Value::boolean(op == "<" ? c < 0 : op == ">" ? c > 0 : op == "<=" ? c <= 0 : c >= 0);
+    }
+    fail(offset, "unknown comparison '" + op + "'");
+  }
+
   Value eval(const Expr& e, size_t offset) {
     switch (e.kind) {
       case Expr::Kind::literal: return e.value;
       case Expr::Kind::name: return lookup(e.name);
       case Expr::Kind::attr: return attribute(eval(*e.args[0], offset), e.name, offset);
       case Expr::Kind::item: return item(eval(*e.args[0], offset), eval(*e.args[1], offset), offset);
-      case Expr::Kind::slice: {
+      case Expr::Kind::slice: {  // Python's slice: [lo:hi:step], bounds clipped, negative from the end
         const Value obj = eval(*e.args[0], offset);
         const bool is_list = obj.is(K::list);
         if (!is_list && !obj.is(K::string)) fail(offset, "cannot slice " + str(obj, true));
-        const int64_t n = is_list ? static_cast<int64_t>(obj.l->size()) : static_cast<int64_t>(obj.s.size());
-        auto bound = [&](const ExprPtr& x, int64_t fallback) {
-          if (!x) return fallback;
+        const std::vector<std::string> chars = is_list ? std::vector<std::string>{} : utf8_chars(obj.s);
+        const int64_t n = is_list ? static_cast<int64_t>(obj.l->size()) : static_cast<int64_t>(chars.size());
+        auto number = [&](const ExprPtr& x) -> std::optional<int64_t> {
+          if (!x) return std::nullopt;
           const Value v = eval(*x, offset);
+          if (v.is(K::none)) return std::nullopt;
           if (!v.is(K::integer)) fail(offset, "a slice bound must be an integer");
-          return clamp_index(v.i, n);
+          return v.i;
         };
-        const int64_t lo = bound(e.args[1], 0), hi = std::max(lo, bound(e.args[2], n));
-        if (is_list) return Value::list(List(obj.l->begin() + lo, obj.l->begin() + hi));
-        return Value::string(obj.s.substr(static_cast<size_t>(lo), static_cast<size_t>(hi - lo)));
+        const int64_t step = number(e.args[3]).value_or(1);
+        if (step == 0) fail(offset, "a slice step cannot be zero");
+        auto bound = [&](std::optional<int64_t> x, bool is_lo) {
+          if (!x) return step > 0 ? (is_lo ? int64_t{0} : n) : (is_lo ? n - 1 : int64_t{-1});
+          int64_t k = *x < 0 ? *x + n : *x;
+          if (step > 0) return std::max<int64_t>(0, std::min(k, n));
+          return std::max<int64_t>(-1, std::min(k, n - 1));
+        };
+        const int64_t lo = bound(number(e.args[1]), true), hi = bound(number(e.args[2]), false);
+        List l;
+        std::string r;
+        for (int64_t k = lo; step > 0 ? k < hi : k > hi; k += step) {
+          if (is_list) l.push_back((*obj.l)[static_cast<size_t>(k)]);
+          else r += chars[static_cast<size_t>(k)];
+        }
+        return is_list ? Value::list(std::move(l)) : Value::string(r);
       }
       case Expr::Kind::call: {
         std::vector<Value> args;
@@ -1193,12 +1554,24 @@ class Renderer {
       case Expr::Kind::unary: {
         const Value v = eval(*e.args[0], offset);
         if (e.name == "not") return Value::boolean(!truthy(v));
-        if (v.is(K::integer)) return Value::integer(-v.i);
+        if (v.is(K::integer)) {
+          if (v.i == INT64_MIN) fail(offset, "an integer beyond 64 bits");
+          return Value::integer(-v.i);
+        }
         if (v.is(K::number)) return Value::number(-v.d);
         fail(offset, "cannot negate " + str(v, true));
       }
       case Expr::Kind::binary: {
         const std::string& op = e.name;
+        if (op == "compare") {  // a chain of comparisons
+          Value left = eval(*e.args[0], offset);
+          for (size_t k = 0; k < e.kwnames.size(); ++k) {
+            Value right = eval(*e.args[k + 1], offset);
+            if (!truthy(compare_values(e.kwnames[k], left, right, offset))) return Value::boolean(false);
+            left = std::move(right);
+          }
+          return Value::boolean(true);
+        }
         if (op == "and") {
           Value a = eval(*e.args[0], offset);
           return truthy(a) ? eval(*e.args[1], offset) : a;
@@ -1209,29 +1582,8 @@ class Renderer {
         }
         const Value a = eval(*e.args[0], offset), b = eval(*e.args[1], offset);
         if (op == "~") return Value::string(str(a) + str(b));
-        if (op == "==") return Value::boolean(equal(a, b));
-        if (op == "!=") return Value::boolean(!equal(a, b));
-        if (op == "in" || op == "not in") {
-          bool found = false;
-          if (b.is(K::string)) {
-            if (!a.is(K::string)) fail(offset, "'in <string>' needs a string on the left");
-            found = b.s.find(a.s) != std::string::npos;
-          } else if (b.is(K::list)) {
-            for (const Value& x : *b.l) found = found || equal(a, x);
-          } else if (b.is(K::dict)) {
-            found = a.is(K::string) && b.find(a.s) != nullptr;
-          } else if (!b.is(K::undefined)) {
-            fail(offset, "'in' needs a string, list or dict on the right");
-          }
-          return Value::boolean(found == (op == "in"));
-        }
-        if (op == "<" || op == ">" || op == "<=" || op == ">=") {
-          int c = 0;
-          if (a.numeric() && b.numeric()) c = a.as_double() < b.as_double() ? -1 : a.as_double() > b.as_double() ? 1 : 0;
-          else if (a.is(K::string) && b.is(K::string)) c = a.s.compare(b.s) < 0 ? -1 : a.s.compare(b.s) > 0 ? 1 : 0;
-          else fail(offset, "cannot compare " + str(a, true) + " and " + str(b, true));
-          return Value::boolean(op == "<" ? c < 0 : op == ">" ? c > 0 : op == "<=" ? c <= 0 : c >= 0);
-        }
+        if (op == "==" || op == "!=" || op == "in" || op == "not in" || op == "<" || op == ">" || op == "<=" || op == ">=")
+          return compare_values(op, a, b, offset);
         return arithmetic(op, a, b, offset);
       }
       case Expr::Kind::cond: {
@@ -1256,8 +1608,16 @@ class Renderer {
     fail(offset, "unsupported expression");
   }
 
+  // A rendering stops with an error past 256 MiB of text or 10^6 loop iterations (a hostile
+  // template cannot take all memory or run for hours).
+  static constexpr int64_t kMaxIterations = 1'000'000;
+  void check_size(const std::string& out, size_t offset) const {
+    if (out.size() > (size_t{1} << 28)) fail(offset, "the rendered text passes 256 MiB");
+  }
+
   Source src_;
   std::vector<std::map<std::string, Value>> scopes_;
+  int64_t iterations_ = 0;
 };
 
 std::string token_text(const nlohmann::json& j) {
@@ -1268,8 +1628,21 @@ std::string token_text(const nlohmann::json& j) {
 
 }  // namespace
 
-ChatTemplate ChatTemplate::from_text(const std::string& source, const std::string& bos_token,
+ChatTemplate ChatTemplate::from_text(const std::string& raw, const std::string& bos_token,
                                      const std::string& eos_token) {
+  // As Jinja reads a template: \r\n and \r become \n, and one newline at the end is dropped
+  // (keep_trailing_newline is off).
+  std::string source;
+  source.reserve(raw.size());
+  for (size_t k = 0; k < raw.size(); ++k) {
+    if (raw[k] == '\r') {
+      source += '\n';
+      if (k + 1 < raw.size() && raw[k + 1] == '\n') ++k;
+    } else {
+      source += raw[k];
+    }
+  }
+  if (!source.empty() && source.back() == '\n') source.pop_back();
   const Source src{source};
   std::vector<Piece> pieces = cut(src);
   NodePtr root = Builder(pieces, src).build();

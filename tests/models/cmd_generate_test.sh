@@ -2,8 +2,9 @@
 # Tests `bitlearn generate` and `bitlearn logits` end to end: greedy ids equal the float64
 # reference continuation of the gpt2, mamba and mamba2 fixtures, sampling is reproducible by seed, logits files are
 # byte-identical across runs, --prompt goes through the tokenizer, --stream prints what a plain run
-# prints, --stop / --min-p / --repetition-penalty / generation_config.json do what they say, and bad
-# input exits non-zero with a message naming the problem.
+# prints, --stop / --min-p / --repetition-penalty / generation_config.json do what they say, --chat
+# renders each prompt with the model folder's chat template, and bad input exits non-zero with a
+# message naming the problem.
 # Usage: cmd_generate_test.sh /path/to/bitlearn /path/to/tests/data/hf
 set -u
 BIN="$1"
@@ -113,6 +114,30 @@ check_error "stream takes one prompt" generate --model "$HF/llama" --prompt a --
 : >"$tmp/empty.txt"
 check_error "holds no prompt" generate --model "$HF/llama" --prompts-file "$tmp/empty.txt"
 check_error "not an integer" logits --model "$HF/gpt2" --ids 1,x --out "$tmp/c.safetensors"
+
+# --chat: each prompt is a user turn of the model folder's chat template (a ChatML template in a
+# folder of links to the llama fixture), encoded without special tokens: the same tokens as --ids of
+# `tokenizer chat --ids`, and the plain output starts with the rendered prompt.
+mkdir -p "$tmp/chat"
+for f in config.json model.safetensors generation_config.json; do ln -s "$(cd "$HF/llama" && pwd)/$f" "$tmp/chat/$f"; done
+ln -s "$(cd "$HF" && pwd)/tokenizer.json" "$tmp/chat/tokenizer.json"
+cat >"$tmp/chat/tokenizer_config.json" <<'JSON'
+{"chat_template": "{% for m in messages %}{{ '<|im_start|>' + m['role'] + '\\n' + m['content'] + '<|im_end|>\\n' }}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}", "eos_token": "<|im_end|>"}
+JSON
+printf '[{"role": "system", "content": "Be brief."}, {"role": "user", "content": "def main():"}]' >"$tmp/conv.json"
+chat_ids=$("$BIN" tokenizer chat --model "$tmp/chat" --messages "$tmp/conv.json" --generation-prompt --ids)
+by_chat=$("$BIN" generate --model "$tmp/chat" --chat --system "Be brief." --prompt "def main():" --max-new-tokens 6 --jsonl)
+by_ids=$("$BIN" generate --model "$tmp/chat" --ids "$chat_ids" --max-new-tokens 6 --jsonl)
+[ -n "$chat_ids" ] && [ "${by_chat#*\"token_ids\":}" = "${by_ids#*\"token_ids\":}" ] ||
+  { echo "FAIL: --chat tokens differ from the rendered prompt's ids: $by_chat vs $by_ids"; fail=1; }
+text=$("$BIN" generate --model "$tmp/chat" --chat --prompt "def main():" --max-new-tokens 4)
+want_start=$(printf '<|im_start|>user\ndef main():<|im_end|>\n<|im_start|>assistant\n')
+case "$text" in "$want_start"*) ;; *) echo "FAIL: --chat output does not start with the rendered prompt: '$text'"; fail=1 ;; esac
+two=$("$BIN" generate --model "$tmp/chat" --chat --prompt "def main():" --prompt "import os" --max-new-tokens 3)
+[ "$(printf '%s\n' "$two" | wc -l)" = 2 ] || { echo "FAIL: --chat with two prompts: $two"; fail=1; }
+check_error "no chat template" generate --model "$HF/llama" --chat --prompt x
+check_error "system needs --chat" generate --model "$HF/llama" --system x --prompt x
+check_error "chat needs --prompt" generate --model "$tmp/chat" --chat --ids 1,2
 
 rm -rf "$tmp"
 [ $fail -eq 0 ] && echo "llm cli: all checks passed"

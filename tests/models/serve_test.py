@@ -6,7 +6,11 @@ Starts the server on a free port, checks each endpoint against `bitlearn generat
 request gives the same tokens and text; `tokens_sha256` is the hash of `generate --ids` output),
 checks that a list of prompts gives each prompt's tokens as alone, that a stream concatenates to
 the whole answer, that bad requests get a 400 with a message, and that SIGTERM ends the server
-with exit code 0.
+with exit code 0. Then chat completions on a copy of the model folder with a ChatML chat template
+(tokenizer_config.json): a chat request gives the tokens of /v1/completions with the ids of the
+rendered prompt (`bitlearn tokenizer chat --ids`), its stream's deltas concatenate to the message,
+a raise_exception of the template is a 400 with its message, and a model without a template
+answers 501.
 """
 import hashlib
 import http.client
@@ -16,6 +20,7 @@ import signal
 import struct
 import subprocess
 import sys
+import tempfile
 
 BIN, HF = sys.argv[1], sys.argv[2]
 MODEL = os.path.join(HF, "llama")
@@ -37,11 +42,25 @@ def ids_sha256(ids):
     return hashlib.sha256(b"".join(struct.pack("<i", i) for i in ids)).hexdigest()
 
 
-server = subprocess.Popen([BIN, "serve", "--model", MODEL, "--port", "0"], stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True)
-line = server.stdout.readline()
-print(line.strip())
-port = int(line.split("http://127.0.0.1:")[1].split(" ")[0])
+def start(model):
+    proc = subprocess.Popen([BIN, "serve", "--model", model, "--port", "0"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    first = proc.stdout.readline()
+    print(first.strip())
+    return proc, int(first.split("http://127.0.0.1:")[1].split(" ")[0])
+
+
+def stop(proc):
+    proc.send_signal(signal.SIGTERM)
+    try:
+        code = proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        code = "hung"
+    return code, proc.stderr.read()
+
+
+server, port = start(MODEL)
 
 
 def request(method, path, body=None):
@@ -131,17 +150,80 @@ try:
         check(resp.status == 400 and words in json.loads(data)["error"]["message"], f"{body!r}: {resp.status} {data}")
     status, _, data = request("GET", "/v1/nothing")
     check(status == 404 and "no endpoint" in data, "404 names the path")
-    status, _, data = request("POST", "/v1/chat/completions", {"messages": []})
-    check(status == 501 and "chat templates" in data, "chat says it is not supported")
+    status, _, data = request("POST", "/v1/chat/completions", {"messages": [{"role": "user", "content": "x"}]})
+    check(status == 501 and "no chat template" in data, f"a model without a chat template says so: {status} {data}")
 finally:
-    server.send_signal(signal.SIGTERM)
-    try:
-        code = server.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        server.kill()
-        code = "hung"
-    err = server.stderr.read()
+    code, err = stop(server)
 check(code == 0, f"SIGTERM ends the server with exit 0 (got {code}; stderr {err[-300:]!r})")
+
+# Chat completions: the llama fixture in a folder of links, with a ChatML template.
+CHATML = ("{% for message in messages %}{% if message['role'] == 'bad' %}{{ raise_exception('no bad roles here') }}"
+          "{% endif %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + "
+          "'<|im_end|>\\n' }}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}")
+chat_dir = os.path.join(tempfile.mkdtemp(), "llama-chat")
+os.mkdir(chat_dir)
+for name in ("config.json", "model.safetensors", "generation_config.json"):
+    os.symlink(os.path.abspath(os.path.join(MODEL, name)), os.path.join(chat_dir, name))
+os.symlink(os.path.abspath(os.path.join(HF, "tokenizer.json")), os.path.join(chat_dir, "tokenizer.json"))
+with open(os.path.join(chat_dir, "tokenizer_config.json"), "w") as f:
+    json.dump({"chat_template": CHATML, "bos_token": "<s>", "eos_token": "<|im_end|>"}, f)
+messages = [{"role": "system", "content": "You write code."}, {"role": "user", "content": "def main():"}]
+with open(os.path.join(chat_dir, "..", "messages.json"), "w") as f:
+    json.dump(messages, f)
+rendered = subprocess.run([BIN, "tokenizer", "chat", "--model", chat_dir, "--messages",
+                           os.path.join(chat_dir, "..", "messages.json"), "--generation-prompt"],
+                          capture_output=True, text=True, check=True).stdout
+check(rendered == "<|im_start|>system\nYou write code.<|im_end|>\n<|im_start|>user\ndef main():<|im_end|>\n"
+      "<|im_start|>assistant\n", f"tokenizer chat renders the ChatML prompt: {rendered!r}")
+chat_ids = [int(t) for t in subprocess.run([BIN, "tokenizer", "chat", "--model", chat_dir, "--messages",
+                                            os.path.join(chat_dir, "..", "messages.json"), "--generation-prompt",
+                                            "--ids"], capture_output=True, text=True, check=True).stdout.split(",")]
+server, port = start(chat_dir)
+try:
+    body = {"messages": messages, "max_tokens": 8, "temperature": 0}
+    status, _, data = request("POST", "/v1/chat/completions", body)
+    check(status == 200, f"chat status {status}: {data}")
+    r = json.loads(data)
+    ch = r["choices"][0]
+    check(r["object"] == "chat.completion" and ch["message"]["role"] == "assistant", "chat.completion, assistant message")
+    plain = json.loads(request("POST", "/v1/completions", {"prompt": chat_ids, "max_tokens": 8, "temperature": 0})[2])
+    pc = plain["choices"][0]
+    check(ch["token_ids"] == pc["token_ids"] and ch["tokens_sha256"] == pc["tokens_sha256"],
+          "chat gives the tokens of /v1/completions with the rendered prompt's ids")
+    check(ch["message"]["content"] == pc["text"], f"chat message {ch['message']['content']!r} = completion {pc['text']!r}")
+    check(r["usage"]["prompt_tokens"] == len(chat_ids), "usage counts the rendered prompt")
+    # Content as a list of text parts renders the same.
+    parts = [{"role": m["role"], "content": [{"type": "text", "text": m["content"]}]} for m in messages]
+    r2 = json.loads(request("POST", "/v1/chat/completions", {**body, "messages": parts})[2])
+    check(r2["choices"][0]["tokens_sha256"] == ch["tokens_sha256"], "content parts = content text")
+    # Sampled with a seed: the same as the completion of the ids with the same seed.
+    sampled = {"max_tokens": 6, "temperature": 0.9, "top_k": 20, "seed": 3}
+    a = json.loads(request("POST", "/v1/chat/completions", {"messages": messages, **sampled})[2])["choices"][0]
+    b = json.loads(request("POST", "/v1/completions", {"prompt": chat_ids, **sampled})[2])["choices"][0]
+    check(a["tokens_sha256"] == b["tokens_sha256"], "a seeded chat sample = the seeded completion")
+    # Streaming: chat.completion.chunk events whose deltas concatenate to the message.
+    status, ctype, data = request("POST", "/v1/chat/completions", {**body, "stream": True})
+    events = [l[len("data: "):] for l in data.split("\n") if l.startswith("data: ")]
+    check(status == 200 and ctype.startswith("text/event-stream") and events[-1] == "[DONE]", "chat stream ends with [DONE]")
+    chunks = [json.loads(e) for e in events[:-1]]
+    check(all(c["object"] == "chat.completion.chunk" for c in chunks), "chunks are chat.completion.chunk")
+    check(chunks[0]["choices"][0]["delta"].get("role") == "assistant", "the first delta names the role")
+    streamed = "".join(c["choices"][0]["delta"].get("content", "") for c in chunks)
+    check(streamed == ch["message"]["content"], f"chat stream {streamed!r} = message {ch['message']['content']!r}")
+    check(chunks[-1]["choices"][0]["tokens_sha256"] == ch["tokens_sha256"] and
+          chunks[-1]["choices"][0]["finish_reason"] == ch["finish_reason"], "the last chunk has the hash and finish reason")
+    # Bad chat requests: 400 naming the problem.
+    for bad, words in [({}, "'messages' is missing"), ({"messages": []}, "non-empty list"),
+                       ({"messages": [{"content": "x"}]}, "needs a text 'role'"),
+                       ({"messages": [{"role": "user", "content": 3}]}, "'content' must be"),
+                       ({"messages": messages, "echo": True}, "'echo'"),
+                       ({"messages": messages, "temperature": -1}, "'temperature'"),
+                       ({"messages": [{"role": "bad", "content": "x"}]}, "no bad roles here")]:
+        status, _, data = request("POST", "/v1/chat/completions", bad)
+        check(status == 400 and words in json.loads(data)["error"]["message"], f"chat {bad!r}: {status} {data}")
+finally:
+    code, err = stop(server)
+check(code == 0, f"SIGTERM ends the chat server with exit 0 (got {code}; stderr {err[-300:]!r})")
 if failures:
     print(f"{len(failures)} failures")
     sys.exit(1)

@@ -5,7 +5,12 @@
 //                     [--jsonl] [--max-new-tokens N]
 //                     [--temperature T --seed S --top-k K --top-p P --min-p P]
 //                     [--repetition-penalty R] [--stop TEXT ...] [--stream] [--timings]
-//                     [--ignore-eos] [--device cpu|cuda] [--tokenizer FILE]
+//                     [--ignore-eos] [--device cpu|cuda] [--tokenizer FILE] [--chat [--system TEXT]]
+//
+// --chat makes each prompt one user turn (after the --system message, when given) rendered by the
+// model folder's chat template with the assistant's turn opened (add_generation_prompt), and encoded
+// without adding special tokens (the rendered text holds them), as transformers'
+// apply_chat_template(tokenize=True) does.
 //
 // Several prompts (or --jsonl) print one JSON line per prompt with its text, token ids and the
 // SHA-256 of the whole sequence; each prompt is generated alone, so its line is what it gives alone.
@@ -26,6 +31,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bitlearn/chat_template.h"
 #include "bitlearn/io.h"
 #include "bitlearn/models.h"
 #include "bitlearn/safetensors.h"
@@ -57,14 +63,14 @@ std::vector<int32_t> parse_ids(const std::string& text) {
 }
 
 struct GenerateArgs {
-  std::string model, ids, device = "cpu", tokenizer, prompts_file;
+  std::string model, ids, device = "cpu", tokenizer, prompts_file, system;
   std::vector<std::string> prompts;
   // Unset: the model folder's generation_config.json, else the library's defaults.
   std::optional<int64_t> max_new_tokens, top_k;
   std::optional<float> temperature, top_p, min_p, repetition_penalty;
   uint64_t seed = 0;
   std::vector<std::string> stop;
-  bool stream = false, timings = false, ignore_eos = false, jsonl = false;
+  bool stream = false, timings = false, ignore_eos = false, jsonl = false, chat = false;
 };
 
 // The prompts of --prompt (repeatable) and --prompts-file (one per line; blank lines skipped).
@@ -103,6 +109,10 @@ void run_generate(const GenerateArgs& a) {
   BL_CHECK(a.stop.empty() || !prompts.empty(), "generate: --stop needs --prompt (stop strings are text)");
   BL_CHECK(prompts.size() <= 1 || !a.stream, "generate: --stream takes one prompt");
   for (const std::string& s : a.stop) BL_CHECK(!s.empty(), "generate: --stop needs a non-empty string");
+  BL_CHECK(!a.chat || !prompts.empty(), "generate: --chat needs --prompt (or --prompts-file)");
+  BL_CHECK(a.chat || a.system.empty(), "generate: --system needs --chat");
+  std::optional<bl::text::ChatTemplate> chat;
+  if (a.chat) chat = bl::text::ChatTemplate::from_model_dir(a.model);
   const CausalLM model = CausalLM::load(a.model, bl::Device::parse(a.device));
   GenerateOptions o = generation_config(a.model);
   if (a.max_new_tokens) o.max_new_tokens = *a.max_new_tokens;
@@ -162,6 +172,14 @@ void run_generate(const GenerateArgs& a) {
   const std::string path = bl::cli::find_tokenizer(a.model, a.tokenizer);
   BL_CHECK(!path.empty(), "generate: no tokenizer.json in ", a.model, " or its parent; pass --tokenizer FILE");
   const bl::text::Tokenizer tok = bl::text::Tokenizer::from_file(path);
+  // The token ids of a prompt: its text, or with --chat the chat template's rendering of it.
+  auto encode = [&](const std::string& text) {
+    if (!chat) return tok.encode(text);
+    std::vector<bl::text::ChatMessage> messages;
+    if (!a.system.empty()) messages.push_back({"system", a.system});
+    messages.push_back({"user", text});
+    return tok.encode(chat->apply(messages, true), false);
+  };
   o.on_token = [&](int32_t) {
     count();
     return true;
@@ -169,13 +187,13 @@ void run_generate(const GenerateArgs& a) {
   if (prompts.size() > 1 || a.jsonl) {
     // Each prompt alone, one after the other: each line has the tokens of that prompt sent alone.
     for (size_t i = 0; i < prompts.size(); ++i) {
-      const bl::cli::TextRun run = bl::cli::generate_text(model, tok, tok.encode(prompts[i]), o, a.stop);
+      const bl::cli::TextRun run = bl::cli::generate_text(model, tok, encode(prompts[i]), o, a.stop);
       std::printf("%s\n", jsonl_line(i, &prompts[i], run).c_str());
       std::fflush(stdout);
     }
     return;
   }
-  const std::vector<int32_t> prompt = tok.encode(prompts[0]);
+  const std::vector<int32_t> prompt = encode(prompts[0]);
   std::function<bool(const std::string&)> on_text;
   if (a.stream) {
     std::fputs(tok.decode(prompt).c_str(), stdout);
@@ -235,6 +253,8 @@ void setup(CLI::App& root) {
   g->add_flag("--timings", ga->timings, "Print time to first token and tokens/s on stderr");
   g->add_flag("--ignore-eos", ga->ignore_eos, "Do not stop at end-of-sequence tokens");
   g->add_option("--device", ga->device, "cpu (default), cuda or cuda:N");
+  g->add_flag("--chat", ga->chat, "Each prompt is a user turn of the model's chat template (assistant turn opened)");
+  g->add_option("--system", ga->system, "With --chat: a system message before each prompt");
   g->add_option("--tokenizer", ga->tokenizer, "tokenizer.json (default DIR/tokenizer.json, then DIR/../tokenizer.json)");
   g->callback([ga] { run_generate(*ga); });
 

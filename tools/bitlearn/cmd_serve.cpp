@@ -13,7 +13,13 @@
 //                              ignore_eos. Unset options take the model folder's generation_config.json
 //                              defaults, as `bitlearn generate` does, so the same request gives the
 //                              same tokens as the same `generate` command.
-//   POST /v1/chat/completions  501: chat templates are not supported yet.
+//   POST /v1/chat/completions  messages (a list of {role, content}; content a text or a list of
+//                              {"type": "text", "text": ...} parts), rendered by the model folder's
+//                              chat template (chat_template.jinja or tokenizer_config.json) with
+//                              add_generation_prompt and encoded without adding special tokens; the
+//                              same options as /v1/completions (no echo; max_completion_tokens is
+//                              max_tokens); stream gives chat.completion.chunk events with `delta`.
+//                              A model without a chat template answers 501 saying so.
 // Each choice carries `token_ids` (the generated ids) and `tokens_sha256`, the SHA-256 of the whole
 // sequence (prompt then generated ids, little-endian int32), which `bitlearn generate --ids`
 // reproduces. Requests are served one generation at a time. SIGINT or SIGTERM stops the server.
@@ -33,6 +39,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bitlearn/chat_template.h"
 #include "bitlearn/models.h"
 #include "bitlearn/tokenizer.h"
 #include "bitlearn/version.h"
@@ -109,6 +116,12 @@ class Server {
         tok_(load_tokenizer(a)),
         id_(std::filesystem::path(a.model).filename().string()) {
     if (id_.empty()) id_ = std::filesystem::path(a.model).parent_path().filename().string();
+    try {
+      chat_ = bl::text::ChatTemplate::from_model_dir(a.model);
+    } catch (const bl::Error& e) {
+      chat_error_ = e.what();
+      std::fprintf(stderr, "serve: no chat completions: %s\n", e.what());
+    }
   }
 
   void run() {
@@ -123,9 +136,7 @@ class Server {
       res.set_content(list.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
     });
     http.Post("/v1/completions", [this](const httplib::Request& req, httplib::Response& res) { completions(req, res); });
-    http.Post("/v1/chat/completions", [](const httplib::Request&, httplib::Response& res) {
-      error(res, 501, "chat templates are not supported by this server yet; send the formatted prompt to /v1/completions");
-    });
+    http.Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) { chat(req, res); });
     http.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
       if (res.body.empty()) {
         const json e = {{"error", {{"message", "no endpoint " + req.method + " " + req.path}, {"type", "invalid_request_error"}}}};
@@ -191,7 +202,7 @@ class Server {
     return ids;
   }
 
-  Completion parse(const std::string& text) const {
+  static json parse_body(const std::string& text) {
     json body;
     try {
       body = json::parse(text);
@@ -199,8 +210,12 @@ class Server {
       refuse(std::string("the request body is not JSON: ") + e.what());
     }
     if (!body.is_object()) refuse("the request body must be a JSON object");
+    return body;
+  }
+
+  Completion parse(const std::string& text) const {
+    const json body = parse_body(text);
     Completion c;
-    c.options = defaults_;
     if (!present(body, "prompt")) refuse("'prompt' is missing");
     const json& p = body["prompt"];
     if (p.is_array() && !p.empty() && p[0].is_string()) {
@@ -215,6 +230,21 @@ class Server {
     }
     for (const auto& ids : c.prompts)
       if (ids.empty()) refuse("'prompt' is empty (no tokens)");
+    parse_options(body, c);
+    c.echo = flag(body, "echo");
+    if (c.stream && c.prompts.size() > 1) refuse("'stream' takes one prompt");
+    return c;
+  }
+
+  static bool flag(const json& body, const char* key) {
+    if (!present(body, key)) return false;
+    if (!body[key].is_boolean()) refuse(std::string("'") + key + "' must be true or false");
+    return body[key].get<bool>();
+  }
+
+  // The sampling options, stop strings and stream flag shared by completions and chat completions.
+  void parse_options(const json& body, Completion& c) const {
+    c.options = defaults_;
     if (present(body, "max_tokens")) c.options.max_new_tokens = integer_field<int64_t>(body, "max_tokens", 0, args_.max_tokens_limit);
     if (present(body, "temperature")) c.options.temperature = static_cast<float>(number_field(body, "temperature", 0, 100));
     if (present(body, "top_p")) c.options.top_p = static_cast<float>(number_field(body, "top_p", 0, 1, true));
@@ -229,14 +259,8 @@ class Server {
     if (present(body, "n") && !(body["n"].is_number_integer() && body["n"].get<int64_t>() == 1))
       refuse("'n' must be 1 (send a list of prompts for several completions)");
     if (present(body, "logprobs")) refuse("'logprobs' is not supported");
-    auto flag = [&](const char* key) {
-      if (!present(body, key)) return false;
-      if (!body[key].is_boolean()) refuse(std::string("'") + key + "' must be true or false");
-      return body[key].get<bool>();
-    };
-    c.stream = flag("stream");
-    c.echo = flag("echo");
-    c.options.stop_at_eos = !flag("ignore_eos");
+    c.stream = flag(body, "stream");
+    c.options.stop_at_eos = !flag(body, "ignore_eos");
     if (present(body, "stop")) {
       const json& s = body["stop"];
       if (s.is_string()) {
@@ -252,7 +276,50 @@ class Server {
       for (const std::string& one : c.stop)
         if (one.empty()) refuse("'stop' holds an empty text");
     }
-    if (c.stream && c.prompts.size() > 1) refuse("'stream' takes one prompt");
+  }
+
+  // A chat request: its messages rendered by the chat template, then the options.
+  Completion parse_chat(const std::string& text) const {
+    const json body = parse_body(text);
+    if (!present(body, "messages")) refuse("'messages' is missing");
+    const json& list = body["messages"];
+    if (!list.is_array() || list.empty()) refuse("'messages' must be a non-empty list of {role, content}");
+    std::vector<bl::text::ChatMessage> messages;
+    for (size_t k = 0; k < list.size(); ++k) {
+      const json& m = list[k];
+      const std::string where = "'messages'[" + std::to_string(k) + "]";
+      if (!m.is_object() || !m.contains("role") || !m["role"].is_string()) refuse(where + " needs a text 'role'");
+      bl::text::ChatMessage msg{m["role"].get<std::string>(), ""};
+      const json content = m.contains("content") ? m["content"] : json();
+      if (content.is_string()) {
+        msg.content = content.get<std::string>();
+      } else if (content.is_array()) {  // content parts: only text
+        for (const json& part : content) {
+          if (!part.is_object() || part.value("type", "") != "text" || !part.contains("text") || !part["text"].is_string())
+            refuse(where + ": only content parts {\"type\": \"text\", \"text\": ...} are supported");
+          msg.content += part["text"].get<std::string>();
+        }
+      } else if (!content.is_null()) {
+        refuse(where + ": 'content' must be a text or a list of text parts");
+      }
+      messages.push_back(std::move(msg));
+    }
+    Completion c;
+    std::string prompt;
+    try {
+      prompt = chat_->apply(messages, true);
+    } catch (const bl::Error& e) {
+      refuse(e.what());
+    }
+    c.prompts.push_back(tok_.encode(prompt, false));
+    if (c.prompts[0].empty()) refuse("the chat template renders an empty prompt");
+    json options = body;
+    if (present(body, "max_completion_tokens")) {
+      if (present(body, "max_tokens")) refuse("give 'max_tokens' or 'max_completion_tokens', not both");
+      options["max_tokens"] = body["max_completion_tokens"];
+    }
+    if (present(body, "echo")) refuse("'echo' is not a chat completions option");
+    parse_options(options, c);
     return c;
   }
 
@@ -266,9 +333,9 @@ class Server {
             {"tokens_sha256", bl::cli::token_ids_sha256(run.ids)}};
   }
 
-  json envelope(const std::string& id) const {
+  json envelope(const std::string& id, const char* object = "text_completion") const {
     return {{"id", id},
-            {"object", "text_completion"},
+            {"object", object},
             {"created", static_cast<int64_t>(std::time(nullptr))},
             {"model", id_},
             {"system_fingerprint", std::string("bitlearn ") + bl::kVersion + " " + bl::kContractProfile}};
@@ -333,6 +400,76 @@ class Server {
     res.set_content(out.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
   }
 
+  json chat_choice(const bl::cli::TextRun& run) const {
+    const std::vector<int32_t> generated(run.ids.begin() + static_cast<std::ptrdiff_t>(run.prompt.size()), run.ids.end());
+    return {{"index", 0},
+            {"message", {{"role", "assistant"}, {"content", run.text}}},
+            {"finish_reason", run.finish_reason},
+            {"logprobs", nullptr},
+            {"token_ids", generated},
+            {"tokens_sha256", bl::cli::token_ids_sha256(run.ids)}};
+  }
+
+  json chat_chunk(const std::string& id, const json& delta) const {
+    json j = envelope(id, "chat.completion.chunk");
+    j["choices"] = json::array({{{"index", 0}, {"delta", delta}, {"finish_reason", nullptr}, {"logprobs", nullptr}}});
+    return j;
+  }
+
+  void chat(const httplib::Request& req, httplib::Response& res) {
+    if (!chat_) return error(res, 501, "chat completions need a chat template: " + chat_error_);
+    Completion c;
+    try {
+      c = parse_chat(req.body);
+    } catch (const RequestError& e) {
+      return error(res, e.status, e.message);
+    } catch (const bl::Error& e) {
+      return error(res, 400, e.what());
+    }
+    const std::string id = "chatcmpl-" + std::to_string(++served_);
+    if (c.stream) {
+      auto shared = std::make_shared<Completion>(std::move(c));
+      res.set_header("Cache-Control", "no-cache");
+      res.set_chunked_content_provider("text/event-stream", [this, shared, id](size_t, httplib::DataSink& sink) {
+        auto send = [&](const json& j) {
+          const std::string event = "data: " + j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n\n";
+          return sink.write(event.data(), event.size());
+        };
+        const Completion& c = *shared;
+        try {
+          std::lock_guard<std::mutex> lock(generation_);
+          send(chat_chunk(id, {{"role", "assistant"}, {"content", ""}}));
+          const bl::cli::TextRun run = bl::cli::generate_text(
+              model_, tok_, c.prompts[0], c.options, c.stop,
+              [&](const std::string& piece) { return send(chat_chunk(id, {{"content", piece}})); });
+          json last = chat_chunk(id, json::object());
+          json& ch = last["choices"][0];
+          const json whole = chat_choice(run);
+          for (const char* key : {"finish_reason", "token_ids", "tokens_sha256"}) ch[key] = whole[key];
+          last["usage"] = usage(run.prompt.size(), run.ids.size() - run.prompt.size());
+          send(last);
+        } catch (const bl::Error& e) {
+          send({{"error", {{"message", e.what()}, {"type", "invalid_request_error"}}}});
+        }
+        const std::string done = "data: [DONE]\n\n";
+        sink.write(done.data(), done.size());
+        sink.done();
+        return true;
+      });
+      return;
+    }
+    json out = envelope(id, "chat.completion");
+    try {
+      std::lock_guard<std::mutex> lock(generation_);
+      const bl::cli::TextRun run = bl::cli::generate_text(model_, tok_, c.prompts[0], c.options, c.stop);
+      out["choices"] = json::array({chat_choice(run)});
+      out["usage"] = usage(run.prompt.size(), run.ids.size() - run.prompt.size());
+    } catch (const bl::Error& e) {
+      return error(res, 400, e.what());
+    }
+    res.set_content(out.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
+  }
+
   json chunk(const std::string& id, const std::string& text) const {
     json j = envelope(id);
     j["choices"] = json::array({{{"index", 0}, {"text", text}, {"finish_reason", nullptr}, {"logprobs", nullptr}}});
@@ -351,6 +488,8 @@ class Server {
   bl::models::GenerateOptions defaults_;
   bl::text::Tokenizer tok_;
   std::string id_;
+  std::optional<bl::text::ChatTemplate> chat_;  // the model folder's, when it has one
+  std::string chat_error_;                      // else why not
   std::mutex generation_;
   std::atomic<int64_t> served_{0};
 };
@@ -379,7 +518,7 @@ void run_serve(const ServeArgs&) {
 
 void setup(CLI::App& root) {
   auto sa = std::make_shared<ServeArgs>();
-  auto* s = root.add_subcommand("serve", "Serve a Hugging Face decoder model over HTTP (OpenAI-compatible /v1/completions)");
+  auto* s = root.add_subcommand("serve", "Serve a Hugging Face decoder model over HTTP (OpenAI-compatible /v1/completions, /v1/chat/completions)");
   s->add_option("--model", sa->model, "Folder with config.json and model.safetensors")->required();
   s->add_option("--host", sa->host, "Address to listen on (default 127.0.0.1)");
   s->add_option("--port", sa->port, "Port (default 8080; 0 picks a free port, printed at start)");

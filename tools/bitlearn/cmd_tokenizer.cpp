@@ -3,17 +3,24 @@
 //   bitlearn tokenizer train --corpus FILE... --vocab-size N [--min-frequency F] [--special TOKEN...] --out FILE
 //   bitlearn tokenizer encode --tokenizer FILE (--text TEXT | --file FILE | --jsonl FILE)
 //   bitlearn tokenizer decode --tokenizer FILE --ids 1,2,3 [--skip-special-tokens]
+//   bitlearn tokenizer chat (--model DIR | --template FILE [--bos TEXT] [--eos TEXT])
+//                           --messages FILE.json [--generation-prompt] [--ids [--tokenizer FILE]]
 // The corpus is split into texts after every newline. encode prints the ids comma-separated; with
-// --jsonl (one JSON string per line) it prints one line of ids per input line.
+// --jsonl (one JSON string per line) it prints one line of ids per input line. chat prints the
+// prompt a chat template renders for a conversation (a JSON list of {"role", "content"}), as
+// transformers' apply_chat_template(tokenize=False) does; with --ids, its token ids (encoded without
+// adding special tokens: the rendered text holds them).
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "bitlearn/chat_template.h"
 #include "bitlearn/io.h"
 #include "bitlearn/tokenizer.h"
 #include "command.h"
+#include "text_generation.h"
 #include "core/error.h"
 
 namespace {
@@ -25,7 +32,30 @@ struct Options {
   std::vector<std::string> special;
   std::string out, tokenizer, text, file, jsonl, ids;
   bool skip_special = false;
+  std::string model, template_file, bos, eos, messages;
+  bool generation_prompt = false, chat_ids = false;
 };
+
+// The conversation of a messages file: a JSON list of {"role": text, "content": text}.
+std::vector<bl::text::ChatMessage> read_messages(const std::string& path) {
+  const std::string text = bl::read_file_text(path, "messages file");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    throw bl::Error(bl::detail::concat(path, ": not valid JSON (", e.what(), ")"));
+  }
+  BL_CHECK(j.is_array(), path, ": expected a JSON list of messages ({\"role\": ..., \"content\": ...})");
+  std::vector<bl::text::ChatMessage> out;
+  for (size_t k = 0; k < j.size(); ++k) {
+    const nlohmann::json& m = j[k];
+    BL_CHECK(m.is_object() && m.contains("role") && m["role"].is_string() && m.contains("content") &&
+                 m["content"].is_string(),
+             path, ": message ", k, " is not an object with a text \"role\" and a text \"content\"");
+    out.push_back({m["role"].get<std::string>(), m["content"].get<std::string>()});
+  }
+  return out;
+}
 
 std::vector<std::string> split_lines(const std::string& corpus) {
   std::vector<std::string> texts;
@@ -125,6 +155,35 @@ void setup(CLI::App& root) {
     const auto tok = bl::text::Tokenizer::from_file(opt->tokenizer);
     const std::string text = tok.decode(parse_ids(opt->ids), opt->skip_special);
     std::fwrite(text.data(), 1, text.size(), stdout);
+    std::printf("\n");
+  });
+
+  auto* chat = cmd->add_subcommand("chat", "Print the prompt a chat template renders for a conversation");
+  auto* model = chat->add_option("--model", opt->model, "model folder (chat_template.jinja or tokenizer_config.json)");
+  auto* tmpl = chat->add_option("--template", opt->template_file, "a Jinja chat template file");
+  model->excludes(tmpl);
+  chat->add_option("--bos", opt->bos, "bos_token for --template")->needs(tmpl);
+  chat->add_option("--eos", opt->eos, "eos_token for --template")->needs(tmpl);
+  chat->add_option("--messages", opt->messages, "a JSON list of {\"role\", \"content\"}")->required();
+  chat->add_flag("--generation-prompt", opt->generation_prompt, "end with the start of an assistant turn");
+  chat->add_flag("--ids", opt->chat_ids, "print the token ids instead of the text");
+  chat->add_option("--tokenizer", opt->tokenizer, "tokenizer.json for --ids (default: the model folder's)");
+  chat->callback([opt] {
+    BL_CHECK(!opt->model.empty() || !opt->template_file.empty(), "tokenizer chat: give --model DIR or --template FILE");
+    const auto messages = read_messages(opt->messages);
+    const bl::text::ChatTemplate t =
+        opt->model.empty() ? bl::text::ChatTemplate::from_text(bl::read_file_text(opt->template_file, "chat template"),
+                                                               opt->bos, opt->eos)
+                           : bl::text::ChatTemplate::from_model_dir(opt->model);
+    const std::string prompt = t.apply(messages, opt->generation_prompt);
+    if (!opt->chat_ids) {
+      std::fwrite(prompt.data(), 1, prompt.size(), stdout);
+      return;
+    }
+    const std::string path = opt->model.empty() ? opt->tokenizer : bl::cli::find_tokenizer(opt->model, opt->tokenizer);
+    BL_CHECK(!path.empty(), "tokenizer chat: --ids needs --tokenizer FILE (or a model folder with tokenizer.json)");
+    const auto ids = bl::text::Tokenizer::from_file(path).encode(prompt, false);
+    for (size_t i = 0; i < ids.size(); ++i) std::printf(i ? ",%d" : "%d", ids[i]);
     std::printf("\n");
   });
 }
