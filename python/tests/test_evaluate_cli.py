@@ -97,4 +97,4 @@ def test_evaluate_errors_are_clear(cli, tmp_path):
     assert r.returncode == 2 and "has no column 'nope'" in r.stderr
     r = subprocess.run([cli, "evaluate", "--model", tmp_path / "r.json", "--data", train, "--json", ""],
                        capture_output=True, text=True)
-    assert r.returncode == 2 and "--json needs a file name" in r.stderr
+    assert r.returncode == 2 and "--json: needs a value (got an empty one)" in r.stderr

@@ -69,7 +69,7 @@ expect 2 "label 'nebbiolo' was not among the labels at fit time" \
   "$BIN" evaluate --model "$tmp/names.json" --data "$tmp/names_new.csv"
 expect 2 "only a classifier takes text labels" \
   "$BIN" fit --model ridge --data "$tmp/names_train.csv" --target target --out "$tmp/r.json"
-expect 2 "'barolo' is not a number (a column of text can be a classifier's target, not a feature" \
+expect 2 "'barolo' is not a number (a column of text can be a classifier's target, or a feature one-hot encoded with --categorical" \
   "$BIN" fit --model kmeans --data "$tmp/names_train.csv" --out "$tmp/k.json"
 "$BIN" fit --model kmeans --data "$tmp/names_train.csv" --ignore target --out "$tmp/k.json" --quiet ||
   { echo "FAIL: --ignore of a text column"; fail=1; }

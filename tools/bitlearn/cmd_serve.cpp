@@ -30,6 +30,7 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -341,44 +342,62 @@ class Server {
             {"system_fingerprint", std::string("bitlearn ") + bl::kVersion + " " + bl::kContractProfile}};
   }
 
+  // Parses a request body with `parse` into c; a refused request is answered here (false).
+  template <class Parse>
+  bool parse_request(const std::string& body, Parse parse, Completion& c, httplib::Response& res) const {
+    try {
+      c = parse(body);
+      return true;
+    } catch (const RequestError& e) {
+      error(res, e.status, e.message);
+    } catch (const bl::Error& e) {
+      error(res, 400, e.what());
+    }
+    return false;
+  }
+
+  using Send = std::function<bool(const json&)>;
+
+  // Answers with server-sent events: `events(send)` runs one generation under the generation lock,
+  // sending its events; then "data: [DONE]". An error during generation is sent as an event.
+  void stream(httplib::Response& res, std::function<void(const Send&)> events) {
+    res.set_header("Cache-Control", "no-cache");
+    res.set_chunked_content_provider("text/event-stream", [this, events](size_t, httplib::DataSink& sink) {
+      const Send send = [&](const json& j) {
+        const std::string event = "data: " + j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n\n";
+        return sink.write(event.data(), event.size());
+      };
+      try {
+        std::lock_guard<std::mutex> lock(generation_);
+        events(send);
+      } catch (const bl::Error& e) {
+        send({{"error", {{"message", e.what()}, {"type", "invalid_request_error"}}}});
+      }
+      const std::string done = "data: [DONE]\n\n";
+      sink.write(done.data(), done.size());
+      sink.done();
+      return true;
+    });
+  }
+
   void completions(const httplib::Request& req, httplib::Response& res) {
     Completion c;
-    try {
-      c = parse(req.body);
-    } catch (const RequestError& e) {
-      return error(res, e.status, e.message);
-    } catch (const bl::Error& e) {
-      return error(res, 400, e.what());
-    }
+    if (!parse_request(req.body, [this](const std::string& b) { return parse(b); }, c, res)) return;
     const std::string id = "cmpl-" + std::to_string(++served_);
     if (c.stream) {
       auto shared = std::make_shared<Completion>(std::move(c));
-      res.set_header("Cache-Control", "no-cache");
-      res.set_chunked_content_provider("text/event-stream", [this, shared, id](size_t, httplib::DataSink& sink) {
-        auto send = [&](const json& j) {
-          const std::string event = "data: " + j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n\n";
-          return sink.write(event.data(), event.size());
-        };
+      stream(res, [this, shared, id](const Send& send) {
         const Completion& c = *shared;
-        try {
-          std::lock_guard<std::mutex> lock(generation_);
-          if (c.echo) send(chunk(id, tok_.decode(c.prompts[0])));
-          const bl::cli::TextRun run = bl::cli::generate_text(
-              model_, tok_, c.prompts[0], c.options, c.stop,
-              [&](const std::string& piece) { return send(chunk(id, piece)); });
-          json last = envelope(id);
-          json ch = choice(0, run, false);
-          ch["text"] = "";
-          last["choices"] = json::array({ch});
-          last["usage"] = usage(run.prompt.size(), run.ids.size() - run.prompt.size());
-          send(last);
-        } catch (const bl::Error& e) {
-          send({{"error", {{"message", e.what()}, {"type", "invalid_request_error"}}}});
-        }
-        const std::string done = "data: [DONE]\n\n";
-        sink.write(done.data(), done.size());
-        sink.done();
-        return true;
+        if (c.echo) send(chunk(id, tok_.decode(c.prompts[0])));
+        const bl::cli::TextRun run = bl::cli::generate_text(
+            model_, tok_, c.prompts[0], c.options, c.stop,
+            [&](const std::string& piece) { return send(chunk(id, piece)); });
+        json last = envelope(id);
+        json ch = choice(0, run, false);
+        ch["text"] = "";
+        last["choices"] = json::array({ch});
+        last["usage"] = usage(run.prompt.size(), run.ids.size() - run.prompt.size());
+        send(last);
       });
       return;
     }
@@ -419,42 +438,22 @@ class Server {
   void chat(const httplib::Request& req, httplib::Response& res) {
     if (!chat_) return error(res, 501, "chat completions need a chat template: " + chat_error_);
     Completion c;
-    try {
-      c = parse_chat(req.body);
-    } catch (const RequestError& e) {
-      return error(res, e.status, e.message);
-    } catch (const bl::Error& e) {
-      return error(res, 400, e.what());
-    }
+    if (!parse_request(req.body, [this](const std::string& b) { return parse_chat(b); }, c, res)) return;
     const std::string id = "chatcmpl-" + std::to_string(++served_);
     if (c.stream) {
       auto shared = std::make_shared<Completion>(std::move(c));
-      res.set_header("Cache-Control", "no-cache");
-      res.set_chunked_content_provider("text/event-stream", [this, shared, id](size_t, httplib::DataSink& sink) {
-        auto send = [&](const json& j) {
-          const std::string event = "data: " + j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n\n";
-          return sink.write(event.data(), event.size());
-        };
+      stream(res, [this, shared, id](const Send& send) {
         const Completion& c = *shared;
-        try {
-          std::lock_guard<std::mutex> lock(generation_);
-          send(chat_chunk(id, {{"role", "assistant"}, {"content", ""}}));
-          const bl::cli::TextRun run = bl::cli::generate_text(
-              model_, tok_, c.prompts[0], c.options, c.stop,
-              [&](const std::string& piece) { return send(chat_chunk(id, {{"content", piece}})); });
-          json last = chat_chunk(id, json::object());
-          json& ch = last["choices"][0];
-          const json whole = chat_choice(run);
-          for (const char* key : {"finish_reason", "token_ids", "tokens_sha256"}) ch[key] = whole[key];
-          last["usage"] = usage(run.prompt.size(), run.ids.size() - run.prompt.size());
-          send(last);
-        } catch (const bl::Error& e) {
-          send({{"error", {{"message", e.what()}, {"type", "invalid_request_error"}}}});
-        }
-        const std::string done = "data: [DONE]\n\n";
-        sink.write(done.data(), done.size());
-        sink.done();
-        return true;
+        send(chat_chunk(id, {{"role", "assistant"}, {"content", ""}}));
+        const bl::cli::TextRun run = bl::cli::generate_text(
+            model_, tok_, c.prompts[0], c.options, c.stop,
+            [&](const std::string& piece) { return send(chat_chunk(id, {{"content", piece}})); });
+        json last = chat_chunk(id, json::object());
+        json& ch = last["choices"][0];
+        const json whole = chat_choice(run);
+        for (const char* key : {"finish_reason", "token_ids", "tokens_sha256"}) ch[key] = whole[key];
+        last["usage"] = usage(run.prompt.size(), run.ids.size() - run.prompt.size());
+        send(last);
       });
       return;
     }
