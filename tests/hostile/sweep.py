@@ -1501,10 +1501,87 @@ def gen_options(fx):
     return cases
 
 
+def gen_chat(fx):
+    """Chat templates (a template file, a model folder's tokenizer_config.json or chat_template.jinja)
+    and messages files, through `tokenizer chat`."""
+    cases = []
+    chatml = (b"{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
+              b"{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")
+    msgs = json.dumps([{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}]).encode()
+    by_template = [["{bin}", "tokenizer", "chat", "--template", "{d}/t.jinja", "--messages", "{d}/m.json",
+                    "--generation-prompt"]]
+    by_model = [["{bin}", "tokenizer", "chat", "--model", "{d}/model", "--messages", "{d}/m.json", "--generation-prompt"]]
+
+    def template(name, text, expect="error", what="", messages=msgs, timeout=None):
+        cases.append(Case("chat", "chat.template." + name, by_template, {"t.jinja": text, "m.json": messages},
+                          expect=expect, what=what, timeout=timeout))
+
+    def messages(name, data, expect="error", what=""):
+        cases.append(Case("chat", "chat.messages." + name, by_template, {"t.jinja": chatml, "m.json": data},
+                          expect=expect, what=what))
+
+    def config(name, files, expect="error", what=""):
+        files = {"model/" + k: v for k, v in files.items()}
+        files["m.json"] = msgs
+        cases.append(Case("chat", "chat.config." + name, by_model, files, expect=expect, what=what))
+
+    template("valid", chatml, "ok", "a ChatML template")
+    messages("valid_empty_list", b"[]", "either", "no messages")
+    # Templates: unclosed, unknown or unsupported constructs, runaway loops and output, deep nesting.
+    for label, text in (("unclosed_output", b"{{ messages"), ("unclosed_block", b"{% if true %}x"),
+                        ("unclosed_comment", b"{# x"), ("stray_endfor", b"{% endfor %}"),
+                        ("unknown_statement", b"{% frobnicate %}"), ("macro", b"{% macro f() %}x{% endmacro %}"),
+                        ("unknown_filter", b"{{ 'x' | nosuch }}"), ("unknown_test", b"{% if x is nosuch %}{% endif %}"),
+                        ("unknown_function", b"{{ nosuch() }}"), ("bad_token", b"{{ 1 $ 2 }}"),
+                        ("unclosed_string", b"{{ 'abc }}"), ("raise", b"{{ raise_exception('no system role') }}"),
+                        ("undefined_attr", b"{{ nosuch.attr }}"), ("divide_zero", b"{{ 1 // 0 }}"),
+                        ("loop_none", b"{% for x in none %}{% endfor %}"), ("int_overflow", b"{{ 9223372036854775807 + 1 }}"),
+                        ("huge_int_literal", b"{{ 99999999999999999999999 }}"),
+                        ("runaway_range", b"{% for i in range(100000000) %}x{% endfor %}"),
+                        ("runaway_nested", b"{% for i in range(1000) %}{% for j in range(1000) %}{% for k in range(1000) %}"
+                                           b"x{% endfor %}{% endfor %}{% endfor %}"),
+                        ("runaway_output", b"{{ 'x' * 1000000000 }}"),
+                        ("deep_parens", b"{{ " + b"(" * 100000 + b"1" + b")" * 100000 + b" }}"),
+                        ("deep_blocks", b"{% if true %}" * 5000 + b"{% endif %}" * 5000),
+                        ("deep_list", b"{{ " + b"[" * 100000 + b"]" * 100000 + b" }}"),
+                        ("long_tag", b"{{ " + b"1 + " * 200000 + b"1 }}"),
+                        ("invalid_utf8", b"\xff\xfe{{ 1 }}"), ("nul", b"a\x00{{ 1 }}")):
+        expect = "either" if label in ("invalid_utf8", "nul") else "error"
+        template(label, text, expect, "template: " + label, timeout=20)
+    template("empty", b"", "either", "an empty template")
+    # Messages files.
+    for label, data in (("not_json", b"[{"), ("object", b'{"role": "user"}'), ("string", b'"hi"'),
+                        ("entry_string", b'["hi"]'), ("role_missing", b'[{"content": "x"}]'),
+                        ("role_number", b'[{"role": 1, "content": "x"}]'), ("content_number", b'[{"role": "user", "content": 1}]'),
+                        ("content_null", b'[{"role": "user", "content": null}]'),
+                        ("deep", b"[" * 100000 + b"]" * 100000), ("empty_file", b""),
+                        ("invalid_utf8", b'[{"role": "user", "content": "\xff"}]')):
+        messages(label, data, "error", "messages: " + label)
+    messages("content_10mb", json.dumps([{"role": "user", "content": "x" * 10_000_000}]).encode(), "either",
+             "a 10 MB message")
+    messages("many", json.dumps([{"role": "user", "content": "x"}] * 100000).encode(), "either", "100,000 messages")
+    # tokenizer_config.json and chat_template.jinja of a model folder.
+    config("valid", {"tokenizer_config.json": json.dumps({"chat_template": chatml.decode(), "bos_token": "<s>"}).encode()},
+           "ok", "a tokenizer_config.json with a template")
+    config("jinja_file", {"chat_template.jinja": chatml}, "ok", "chat_template.jinja alone")
+    for label, cfg in (("not_json", b"{"), ("list", b"[]"), ("no_template", b"{}"), ("template_number", b'{"chat_template": 3}'),
+                       ("template_list_no_default", b'{"chat_template": [{"name": "tool_use", "template": "x"}]}'),
+                       ("template_list_bad", b'{"chat_template": [1, 2]}'), ("deep", b'{"a":' * 100000 + b"1" + b"}" * 100000),
+                       ("bos_number", json.dumps({"chat_template": chatml.decode(), "bos_token": 5}).encode())):
+        expect = "either" if label == "bos_number" else "error"
+        config(label, {"tokenizer_config.json": cfg}, expect, "tokenizer_config.json: " + label)
+    cases.append(Case("chat", "chat.config.folder_missing", [[a.replace("{d}/model", "{d}/nosuch") for a in by_model[0]]],
+                      {"m.json": msgs}, what="--model a missing folder"))
+    cases.append(Case("chat", "chat.template.missing", by_template, {"m.json": msgs}, what="--template a missing file"))
+    cases.append(Case("chat", "chat.template.fifo", by_template, {"m.json": msgs}, expect="either", what="--template a named pipe nobody writes (reads as an empty template)",
+                      setup=lambda d: os.mkfifo(os.path.join(d, "t.jinja")), timeout=FIFO_TIMEOUT_S))
+    return cases
+
+
 GENERATORS = {
     "safetensors": gen_safetensors, "shard_index": gen_shard_index, "config": gen_config, "tokenizer": gen_tokenizer,
     "csv": gen_csv, "model_file": gen_model_file, "xgboost": gen_xgboost, "idx": gen_idx, "checkpoint": gen_checkpoint,
-    "report": gen_report, "options": gen_options,
+    "report": gen_report, "options": gen_options, "chat": gen_chat,
 }
 
 # Failures already reported (issue 21), by a pattern of case names: a failing case that matches is

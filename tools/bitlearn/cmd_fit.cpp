@@ -7,7 +7,6 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "bitlearn/csv.h"
@@ -18,6 +17,7 @@
 #include "core/error.h"
 #include "core/thread_pool.h"
 #include "model_file.h"
+#include "progress_bar.h"
 
 namespace {
 
@@ -30,31 +30,6 @@ struct FitArgs {
   bool threads_given = false;  // a --threads given is used or refused (0 included), never ignored
   bool quiet = false;
 };
-
-// Draws "[#####.....]  45% stage" on stderr at most every 100 ms, once a fit has run 0.5 s (short
-// fits draw nothing), when stderr is a terminal (a log file gets no bar). Sets *drawn when it drew.
-void install_progress_bar(std::shared_ptr<bool> drawn) {
-  auto start = std::chrono::steady_clock::now();
-  auto last = std::make_shared<std::chrono::steady_clock::time_point>(start);
-  bl::ml::set_progress_listener([start, last, drawn](const std::string& stage, int64_t done, int64_t total) {
-    auto now = std::chrono::steady_clock::now();
-    if (now - start < std::chrono::milliseconds(500)) return;
-    if (*drawn && now - *last < std::chrono::milliseconds(100)) return;
-    *last = now;
-    *drawn = true;
-    const int width = 30;
-    int filled = total > 0 ? static_cast<int>(width * done / total) : 0;
-    std::string bar(static_cast<size_t>(filled), '#');
-    bar.resize(width, '.');
-    if (total > 0) {
-      std::fprintf(stderr, "\r[%s] %3d%% %-32s", bar.c_str(), static_cast<int>(100 * done / total),
-                   stage.c_str());
-    } else {
-      std::fprintf(stderr, "\r[%s] %lld %-32s", bar.c_str(), static_cast<long long>(done), stage.c_str());
-    }
-    std::fflush(stderr);
-  });
-}
 
 // "f0, f1, f2" (the first 8 names, then how many more).
 std::string column_list(const std::vector<std::string>& names) {
@@ -88,14 +63,13 @@ void run_fit(const FitArgs& a) {
   bl::CsvXy xy = bl::csv_to_xy(table, a.target, features, a.data);
   BL_CHECK(xy.label_names.empty() || bl::cli::is_classifier(a.model), a.data, ": target '", a.target,
            "' holds text ('", xy.label_names[0], "', ...); only a classifier takes text labels");
-  auto drawn = std::make_shared<bool>(false);
-  if (!a.quiet && ::isatty(STDERR_FILENO)) install_progress_bar(drawn);
+  bl::cli::ProgressBar bar(!a.quiet);
+  bar.listen_to_library();
   auto t0 = std::chrono::steady_clock::now();
   bl::ml::WarningCollector warnings;  // printed after the bar is cleared
   if (xy.y.defined()) est->fit(xy.X, xy.y);
   else est->fit(xy.X);
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  bl::ml::set_progress_listener({});
   nlohmann::json j = nlohmann::json::parse(est->to_json_text());
   j["feature_names"] = xy.feature_names;
   if (!categories.empty()) {
@@ -107,7 +81,7 @@ void run_fit(const FitArgs& a) {
   // Text labels: the classifier sees their indices; predict writes the names back.
   if (!xy.label_names.empty()) j["label_names"] = xy.label_names;
   bl::write_file_atomic(a.out, j.dump(1) + "\n", "model file");
-  if (*drawn) std::fprintf(stderr, "\r%*s\r", 72, "");
+  bar.clear();
   // Warnings are printed with --quiet too: they say the model may not be what was asked for.
   for (const std::string& w : warnings.messages()) std::fprintf(stderr, "warning: %s\n", w.c_str());
   if (!a.quiet) {

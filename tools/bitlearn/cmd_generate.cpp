@@ -37,6 +37,7 @@
 #include "bitlearn/safetensors.h"
 #include "bitlearn/tokenizer.h"
 #include "command.h"
+#include "progress_bar.h"
 #include "text_generation.h"
 #include "core/error.h"
 
@@ -127,8 +128,13 @@ void run_generate(const GenerateArgs& a) {
   const Clock::time_point start = Clock::now();
   Clock::time_point first;
   int64_t generated = 0;
+  // A bar of the tokens of the prompt being generated, on a terminal, for runs over 0.5 s (a
+  // stream shows the tokens themselves).
+  bl::cli::ProgressBar bar(!a.stream);
+  int64_t in_prompt = 0;
   auto count = [&] {
     if (generated++ == 0) first = Clock::now();
+    bar.update("tokens", ++in_prompt, o.max_new_tokens);
   };
   auto report = [&](size_t prompt_tokens) {
     if (!(a.timings || a.stream) || generated == 0) return;
@@ -154,6 +160,7 @@ void run_generate(const GenerateArgs& a) {
       return true;
     };
     const std::vector<int32_t> out = generate(model, prompt, o);
+    bar.clear();
     if (a.jsonl) {
       bl::cli::TextRun run;
       run.prompt = prompt;
@@ -187,7 +194,9 @@ void run_generate(const GenerateArgs& a) {
   if (prompts.size() > 1 || a.jsonl) {
     // Each prompt alone, one after the other: each line has the tokens of that prompt sent alone.
     for (size_t i = 0; i < prompts.size(); ++i) {
+      in_prompt = 0;
       const bl::cli::TextRun run = bl::cli::generate_text(model, tok, encode(prompts[i]), o, a.stop);
+      bar.clear();
       std::printf("%s\n", jsonl_line(i, &prompts[i], run).c_str());
       std::fflush(stdout);
     }
@@ -205,6 +214,7 @@ void run_generate(const GenerateArgs& a) {
     };
   }
   const bl::cli::TextRun run = bl::cli::generate_text(model, tok, prompt, o, a.stop, on_text);
+  bar.clear();
   if (a.stream) {
     std::printf("\n");
   } else if (a.stop.empty()) {

@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "core/thread_pool.h"
 #include "model_file.h"
+#include "progress_bar.h"
 
 namespace {
 
@@ -34,6 +35,8 @@ void run_predict(const PredictArgs& a) {
   const std::string& target = model.target;
   bl::CsvTable table = bl::read_csv(a.data);
   bl::CsvXy xy = bl::cli::model_inputs(model, table, a.data);
+  bl::cli::ProgressBar bar(true);  // drawn by the estimators that report progress (k-NN, forests)
+  bar.listen_to_library();
   std::vector<std::string> header;
   bl::Tensor out;
   if (a.output == "predict") {
