@@ -78,10 +78,17 @@ int open_input_file(const std::string& path, const std::string& what, bool regul
 
 namespace {
 
+// A pipe or a device has no size to check against: its reads stop at 1 GiB (/dev/zero would
+// otherwise fill the memory).
+constexpr size_t kMaxStreamBytes = size_t{1} << 30;
+
 template <class Bytes>
 Bytes read_whole(const std::string& path, const std::string& what) {
   const int fd = open_input_file(path, what);
+  struct stat st {};
+  const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
   Bytes out;
+  if (regular) out.reserve(static_cast<size_t>(st.st_size));
   char buf[1 << 16];
   for (;;) {
     const ssize_t n = ::read(fd, buf, sizeof buf);
@@ -93,6 +100,10 @@ Bytes read_whole(const std::string& path, const std::string& what) {
     }
     if (n == 0) break;
     out.insert(out.end(), buf, buf + n);
+    if (!regular && out.size() > kMaxStreamBytes) {
+      ::close(fd);
+      throw Error(detail::concat(what, " ", path, ": more than 1 GiB read from a pipe or device; refused"));
+    }
   }
   ::close(fd);
   return out;
