@@ -1422,7 +1422,18 @@ class Renderer {
           if (__builtin_mul_overflow(r, x, &r)) fail(offset, "an integer beyond 64 bits");
         return Value::integer(r);
       }
-      return Value::number(std::pow(a.as_double(), b.as_double()));
+      // A negative integer power is 1 / x^n in one rounding (exact when x^n < 2^53). Powers of
+      // floats would go through the C library's pow, whose last digit differs between libraries,
+      // and so would the prompt text: refused.
+      if (ints && x != 0 && y >= -52) {
+        int64_t r = 1;
+        for (int64_t k = 0; k < -y; ++k)
+          if (__builtin_mul_overflow(r, x, &r) || r > (int64_t{1} << 53) || r < -(int64_t{1} << 53))
+            fail(offset, "an integer power past 2^53 (its reciprocal would not be exact)");
+        return Value::number(1.0 / static_cast<double>(r));
+      }
+      fail(offset, "'**' of " + str(a, true) + " and " + str(b, true) +
+                       " is not supported (integer powers only, exponents from -52 up: a float power depends on the C library)");
     }
     if (op == "/") {
       if (b.as_double() == 0) fail(offset, "division by zero");
