@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fit time of bitlearn's linear (both waves) / cluster / neighbors / decomposition estimators against
+"""Fit time of bitlearn's linear (both waves) / cluster / neighbors / decomposition / naive Bayes estimators against
 scikit-learn on the same data and the same number of threads; prints the ratio
 sklearn_time / bitlearn_time (>= 1 means bitlearn is as fast or faster) and each side's test metric.
 
@@ -20,7 +20,7 @@ import tempfile
 import time
 
 import numpy as np
-from sklearn import cluster, datasets, decomposition, linear_model, neighbors
+from sklearn import cluster, datasets, decomposition, discriminant_analysis, linear_model, naive_bayes, neighbors
 from sklearn.metrics import accuracy_score, d2_tweedie_score, mean_pinball_loss, r2_score
 from threadpoolctl import threadpool_limits
 
@@ -35,6 +35,12 @@ def data(kind, n, seed=0):
     elif kind == "multi":
         X, y = datasets.make_classification(n_samples=n, n_features=D, n_informative=10, n_classes=3,
                                             random_state=seed)
+    elif kind in ("word_counts", "categories"):  # three classes with their own Poisson rates per feature
+        rng = np.random.default_rng(seed)
+        y = rng.integers(0, 3, size=n)
+        X = rng.poisson(rng.gamma(1.0, 1.5, size=(3, D))[y])
+        if kind == "categories":  # categories 0..5, each seen in training
+            X = np.minimum(X, 5)
     elif kind in ("counts", "positive"):
         rng = np.random.default_rng(seed)
         X = rng.normal(size=(n, D))
@@ -80,6 +86,19 @@ CASES = {
     "kneighbors_classifier": ("multi", "kneighbors_classifier", {"n_neighbors": "5"},
                               lambda: neighbors.KNeighborsClassifier(n_neighbors=5, algorithm="brute"),
                               "accuracy"),
+    "gaussian_nb": ("multi", "gaussian_nb", {}, lambda: naive_bayes.GaussianNB(), "accuracy"),
+    "multinomial_nb": ("word_counts", "multinomial_nb", {}, lambda: naive_bayes.MultinomialNB(), "accuracy"),
+    "complement_nb": ("word_counts", "complement_nb", {}, lambda: naive_bayes.ComplementNB(), "accuracy"),
+    "bernoulli_nb": ("word_counts", "bernoulli_nb", {"binarize": "1"},
+                     lambda: naive_bayes.BernoulliNB(binarize=1.0), "accuracy"),
+    "categorical_nb": ("categories", "categorical_nb", {}, lambda: naive_bayes.CategoricalNB(), "accuracy"),
+    "nearest_centroid": ("multi", "nearest_centroid", {}, lambda: neighbors.NearestCentroid(), "accuracy"),
+    "linear_discriminant_analysis": ("multi", "linear_discriminant_analysis", {},
+                                     lambda: discriminant_analysis.LinearDiscriminantAnalysis(), "accuracy"),
+    # make_classification's redundant features are collinear: reg_param keeps the covariances regular.
+    "quadratic_discriminant_analysis": ("multi", "quadratic_discriminant_analysis", {"reg_param": "0.01"},
+                                        lambda: discriminant_analysis.QuadraticDiscriminantAnalysis(reg_param=0.01),
+                                        "accuracy"),
 }
 
 
@@ -114,13 +133,13 @@ def main():
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="bl_mlbench_")
     print(f"threads {args.threads}, {D} features, median of {args.repeat} interleaved runs; ratio = sklearn / bitlearn")
-    print(f"{'case':24s} {'rows':>8s} {'bitlearn s':>10s} {'sklearn s':>10s} {'ratio':>6s}  metric (bitlearn / sklearn)")
+    print(f"{'case':32s} {'rows':>8s} {'bitlearn s':>10s} {'sklearn s':>10s} {'ratio':>6s}  metric (bitlearn / sklearn)")
     for n in args.rows:
         for name, (kind, est, params, factory, metric) in CASES.items():
             if args.only and name not in args.only:
                 continue
             if n > MAX_ROWS.get(name, n):
-                print(f"{name:24s} {n:8d} skipped (scikit-learn takes minutes beyond {MAX_ROWS[name]} rows)", flush=True)
+                print(f"{name:32s} {n:8d} skipped (scikit-learn takes minutes beyond {MAX_ROWS[name]} rows)", flush=True)
                 continue
             X, y = data(kind, n + 10000)
             Xtr, ytr, Xte, yte = X[:n], y[:n], X[n:], y[n:]
@@ -184,7 +203,7 @@ def main():
                 metric_text = f"inertia {ours_inertia:.5g} / {m.inertia_:.5g}"
             label = name + (" (predict 1e4)" if knn else "")
             mo, mt = float(np.median(ours)), float(np.median(theirs))
-            print(f"{label:24s} {n:8d} {mo:10.3f} {mt:10.3f} {mt / mo:6.2f}  {metric_text}", flush=True)
+            print(f"{label:32s} {n:8d} {mo:10.3f} {mt:10.3f} {mt / mo:6.2f}  {metric_text}", flush=True)
     return 0
 
 

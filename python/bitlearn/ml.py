@@ -25,6 +25,7 @@ try:
     from sklearn.base import (BaseEstimator, ClassifierMixin, ClusterMixin, OutlierMixin,
                               RegressorMixin, TransformerMixin)
     from sklearn.exceptions import ConvergenceWarning
+    from sklearn.utils import TransformerTags
     from sklearn.utils.metaestimators import available_if
     from sklearn.utils.multiclass import check_classification_targets
     from sklearn.utils.validation import check_is_fitted, validate_data
@@ -40,15 +41,28 @@ _CLASS_NAMES = {
     "ard_regression": "ARDRegression", "kneighbors_classifier": "KNeighborsClassifier",
     "kneighbors_regressor": "KNeighborsRegressor", "adaboost_classifier": "AdaBoostClassifier",
     "adaboost_regressor": "AdaBoostRegressor", "xgboost_model": "XGBoostModel",
+    "gaussian_nb": "GaussianNB", "multinomial_nb": "MultinomialNB", "complement_nb": "ComplementNB",
+    "bernoulli_nb": "BernoulliNB", "categorical_nb": "CategoricalNB",
+    "linear_discriminant_analysis": "LinearDiscriminantAnalysis",
+    "quadratic_discriminant_analysis": "QuadraticDiscriminantAnalysis",
+    "kernel_ridge": "KernelRidge", "dbscan": "DBSCAN",
 }
-_CLUSTER = {"kmeans", "minibatch_kmeans"}
+_CLUSTER = {"kmeans", "minibatch_kmeans", "dbscan"}
+# Clusterers without predict or score (labels_ come from fit, as scikit-learn's DBSCAN).
+_FIT_ONLY_CLUSTER = {"dbscan"}
 _TRANSFORMER = {"pca"}
 _OUTLIER = {"isolation_forest"}
 _LOADER = {"xgboost_model"}  # imports a trained model file; fit(X) only checks X's width
 _REGRESSORS = {"linear_regression", "ridge", "lasso", "elastic_net", "bayesian_ridge", "lars",
-               "lasso_lars", "ard_regression", "isotonic_regression"}
+               "lasso_lars", "ard_regression", "isotonic_regression", "kernel_ridge"}
 # Targets must be positive (Gamma: > 0, Poisson: >= 0).
 _POSITIVE_Y = {"gamma_regressor", "poisson_regressor"}
+# X must be non-negative (counts; categorical_nb: integer categories).
+_POSITIVE_X = {"multinomial_nb", "complement_nb", "categorical_nb"}
+# Count models whose training score scikit-learn's checks do not hold to 0.83 (as its own).
+_POOR_SCORE = {"multinomial_nb", "complement_nb", "bernoulli_nb", "categorical_nb"}
+# Classifiers without predict_proba.
+_NO_PROBA = {"nearest_centroid"}
 # Hist gradient boosting treats NaN as missing; every other estimator refuses NaN in X.
 _ALLOW_NAN = {"hist_gradient_boosting_classifier", "hist_gradient_boosting_regressor"}
 
@@ -66,7 +80,8 @@ def _kind(name):
         return "outlier"
     if name in _LOADER:
         return "loader"
-    if name.endswith("_classifier") or name == "logistic_regression":
+    if name.endswith(("_classifier", "_nb", "_discriminant_analysis")) or name in ("logistic_regression",
+                                                                                   "nearest_centroid"):
         return "classifier"
     if name.endswith("_regressor") or name in _REGRESSORS:
         return "regressor"
@@ -167,6 +182,16 @@ class BitlearnEstimator(BaseEstimator):
         allow_nan = self._registry_name in _ALLOW_NAN
         X = validate_data(self, X, reset=reset, dtype=np.float32, order="C",
                           ensure_all_finite="allow-nan" if allow_nan else True)
+        return self._positive_X(X)
+
+    def _positive_X(self, X):
+        """Count and category models: negative X is a ValueError (scikit-learn's wording);
+        categorical_nb truncates X to integers as scikit-learn's CategoricalNB does."""
+        if self._registry_name in _POSITIVE_X:
+            if np.any(X < 0):
+                raise ValueError(f"Negative values in data passed to {type(self).__name__} (input X)")
+            if self._registry_name == "categorical_nb":
+                X = np.ascontiguousarray(np.trunc(X), dtype=np.float32)
         return X
 
     def _to_device(self, arr):
@@ -191,6 +216,7 @@ class BitlearnEstimator(BaseEstimator):
             X, y = validate_data(self, X, y, dtype=np.float32, order="C",
                                  ensure_all_finite="allow-nan" if self._registry_name in _ALLOW_NAN else True,
                                  y_numeric=(kind == "regressor"), multi_output=False)
+            X = self._positive_X(X)
         else:
             X = self._check_X(X, reset=True)
         if self._registry_name == "isotonic_regression" and X.shape[1] != 1:
@@ -269,8 +295,41 @@ class BitlearnEstimator(BaseEstimator):
             self.n_components_ = state["n_components"]
         if isinstance(state.get("offset"), str):
             self.offset_ = float(_hex_f32(state["offset"])[0])
-        if self._kind == "cluster":
+        self._set_class_statistics(state, d)
+        if isinstance(state.get("dual_coef"), str):  # kernel_ridge
+            self.dual_coef_ = _hex_f32(state["dual_coef"])
+            self.X_fit_ = _hex_f32(state["X_fit"]).reshape(-1, d)
+        if self._registry_name in _FIT_ONLY_CLUSTER:
+            self.labels_ = np.asarray(state["labels"], dtype=np.int64)
+            self.core_sample_indices_ = np.asarray(state["core_sample_indices"], dtype=np.int64)
+        elif self._kind == "cluster":
             self.labels_ = self._predict_raw(X).astype(np.int64)
+
+    def _set_class_statistics(self, state, d):
+        """Naive Bayes and nearest centroid: scikit-learn's fitted attributes from the model state
+        (theta_, var_, class_count_, class_log_prior_, feature_count_, feature_log_prob_, centroids_)."""
+        name = self._registry_name
+        if isinstance(state.get("class_count"), str):
+            self.class_count_ = _hex_f32(state["class_count"]).astype(np.float64)
+            self.class_log_prior_ = _hex_f32(state["class_log_prior"])
+            if name == "gaussian_nb":  # scikit-learn's GaussianNB keeps the prior itself
+                self.class_prior_ = self.class_count_ / self.class_count_.sum()
+        for key in ("theta", "var", "feature_count", "centroids"):
+            if isinstance(state.get(key), str):
+                self.__dict__[key + "_"] = _hex_f32(state[key]).reshape(-1, d)
+        if "feature_count_" in self.__dict__:
+            self.feature_count_ = self.feature_count_.astype(np.float64)
+        if name in ("multinomial_nb", "complement_nb"):  # the weights of X in the joint log-likelihood
+            self.feature_log_prob_ = _hex_f32(state["weight"]).reshape(-1, d)
+        if name == "categorical_nb":
+            counts = state["n_categories"]
+            flp = _hex_f32(state["feature_log_prob"])
+            c = state["n_classes"]
+            self.n_categories_ = np.asarray(counts, dtype=np.int64)
+            self.feature_log_prob_, at = [], 0
+            for k in counts:
+                self.feature_log_prob_.append(flp[at:at + c * k].reshape(c, k))
+                at += c * k
 
     # ---- predictions ----
     def _predict_raw(self, X):
@@ -287,7 +346,7 @@ class BitlearnEstimator(BaseEstimator):
             idx = raw.astype(np.int64)
         return self.classes_[idx]
 
-    @available_if(lambda self: self._kind != "transformer")
+    @available_if(lambda self: self._kind != "transformer" and self._registry_name not in _FIT_ONLY_CLUSTER)
     def predict(self, X):
         """Predictions for X: labels (classifiers), values (regressors), cluster ids, or -1/1."""
         _threads(self.n_jobs)
@@ -335,18 +394,23 @@ class BitlearnEstimator(BaseEstimator):
         tags.input_tags.allow_nan = self._registry_name in _ALLOW_NAN
         if self._registry_name in _POSITIVE_Y:
             tags.target_tags.positive_only = True
+        if self._registry_name in _POSITIVE_X:
+            tags.input_tags.positive_only = True
         if self._registry_name == "isotonic_regression":
             tags.input_tags.one_d_array = True
             tags.input_tags.two_d_array = False
         return tags
 
 
-# The estimators with a decision_function (linear classifiers).
-_DECISION = {"logistic_regression", "sgd_classifier"}
+# The estimators with a decision_function (linear classifiers, discriminant analysis).
+_DECISION = {"logistic_regression", "sgd_classifier", "linear_discriminant_analysis",
+             "quadratic_discriminant_analysis"}
 
 
 def _has_proba(self):
     name = self._registry_name
+    if name in _NO_PROBA:
+        return False
     if name == "sgd_classifier":
         return self.loss in ("log_loss", "modified_huber")
     if name == "voting_classifier":
@@ -354,7 +418,19 @@ def _has_proba(self):
     return True
 
 
+def _has_class_transform(self):
+    """Classifiers that are also transformers: linear discriminant analysis (not with lsqr)."""
+    return self._registry_name == "linear_discriminant_analysis" and self.solver != "lsqr"
+
+
 class _ClassifierBase(ClassifierMixin, BitlearnEstimator):
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.poor_score = self._registry_name in _POOR_SCORE
+        if _has_class_transform(self):
+            tags.transformer_tags = TransformerTags(preserves_dtype=["float32"])
+        return tags
+
     @available_if(_has_proba)
     def predict_proba(self, X):
         """Class probabilities [n_samples, n_classes] in the order of classes_."""
@@ -376,6 +452,18 @@ class _ClassifierBase(ClassifierMixin, BitlearnEstimator):
         X = self._checked(X)
         return np.asarray(self._est.decision_function(self._to_device(X)).to("cpu"))
 
+    @available_if(_has_class_transform)
+    def transform(self, X):
+        """X projected onto the discriminant directions [n_samples, n_components]."""
+        _threads(self.n_jobs)
+        X = self._checked(X)
+        return np.asarray(self._est.transform(self._to_device(X)).to("cpu"))
+
+    @available_if(_has_class_transform)
+    def fit_transform(self, X, y):
+        """fit, then transform of the same X."""
+        return self.fit(X, y).transform(X)
+
 
 class _RegressorBase(RegressorMixin, BitlearnEstimator):
     pass
@@ -386,6 +474,7 @@ class _ClusterBase(ClusterMixin, BitlearnEstimator):
         """Fits and returns the cluster of each row."""
         return self.fit(X).labels_
 
+    @available_if(lambda self: self._registry_name not in _FIT_ONLY_CLUSTER)
     def score(self, X, y=None):
         """Minus the inertia of X (as scikit-learn's KMeans)."""
         X = self._checked(X)

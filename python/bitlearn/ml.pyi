@@ -63,6 +63,22 @@ class BayesianRidge(_RegressorBase):
     """registry name: bayesian_ridge"""
     def __init__(self, *, alpha_1: float = 1e-06, alpha_2: float = 1e-06, fit_intercept: bool = True, lambda_1: float = 1e-06, lambda_2: float = 1e-06, max_iter: float = 300, tol: float = 0.001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
+class BernoulliNB(_ClassifierBase):
+    """registry name: bernoulli_nb"""
+    def __init__(self, *, alpha: float = 1, binarize: float = 0, fit_prior: bool = True, force_alpha: bool = True, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class CategoricalNB(_ClassifierBase):
+    """registry name: categorical_nb"""
+    def __init__(self, *, alpha: float = 1, fit_prior: bool = True, force_alpha: bool = True, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class ComplementNB(_ClassifierBase):
+    """registry name: complement_nb"""
+    def __init__(self, *, alpha: float = 1, fit_prior: bool = True, force_alpha: bool = True, norm: bool = False, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class DBSCAN(_ClusterBase):
+    """registry name: dbscan"""
+    def __init__(self, *, eps: float = 0.5, metric: str = 'euclidean', min_samples: float = 5, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
 class DecisionTreeClassifier(_ClassifierBase):
     """registry name: decision_tree_classifier"""
     def __init__(self, *, criterion: str = 'gini', max_depth: Any = None, max_features: str = 'all', min_samples_leaf: float = 1, min_samples_split: float = 2, random_state: float = 0, device: str = 'cpu', n_jobs: Any = None) -> None: ...
@@ -94,6 +110,10 @@ class ExtraTreesRegressor(_RegressorBase):
 class GammaRegressor(_RegressorBase):
     """registry name: gamma_regressor"""
     def __init__(self, *, alpha: float = 1, fit_intercept: bool = True, max_iter: float = 100, tol: float = 0.0001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class GaussianNB(_ClassifierBase):
+    """registry name: gaussian_nb"""
+    def __init__(self, *, var_smoothing: float = 1e-09, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
 class HistGradientBoostingClassifier(_ClassifierBase):
     """registry name: hist_gradient_boosting_classifier"""
@@ -127,6 +147,10 @@ class KNeighborsRegressor(_RegressorBase):
     """registry name: kneighbors_regressor"""
     def __init__(self, *, n_neighbors: float = 5, weights: str = 'uniform', device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
+class KernelRidge(_RegressorBase):
+    """registry name: kernel_ridge"""
+    def __init__(self, *, alpha: float = 1, coef0: float = 1, degree: float = 3, gamma: Any = None, kernel: str = 'linear', device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
 class Lars(_RegressorBase):
     """registry name: lars"""
     def __init__(self, *, fit_intercept: bool = True, n_nonzero_coefs: float = 500, device: str = 'cpu', n_jobs: Any = None) -> None: ...
@@ -138,6 +162,10 @@ class Lasso(_RegressorBase):
 class LassoLars(_RegressorBase):
     """registry name: lasso_lars"""
     def __init__(self, *, alpha: float = 1, fit_intercept: bool = True, max_iter: float = 500, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class LinearDiscriminantAnalysis(_ClassifierBase):
+    """registry name: linear_discriminant_analysis"""
+    def __init__(self, *, n_components: float = 0, shrinkage: Any = None, solver: str = 'svd', tol: float = 0.0001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
 class LinearRegression(_RegressorBase):
     """registry name: linear_regression"""
@@ -151,6 +179,14 @@ class MiniBatchKMeans(_ClusterBase):
     """registry name: minibatch_kmeans"""
     def __init__(self, *, batch_size: float = 1024, max_iter: float = 100, max_no_improvement: float = 10, n_clusters: float = 8, random_state: float = 0, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
+class MultinomialNB(_ClassifierBase):
+    """registry name: multinomial_nb"""
+    def __init__(self, *, alpha: float = 1, fit_prior: bool = True, force_alpha: bool = True, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class NearestCentroid(_ClassifierBase):
+    """registry name: nearest_centroid"""
+    def __init__(self, *, metric: str = 'euclidean', device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
 class PCA(_TransformerBase):
     """registry name: pca"""
     def __init__(self, *, n_components: float = 0, whiten: bool = False, device: str = 'cpu', n_jobs: Any = None) -> None: ...
@@ -158,6 +194,10 @@ class PCA(_TransformerBase):
 class PoissonRegressor(_RegressorBase):
     """registry name: poisson_regressor"""
     def __init__(self, *, alpha: float = 1, fit_intercept: bool = True, max_iter: float = 100, tol: float = 0.0001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class QuadraticDiscriminantAnalysis(_ClassifierBase):
+    """registry name: quadratic_discriminant_analysis"""
+    def __init__(self, *, reg_param: float = 0, tol: float = 0.0001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
 class QuantileRegressor(_RegressorBase):
     """registry name: quantile_regressor"""

@@ -115,6 +115,14 @@ void Estimator::save(const std::string& path) const {
 }
 
 
+bool is_classifier_name(const std::string& name) {
+  auto ends_with = [&name](const std::string& tail) {
+    return name.size() > tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  return name == "logistic_regression" || name == "nearest_centroid" || ends_with("_classifier") ||
+         ends_with("_nb") || ends_with("_discriminant_analysis");
+}
+
 std::vector<std::string> estimator_names() {
   std::vector<std::string> names;
   for (const auto& e : estimator_registry()) names.emplace_back(e.name);

@@ -12,6 +12,9 @@ const std::vector<EstimatorEntry>& estimator_registry() {
     add_decomposition_estimators(e);
     add_tree_estimators(e);
     add_boosting_estimators(e);
+    add_naive_bayes_estimators(e);
+    add_discriminant_estimators(e);
+    add_kernel_estimators(e);
     return e;
   }();
   return entries;

@@ -13,6 +13,9 @@ void add_neighbors_estimators(std::vector<EstimatorEntry>& out);      // src/ml/
 void add_decomposition_estimators(std::vector<EstimatorEntry>& out);  // src/ml/decomposition/
 void add_tree_estimators(std::vector<EstimatorEntry>& out);           // src/ml/tree/ (trees, forests, bagging, ...)
 void add_boosting_estimators(std::vector<EstimatorEntry>& out);       // src/ml/boosting/
+void add_naive_bayes_estimators(std::vector<EstimatorEntry>& out);    // src/ml/naive_bayes/
+void add_discriminant_estimators(std::vector<EstimatorEntry>& out);   // src/ml/discriminant/
+void add_kernel_estimators(std::vector<EstimatorEntry>& out);         // src/ml/kernel/
 
 // Every registered estimator, in family order.
 const std::vector<EstimatorEntry>& estimator_registry();

@@ -25,6 +25,7 @@ struct CheckSpec {
   int64_t n_features = 4;  // columns of the training data
   bool allows_nan = false;  // NaN in X is a valid input (missing values)
   std::string fixed_X;      // a model to import instead of fitting: path of its case file
+  bool counts = false;      // X holds small non-negative integers (count and category models)
 };
 
 inline std::string source_path(const std::string& rel) { return std::string(BITLEARN_SOURCE_DIR) + "/" + rel; }
@@ -32,8 +33,9 @@ inline std::string source_path(const std::string& rel) { return std::string(BITL
 inline bool has(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
 
 inline Task task_of(const std::string& name) {
-  if (has(name, "classifier") || name == "logistic_regression") return Task::classification;
-  if (has(name, "kmeans") || name == "pca" || name == "isolation_forest") return Task::unsupervised;
+  if (ml::is_classifier_name(name)) return Task::classification;
+  if (has(name, "kmeans") || name == "pca" || name == "isolation_forest" || name == "dbscan")
+    return Task::unsupervised;
   return Task::regression;
 }
 
@@ -56,6 +58,10 @@ inline CheckSpec check_spec(const std::string& name) {
   if (name == "pca") s.params = {{"n_components", "2"}};
   if (has(name, "kneighbors")) s.params = {{"n_neighbors", "3"}};
   if (name == "isotonic_regression") s.n_features = 1;
+  // eps 0.75 on 48 uniform rows in [-1, 1)^4: 4 clusters, 22 core points, border points and noise.
+  if (name == "dbscan") s.params = {{"eps", "0.75"}, {"min_samples", "4"}};
+  if (name == "kernel_ridge") s.params = {{"kernel", "rbf"}, {"alpha", "0.1"}};
+  if (name == "multinomial_nb" || name == "complement_nb" || name == "categorical_nb") s.counts = true;
   if (name == "xgboost_model") {
     s.task = Task::unsupervised;
     s.params = {{"model_file", source_path("tests/data/ml/xgboost/reg_squarederror.json")}};
@@ -66,12 +72,13 @@ inline CheckSpec check_spec(const std::string& name) {
 }
 
 // A small data set: X [n, d] uniform in [-1, 1), regression targets > 0 (valid for the Poisson,
-// gamma and Tweedie regressors) and three classes 10, 11, 12 from a linear score.
+// gamma and Tweedie regressors) and three classes 10, 11, 12 from a linear score. counts: X then
+// becomes floor(3 (x + 1)), integers 0 to 5 (the labels still come from the uniform values).
 struct Dataset {
   Tensor X, y;
 };
 
-inline Dataset make_dataset(Task task, int64_t n, int64_t d, uint64_t seed) {
+inline Dataset make_dataset(Task task, int64_t n, int64_t d, uint64_t seed, bool counts = false) {
   test_rng::SplitMix64 rng(seed);
   std::vector<float> x(static_cast<size_t>(n * d)), y(static_cast<size_t>(n));
   for (float& v : x) v = rng.uniform_pm1();
@@ -85,6 +92,8 @@ inline Dataset make_dataset(Task task, int64_t n, int64_t d, uint64_t seed) {
       y[i] = 4.0f + a - 2.0f * b + 0.5f * c + 0.1f * rng.uniform_pm1();
     }
   }
+  if (counts)
+    for (float& v : x) v = static_cast<float>(static_cast<int>(3.0f * (v + 1.0f)));
   Dataset ds;
   ds.X = Tensor::from_vector(x, {n, d});
   if (task != Task::unsupervised) ds.y = Tensor::from_vector(y, {n});

@@ -111,9 +111,7 @@ std::string ModelFile::label_text(double value) const {
   return float_to_text(static_cast<float>(value));
 }
 
-bool is_classifier(const std::string& name) {
-  return name == "logistic_regression" || (name.size() > 11 && name.rfind("_classifier") == name.size() - 11);
-}
+bool is_classifier(const std::string& name) { return ml::is_classifier_name(name); }
 
 namespace {
 

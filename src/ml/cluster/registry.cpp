@@ -1,10 +1,12 @@
 // registry.cpp: the cluster estimators (see src/ml/registry.h).
+#include "ml/cluster/dbscan.h"
 #include "ml/cluster/kmeans.h"
 #include "ml/registry.h"
 
 namespace bl::ml {
 
 void add_cluster_estimators(std::vector<EstimatorEntry>& out) {
+  out.push_back({"dbscan", make_dbscan});
   out.push_back({"kmeans", make_kmeans});
   out.push_back({"minibatch_kmeans", make_minibatch_kmeans});
 }

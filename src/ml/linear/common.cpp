@@ -192,6 +192,16 @@ double r2_score(const Tensor& y_true, const Tensor& y_pred) {
   return 1.0 - ss_res / ss_tot;
 }
 
+void put_labels(nlohmann::json& state, const std::vector<float>& classes, DType dtype) {
+  put_f32(state, "classes", classes);
+  state["label_dtype"] = dtype_name(dtype);
+}
+
+DType get_label_dtype(const nlohmann::json& state) {
+  const std::string dt = state.value("label_dtype", "f32");
+  return dt == "i32" ? DType::i32 : dt == "i64" ? DType::i64 : DType::f32;
+}
+
 Tensor labels_from_index(const std::vector<float>& classes, const Tensor& index, DType dtype, Device device) {
   Tensor cls = Tensor::from_vector(classes, {static_cast<int64_t>(classes.size())}, device);
   Tensor lab = bl::index_select(cls, 0, index.to(device));

@@ -106,6 +106,11 @@ int64_t get_int(const nlohmann::json& state, const std::string& key, int64_t min
 double accuracy_score(const Tensor& y_true, const Tensor& y_pred);
 double r2_score(const Tensor& y_true, const Tensor& y_pred);
 
+// A classifier's labels in its state: "classes" (hex f32, ascending) and "label_dtype" (the dtype
+// of the y given to fit: f32, i32 or i64; read as f32 when absent).
+void put_labels(nlohmann::json& state, const std::vector<float>& classes, DType dtype);
+DType get_label_dtype(const nlohmann::json& state);
+
 // labels[i] = classes[index[i]] as a tensor of dtype (f32, i32 or i64) on device.
 Tensor labels_from_index(const std::vector<float>& classes, const Tensor& index, DType dtype, Device device);
 

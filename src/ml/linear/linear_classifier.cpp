@@ -28,8 +28,7 @@ void LinearClassifierFit::save(nlohmann::json& state) const {
   state["n_features"] = n_features;
   state["outputs"] = outputs;
   state["n_iter"] = n_iter;
-  state["label_dtype"] = dtype_name(label_dtype);
-  put_f32(state, "classes", classes);
+  put_labels(state, classes, label_dtype);
   put_f32(state, "coef", coef);
   put_f32(state, "intercept", intercept);
 }
@@ -44,8 +43,7 @@ void LinearClassifierFit::load(const nlohmann::json& state, const std::string& e
            est, ": model state: ", classes.size(), " classes do not match ", outputs, " outputs");
   coef = get_f32(state, "coef", outputs * n_features, est);
   intercept = get_f32(state, "intercept", outputs, est);
-  std::string dt = state.value("label_dtype", "f32");
-  label_dtype = dt == "i32" ? DType::i32 : dt == "i64" ? DType::i64 : DType::f32;
+  label_dtype = get_label_dtype(state);
   fitted = true;
 }
 

@@ -144,8 +144,7 @@ class KNeighbors final : public lin::ParamEstimator {
     lin::put_f32(state, "fit_X", X_);
     lin::put_f32(state, "fit_y", target_);
     if (classifier_) {
-      lin::put_f32(state, "classes", classes_);
-      state["label_dtype"] = dtype_name(label_dtype_);
+      lin::put_labels(state, classes_, label_dtype_);
     }
   }
   void load_state(const nlohmann::json& state) override {
@@ -158,8 +157,7 @@ class KNeighbors final : public lin::ParamEstimator {
       for (float t : target_)
         BL_CHECK(t >= 0.0f && t < static_cast<float>(classes_.size()), name_,
                  ": model state: class index ", t, " out of range");
-      std::string dt = state.value("label_dtype", "f32");
-      label_dtype_ = dt == "i32" ? DType::i32 : dt == "i64" ? DType::i64 : DType::f32;
+      label_dtype_ = lin::get_label_dtype(state);
     }
     fitted_ = true;
   }

@@ -9,5 +9,6 @@ namespace bl::ml {
 
 std::unique_ptr<Estimator> make_kneighbors_classifier();
 std::unique_ptr<Estimator> make_kneighbors_regressor();
+std::unique_ptr<Estimator> make_nearest_centroid();  // nearest_centroid.cpp
 
 }  // namespace bl::ml

@@ -1,0 +1,78 @@
+// family_checks.h: helpers shared by the estimator families' own tests: a host data set with its
+// tensors, the float64 softmax of joint log-likelihoods, and the check that an estimator's model
+// file and outputs are the same bytes at threads 1, 2 and 3, with its sabotage arm.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "bitlearn/ml/estimator.h"
+#include "core/thread_pool.h"
+#include "ml_common/estimator_checks.h"
+
+namespace bl::ml_common {
+
+// X [n, d] row-major and y [n] on the host (c: the class count where y holds classes 0..c-1).
+struct HostData {
+  std::vector<float> x, y;
+  int64_t n = 0, d = 0, c = 0;
+  Tensor X() const { return Tensor::from_vector(x, {n, d}); }
+  Tensor Y() const { return Tensor::from_vector(y, {n}); }
+};
+
+// The softmax of each row of jll [m, c] in float64 (the reference of predict_proba).
+inline std::vector<double> softmax_rows(const std::vector<double>& jll, int64_t m, int64_t c) {
+  std::vector<double> p(jll.size());
+  for (int64_t i = 0; i < m; ++i) {
+    double mx = jll[i * c];
+    for (int64_t k = 1; k < c; ++k) mx = std::max(mx, jll[i * c + k]);
+    double s = 0;
+    for (int64_t k = 0; k < c; ++k) s += std::exp(jll[i * c + k] - mx);
+    for (int64_t k = 0; k < c; ++k) p[i * c + k] = std::exp(jll[i * c + k] - mx) / s;
+  }
+  return p;
+}
+
+// Fits `name` with params on (X, y) at threads 1, 2 and 3; the model file text and the bytes of
+// every output on X_test (outputs_of) must equal those of the 1-thread fit.
+inline void expect_same_bytes_at_threads_123(const std::string& name, const ml::Params& params, const Tensor& X,
+                                             const Tensor& y, const Tensor& X_test) {
+  std::string model0;
+  std::vector<unsigned char> out0;
+  const int saved = num_threads();
+  for (int t : {1, 2, 3}) {
+    set_num_threads(t);
+    auto est = ml::make_estimator(name, params);
+    est->fit(X, y);
+    std::string m = est->to_json_text();
+    std::vector<unsigned char> o = outputs_of(*est, X_test);
+    if (t == 1) {
+      model0 = m;
+      out0 = o;
+    } else {
+      EXPECT_EQ(m, model0) << name << " threads=" << t;
+      EXPECT_EQ(o, out0) << name << " threads=" << t;
+    }
+  }
+  set_num_threads(saved);
+}
+
+// The sabotage arm of the check above: the same fit with X[0, 0] set to `moved_value` must write
+// another model file, so byte equality is not vacuous.
+inline void expect_input_change_moves_the_model(const std::string& name, const ml::Params& params,
+                                                const HostData& data, float moved_value) {
+  auto est = ml::make_estimator(name, params);
+  est->fit(data.X(), data.Y());
+  HostData moved = data;
+  moved.x[0] = moved_value;
+  auto other = ml::make_estimator(name, params);
+  other->fit(moved.X(), moved.Y());
+  EXPECT_TRUE(other->to_json_text() != est->to_json_text())
+      << name << ": X[0, 0] " << data.x[0] << " -> " << moved_value << " left the model unchanged";
+}
+
+}  // namespace bl::ml_common
