@@ -20,7 +20,8 @@ import tempfile
 import time
 
 import numpy as np
-from sklearn import cluster, datasets, decomposition, discriminant_analysis, linear_model, naive_bayes, neighbors
+from sklearn import (cluster, datasets, decomposition, discriminant_analysis, kernel_ridge, linear_model,
+                     naive_bayes, neighbors)
 from sklearn.metrics import accuracy_score, d2_tweedie_score, mean_pinball_loss, r2_score
 from threadpoolctl import threadpool_limits
 
@@ -99,13 +100,19 @@ CASES = {
     "quadratic_discriminant_analysis": ("multi", "quadratic_discriminant_analysis", {"reg_param": "0.01"},
                                         lambda: discriminant_analysis.QuadraticDiscriminantAnalysis(reg_param=0.01),
                                         "accuracy"),
+    "kernel_ridge": ("reg", "kernel_ridge", {"kernel": "rbf", "alpha": "1"},
+                     lambda: kernel_ridge.KernelRidge(kernel="rbf", alpha=1.0), "r2"),
+    "dbscan": ("blobs", "dbscan", {"eps": "3", "min_samples": "5"},
+               lambda: cluster.DBSCAN(eps=3.0, min_samples=5), "none"),
 }
 
 
 # Cases skipped above this many rows: scikit-learn's QuantileRegressor (HiGHS LP: 4.5 min at 2*10^4
-# rows on the 2-core machine) and ARDRegression
-# take minutes there.
-MAX_ROWS = {"quantile_regressor": 5000, "ard_regression": 200000}
+# rows on the 2-core machine) and ARDRegression take minutes there.
+MAX_ROWS = {"quantile_regressor": 5000, "ard_regression": 200000,
+            # kernel_ridge: an [n, n] kernel matrix (bitlearn fits at most 8192 rows); dbscan: all
+            # pairs' distances (brute force) against scikit-learn's tree search.
+            "kernel_ridge": 5000, "dbscan": 20000}
 
 
 def write_csv(path, X, y=None):

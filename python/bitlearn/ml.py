@@ -22,7 +22,7 @@ from . import _core
 from ._core import Tensor
 
 try:
-    from sklearn.base import (BaseEstimator, ClassifierMixin, ClusterMixin, OutlierMixin,
+    from sklearn.base import (BaseEstimator, ClassifierMixin, ClusterMixin, DensityMixin, OutlierMixin,
                               RegressorMixin, TransformerMixin)
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.utils import TransformerTags
@@ -46,12 +46,17 @@ _CLASS_NAMES = {
     "linear_discriminant_analysis": "LinearDiscriminantAnalysis",
     "quadratic_discriminant_analysis": "QuadraticDiscriminantAnalysis",
     "kernel_ridge": "KernelRidge", "dbscan": "DBSCAN",
+    "radius_neighbors_classifier": "RadiusNeighborsClassifier",
+    "radius_neighbors_regressor": "RadiusNeighborsRegressor", "local_outlier_factor": "LocalOutlierFactor",
+    "gaussian_mixture": "GaussianMixture",
 }
 _CLUSTER = {"kmeans", "minibatch_kmeans", "dbscan"}
+# Density estimators with predict / predict_proba / score (scikit-learn's mixture models).
+_MIXTURE = {"gaussian_mixture"}
 # Clusterers without predict or score (labels_ come from fit, as scikit-learn's DBSCAN).
 _FIT_ONLY_CLUSTER = {"dbscan"}
 _TRANSFORMER = {"pca"}
-_OUTLIER = {"isolation_forest"}
+_OUTLIER = {"isolation_forest", "local_outlier_factor"}
 _LOADER = {"xgboost_model"}  # imports a trained model file; fit(X) only checks X's width
 _REGRESSORS = {"linear_regression", "ridge", "lasso", "elastic_net", "bayesian_ridge", "lars",
                "lasso_lars", "ard_regression", "isotonic_regression", "kernel_ridge"}
@@ -74,6 +79,8 @@ def _class_name(name):
 def _kind(name):
     if name in _CLUSTER:
         return "cluster"
+    if name in _MIXTURE:
+        return "mixture"
     if name in _TRANSFORMER:
         return "transformer"
     if name in _OUTLIER:
@@ -295,6 +302,10 @@ class BitlearnEstimator(BaseEstimator):
             self.n_components_ = state["n_components"]
         if isinstance(state.get("offset"), str):
             self.offset_ = float(_hex_f32(state["offset"])[0])
+        if isinstance(state.get("negative_outlier_factor"), str):  # local_outlier_factor
+            self.negative_outlier_factor_ = _hex_f32(state["negative_outlier_factor"]).astype(np.float64)
+            self.n_neighbors_ = state["n_neighbors"]
+            self.n_samples_fit_ = state["n_samples"]
         self._set_class_statistics(state, d)
         if isinstance(state.get("dual_coef"), str):  # kernel_ridge
             self.dual_coef_ = _hex_f32(state["dual_coef"])
@@ -304,6 +315,27 @@ class BitlearnEstimator(BaseEstimator):
             self.core_sample_indices_ = np.asarray(state["core_sample_indices"], dtype=np.int64)
         elif self._kind == "cluster":
             self.labels_ = self._predict_raw(X).astype(np.int64)
+        if self._kind == "mixture":
+            self._set_mixture_attributes(state, d)
+
+    def _set_mixture_attributes(self, state, d):
+        """Gaussian mixture: weights_, means_, covariances_, precisions_cholesky_, precisions_,
+        converged_, n_iter_, lower_bound_ in scikit-learn's shapes."""
+        k, kind = state["n_components"], state["covariance_type"]
+        shape = {"full": (k, d, d), "tied": (d, d), "diag": (k, d), "spherical": (k,)}[kind]
+        self.weights_ = _hex_f32(state["weights"])
+        self.means_ = _hex_f32(state["means"]).reshape(k, d)
+        self.covariances_ = _hex_f32(state["covariances"]).reshape(shape)
+        self.precisions_cholesky_ = _hex_f32(state["precisions_cholesky"]).reshape(shape)
+        pc = self.precisions_cholesky_.astype(np.float64)
+        if kind == "full":
+            self.precisions_ = np.einsum("kij,klj->kil", pc, pc)
+        elif kind == "tied":
+            self.precisions_ = pc @ pc.T
+        else:
+            self.precisions_ = pc ** 2
+        self.converged_ = bool(state["converged"])
+        self.lower_bound_ = float(_hex_f32(state["lower_bound"])[0])
 
     def _set_class_statistics(self, state, d):
         """Naive Bayes and nearest centroid: scikit-learn's fitted attributes from the model state
@@ -341,7 +373,14 @@ class BitlearnEstimator(BaseEstimator):
 
     def _labels(self, raw):
         if self._labels_as_values:
-            idx = np.searchsorted(self.classes_.astype(np.float32), raw)
+            f = self.classes_.astype(np.float32)
+            idx = np.searchsorted(f, raw)
+            if self._registry_name == "radius_neighbors_classifier":  # outlier_label may be no class
+                at = np.minimum(idx, len(f) - 1)
+                other = f[at] != raw
+                out = self.classes_[at]
+                out[other] = raw[other].astype(out.dtype)
+                return out
         else:
             idx = raw.astype(np.int64)
         return self.classes_[idx]
@@ -481,6 +520,67 @@ class _ClusterBase(ClusterMixin, BitlearnEstimator):
         return float(self._est.score(self._to_device(X), Tensor(np.zeros(len(X), np.float32))))
 
 
+class _MixtureBase(DensityMixin, BitlearnEstimator):
+    """Gaussian mixture models: predict (component of largest weighted log probability),
+    predict_proba (responsibilities), score (mean log-likelihood), bic / aic and sample."""
+
+    def fit_predict(self, X, y=None):
+        """Fits and returns the component of each row."""
+        return self.fit(X).predict(X)
+
+    def predict_proba(self, X):
+        """Responsibilities [n_samples, n_components]."""
+        _threads(self.n_jobs)
+        X = self._checked(X)
+        return np.asarray(self._est.predict_proba(self._to_device(X)).to("cpu"))
+
+    def score(self, X, y=None):
+        """Mean log-likelihood of the rows of X under the mixture."""
+        _threads(self.n_jobs)
+        X = self._checked(X)
+        return float(self._est.score(self._to_device(X), Tensor(np.zeros(len(X), np.float32))))
+
+    def _n_parameters(self):
+        k, d = self.means_.shape
+        cov = {"full": k * d * (d + 1) / 2, "tied": d * (d + 1) / 2, "diag": k * d,
+               "spherical": k}[self.covariance_type]
+        return int(cov + k * d + k - 1)
+
+    def bic(self, X):
+        """Bayesian information criterion: -2 n score(X) + n_parameters log(n)."""
+        n = np.asarray(X).shape[0]
+        return -2 * self.score(X) * n + self._n_parameters() * np.log(n)
+
+    def aic(self, X):
+        """Akaike information criterion: -2 n score(X) + 2 n_parameters."""
+        return -2 * self.score(X) * np.asarray(X).shape[0] + 2 * self._n_parameters()
+
+    def sample(self, n_samples=1):
+        """n_samples rows drawn from the fitted mixture with NumPy (RandomState(random_state)), and
+        their components. Sampling is NumPy's and is not part of bitlearn's identity contract."""
+        check_is_fitted(self)
+        if n_samples < 1:
+            raise ValueError(f"Invalid value for 'n_samples': {n_samples}. The sampling requires at "
+                             "least one sample.")
+        rng = np.random.RandomState(self.random_state)
+        w = self.weights_.astype(np.float64)
+        counts = rng.multinomial(n_samples, w / w.sum())
+        means = self.means_.astype(np.float64)
+        cov = self.covariances_.astype(np.float64)
+        d = means.shape[1]
+        parts = []
+        for j, (mean, c) in enumerate(zip(means, counts)):
+            if self.covariance_type == "full":
+                parts.append(rng.multivariate_normal(mean, cov[j], c))
+            elif self.covariance_type == "tied":
+                parts.append(rng.multivariate_normal(mean, cov, c))
+            else:
+                scale = np.sqrt(cov[j]) if self.covariance_type == "diag" else np.full(d, np.sqrt(cov[j]))
+                parts.append(mean + rng.standard_normal(size=(c, d)) * scale)
+        y = np.concatenate([np.full(c, j, dtype=int) for j, c in enumerate(counts)])
+        return np.vstack(parts), y
+
+
 class _TransformerBase(TransformerMixin, BitlearnEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -495,8 +595,16 @@ class _TransformerBase(TransformerMixin, BitlearnEstimator):
 
 
 class _OutlierBase(OutlierMixin, BitlearnEstimator):
+    # local_outlier_factor has only scikit-learn's novelty=True mode: no fit_predict.
+    fit_predict = available_if(lambda self: self._registry_name != "local_outlier_factor")(
+        OutlierMixin.fit_predict)
+
     def score_samples(self, X):
         """Anomaly score of each row (lower is more abnormal), as scikit-learn's."""
+        if self._registry_name == "local_outlier_factor":
+            # decision_function + offset_ in float64 (the library's score less offset_ is exact
+            # wherever the two are within a factor 2 of each other).
+            return self.decision_function(X) + self.offset_
         X = self._checked(X)
         # float64 as scikit-learn returns (exact: every float32 is a float64)
         return np.asarray(self._est.score_samples(self._to_device(X)).to("cpu"), dtype=np.float64)
@@ -512,7 +620,8 @@ class _LoaderBase(BitlearnEstimator):
 
 
 _BASES = {"classifier": _ClassifierBase, "regressor": _RegressorBase, "cluster": _ClusterBase,
-          "transformer": _TransformerBase, "outlier": _OutlierBase, "loader": _LoaderBase}
+          "transformer": _TransformerBase, "outlier": _OutlierBase, "loader": _LoaderBase,
+          "mixture": _MixtureBase}
 
 
 def _make_class(name):

@@ -36,6 +36,21 @@ class _OutlierBase(BitlearnEstimator):
 
 class _LoaderBase(BitlearnEstimator): ...
 
+class _MixtureBase(BitlearnEstimator):
+    weights_: np.ndarray
+    means_: np.ndarray
+    covariances_: np.ndarray
+    precisions_: np.ndarray
+    precisions_cholesky_: np.ndarray
+    converged_: bool
+    n_iter_: int
+    lower_bound_: float
+    def fit_predict(self, X: Any, y: Any = None) -> np.ndarray: ...
+    def predict_proba(self, X: Any) -> np.ndarray: ...
+    def bic(self, X: Any) -> float: ...
+    def aic(self, X: Any) -> float: ...
+    def sample(self, n_samples: int = 1) -> tuple: ...
+
 def estimator_class(name: str) -> type: ...
 def registry_name_of(cls_or_obj: Any) -> str: ...
 
@@ -111,6 +126,10 @@ class GammaRegressor(_RegressorBase):
     """registry name: gamma_regressor"""
     def __init__(self, *, alpha: float = 1, fit_intercept: bool = True, max_iter: float = 100, tol: float = 0.0001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
+class GaussianMixture(_MixtureBase):
+    """registry name: gaussian_mixture"""
+    def __init__(self, *, covariance_type: str = 'full', init_params: str = 'kmeans', max_iter: float = 100, n_components: float = 1, n_init: float = 1, random_state: float = 0, reg_covar: float = 1e-06, tol: float = 0.001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
 class GaussianNB(_ClassifierBase):
     """registry name: gaussian_nb"""
     def __init__(self, *, var_smoothing: float = 1e-09, device: str = 'cpu', n_jobs: Any = None) -> None: ...
@@ -171,6 +190,10 @@ class LinearRegression(_RegressorBase):
     """registry name: linear_regression"""
     def __init__(self, *, fit_intercept: bool = True, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
+class LocalOutlierFactor(_OutlierBase):
+    """registry name: local_outlier_factor"""
+    def __init__(self, *, contamination: str = 'auto', n_neighbors: float = 20, novelty: bool = True, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
 class LogisticRegression(_ClassifierBase):
     """registry name: logistic_regression"""
     def __init__(self, *, C: float = 1, fit_intercept: bool = True, max_iter: float = 100, penalty: str = 'l2', tol: float = 0.0001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
@@ -202,6 +225,14 @@ class QuadraticDiscriminantAnalysis(_ClassifierBase):
 class QuantileRegressor(_RegressorBase):
     """registry name: quantile_regressor"""
     def __init__(self, *, alpha: float = 1, fit_intercept: bool = True, max_iter: float = 100, quantile: float = 0.5, tol: float = 1e-06, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class RadiusNeighborsClassifier(_ClassifierBase):
+    """registry name: radius_neighbors_classifier"""
+    def __init__(self, *, outlier_label: Any = None, radius: float = 1, weights: str = 'uniform', device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class RadiusNeighborsRegressor(_RegressorBase):
+    """registry name: radius_neighbors_regressor"""
+    def __init__(self, *, radius: float = 1, weights: str = 'uniform', device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
 class RandomForestClassifier(_ClassifierBase):
     """registry name: random_forest_classifier"""

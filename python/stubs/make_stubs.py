@@ -17,7 +17,8 @@ HERE = pathlib.Path(__file__).resolve().parents[1] / "bitlearn"
 def ml_stub():
     from bitlearn import ml
     kinds = {"classifier": "_ClassifierBase", "regressor": "_RegressorBase", "cluster": "_ClusterBase",
-             "transformer": "_TransformerBase", "outlier": "_OutlierBase", "loader": "_LoaderBase"}
+             "transformer": "_TransformerBase", "outlier": "_OutlierBase", "loader": "_LoaderBase",
+             "mixture": "_MixtureBase"}
     out = ['"""Type stubs of bitlearn.ml (written by python/stubs/make_stubs.py)."""',
            "from typing import Any, Optional", "", "import numpy as np", "",
            "class BitlearnEstimator:",
@@ -46,6 +47,14 @@ def ml_stub():
            "    def decision_function(self, X: Any) -> np.ndarray: ...",
            "    def fit_predict(self, X: Any, y: Any = None) -> np.ndarray: ...", "",
            "class _LoaderBase(BitlearnEstimator): ...", "",
+           "class _MixtureBase(BitlearnEstimator):",
+           "    weights_: np.ndarray", "    means_: np.ndarray", "    covariances_: np.ndarray",
+           "    precisions_: np.ndarray", "    precisions_cholesky_: np.ndarray",
+           "    converged_: bool", "    n_iter_: int", "    lower_bound_: float",
+           "    def fit_predict(self, X: Any, y: Any = None) -> np.ndarray: ...",
+           "    def predict_proba(self, X: Any) -> np.ndarray: ...",
+           "    def bic(self, X: Any) -> float: ...", "    def aic(self, X: Any) -> float: ...",
+           "    def sample(self, n_samples: int = 1) -> tuple: ...", "",
            "def estimator_class(name: str) -> type: ...",
            "def registry_name_of(cls_or_obj: Any) -> str: ...", ""]
     for name, cls in sorted(ml._REGISTRY.items(), key=lambda kv: kv[1].__name__):

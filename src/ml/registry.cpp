@@ -15,6 +15,7 @@ const std::vector<EstimatorEntry>& estimator_registry() {
     add_naive_bayes_estimators(e);
     add_discriminant_estimators(e);
     add_kernel_estimators(e);
+    add_mixture_estimators(e);
     return e;
   }();
   return entries;

@@ -16,6 +16,7 @@ void add_boosting_estimators(std::vector<EstimatorEntry>& out);       // src/ml/
 void add_naive_bayes_estimators(std::vector<EstimatorEntry>& out);    // src/ml/naive_bayes/
 void add_discriminant_estimators(std::vector<EstimatorEntry>& out);   // src/ml/discriminant/
 void add_kernel_estimators(std::vector<EstimatorEntry>& out);         // src/ml/kernel/
+void add_mixture_estimators(std::vector<EstimatorEntry>& out);        // src/ml/mixture/
 
 // Every registered estimator, in family order.
 const std::vector<EstimatorEntry>& estimator_registry();

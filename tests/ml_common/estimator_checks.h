@@ -34,7 +34,9 @@ inline bool has(const std::string& s, const char* part) { return s.find(part) !=
 
 inline Task task_of(const std::string& name) {
   if (ml::is_classifier_name(name)) return Task::classification;
-  if (has(name, "kmeans") || name == "pca" || name == "isolation_forest" || name == "dbscan")
+  if (has(name, "kmeans") || name == "pca" || name == "isolation_forest" || name == "dbscan" ||
+      name == "local_outlier_factor" ||
+      name == "gaussian_mixture")
     return Task::unsupervised;
   return Task::regression;
 }
@@ -54,9 +56,13 @@ inline CheckSpec check_spec(const std::string& name) {
     s.params = {{"estimators", classifier ? "logistic_regression;decision_tree_classifier(max_depth=3)"
                                           : "ridge;decision_tree_regressor(max_depth=3)"}};
   if (name == "kmeans") s.params = {{"n_clusters", "3"}};
+  if (name == "gaussian_mixture") s.params = {{"n_components", "2"}};
   if (name == "minibatch_kmeans") s.params = {{"n_clusters", "3"}, {"batch_size", "16"}, {"max_iter", "3"}};
   if (name == "pca") s.params = {{"n_components", "2"}};
   if (has(name, "kneighbors")) s.params = {{"n_neighbors", "3"}};
+  // Radius 1.5 in [-1, 1)^4: every row of the check data sets has neighbors; 5 neighbors for LOF.
+  if (has(name, "radius_neighbors")) s.params = {{"radius", "1.5"}};
+  if (name == "local_outlier_factor") s.params = {{"n_neighbors", "5"}};
   if (name == "isotonic_regression") s.n_features = 1;
   // eps 0.75 on 48 uniform rows in [-1, 1)^4: 4 clusters, 22 core points, border points and noise.
   if (name == "dbscan") s.params = {{"eps", "0.75"}, {"min_samples", "4"}};

@@ -12,10 +12,11 @@
 // gamma = none is 1 / n_features rounded once to binary32, as scikit-learn's pairwise kernels.
 //
 // Fit: K = kernel(X, X) [n, n] is copied to the host, alpha (binary32) is added to its diagonal,
-// and the dual coefficients solve (K + alpha I) c = y by Cholesky (ml/linear/cholesky.h, binary32
-// fma chains in a fixed order). A pivot that is not positive, or below n * 2^-23 * max diagonal
-// (numerically singular), is an error asking for a larger alpha. n is limited to 2^13 rows (the
-// [n, n] matrix and its O(n^3) factorization on the host).
+// and the dual coefficients solve (K + alpha I) c = y by the blocked Cholesky factor of
+// ml/linear/cholesky.h (128-column panels factored on the host, the trailing updates by the contract
+// GEMM on X's device), then the two triangular solves on the host. A pivot that is not positive, or
+// below n * 2^-23 * max diagonal (numerically singular), is an error asking for a larger alpha. n is
+// limited to 2^13 rows (the [n, n] matrix on the host).
 // Predict: K(X, X_fit) @ c through the contract GEMM, in row blocks of X.
 #include "ml/kernel/kernel_ridge.h"
 
@@ -129,7 +130,7 @@ class KernelRidge final : public lin::ParamEstimator {
       max_diag = std::max(max_diag, A[i * n + i]);
     }
     std::vector<float> L;
-    const bool ok = cholesky_factor(A, n, L);
+    const bool ok = cholesky_factor_blocked(Tensor::from_vector(A, {n, n}, X.device()), L) < 0;
     // A pivot below n * 2^-23 * max diagonal is rounding noise: the matrix is singular.
     const double tol = static_cast<double>(n) * 0x1p-23 * static_cast<double>(max_diag);
     int64_t bad = -1;

@@ -1,0 +1,294 @@
+// radius_neighbors.cpp: radius_neighbors_classifier and radius_neighbors_regressor (exact brute
+// force, scikit-learn's RadiusNeighborsClassifier / RadiusNeighborsRegressor).
+//
+// Neighbors. The squared distances D[i, j] = relu((-2 q_i.t_j + |q_i|^2) + |t_j|^2) of
+// ml/cluster/distances.h are formed for blocks of queries on the queries' device (contract GEMM,
+// the same bits everywhere) and copied to the host, where training row j is a neighbor of query i
+// when D[i, j] <= r2. r2 is the exact square of the radius (a binary64 parameter) rounded once to
+// binary32; rows exactly on the boundary are neighbors. Neighbors are kept in ascending training
+// index.
+//
+// Weights. uniform: 1 each. distance: 1 / sqrt(D) (contract binary32 div and sqrt); when any
+// neighbor of a query is at distance 0, those neighbors alone count, with weight 1.
+//
+// Classifier. The votes of each class and their total are binary64 sums of the binary32 weights in
+// ascending training index; predict_proba is votes / total rounded once to binary32, predict its
+// argmax (the lowest class on ties). A query without a neighbor: outlier_label=none throws a
+// bl::Error naming the row (as scikit-learn raises); a number (or most_frequent: the class with
+// the most training rows, the lowest on ties) is its label, with probability 1 on that class when
+// it is one of the classes and all zero otherwise.
+//
+// Regressor. sum(w * y) / sum(w), both binary64 sums in ascending training index (w * y is exact
+// in binary64), rounded once to binary32; a query without a neighbor predicts NaN (scikit-learn
+// warns and predicts NaN).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "bitlearn/ops.h"
+#include "contract/arith.h"
+#include "core/error.h"
+#include "ml/cluster/distances.h"
+#include "ml/linear/common.h"
+#include "ml/neighbors/kneighbors.h"
+
+namespace bl::ml {
+
+namespace {
+
+using lin::ParamSpec;
+using K = ParamSpec::Kind;
+
+// The exact square of r rounded once to binary32 (r * r = p + e exactly; p alone would round
+// twice where it falls on a binary32 midpoint).
+float square_to_f32(double r) {
+  const double p = r * r, e = std::fma(r, r, -p);
+  float f = static_cast<float>(p);
+  if (!std::isfinite(f) || static_cast<double>(f) == p || e == 0.0) return f;
+  const float g = std::nextafter(f, static_cast<double>(f) < p ? std::numeric_limits<float>::infinity()
+                                                               : -std::numeric_limits<float>::infinity());
+  const double df = f, dg = g;
+  // p halfway between f and g: the true square lies on the side of e.
+  if (std::fabs(p - df) == std::fabs(dg - p)) f = (e > 0.0) == (dg > df) ? g : f;
+  return f;
+}
+
+// The neighbors of each query: training indices and squared distances in ascending index.
+struct RadiusLists {
+  std::vector<int64_t> start;  // [m + 1] offsets into idx / dist
+  std::vector<int64_t> idx;
+  std::vector<float> dist;
+};
+
+class RadiusNeighbors final : public lin::ParamEstimator {
+ public:
+  explicit RadiusNeighbors(bool classifier)
+      : lin::ParamEstimator(classifier ? "radius_neighbors_classifier" : "radius_neighbors_regressor",
+                            {{"radius", K::number, "1", 0.0},
+                             {"weights", K::choice, "uniform", 0, {"uniform", "distance"}}}),
+        classifier_(classifier) {}
+
+  Params get_params() const override {
+    Params p = params_.all();
+    if (classifier_) p["outlier_label"] = outlier_label_;
+    return p;
+  }
+
+  void set_params(const Params& params) override {
+    Params rest;
+    std::string label = outlier_label_;
+    for (const auto& [key, text] : params) {
+      if (classifier_ && key == "outlier_label") {
+        if (text == "none" || text == "most_frequent") {
+          label = text;
+        } else {
+          const double v = param_double(name_, key, text);
+          BL_CHECK(std::isfinite(v), name_, ": parameter outlier_label=", text,
+                   ": expected none, most_frequent or a finite number");
+          label = param_text(v);
+        }
+      } else {
+        rest[key] = text;
+      }
+    }
+    lin::ParamSet next = params_;
+    next.set(rest);
+    const double r = next.number("radius");
+    BL_CHECK(r > 0.0, name_, ": parameter radius=", next.text("radius"), ": expected a number > 0");
+    params_ = next;
+    outlier_label_ = label;
+  }
+
+  Estimator& fit(const Tensor& X, const Tensor& y) override {
+    check_Xy(name_, X, y);
+    n_ = X.dim(0);
+    d_ = X.dim(1);
+    X_ = X.to(Device::cpu()).contiguous().to_vector<float>();
+    if (classifier_) {
+      lin::EncodedLabels e = lin::encode_labels(name_, y, 1);
+      classes_ = e.classes;
+      target_.assign(e.index.begin(), e.index.end());
+      label_dtype_ = y.dtype();
+      outlier_class_.clear();
+      if (outlier_label_ == "most_frequent") {
+        std::vector<int64_t> count(classes_.size(), 0);
+        for (int64_t c : e.index) ++count[c];
+        outlier_class_ = {classes_[std::max_element(count.begin(), count.end()) - count.begin()]};
+      } else if (outlier_label_ != "none") {
+        outlier_class_ = {static_cast<float>(param_double(name_, "outlier_label", outlier_label_))};
+      }
+    } else {
+      BL_CHECK(y.dtype() == DType::f32, name_, ": y must be f32 for a regressor, got ", y.str());
+      target_ = lin::y_to_host(y);
+    }
+    fitted_ = true;
+    return *this;
+  }
+
+  // The training rows within the radius of each query of X, in blocks of queries on X's device.
+  RadiusLists radius_neighbors(const Tensor& X) const {
+    BL_CHECK(fitted_, name_, ": predict before fit");
+    lin::check_predict_X(name_, X, d_);
+    const int64_t m = X.dim(0);
+    const float r2 = square_to_f32(params_.number("radius"));
+    Tensor T = Tensor::from_vector(X_, {n_, d_}, X.device());
+    Tensor tt = row_sq_norms(T);
+    Tensor Q = X.contiguous();
+    const int64_t block = std::max<int64_t>(1, std::min<int64_t>(1024, (int64_t{1} << 24) / n_));
+    RadiusLists out;
+    out.start.assign(1, 0);
+    for (int64_t b = 0; b < m; b += block) {
+      const int64_t e = std::min(m, b + block);
+      Tensor Qb = Q.slice(0, b, e).contiguous();
+      std::vector<float> D = sq_distances(Qb, row_sq_norms(Qb), T, tt).to(Device::cpu()).contiguous().to_vector<float>();
+      for (int64_t i = 0; i < e - b; ++i) {
+        for (int64_t j = 0; j < n_; ++j) {
+          const float dd = D[i * n_ + j];
+          if (dd <= r2) {
+            out.idx.push_back(j);
+            out.dist.push_back(dd);
+          }
+        }
+        out.start.push_back(static_cast<int64_t>(out.idx.size()));
+      }
+    }
+    return out;
+  }
+
+  // The weight of each listed neighbor (1, or 1 / distance; exact matches only when any).
+  std::vector<float> weights(const RadiusLists& l) const {
+    std::vector<float> w(l.dist.size(), 1.0f);
+    if (params_.text("weights") == "uniform") return w;
+    for (size_t i = 0; i + 1 < l.start.size(); ++i) {
+      bool exact = false;
+      for (int64_t j = l.start[i]; j < l.start[i + 1]; ++j) exact = exact || l.dist[j] == 0.0f;
+      for (int64_t j = l.start[i]; j < l.start[i + 1]; ++j) {
+        const float dd = l.dist[j];
+        w[j] = exact ? (dd == 0.0f ? 1.0f : 0.0f) : bl::div(1.0f, bl::sqrt(dd));
+      }
+    }
+    return w;
+  }
+
+  // Probabilities [m, c] (host) and whether each query had no neighbor.
+  std::vector<float> proba_host(const Tensor& X, std::vector<uint8_t>& outlier) const {
+    const int64_t m = X.dim(0), c = static_cast<int64_t>(classes_.size());
+    RadiusLists l = radius_neighbors(X);
+    std::vector<float> w = weights(l);
+    std::vector<float> p(static_cast<size_t>(m * c), 0.0f);
+    outlier.assign(static_cast<size_t>(m), 0);
+    std::vector<double> votes(static_cast<size_t>(c));
+    for (int64_t i = 0; i < m; ++i) {
+      if (l.start[i] == l.start[i + 1]) {
+        BL_CHECK(!outlier_class_.empty(), name_, ": no training row within radius ", params_.text("radius"),
+                 " of query row ", i, " (set outlier_label, or a larger radius)");
+        outlier[i] = 1;
+        const auto at = std::find(classes_.begin(), classes_.end(), outlier_class_[0]);
+        if (at != classes_.end()) p[i * c + (at - classes_.begin())] = 1.0f;
+        continue;
+      }
+      std::fill(votes.begin(), votes.end(), 0.0);
+      double total = 0.0;
+      for (int64_t j = l.start[i]; j < l.start[i + 1]; ++j) {
+        votes[static_cast<int64_t>(target_[l.idx[j]])] += w[j];
+        total += w[j];
+      }
+      for (int64_t k = 0; k < c; ++k) p[i * c + k] = static_cast<float>(votes[k] / total);
+    }
+    return p;
+  }
+
+  Tensor predict_proba(const Tensor& X) const override {
+    BL_CHECK(classifier_, name_, ": predict_proba is not supported");
+    std::vector<uint8_t> outlier;
+    std::vector<float> p = proba_host(X, outlier);
+    return Tensor::from_vector(p, {X.dim(0), static_cast<int64_t>(classes_.size())}, X.device());
+  }
+
+  Tensor predict(const Tensor& X) const override {
+    const int64_t m = X.dim(0);
+    if (classifier_) {
+      const int64_t c = static_cast<int64_t>(classes_.size());
+      std::vector<uint8_t> outlier;
+      std::vector<float> p = proba_host(X, outlier);
+      // The outlier label is class index c of the extended list (it may be no training class).
+      std::vector<float> labels = classes_;
+      labels.push_back(outlier_class_.empty() ? 0.0f : outlier_class_[0]);
+      std::vector<int64_t> index(static_cast<size_t>(m));
+      for (int64_t i = 0; i < m; ++i) {
+        int64_t best = 0;
+        bool zero = true;
+        for (int64_t k = 0; k < c; ++k) {
+          zero = zero && p[i * c + k] == 0.0f;
+          if (p[i * c + k] > p[i * c + best]) best = k;
+        }
+        index[i] = outlier[i] && zero ? c : best;
+      }
+      return lin::labels_from_index(labels, Tensor::from_vector(index, {m}), label_dtype_, X.device());
+    }
+    RadiusLists l = radius_neighbors(X);
+    std::vector<float> w = weights(l), out(static_cast<size_t>(m));
+    for (int64_t i = 0; i < m; ++i) {
+      if (l.start[i] == l.start[i + 1]) {
+        out[i] = std::numeric_limits<float>::quiet_NaN();
+        continue;
+      }
+      double s = 0.0, total = 0.0;
+      for (int64_t j = l.start[i]; j < l.start[i + 1]; ++j) {
+        s += static_cast<double>(w[j]) * static_cast<double>(target_[l.idx[j]]);
+        total += w[j];
+      }
+      out[i] = static_cast<float>(s / total);
+    }
+    return Tensor::from_vector(out, {m}, X.device());
+  }
+
+  double score(const Tensor& X, const Tensor& y) const override {
+    return classifier_ ? lin::accuracy_score(y, predict(X)) : lin::r2_score(y, predict(X));
+  }
+
+  void save_state(nlohmann::json& state) const override {
+    state["n_features"] = d_;
+    state["n_samples"] = n_;
+    lin::put_f32(state, "fit_X", X_);
+    lin::put_f32(state, "fit_y", target_);
+    if (classifier_) {
+      lin::put_labels(state, classes_, label_dtype_);
+      lin::put_f32(state, "outlier_label", outlier_class_);
+    }
+  }
+
+  void load_state(const nlohmann::json& state) override {
+    d_ = lin::get_int(state, "n_features", 1, name_);
+    n_ = lin::get_int(state, "n_samples", 1, name_);
+    BL_CHECK(d_ <= (int64_t{1} << 40) / n_, name_, ": model state: n_samples x n_features is too large");
+    X_ = lin::get_f32(state, "fit_X", n_ * d_, name_);
+    target_ = lin::get_f32(state, "fit_y", n_, name_);
+    if (classifier_) {
+      classes_ = lin::get_f32(state, "classes", -1, name_);
+      BL_CHECK(!classes_.empty(), name_, ": model state: classes is empty");
+      for (float t : target_)
+        BL_CHECK(t >= 0.0f && t < static_cast<float>(classes_.size()), name_,
+                 ": model state: class index ", t, " out of range");
+      label_dtype_ = lin::get_label_dtype(state);
+      outlier_class_ = lin::get_f32(state, "outlier_label", -1, name_);
+      BL_CHECK(outlier_class_.size() <= 1, name_, ": model state: outlier_label holds more than one value");
+    }
+    fitted_ = true;
+  }
+
+ private:
+  bool classifier_;
+  std::string outlier_label_ = "none";       // the parameter: none, most_frequent or a number
+  std::vector<float> X_, target_, classes_;  // target_: class index (classifier) or value
+  std::vector<float> outlier_class_;         // the label of queries without neighbors (empty: error)
+  DType label_dtype_ = DType::f32;
+  int64_t n_ = 0, d_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Estimator> make_radius_neighbors_classifier() { return std::make_unique<RadiusNeighbors>(true); }
+std::unique_ptr<Estimator> make_radius_neighbors_regressor() { return std::make_unique<RadiusNeighbors>(false); }
+
+}  // namespace bl::ml
