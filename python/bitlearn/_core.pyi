@@ -3,7 +3,6 @@ bitlearn's C++ library: tensors, ops, estimators, models and the verifier
 """
 
 from collections.abc import Mapping, Sequence
-from typing import overload
 
 
 class Error(ValueError):
@@ -271,10 +270,6 @@ class Estimator:
 
     def predict_proba(self, arg: Tensor, /) -> Tensor: ...
 
-    @overload
-    def decision_function(self, arg: Tensor, /) -> Tensor: ...
-
-    @overload
     def decision_function(self, arg: Tensor, /) -> Tensor: ...
 
     def transform(self, arg: Tensor, /) -> Tensor: ...

@@ -534,6 +534,12 @@ class _MixtureBase(DensityMixin, BitlearnEstimator):
         X = self._checked(X)
         return np.asarray(self._est.predict_proba(self._to_device(X)).to("cpu"))
 
+    def score_samples(self, X):
+        """Log-likelihood of each row under the mixture (float64 of the library's float32)."""
+        _threads(self.n_jobs)
+        X = self._checked(X)
+        return np.asarray(self._est.score_samples(self._to_device(X)).to("cpu"), dtype=np.float64)
+
     def score(self, X, y=None):
         """Mean log-likelihood of the rows of X under the mixture."""
         _threads(self.n_jobs)
@@ -601,10 +607,6 @@ class _OutlierBase(OutlierMixin, BitlearnEstimator):
 
     def score_samples(self, X):
         """Anomaly score of each row (lower is more abnormal), as scikit-learn's."""
-        if self._registry_name == "local_outlier_factor":
-            # decision_function + offset_ in float64 (the library's score less offset_ is exact
-            # wherever the two are within a factor 2 of each other).
-            return self.decision_function(X) + self.offset_
         X = self._checked(X)
         # float64 as scikit-learn returns (exact: every float32 is a float64)
         return np.asarray(self._est.score_samples(self._to_device(X)).to("cpu"), dtype=np.float64)

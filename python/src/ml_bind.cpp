@@ -83,9 +83,7 @@ void bind_ml(nb::module_& m) {
       .def("score",
            [](const PyEstimator& e, const Tensor& X, const Tensor& y) { nb::gil_scoped_release r; return e.get().score(X, y); })
       .def("score_samples",
-           [](const PyEstimator& e, const Tensor& X) { nb::gil_scoped_release r; return ml::score_samples(e.get(), X); })
-      .def("decision_function",
-           [](const PyEstimator& e, const Tensor& X) { nb::gil_scoped_release r; return ml::decision_function(e.get(), X); })
+           [](const PyEstimator& e, const Tensor& X) { nb::gil_scoped_release r; return e.get().score_samples(X); })
       .def("get_params", [](const PyEstimator& e) { return e.get().get_params(); })
       .def("set_params", [](PyEstimator& e, const ml::Params& p) { e.get().set_params(p); })
       .def_prop_ro("fitted", [](const PyEstimator& e) { return e.get().fitted(); })

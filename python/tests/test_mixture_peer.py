@@ -56,6 +56,7 @@ def test_kmeans_init_matches_sklearn(data, cov):
     assert mine.converged_ and ref.converged_
     assert _rel(mine.lower_bound_, ref.lower_bound_) < REL
     assert _rel(mine.score(X), ref.score(X)) < REL
+    np.testing.assert_allclose(mine.score_samples(X), ref.score_samples(X), rtol=1e-4, atol=1e-4)
     assert adjusted_rand_score(mine.predict(X), ref.predict(X)) == 1.0
     perm = _order(mine.means_.astype(np.float64), ref.means_)
     np.testing.assert_allclose(mine.weights_[perm], ref.weights_, atol=1e-5)

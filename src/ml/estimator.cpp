@@ -91,6 +91,9 @@ Tensor Estimator::decision_function(const Tensor&) const {
 Tensor Estimator::transform(const Tensor&) const {
   throw Error(name() + ": transform is not supported");
 }
+Tensor Estimator::score_samples(const Tensor&) const {
+  throw Error(name() + ": score_samples is not supported");
+}
 double Estimator::score(const Tensor&, const Tensor&) const {
   throw Error(name() + ": score is not supported");
 }

@@ -39,9 +39,10 @@
 
 namespace bl::ml {
 
-// isolation_forest only (bl::Error otherwise): the anomaly score of each row, -2^(-E[h(x)]/c(n)),
-// lower is more abnormal (scikit-learn's score_samples); and score_samples - offset (offset -0.5 for
-// contamination=auto, else the training scores' contamination quantile), negative for outliers.
+// isolation_forest: the anomaly score of each row, -2^(-E[h(x)]/c(n)), lower is more abnormal
+// (scikit-learn's score_samples); and score_samples - offset (offset -0.5 for contamination=auto,
+// else the training scores' contamination quantile), negative for outliers. The same as
+// est.score_samples(X) / est.decision_function(X), which other estimators provide too.
 Tensor score_samples(const Estimator& est, const Tensor& X);
 Tensor decision_function(const Estimator& est, const Tensor& X);
 

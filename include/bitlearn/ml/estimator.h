@@ -47,6 +47,9 @@ class Estimator {
   // [n, n_classes] for more, as scikit-learn's decision_function.
   virtual Tensor decision_function(const Tensor& X) const;
   virtual Tensor transform(const Tensor& X) const;
+  // The score of each row, f32 [n], as scikit-learn's score_samples: isolation_forest and
+  // local_outlier_factor (lower is more abnormal), gaussian_mixture (the log-likelihood).
+  virtual Tensor score_samples(const Tensor& X) const;
   // Accuracy for classifiers, R^2 for regressors (computed in float64 on the host from predict),
   // estimator-specific otherwise (k-means: minus the inertia, as scikit-learn).
   virtual double score(const Tensor& X, const Tensor& y) const;

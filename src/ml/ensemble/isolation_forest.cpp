@@ -182,7 +182,7 @@ class IsolationForest : public Estimator {
     return Tensor::from_vector(s, {X.dim(0)});
   }
 
-  Tensor score_samples(const Tensor& X) const { return Tensor::from_vector(scores(X), {X.dim(0)}); }
+  Tensor score_samples(const Tensor& X) const override { return Tensor::from_vector(scores(X), {X.dim(0)}); }
   Tensor decision_function(const Tensor& X) const override {
     std::vector<float> s = scores(X);
     for (float& v : s) v = bl::sub(v, offset_);
@@ -256,12 +256,8 @@ const IsolationForest& as_iforest(const Estimator& est, const char* what) {
 
 }  // namespace
 
-Tensor score_samples(const Estimator& est, const Tensor& X) {
-  return as_iforest(est, "score_samples").score_samples(X);
-}
-Tensor decision_function(const Estimator& est, const Tensor& X) {
-  return as_iforest(est, "decision_function").decision_function(X);
-}
+Tensor score_samples(const Estimator& est, const Tensor& X) { return est.score_samples(X); }
+Tensor decision_function(const Estimator& est, const Tensor& X) { return est.decision_function(X); }
 
 std::unique_ptr<Estimator> make_isolation_forest() { return std::make_unique<IsolationForest>(); }
 

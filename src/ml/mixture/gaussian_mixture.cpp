@@ -400,6 +400,14 @@ class GaussianMixture final : public lin::ParamEstimator {
     return Tensor::from_vector(out, {n, k_}, X.device());
   }
 
+  // The log-likelihood of each row (binary64, rounded once).
+  Tensor score_samples(const Tensor& X) const override {
+    std::vector<double> w = weighted(X), l;
+    normalize(w, X.dim(0), k_, l, nullptr);
+    std::vector<float> out(l.begin(), l.end());
+    return Tensor::from_vector(out, {X.dim(0)}, X.device());
+  }
+
   double score(const Tensor& X, const Tensor&) const override {
     std::vector<double> w = weighted(X), l;
     normalize(w, X.dim(0), k_, l, nullptr);

@@ -150,6 +150,10 @@ class LocalOutlierFactor final : public lin::ParamEstimator {
     return Tensor::from_vector(s, {X.dim(0)}, X.device());
   }
 
+  Tensor score_samples(const Tensor& X) const override {
+    return Tensor::from_vector(scores(X), {X.dim(0)}, X.device());
+  }
+
   Tensor decision_function(const Tensor& X) const override {
     std::vector<float> s = scores(X);
     for (float& v : s) v = bl::sub(v, offset_);
