@@ -114,8 +114,9 @@ inline std::vector<unsigned char> bytes_of(const Tensor& t) {
   return out;
 }
 
-// What an estimator computes for X: predict, else transform (transformers, importers), plus
-// predict_proba where it exists; each output's bytes in turn.
+// What an estimator computes for X: predict, transform, predict_proba and score_samples where each
+// exists (at least one of predict, transform and score_samples: density estimators have only
+// score_samples); each output's bytes in turn.
 inline std::vector<unsigned char> outputs_of(const ml::Estimator& est, const Tensor& X) {
   std::vector<unsigned char> out;
   auto append = [&out](const Tensor& t) {
@@ -123,16 +124,19 @@ inline std::vector<unsigned char> outputs_of(const ml::Estimator& est, const Ten
     out.insert(out.end(), b.begin(), b.end());
   };
   bool any = false;
-  for (int which = 0; which < 3; ++which) {
+  for (int which = 0; which < 4; ++which) {
     try {
-      append(which == 0 ? est.predict(X) : which == 1 ? est.transform(X) : est.predict_proba(X));
-      any = true;
+      append(which == 0   ? est.predict(X)
+             : which == 1 ? est.transform(X)
+             : which == 2 ? est.predict_proba(X)
+                          : est.score_samples(X));
+      if (which != 2) any = true;
     } catch (const Error& e) {
       // predict_proba may also be unavailable for a setting (loss=hinge, voting=hard, ...).
       if (!has(e.what(), "not supported") && !(which == 2 && has(e.what(), "needs"))) throw;
     }
   }
-  if (!any) throw Error(est.name() + ": neither predict nor transform is supported");
+  if (!any) throw Error(est.name() + ": none of predict, transform and score_samples is supported");
   return out;
 }
 

@@ -56,17 +56,17 @@ TEST_P(EstimatorChecks, FitPredictShapes) {
   EXPECT_TRUE(est->fitted());
   const int64_t n = ds.X.dim(0);
   bool any = false;
-  for (int which = 0; which < 2; ++which) {
+  for (int which = 0; which < 3; ++which) {
     try {
-      Tensor out = which == 0 ? est->predict(ds.X) : est->transform(ds.X);
+      Tensor out = which == 0 ? est->predict(ds.X) : which == 1 ? est->transform(ds.X) : est->score_samples(ds.X);
       ASSERT_GE(out.ndim(), 1);
-      EXPECT_EQ(out.dim(0), n) << (which == 0 ? "predict" : "transform") << " rows";
+      EXPECT_EQ(out.dim(0), n) << (which == 0 ? "predict" : which == 1 ? "transform" : "score_samples") << " rows";
       any = true;
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find("not supported"), std::string::npos) << e.what();
     }
   }
-  EXPECT_TRUE(any) << name() << ": neither predict nor transform works";
+  EXPECT_TRUE(any) << name() << ": none of predict, transform and score_samples works";
   if (s.task == Task::classification) {
     // Predictions are labels of the training set.
     std::vector<float> labels = est->predict(ds.X).to_vector<float>();
