@@ -132,7 +132,7 @@ class RadiusNeighbors final : public lin::ParamEstimator {
     const int64_t m = X.dim(0);
     const float r2 = square_to_f32(params_.number("radius"));
     Tensor T = Tensor::from_vector(X_, {n_, d_}, X.device());
-    Tensor tt = row_sq_norms(T);
+    const std::vector<float> tt = row_sq_norms(T).to(Device::cpu()).contiguous().to_vector<float>();
     Tensor Q = X.contiguous();
     const int64_t block = std::max<int64_t>(1, std::min<int64_t>(1024, (int64_t{1} << 24) / n_));
     RadiusLists out;
@@ -140,10 +140,15 @@ class RadiusNeighbors final : public lin::ParamEstimator {
     for (int64_t b = 0; b < m; b += block) {
       const int64_t e = std::min(m, b + block);
       Tensor Qb = Q.slice(0, b, e).contiguous();
-      std::vector<float> D = sq_distances(Qb, row_sq_norms(Qb), T, tt).to(Device::cpu()).contiguous().to_vector<float>();
+      // The GEMM of the block on the device; sq_distances' elementwise steps on the host, each the
+      // same IEEE operation: relu((-2 * dot + |q|^2) + |t|^2).
+      Tensor G = bl::matmul(Qb, T, false, true).to(Device::cpu()).contiguous();
+      const std::vector<float> qq = row_sq_norms(Qb).to(Device::cpu()).contiguous().to_vector<float>();
+      const float* g = G.data<float>();
       for (int64_t i = 0; i < e - b; ++i) {
         for (int64_t j = 0; j < n_; ++j) {
-          const float dd = D[i * n_ + j];
+          float dd = bl::add(bl::add(bl::mul(g[i * n_ + j], -2.0f), qq[i]), tt[j]);
+          dd = dd > 0.0f || bl::is_nan(dd) ? dd : 0.0f;  // the relu op: NaN stays NaN
           if (dd <= r2) {
             out.idx.push_back(j);
             out.dist.push_back(dd);
