@@ -49,17 +49,23 @@ _CLASS_NAMES = {
     "radius_neighbors_classifier": "RadiusNeighborsClassifier",
     "radius_neighbors_regressor": "RadiusNeighborsRegressor", "local_outlier_factor": "LocalOutlierFactor",
     "gaussian_mixture": "GaussianMixture",
+    "svc": "SVC", "svr": "SVR",
+    "kernel_density": "KernelDensity", "bisecting_kmeans": "BisectingKMeans", "rbf_sampler": "RBFSampler",
+    "nystroem": "Nystroem",
 }
-_CLUSTER = {"kmeans", "minibatch_kmeans", "dbscan"}
+_CLUSTER = {"kmeans", "minibatch_kmeans", "dbscan", "bisecting_kmeans"}
 # Density estimators with predict / predict_proba / score (scikit-learn's mixture models).
 _MIXTURE = {"gaussian_mixture"}
 # Clusterers without predict or score (labels_ come from fit, as scikit-learn's DBSCAN).
 _FIT_ONLY_CLUSTER = {"dbscan"}
-_TRANSFORMER = {"pca"}
+_TRANSFORMER = {"pca", "rbf_sampler", "nystroem"}
+# Density estimators with score_samples, score and sample only (scikit-learn's KernelDensity).
+_DENSITY = {"kernel_density"}
 _OUTLIER = {"isolation_forest", "local_outlier_factor"}
 _LOADER = {"xgboost_model"}  # imports a trained model file; fit(X) only checks X's width
 _REGRESSORS = {"linear_regression", "ridge", "lasso", "elastic_net", "bayesian_ridge", "lars",
-               "lasso_lars", "ard_regression", "isotonic_regression", "kernel_ridge"}
+               "lasso_lars", "ard_regression", "isotonic_regression", "kernel_ridge",
+               "svr"}
 # Targets must be positive (Gamma: > 0, Poisson: >= 0).
 _POSITIVE_Y = {"gamma_regressor", "poisson_regressor"}
 # X must be non-negative (counts; categorical_nb: integer categories).
@@ -67,7 +73,7 @@ _POSITIVE_X = {"multinomial_nb", "complement_nb", "categorical_nb"}
 # Count models whose training score scikit-learn's checks do not hold to 0.83 (as its own).
 _POOR_SCORE = {"multinomial_nb", "complement_nb", "bernoulli_nb", "categorical_nb"}
 # Classifiers without predict_proba.
-_NO_PROBA = {"nearest_centroid"}
+_NO_PROBA = {"svc", "nearest_centroid"}
 # Hist gradient boosting treats NaN as missing; every other estimator refuses NaN in X.
 _ALLOW_NAN = {"hist_gradient_boosting_classifier", "hist_gradient_boosting_regressor"}
 
@@ -81,6 +87,8 @@ def _kind(name):
         return "cluster"
     if name in _MIXTURE:
         return "mixture"
+    if name in _DENSITY:
+        return "density"
     if name in _TRANSFORMER:
         return "transformer"
     if name in _OUTLIER:
@@ -88,7 +96,7 @@ def _kind(name):
     if name in _LOADER:
         return "loader"
     if name.endswith(("_classifier", "_nb", "_discriminant_analysis")) or name in ("logistic_regression",
-                                                                                   "nearest_centroid"):
+                                                                                   "nearest_centroid", "svc"):
         return "classifier"
     if name.endswith("_regressor") or name in _REGRESSORS:
         return "regressor"
@@ -307,7 +315,9 @@ class BitlearnEstimator(BaseEstimator):
             self.n_neighbors_ = state["n_neighbors"]
             self.n_samples_fit_ = state["n_samples"]
         self._set_class_statistics(state, d)
-        if isinstance(state.get("dual_coef"), str):  # kernel_ridge
+        if self._registry_name in ("svc", "svr"):
+            self._set_svm_attributes(state, d)
+        if isinstance(state.get("X_fit"), str):  # kernel_ridge
             self.dual_coef_ = _hex_f32(state["dual_coef"])
             self.X_fit_ = _hex_f32(state["X_fit"]).reshape(-1, d)
         if self._registry_name in _FIT_ONLY_CLUSTER:
@@ -317,6 +327,15 @@ class BitlearnEstimator(BaseEstimator):
             self.labels_ = self._predict_raw(X).astype(np.int64)
         if self._kind == "mixture":
             self._set_mixture_attributes(state, d)
+        if self._kind == "density":  # kernel_density
+            self.bandwidth_ = float(_hex_f32(state["bandwidth"])[0])
+            self._X_fit = _hex_f32(state["X_train"]).reshape(-1, d)
+        if isinstance(state.get("random_weights"), str):  # rbf_sampler
+            self.random_weights_ = _hex_f32(state["random_weights"]).reshape(d, -1)
+            self.random_offset_ = _hex_f32(state["random_offset"])
+        if isinstance(state.get("normalization"), str):  # nystroem
+            self.normalization_ = _hex_f32(state["normalization"]).reshape(state["n_components"], -1)
+            self.component_indices_ = np.asarray(state["component_indices"], dtype=np.int64)
 
     def _set_mixture_attributes(self, state, d):
         """Gaussian mixture: weights_, means_, covariances_, precisions_cholesky_, precisions_,
@@ -336,6 +355,17 @@ class BitlearnEstimator(BaseEstimator):
             self.precisions_ = pc ** 2
         self.converged_ = bool(state["converged"])
         self.lower_bound_ = float(_hex_f32(state["lower_bound"])[0])
+
+    def _set_svm_attributes(self, state, d):
+        """svc / svr: support_, support_vectors_, dual_coef_, intercept_, n_support_, n_iter_."""
+        self.support_ = np.asarray(state["support"], dtype=np.int32)
+        self.n_support_ = np.asarray(state["n_support"], dtype=np.int32)
+        self.n_iter_ = np.asarray(state["n_iter"], dtype=np.int32)
+        self.support_vectors_ = _hex_f32(state["support_vectors"]).reshape(-1, d)
+        rows = max(1, len(self.n_support_) - 1) if self._registry_name == "svc" else 1
+        self.dual_coef_ = _hex_f32(state["dual_coef"]).reshape(rows, len(self.support_))
+        self.intercept_ = _hex_f32(state["intercept"])
+        self.fit_status_ = 0
 
     def _set_class_statistics(self, state, d):
         """Naive Bayes and nearest centroid: scikit-learn's fitted attributes from the model state
@@ -385,7 +415,8 @@ class BitlearnEstimator(BaseEstimator):
             idx = raw.astype(np.int64)
         return self.classes_[idx]
 
-    @available_if(lambda self: self._kind != "transformer" and self._registry_name not in _FIT_ONLY_CLUSTER)
+    @available_if(lambda self: self._kind not in ("transformer", "density")
+                  and self._registry_name not in _FIT_ONLY_CLUSTER)
     def predict(self, X):
         """Predictions for X: labels (classifiers), values (regressors), cluster ids, or -1/1."""
         _threads(self.n_jobs)
@@ -443,7 +474,7 @@ class BitlearnEstimator(BaseEstimator):
 
 # The estimators with a decision_function (linear classifiers, discriminant analysis).
 _DECISION = {"logistic_regression", "sgd_classifier", "linear_discriminant_analysis",
-             "quadratic_discriminant_analysis"}
+             "quadratic_discriminant_analysis", "svc"}
 
 
 def _has_proba(self):
@@ -587,6 +618,43 @@ class _MixtureBase(DensityMixin, BitlearnEstimator):
         return np.vstack(parts), y
 
 
+class _DensityBase(DensityMixin, BitlearnEstimator):
+    """Kernel density estimation: score_samples (log density), score (their sum) and sample."""
+
+    def score_samples(self, X):
+        """Log density of each row (float64 of the library's float32)."""
+        _threads(self.n_jobs)
+        X = self._checked(X)
+        return np.asarray(self._est.score_samples(self._to_device(X)).to("cpu"), dtype=np.float64)
+
+    def score(self, X, y=None):
+        """Total log density of the rows of X."""
+        _threads(self.n_jobs)
+        X = self._checked(X)
+        return float(self._est.score(self._to_device(X), Tensor(np.zeros(len(X), np.float32))))
+
+    def sample(self, n_samples=1, random_state=None):
+        """n_samples rows drawn from the fitted density with NumPy (gaussian and tophat kernels, as
+        scikit-learn). Sampling is NumPy's and is not part of bitlearn's identity contract."""
+        from scipy.special import gammainc
+        from sklearn.utils import check_random_state
+
+        check_is_fitted(self)
+        if self.kernel not in ("gaussian", "tophat"):
+            raise NotImplementedError()
+        data = self._X_fit.astype(np.float64)
+        rng = check_random_state(random_state)
+        u = rng.uniform(0, 1, size=n_samples)
+        i = (u * data.shape[0]).astype(np.int64)
+        if self.kernel == "gaussian":
+            return np.atleast_2d(rng.normal(data[i], self.bandwidth_))
+        dim = data.shape[1]
+        Z = rng.normal(size=(n_samples, dim))
+        s_sq = np.einsum("ij,ij->i", Z, Z)
+        correction = gammainc(0.5 * dim, 0.5 * s_sq) ** (1.0 / dim) * self.bandwidth_ / np.sqrt(s_sq)
+        return data[i] + Z * correction[:, np.newaxis]
+
+
 class _TransformerBase(TransformerMixin, BitlearnEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -623,7 +691,7 @@ class _LoaderBase(BitlearnEstimator):
 
 _BASES = {"classifier": _ClassifierBase, "regressor": _RegressorBase, "cluster": _ClusterBase,
           "transformer": _TransformerBase, "outlier": _OutlierBase, "loader": _LoaderBase,
-          "mixture": _MixtureBase}
+          "mixture": _MixtureBase, "density": _DensityBase}
 
 
 def _make_class(name):

@@ -51,6 +51,11 @@ class _MixtureBase(BitlearnEstimator):
     def aic(self, X: Any) -> float: ...
     def sample(self, n_samples: int = 1) -> tuple: ...
 
+class _DensityBase(BitlearnEstimator):
+    bandwidth_: float
+    def score_samples(self, X: Any) -> np.ndarray: ...
+    def sample(self, n_samples: int = 1, random_state: Any = None) -> np.ndarray: ...
+
 def estimator_class(name: str) -> type: ...
 def registry_name_of(cls_or_obj: Any) -> str: ...
 
@@ -81,6 +86,10 @@ class BayesianRidge(_RegressorBase):
 class BernoulliNB(_ClassifierBase):
     """registry name: bernoulli_nb"""
     def __init__(self, *, alpha: float = 1, binarize: float = 0, fit_prior: bool = True, force_alpha: bool = True, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class BisectingKMeans(_ClusterBase):
+    """registry name: bisecting_kmeans"""
+    def __init__(self, *, bisecting_strategy: str = 'biggest_inertia', init: str = 'random', max_iter: float = 300, n_clusters: float = 8, n_init: float = 1, random_state: float = 0, tol: float = 0.0001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
 class CategoricalNB(_ClassifierBase):
     """registry name: categorical_nb"""
@@ -166,6 +175,10 @@ class KNeighborsRegressor(_RegressorBase):
     """registry name: kneighbors_regressor"""
     def __init__(self, *, n_neighbors: float = 5, weights: str = 'uniform', device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
+class KernelDensity(_DensityBase):
+    """registry name: kernel_density"""
+    def __init__(self, *, bandwidth: float = 1, kernel: str = 'gaussian', metric: str = 'euclidean', device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
 class KernelRidge(_RegressorBase):
     """registry name: kernel_ridge"""
     def __init__(self, *, alpha: float = 1, coef0: float = 1, degree: float = 3, gamma: Any = None, kernel: str = 'linear', device: str = 'cpu', n_jobs: Any = None) -> None: ...
@@ -210,6 +223,10 @@ class NearestCentroid(_ClassifierBase):
     """registry name: nearest_centroid"""
     def __init__(self, *, metric: str = 'euclidean', device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
+class Nystroem(_TransformerBase):
+    """registry name: nystroem"""
+    def __init__(self, *, coef0: Any = None, degree: Any = None, gamma: Any = None, kernel: str = 'rbf', n_components: float = 100, random_state: float = 0, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
 class PCA(_TransformerBase):
     """registry name: pca"""
     def __init__(self, *, n_components: float = 0, whiten: bool = False, device: str = 'cpu', n_jobs: Any = None) -> None: ...
@@ -225,6 +242,10 @@ class QuadraticDiscriminantAnalysis(_ClassifierBase):
 class QuantileRegressor(_RegressorBase):
     """registry name: quantile_regressor"""
     def __init__(self, *, alpha: float = 1, fit_intercept: bool = True, max_iter: float = 100, quantile: float = 0.5, tol: float = 1e-06, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class RBFSampler(_TransformerBase):
+    """registry name: rbf_sampler"""
+    def __init__(self, *, gamma: float = 1, n_components: float = 100, random_state: float = 0, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
 class RadiusNeighborsClassifier(_ClassifierBase):
     """registry name: radius_neighbors_classifier"""
@@ -253,6 +274,14 @@ class SGDClassifier(_ClassifierBase):
 class SGDRegressor(_RegressorBase):
     """registry name: sgd_regressor"""
     def __init__(self, *, alpha: float = 0.0001, epsilon: float = 0.1, eta0: float = 0.01, fit_intercept: bool = True, l1_ratio: float = 0.15, learning_rate: str = 'invscaling', loss: str = 'squared_error', max_iter: float = 1000, n_iter_no_change: float = 5, penalty: str = 'l2', power_t: float = 0.25, random_state: float = 0, shuffle: bool = True, tol: float = 0.001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class SVC(_ClassifierBase):
+    """registry name: svc"""
+    def __init__(self, *, C: float = 1, coef0: float = 0, decision_function_shape: str = 'ovr', degree: float = 3, gamma: str = 'scale', kernel: str = 'rbf', max_iter: float = -1, probability: bool = False, tol: float = 0.001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class SVR(_RegressorBase):
+    """registry name: svr"""
+    def __init__(self, *, C: float = 1, coef0: float = 0, degree: float = 3, epsilon: float = 0.1, gamma: str = 'scale', kernel: str = 'rbf', max_iter: float = -1, tol: float = 0.001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
 class StackingClassifier(_ClassifierBase):
     """registry name: stacking_classifier"""

@@ -18,7 +18,7 @@ def ml_stub():
     from bitlearn import ml
     kinds = {"classifier": "_ClassifierBase", "regressor": "_RegressorBase", "cluster": "_ClusterBase",
              "transformer": "_TransformerBase", "outlier": "_OutlierBase", "loader": "_LoaderBase",
-             "mixture": "_MixtureBase"}
+             "mixture": "_MixtureBase", "density": "_DensityBase"}
     out = ['"""Type stubs of bitlearn.ml (written by python/stubs/make_stubs.py)."""',
            "from typing import Any, Optional", "", "import numpy as np", "",
            "class BitlearnEstimator:",
@@ -55,6 +55,9 @@ def ml_stub():
            "    def predict_proba(self, X: Any) -> np.ndarray: ...",
            "    def bic(self, X: Any) -> float: ...", "    def aic(self, X: Any) -> float: ...",
            "    def sample(self, n_samples: int = 1) -> tuple: ...", "",
+           "class _DensityBase(BitlearnEstimator):", "    bandwidth_: float",
+           "    def score_samples(self, X: Any) -> np.ndarray: ...",
+           "    def sample(self, n_samples: int = 1, random_state: Any = None) -> np.ndarray: ...", "",
            "def estimator_class(name: str) -> type: ...",
            "def registry_name_of(cls_or_obj: Any) -> str: ...", ""]
     for name, cls in sorted(ml._REGISTRY.items(), key=lambda kv: kv[1].__name__):

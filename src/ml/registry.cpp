@@ -16,6 +16,9 @@ const std::vector<EstimatorEntry>& estimator_registry() {
     add_discriminant_estimators(e);
     add_kernel_estimators(e);
     add_mixture_estimators(e);
+    add_density_estimators(e);
+    add_kernel_approximation_estimators(e);
+    add_svm_estimators(e);
     return e;
   }();
   return entries;

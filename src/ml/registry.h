@@ -17,6 +17,9 @@ void add_naive_bayes_estimators(std::vector<EstimatorEntry>& out);    // src/ml/
 void add_discriminant_estimators(std::vector<EstimatorEntry>& out);   // src/ml/discriminant/
 void add_kernel_estimators(std::vector<EstimatorEntry>& out);         // src/ml/kernel/
 void add_mixture_estimators(std::vector<EstimatorEntry>& out);        // src/ml/mixture/
+void add_density_estimators(std::vector<EstimatorEntry>& out);        // src/ml/density/
+void add_kernel_approximation_estimators(std::vector<EstimatorEntry>& out);  // src/ml/kernel_approximation/
+void add_svm_estimators(std::vector<EstimatorEntry>& out);            // src/ml/svm/
 
 // Every registered estimator, in family order.
 const std::vector<EstimatorEntry>& estimator_registry();

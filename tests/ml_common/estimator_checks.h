@@ -36,7 +36,7 @@ inline Task task_of(const std::string& name) {
   if (ml::is_classifier_name(name)) return Task::classification;
   if (has(name, "kmeans") || name == "pca" || name == "isolation_forest" || name == "dbscan" ||
       name == "local_outlier_factor" ||
-      name == "gaussian_mixture")
+      name == "gaussian_mixture" || name == "kernel_density" || name == "rbf_sampler" || name == "nystroem")
     return Task::unsupervised;
   return Task::regression;
 }
@@ -59,6 +59,8 @@ inline CheckSpec check_spec(const std::string& name) {
   if (name == "gaussian_mixture") s.params = {{"n_components", "2"}};
   if (name == "minibatch_kmeans") s.params = {{"n_clusters", "3"}, {"batch_size", "16"}, {"max_iter", "3"}};
   if (name == "pca") s.params = {{"n_components", "2"}};
+  if (name == "bisecting_kmeans") s.params = {{"n_clusters", "3"}};
+  if (name == "rbf_sampler" || name == "nystroem") s.params = {{"n_components", "10"}};
   if (has(name, "kneighbors")) s.params = {{"n_neighbors", "3"}};
   // Radius 1.5 in [-1, 1)^4: every row of the check data sets has neighbors; 5 neighbors for LOF.
   if (has(name, "radius_neighbors")) s.params = {{"radius", "1.5"}};

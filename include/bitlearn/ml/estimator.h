@@ -78,7 +78,8 @@ std::unique_ptr<Estimator> make_estimator(const std::string& name, const Params&
 // The registered names, sorted.
 std::vector<std::string> estimator_names();
 // True for the classifiers among them (fit takes class labels; score is accuracy): the names
-// ending in _classifier, _nb or _discriminant_analysis, logistic_regression and nearest_centroid.
+// ending in _classifier, _nb or _discriminant_analysis, logistic_regression, nearest_centroid and
+// svc.
 bool is_classifier_name(const std::string& name);
 // Reads a model file written by Estimator::save; wrong format, version or estimator, truncated or
 // corrupt text: bl::Error naming the path and the problem.

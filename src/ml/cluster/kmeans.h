@@ -11,6 +11,7 @@ namespace bl::ml {
 
 std::unique_ptr<Estimator> make_kmeans();
 std::unique_ptr<Estimator> make_minibatch_kmeans();
+std::unique_ptr<Estimator> make_bisecting_kmeans();  // bisecting_kmeans.cpp
 // k centers [k, d] (host, row-major) chosen from the rows of X by greedy k-means++ under seed.
 std::vector<float> kmeans_plus_plus(const Tensor& X, int64_t k, uint64_t seed);
 

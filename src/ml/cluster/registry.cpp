@@ -6,6 +6,7 @@
 namespace bl::ml {
 
 void add_cluster_estimators(std::vector<EstimatorEntry>& out) {
+  out.push_back({"bisecting_kmeans", make_bisecting_kmeans});
   out.push_back({"dbscan", make_dbscan});
   out.push_back({"kmeans", make_kmeans});
   out.push_back({"minibatch_kmeans", make_minibatch_kmeans});

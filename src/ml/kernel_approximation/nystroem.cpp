@@ -1,0 +1,178 @@
+// nystroem.cpp: nystroem (scikit-learn's Nystroem), a low-rank feature map of a kernel from a
+// subset of the training rows.
+//
+// Fit: k = min(n_components, n) components, the rows perm[0..k) of a partial Fisher-Yates shuffle
+// (step i swaps i with i + philox_index(word i of Philox stream 1 under random_state, n - i)).
+// K_cc = kernel(C, C) [k, k] by the kernel matrices of ml/kernel/kernels.h (Tensor ops on X's
+// device), copied to the host and decomposed by the cyclic Jacobi method of
+// ml/decomposition/jacobi_eigen.h (binary32, fixed order): K_cc = sum_t lambda_t u_t u_t^T.
+// normalization [k, k] = sum_t w_t u_t u_t^T with w_t = sign(lambda_t) / sqrt(max(|lambda_t|, 1e-12))
+// (sign +1 for lambda_t >= 0), which is scikit-learn's U diag(1 / sqrt(max(S, 1e-12))) V of the SVD of
+// the symmetric K_cc; each entry a binary64 sum over t in ascending order, rounded once.
+// transform(X) = kernel(X, C) normalization^T by the contract GEMM on X's device.
+// Kernel parameters as scikit-learn's pairwise kernels: gamma none = 1 / n_features (rounded once
+// to binary32), coef0 none = 1, degree none = 3.
+#include <algorithm>
+#include <cmath>
+
+#include "bitlearn/ops.h"
+#include "contract/arith.h"
+#include "contract/rng.h"
+#include "core/error.h"
+#include "ml/cluster/distances.h"
+#include "ml/decomposition/jacobi_eigen.h"
+#include "ml/kernel/kernels.h"
+#include "ml/kernel_approximation/kernel_approximation.h"
+#include "ml/linear/common.h"
+
+namespace bl::ml {
+
+namespace {
+
+using lin::ParamSpec;
+using K = ParamSpec::Kind;
+
+constexpr uint64_t kSampleStream = 1;
+constexpr int64_t kMaxComponents = 4096;
+
+class Nystroem final : public lin::ParamEstimator {
+ public:
+  Nystroem()
+      : lin::ParamEstimator("nystroem", {{"kernel", K::choice, "rbf", 0, {"rbf", "linear", "poly", "sigmoid", "laplacian"}},
+                                         {"n_components", K::integer, "100", 1},
+                                         {"random_state", K::integer, "0", 0}}) {}
+
+  // gamma, coef0, degree: a number or none (the kernel's default), kept apart from the ParamSet.
+  Params get_params() const override {
+    Params p = params_.all();
+    p["gamma"] = gamma_;
+    p["coef0"] = coef0_;
+    p["degree"] = degree_;
+    return p;
+  }
+  void set_params(const Params& p) override {
+    Params rest = p;
+    std::string gamma = gamma_, coef0 = coef0_, degree = degree_;
+    take(rest, "gamma", gamma, false);
+    take(rest, "coef0", coef0, false);
+    take(rest, "degree", degree, true);
+    params_.set(rest);
+    gamma_ = gamma;
+    coef0_ = coef0;
+    degree_ = degree;
+  }
+
+  Estimator& fit(const Tensor& X, const Tensor&) override {
+    check_X(name_, X);
+    const int64_t n = X.dim(0);
+    d_ = X.dim(1);
+    k_ = std::min(n, params_.integer("n_components"));
+    BL_CHECK(k_ <= kMaxComponents, name_, ": n_components=", k_, " is more than ", kMaxComponents,
+             " (the [k, k] kernel matrix is decomposed on the host)");
+    spec_.kernel = params_.text("kernel");
+    spec_.gamma = gamma_ == "none" ? static_cast<float>(1.0 / static_cast<double>(d_))
+                                   : static_cast<float>(param_double(name_, "gamma", gamma_));
+    spec_.coef0 = coef0_ == "none" ? 1.0f : static_cast<float>(param_double(name_, "coef0", coef0_));
+    spec_.degree = degree_ == "none" ? 3 : param_int(name_, "degree", degree_);
+    const uint64_t seed = static_cast<uint64_t>(params_.integer("random_state"));
+    std::vector<int64_t> perm(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) perm[i] = i;
+    for (int64_t i = 0; i < k_; ++i) {
+      int64_t j = i + philox_index(random_u32_element(seed, kSampleStream, static_cast<uint64_t>(i)), n - i);
+      std::swap(perm[i], perm[j]);
+    }
+    indices_.assign(perm.begin(), perm.begin() + k_);
+    Tensor C = bl::index_select(X, 0, Tensor::from_vector(indices_, {k_}, X.device()));
+    components_ = C.to(Device::cpu()).contiguous().to_vector<float>();
+    std::vector<float> kcc = kernel_matrix(C, C, spec_).to(Device::cpu()).contiguous().to_vector<float>();
+    for (float v : kcc)
+      BL_CHECK(std::isfinite(v), name_, ": the kernel matrix of the components holds ", v,
+               " (lower gamma or degree)");
+    SymmetricEigen eig = jacobi_eigen(kcc, k_);
+    std::vector<double> w(static_cast<size_t>(k_));
+    for (int64_t t = 0; t < k_; ++t) {
+      const double lam = static_cast<double>(eig.values[t]);
+      w[t] = (lam < 0.0 ? -1.0 : 1.0) / std::sqrt(std::max(std::fabs(lam), 1e-12));
+    }
+    norm_.assign(static_cast<size_t>(k_ * k_), 0.0f);
+    for (int64_t i = 0; i < k_; ++i)
+      for (int64_t j = 0; j < k_; ++j) {
+        double s = 0.0;
+        for (int64_t t = 0; t < k_; ++t)
+          s += w[t] * static_cast<double>(eig.vectors[t * k_ + i]) * static_cast<double>(eig.vectors[t * k_ + j]);
+        norm_[i * k_ + j] = static_cast<float>(s);
+      }
+    fitted_ = true;
+    return *this;
+  }
+
+  Tensor transform(const Tensor& X) const override {
+    BL_CHECK(fitted_, name_, ": transform before fit");
+    lin::check_predict_X(name_, X, d_);
+    const Device dev = X.device();
+    Tensor Kx = kernel_matrix(X, Tensor::from_vector(components_, {k_, d_}, dev), spec_);
+    return bl::matmul(Kx, Tensor::from_vector(norm_, {k_, k_}, dev), false, true);
+  }
+
+  void save_state(nlohmann::json& state) const override {
+    state["n_features"] = d_;
+    state["n_components"] = k_;
+    state["kernel"] = spec_.kernel;
+    state["degree"] = spec_.degree;
+    lin::put_f32(state, "gamma_value", {spec_.gamma});
+    lin::put_f32(state, "coef0_value", {spec_.coef0});
+    state["component_indices"] = indices_;
+    lin::put_f32(state, "components", components_);
+    lin::put_f32(state, "normalization", norm_);
+  }
+  void load_state(const nlohmann::json& state) override {
+    d_ = lin::get_int(state, "n_features", 1, name_);
+    k_ = lin::get_int(state, "n_components", 1, name_);
+    BL_CHECK(k_ <= kMaxComponents, name_, ": state n_components is more than ", kMaxComponents);
+    BL_CHECK(state.contains("kernel") && state["kernel"].is_string(), name_, ": state field kernel is missing");
+    spec_.kernel = state["kernel"].get<std::string>();
+    params_.set({{"kernel", spec_.kernel}});
+    spec_.degree = lin::get_int(state, "degree", 0, name_);
+    spec_.gamma = lin::get_f32(state, "gamma_value", 1, name_)[0];
+    spec_.coef0 = lin::get_f32(state, "coef0_value", 1, name_)[0];
+    BL_CHECK(state.contains("component_indices") && state["component_indices"].is_array() &&
+                 static_cast<int64_t>(state["component_indices"].size()) == k_,
+             name_, ": state field component_indices is missing or of the wrong length");
+    indices_ = state["component_indices"].get<std::vector<int64_t>>();
+    components_ = lin::get_f32(state, "components", k_ * d_, name_);
+    norm_ = lin::get_f32(state, "normalization", k_ * k_, name_);
+    fitted_ = true;
+  }
+
+ private:
+  void take(Params& rest, const char* key, std::string& value, bool integer) const {
+    auto it = rest.find(key);
+    if (it == rest.end()) return;
+    if (it->second == "none" || it->second == "None") {
+      value = "none";
+    } else if (integer) {
+      const int64_t v = param_int(name_, key, it->second);
+      BL_CHECK(v >= 0, name_, ": parameter ", key, "=", it->second, ": expected an integer >= 0, or none");
+      value = std::to_string(v);
+    } else {
+      const double v = param_double(name_, key, it->second);
+      BL_CHECK(std::isfinite(v) && (std::string(key) != "gamma" || v > 0.0), name_, ": parameter ", key, "=",
+               it->second, std::string(key) == "gamma" ? ": expected a finite number > 0, or none"
+                                                       : ": expected a finite number, or none");
+      value = param_text(v);
+    }
+    rest.erase(it);
+  }
+
+  std::string gamma_ = "none", coef0_ = "none", degree_ = "none";
+  KernelSpec spec_;
+  std::vector<int64_t> indices_;
+  std::vector<float> components_, norm_;
+  int64_t d_ = 0, k_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Estimator> make_nystroem() { return std::make_unique<Nystroem>(); }
+
+}  // namespace bl::ml
