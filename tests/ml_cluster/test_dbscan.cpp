@@ -2,9 +2,14 @@
 // rule) on blob data, exact neighbors at distance eps, duplicate points, all-noise and
 // one-cluster fits, the order rule for a border point shared by two clusters, identical model
 // files and predictions at 1, 2 and 3 threads, and its refusals (eps <= 0, another metric).
+// The prefiltered neighborhoods and nearest core samples (dbscan_neighbors.h) are compared byte
+// for byte with the all-pairs reference over many shapes and awkward values (ties at exactly eps,
+// duplicates, 1e18 / 1e19 / 1e-20 coordinates, zeros of both signs), at 1, 2 and 3 threads; a
+// sabotage arm drops the rounding margin and must lose a pair exactly eps apart.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -13,6 +18,7 @@
 #include "conformance/test_rng_splitmix.h"
 #include "core/error.h"
 #include "core/thread_pool.h"
+#include "ml/cluster/dbscan_neighbors.h"
 #include "ml_common/estimator_checks.h"
 
 namespace bl {
@@ -192,6 +198,169 @@ TEST(Dbscan, BadInputsAreNamedErrors) {
   EXPECT_NE(m.find("euclidean"), std::string::npos) << m;
   m = error_of([&] { ml::make_estimator("dbscan", {{"min_samples", "0"}}); });
   EXPECT_NE(m.find("min_samples"), std::string::npos) << m;
+}
+
+// ---- prefiltered neighborhoods against the all-pairs reference ----
+
+using ml::dbscan_detail::Lists;
+
+// Row lengths then entries, for a memcmp of two sets of lists.
+std::vector<int64_t> flat(const Lists& l) {
+  std::vector<int64_t> f;
+  for (const auto& row : l) {
+    f.push_back(static_cast<int64_t>(row.size()));
+    f.insert(f.end(), row.begin(), row.end());
+  }
+  return f;
+}
+
+bool same_bytes(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(int64_t)) == 0);
+}
+
+// n rows of d features of one kind: 0 = multiples of 0.25 in [-1, 1], about 4 of them nonzero in
+// a row (ties at many distances; the zeros of both signs),
+// 1 = the same with every third row a copy of an earlier one, 2 = rows of one magnitude each:
+// 1e18, -1e18 and the float after 1e18 (norms past 2^125 from d = 43 on), 1e19 in about a fifth
+// of the features among small values (a norm past 2^125, +inf from four of them on), +-1e-20 and
+// 3e-20 (subnormal squares), small grid values; zeros of both signs in every kind of row, and
+// every fifth row a copy of an earlier one; 3 = uniform [-1, 1).
+std::vector<float> awkward(int64_t n, int64_t d, int kind, uint64_t seed) {
+  test_rng::SplitMix64 rng(seed);
+  std::vector<float> x(static_cast<size_t>(n * d));
+  const float big = 1e18f, big_next = std::nextafter(1e18f, 2e18f);
+  const float pick[4][5] = {{big, big_next, -big, 0.0f, -0.0f},
+                            {1e19f, 0.5f, -0.25f, 0.0f, -0.0f},
+                            {1e-20f, -1e-20f, 3e-20f, 0.0f, -0.0f},
+                            {0.5f, -0.25f, 0.75f, 0.0f, -0.0f}};
+  for (int64_t i = 0; i < n; ++i) {
+    const uint64_t cls = rng.next() % 4;
+    for (int64_t f = 0; f < d; ++f) {
+      float& v = x[i * d + f];
+      const uint64_t r = rng.next();
+      if (kind == 3) {
+        v = rng.uniform_pm1();
+      } else if (kind == 2) {
+        v = i % 5 == 4 ? x[(i / 2) * d + f] : pick[cls][r % 5];
+      } else {
+        // About 4 features per row away from zero, so that rows meet at small distances in any d.
+        const bool zero = d > 4 && static_cast<int64_t>(r % static_cast<uint64_t>(d)) >= 4;
+        v = zero ? ((r >> 32) % 2 ? 0.0f : -0.0f) : 0.25f * static_cast<float>(static_cast<int64_t>((r >> 8) % 9) - 4);
+        if (kind == 1 && i % 3 == 2) v = x[(i / 2) * d + f];
+      }
+    }
+  }
+  return x;
+}
+
+std::vector<float> eps2_values(int kind, int64_t d) {
+  if (kind == 2) return {1e-40f, 4e-40f, 0.5625f, 68719476736.0f * 68719476736.0f, 1e36f, 1e38f};
+  if (kind == 3) return {0.05f * d, 0.4f * d, 0.6f * d};
+  return {0.0625f, 0.25f, 1.5625f, 2.0f};
+}
+
+TEST(DbscanNeighbors, PrefilterEqualsAllPairsOverShapes) {
+  for (int64_t n : {1, 2, 17, 257, 1000})
+    for (int64_t d : {1, 2, 3, 20, 64})
+      for (int kind = 0; kind < 4; ++kind) {
+        if (n == 1000 && d == 64 && kind == 3) continue;  // uniform data: no ties to find; the slowest
+        std::vector<float> x = awkward(n, d, kind, static_cast<uint64_t>(n * 131 + d * 7 + kind));
+        Tensor X = Tensor::from_vector(x, {n, d});
+        const int64_t c = std::max<int64_t>(1, n / 3);
+        Tensor C = X.slice(0, n - c, n), Q = Tensor::from_vector(awkward(n, d, kind, 99 + n + d), {n, d});
+        std::vector<float> e2 = eps2_values(kind, d);
+        if (n == 1000) e2.resize(2);  // the reference is slow there
+        for (float eps2 : e2) {
+          const std::vector<int64_t> want = flat(ml::dbscan_detail::neighborhoods_all_pairs(X, eps2));
+          const std::vector<int64_t> got = flat(ml::dbscan_detail::neighborhoods(X, eps2, int64_t{1} << 40, "t"));
+          EXPECT_TRUE(same_bytes(got, want)) << "n=" << n << " d=" << d << " kind=" << kind << " eps2=" << eps2;
+          for (const Tensor& q : {X, Q})
+            EXPECT_TRUE(same_bytes(ml::dbscan_detail::nearest_within(q, C, eps2),
+                                   ml::dbscan_detail::nearest_within_all_pairs(q, C, eps2)))
+                << "nearest: n=" << n << " d=" << d << " kind=" << kind << " eps2=" << eps2;
+        }
+      }
+}
+
+TEST(DbscanNeighbors, PrefilterEqualsAllPairsAcrossTiles) {
+  // More rows than one tile holds (256 x 2048 rows on a CPU): rows meet across tile borders.
+  for (int kind : {0, 1, 2}) {
+    const int64_t n = 2600, d = 2;
+    Tensor X = Tensor::from_vector(awkward(n, d, kind, 5 + kind), {n, d});
+    const float eps2 = eps2_values(kind, d)[0];
+    EXPECT_TRUE(same_bytes(flat(ml::dbscan_detail::neighborhoods(X, eps2, int64_t{1} << 40, "t")),
+                           flat(ml::dbscan_detail::neighborhoods_all_pairs(X, eps2))))
+        << "kind=" << kind;
+    Tensor C = X.slice(0, 100, 2500);
+    EXPECT_TRUE(same_bytes(ml::dbscan_detail::nearest_within(X, C, eps2),
+                           ml::dbscan_detail::nearest_within_all_pairs(X, C, eps2)))
+        << "kind=" << kind;
+  }
+}
+
+// Pairs (x, x + 0.5) in 1-d around 10^4: the exact path gives 0.25 (= eps^2) for each pair, while
+// the GEMM form rounds |x|^2 at a spacing of 8 and lands above 0.25 for some of them.
+std::vector<float> tie_pairs() {
+  std::vector<float> x;
+  for (int k = 0; k < 64; ++k) {
+    const float a = 8192.0f + 100.0f * static_cast<float>(k) + 0.125f * static_cast<float>(k % 7);
+    x.push_back(a);
+    x.push_back(a + 0.5f);
+  }
+  return x;
+}
+
+TEST(DbscanNeighbors, SabotageWithoutTheMarginLosesATiePair) {
+  const std::vector<float> x = tie_pairs();
+  const int64_t n = static_cast<int64_t>(x.size());
+  Tensor X = Tensor::from_vector(x, {n, 1});
+  const std::vector<int64_t> want = flat(ml::dbscan_detail::neighborhoods_all_pairs(X, 0.25f));
+  for (int64_t i = 0; i < n; ++i)  // every point has itself and its partner
+    EXPECT_EQ(ml::dbscan_detail::neighborhoods_all_pairs(X, 0.25f)[i].size(), 2u) << i;
+  EXPECT_TRUE(same_bytes(flat(ml::dbscan_detail::neighborhoods(X, 0.25f, int64_t{1} << 40, "t")), want));
+  EXPECT_FALSE(same_bytes(flat(ml::dbscan_detail::neighborhoods(X, 0.25f, int64_t{1} << 40, "t", 0.0)), want))
+      << "a prefilter without the rounding margin must drop a pair exactly eps apart";
+  // predict: queries x + 0.5 against the points x.
+  std::vector<float> a, q;
+  for (int64_t i = 0; i < n; i += 2) {
+    a.push_back(x[i]);
+    q.push_back(x[i + 1]);
+  }
+  Tensor A = Tensor::from_vector(a, {n / 2, 1}), Q = Tensor::from_vector(q, {n / 2, 1});
+  const std::vector<int64_t> near = ml::dbscan_detail::nearest_within_all_pairs(Q, A, 0.25f);
+  for (int64_t i = 0; i < n / 2; ++i) EXPECT_EQ(near[i], i);
+  EXPECT_TRUE(same_bytes(ml::dbscan_detail::nearest_within(Q, A, 0.25f), near));
+  EXPECT_FALSE(same_bytes(ml::dbscan_detail::nearest_within(Q, A, 0.25f, 0.0), near))
+      << "a prefilter without the rounding margin must miss a core sample exactly eps away";
+}
+
+TEST(DbscanNeighbors, SameListsAtThreads123) {
+  std::vector<float> x = awkward(1200, 20, 0, 17);
+  for (size_t k = 0; k < 300; ++k) x.insert(x.end(), x.begin() + 20 * k, x.begin() + 20 * (k + 1));
+  Tensor X = Tensor::from_vector(x, {1500, 20}), C = X.slice(0, 0, 700);
+  const int saved = num_threads();
+  std::vector<int64_t> lists, near;
+  for (int th : {1, 2, 3}) {
+    set_num_threads(th);
+    std::vector<int64_t> l = flat(ml::dbscan_detail::neighborhoods(X, 1.5625f, int64_t{1} << 40, "t"));
+    std::vector<int64_t> nr = ml::dbscan_detail::nearest_within(X, C, 1.5625f);
+    if (th == 1) {
+      lists = l;
+      near = nr;
+      EXPECT_TRUE(same_bytes(l, flat(ml::dbscan_detail::neighborhoods_all_pairs(X, 1.5625f))));
+    } else {
+      EXPECT_TRUE(same_bytes(l, lists)) << th << " threads";
+      EXPECT_TRUE(same_bytes(nr, near)) << th << " threads";
+    }
+  }
+  set_num_threads(saved);
+}
+
+TEST(DbscanNeighbors, TooManyPairsIsANamedError) {
+  Tensor X = Tensor::from_vector(std::vector<float>(40, 1.0f), {20, 2});
+  std::string m = error_of([&] { ml::dbscan_detail::neighborhoods(X, 1.0f, 399, "dbscan: eps=1"); });
+  EXPECT_NE(m.find("dbscan: eps=1 gives more than 399 neighbor pairs on 20 rows"), std::string::npos) << m;
+  EXPECT_EQ(ml::dbscan_detail::neighborhoods(X, 1.0f, 400, "t")[19].size(), 20u);
 }
 
 }  // namespace
