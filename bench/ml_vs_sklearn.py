@@ -6,7 +6,7 @@ sklearn_time / bitlearn_time (>= 1 means bitlearn is as fast or faster) and each
     python3 bench/ml_vs_sklearn.py --bin build/bitlearn --rows 100000 1000000 --threads 2 [--only kmeans]
 
 bitlearn's time is the fit alone (the `fit ... in X s` line of `bitlearn fit`, CSV parsing
-excluded); scikit-learn's is model.fit under threadpoolctl's limit. k-NN has no real fit in either
+excluded); scikit-learn's is model.fit under threadpoolctl's limit. k-NN and radius neighbors have no real fit in either
 library, so its row times predict of 10^4 query rows (bitlearn through `bitlearn predict`, whose
 time then includes reading the CSV; reported as such). The two libraries run interleaved (ours,
 theirs, ours, ...) --repeat times; each figure is the median.
@@ -20,8 +20,8 @@ import tempfile
 import time
 
 import numpy as np
-from sklearn import (cluster, datasets, decomposition, discriminant_analysis, kernel_ridge, linear_model,
-                     naive_bayes, neighbors)
+from sklearn import (cluster, datasets, decomposition, discriminant_analysis, kernel_approximation,
+                     kernel_ridge, linear_model, mixture, naive_bayes, neighbors, svm)
 from sklearn.metrics import accuracy_score, d2_tweedie_score, mean_pinball_loss, r2_score
 from threadpoolctl import threadpool_limits
 
@@ -104,15 +104,38 @@ CASES = {
                      lambda: kernel_ridge.KernelRidge(kernel="rbf", alpha=1.0), "r2"),
     "dbscan": ("blobs", "dbscan", {"eps": "3", "min_samples": "5"},
                lambda: cluster.DBSCAN(eps=3.0, min_samples=5), "none"),
+    "gaussian_mixture_full": ("blobs", "gaussian_mixture", {"n_components": "8"},
+                              lambda: mixture.GaussianMixture(n_components=8, random_state=0), "none"),
+    "gaussian_mixture_diag": ("blobs", "gaussian_mixture", {"n_components": "8", "covariance_type": "diag"},
+                              lambda: mixture.GaussianMixture(n_components=8, covariance_type="diag",
+                                                              random_state=0), "none"),
+    "radius_neighbors_classifier": ("multi", "radius_neighbors_classifier",
+                                    {"radius": "6", "outlier_label": "most_frequent"},
+                                    lambda: neighbors.RadiusNeighborsClassifier(
+                                        radius=6.0, outlier_label="most_frequent", algorithm="brute"),
+                                    "accuracy"),
+    "local_outlier_factor": ("blobs", "local_outlier_factor", {"n_neighbors": "20"},
+                             lambda: neighbors.LocalOutlierFactor(n_neighbors=20, novelty=True), "none"),
+    "svc": ("multi", "svc", {}, lambda: svm.SVC(), "accuracy"),
+    "svr": ("reg", "svr", {"C": "100"}, lambda: svm.SVR(C=100.0), "r2"),
+    "bisecting_kmeans": ("blobs", "bisecting_kmeans", {"n_clusters": "8"},
+                         lambda: cluster.BisectingKMeans(n_clusters=8, random_state=0), "none"),
+    "rbf_sampler": ("reg", "rbf_sampler", {"gamma": "0.05", "n_components": "500"},
+                    lambda: kernel_approximation.RBFSampler(gamma=0.05, n_components=500, random_state=0), "none"),
+    "nystroem": ("reg", "nystroem", {"gamma": "0.05", "n_components": "500"},
+                 lambda: kernel_approximation.Nystroem(gamma=0.05, n_components=500, random_state=0), "none"),
 }
 
 
 # Cases skipped above this many rows: scikit-learn's QuantileRegressor (HiGHS LP: 4.5 min at 2*10^4
 # rows on the 2-core machine) and ARDRegression take minutes there.
 MAX_ROWS = {"quantile_regressor": 5000, "ard_regression": 200000,
-            # kernel_ridge: an [n, n] kernel matrix (bitlearn fits at most 8192 rows); dbscan: all
-            # pairs' distances (brute force) against scikit-learn's tree search.
-            "kernel_ridge": 5000, "dbscan": 20000}
+            # kernel_ridge: an [n, n] kernel matrix (bitlearn fits at most 8192 rows); dbscan,
+            # radius neighbors, LOF: all pairs (brute force) against scikit-learn's tree search.
+            "kernel_ridge": 5000, "dbscan": 100000, "radius_neighbors_classifier": 100000,
+            "local_outlier_factor": 100000,
+            # svc / svr: the full kernel matrix on the host (bitlearn fits at most 16384 rows).
+            "svc": 10000, "svr": 10000}
 
 
 def write_csv(path, X, y=None):
@@ -163,7 +186,7 @@ def main():
             cmd += [] if unsup else ["--target", "target"]
             for k, v in params.items():
                 cmd += ["--param", f"{k}={v}"]
-            knn = name.startswith("kneighbors")
+            knn = name.startswith(("kneighbors", "radius_neighbors"))
             ours, theirs = [], []
             for _ in range(args.repeat):  # interleaved: ours, then scikit-learn, --repeat times
                 if knn:
