@@ -86,5 +86,22 @@ expect 2 "--tree 3: the model has trees 0..0" "$BIN" inspect "$tmp/t.json" --tre
 "$BIN" inspect "$tmp/lr.json" | grep -qE "^  f29 +-?[0-9]" || { echo "FAIL: inspect's coefficients by feature"; fail=1; }
 expect 2 "not a model file of \`bitlearn fit\`" "$BIN" inspect "$tmp/ckpt.safetensors"
 
+# --- predict --output decision / score_samples ---
+"$BIN" fit --model svc --data "$DATA/wine_train.csv" --target target --out "$tmp/svc.json" --quiet
+"$BIN" predict --model "$tmp/svc.json" --data "$DATA/wine_test.csv" --out "$tmp/dec.csv" --output decision ||
+  { echo "FAIL: predict --output decision"; fail=1; }
+[ "$(head -1 "$tmp/dec.csv")" = "decision_0,decision_1,decision_2" ] ||
+  { echo "FAIL: decision columns: $(head -1 "$tmp/dec.csv")"; fail=1; }
+"$BIN" fit --model kernel_density --data "$DATA/wine_train.csv" --ignore target --param bandwidth=scott \
+  --out "$tmp/kde.json" --quiet
+"$BIN" predict --model "$tmp/kde.json" --data "$DATA/wine_test.csv" --out "$tmp/kde.csv" --output score_samples ||
+  { echo "FAIL: predict --output score_samples"; fail=1; }
+[ "$(head -1 "$tmp/kde.csv")" = "score" ] && [ "$(wc -l <"$tmp/kde.csv")" -gt 2 ] ||
+  { echo "FAIL: score_samples output: $(head -3 "$tmp/kde.csv")"; fail=1; }
+expect 2 "kernel_density: predict is not supported" \
+  "$BIN" predict --model "$tmp/kde.json" --data "$DATA/wine_test.csv" --out "$tmp/kde2.csv"
+expect 2 "ridge: score_samples is not supported" \
+  "$BIN" predict --model "$tmp/r.json" --data "$DATA/breast_cancer_std_test.csv" --out "$tmp/x.csv" --output score_samples
+
 [ "$fail" = 0 ] && echo "cmd_fit_test: all passed"
 exit "$fail"

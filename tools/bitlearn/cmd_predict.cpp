@@ -1,4 +1,5 @@
-// `bitlearn predict --model model.json --data test.csv --out predictions.csv [--output predict|proba|transform]`
+// `bitlearn predict --model model.json --data test.csv --out predictions.csv
+//  [--output predict|proba|transform|decision|score_samples]`
 // Loads a model file written by `bitlearn fit` (or Estimator::save) and writes one CSV row per data
 // row. Columns are picked by the feature names stored at fit time (extra columns, such as the target,
 // are ignored); without stored names every column is a feature. Exit codes: 0 done; 2 bad input.
@@ -52,8 +53,18 @@ void run_predict(const PredictArgs& a) {
   } else if (a.output == "transform") {
     out = est->transform(xy.X);
     for (int64_t k = 0; k < out.dim(1); ++k) header.push_back("component_" + std::to_string(k));
+  } else if (a.output == "decision") {
+    // decision_function: one column for two classes (positive: the second) and outlier models,
+    // else one per class (or class pair) in the estimator's order.
+    out = est->decision_function(xy.X);
+    if (out.ndim() == 1) header = {"decision"};
+    for (int64_t k = 0; out.ndim() == 2 && k < out.dim(1); ++k) header.push_back("decision_" + std::to_string(k));
+  } else if (a.output == "score_samples") {
+    // Density and outlier models: the log density / log-likelihood / anomaly score of each row.
+    out = est->score_samples(xy.X);
+    header = {"score"};
   } else {
-    throw bl::Error("--output " + a.output + ": expected predict, proba or transform");
+    throw bl::Error("--output " + a.output + ": expected predict, proba, transform, decision or score_samples");
   }
   if (out.ndim() == 2 && a.output == "predict") {
     header.clear();
@@ -76,7 +87,8 @@ void setup(CLI::App& root) {
   cmd->add_option("--model", a->model, "model file written by `bitlearn fit`")->required();
   cmd->add_option("--data", a->data, "CSV with the feature columns used at fit time")->required();
   cmd->add_option("--out", a->out, "predictions CSV to write")->required();
-  cmd->add_option("--output", a->output, "predict (default), proba or transform");
+  cmd->add_option("--output", a->output,
+                  "predict (default), proba, transform, decision (decision_function) or score_samples");
   CLI::Option* threads = cmd->add_option(
       "--threads", a->threads, "CPU threads, 1 to 1024 (default BITLEARN_THREADS or all cores; results do not depend on it)");
   cmd->callback([a, threads] {
