@@ -122,6 +122,12 @@ CASES = {
                          lambda: cluster.BisectingKMeans(n_clusters=8, random_state=0), "none"),
     "rbf_sampler": ("reg", "rbf_sampler", {"gamma": "0.05", "n_components": "500"},
                     lambda: kernel_approximation.RBFSampler(gamma=0.05, n_components=500, random_state=0), "none"),
+    "agglomerative_ward": ("blobs", "agglomerative_clustering", {"n_clusters": "8"},
+                           lambda: cluster.AgglomerativeClustering(n_clusters=8), "none"),
+    "agglomerative_single": ("blobs", "agglomerative_clustering", {"n_clusters": "8", "linkage": "single"},
+                             lambda: cluster.AgglomerativeClustering(n_clusters=8, linkage="single"), "none"),
+    "mean_shift": ("blobs", "mean_shift", {"bandwidth": "5"}, lambda: cluster.MeanShift(bandwidth=5.0), "none"),
+    "one_class_svm": ("blobs", "one_class_svm", {"nu": "0.1"}, lambda: svm.OneClassSVM(nu=0.1), "none"),
     "nystroem": ("reg", "nystroem", {"gamma": "0.05", "n_components": "500"},
                  lambda: kernel_approximation.Nystroem(gamma=0.05, n_components=500, random_state=0), "none"),
 }
@@ -135,7 +141,9 @@ MAX_ROWS = {"quantile_regressor": 5000, "ard_regression": 200000,
             "kernel_ridge": 5000, "dbscan": 100000, "radius_neighbors_classifier": 100000,
             "local_outlier_factor": 100000,
             # svc / svr: the full kernel matrix on the host (bitlearn fits at most 16384 rows).
-            "svc": 10000, "svr": 10000}
+            "svc": 10000, "svr": 10000, "one_class_svm": 10000,
+            # agglomerative, mean shift: all pairs or all seeds (scikit-learn's too: minutes beyond).
+            "agglomerative_ward": 10000, "agglomerative_single": 10000, "mean_shift": 10000}
 
 
 def write_csv(path, X, y=None):

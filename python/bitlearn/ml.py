@@ -49,23 +49,27 @@ _CLASS_NAMES = {
     "radius_neighbors_classifier": "RadiusNeighborsClassifier",
     "radius_neighbors_regressor": "RadiusNeighborsRegressor", "local_outlier_factor": "LocalOutlierFactor",
     "gaussian_mixture": "GaussianMixture",
-    "svc": "SVC", "svr": "SVR",
+    "svc": "SVC", "svr": "SVR", "nu_svc": "NuSVC", "nu_svr": "NuSVR", "one_class_svm": "OneClassSVM",
     "kernel_density": "KernelDensity", "bisecting_kmeans": "BisectingKMeans", "rbf_sampler": "RBFSampler",
     "nystroem": "Nystroem",
+    "gaussian_process_regressor": "GaussianProcessRegressor",
 }
-_CLUSTER = {"kmeans", "minibatch_kmeans", "dbscan", "bisecting_kmeans"}
+_CLUSTER = {"kmeans", "minibatch_kmeans", "dbscan", "bisecting_kmeans", "agglomerative_clustering",
+            "mean_shift"}
 # Density estimators with predict / predict_proba / score (scikit-learn's mixture models).
 _MIXTURE = {"gaussian_mixture"}
 # Clusterers without predict or score (labels_ come from fit, as scikit-learn's DBSCAN).
-_FIT_ONLY_CLUSTER = {"dbscan"}
+_FIT_ONLY_CLUSTER = {"dbscan", "agglomerative_clustering"}
+# Clusterers with predict but no score (scikit-learn's MeanShift).
+_NO_SCORE_CLUSTER = {"mean_shift"}
 _TRANSFORMER = {"pca", "rbf_sampler", "nystroem"}
 # Density estimators with score_samples, score and sample only (scikit-learn's KernelDensity).
 _DENSITY = {"kernel_density"}
-_OUTLIER = {"isolation_forest", "local_outlier_factor"}
+_OUTLIER = {"isolation_forest", "local_outlier_factor", "one_class_svm"}
 _LOADER = {"xgboost_model"}  # imports a trained model file; fit(X) only checks X's width
 _REGRESSORS = {"linear_regression", "ridge", "lasso", "elastic_net", "bayesian_ridge", "lars",
                "lasso_lars", "ard_regression", "isotonic_regression", "kernel_ridge",
-               "svr"}
+               "svr", "gaussian_process_regressor", "nu_svr"}
 # Targets must be positive (Gamma: > 0, Poisson: >= 0).
 _POSITIVE_Y = {"gamma_regressor", "poisson_regressor"}
 # X must be non-negative (counts; categorical_nb: integer categories).
@@ -73,7 +77,9 @@ _POSITIVE_X = {"multinomial_nb", "complement_nb", "categorical_nb"}
 # Count models whose training score scikit-learn's checks do not hold to 0.83 (as its own).
 _POOR_SCORE = {"multinomial_nb", "complement_nb", "bernoulli_nb", "categorical_nb"}
 # Classifiers without predict_proba.
-_NO_PROBA = {"svc", "nearest_centroid"}
+_NO_PROBA = {"nearest_centroid"}
+# The support vector machines (fitted attributes: _set_svm_attributes).
+_SVM = {"svc", "nu_svc", "svr", "nu_svr", "one_class_svm"}
 # Hist gradient boosting treats NaN as missing; every other estimator refuses NaN in X.
 _ALLOW_NAN = {"hist_gradient_boosting_classifier", "hist_gradient_boosting_regressor"}
 
@@ -96,7 +102,7 @@ def _kind(name):
     if name in _LOADER:
         return "loader"
     if name.endswith(("_classifier", "_nb", "_discriminant_analysis")) or name in ("logistic_regression",
-                                                                                   "nearest_centroid", "svc"):
+                                                                                   "nearest_centroid", "svc", "nu_svc"):
         return "classifier"
     if name.endswith("_regressor") or name in _REGRESSORS:
         return "regressor"
@@ -315,18 +321,34 @@ class BitlearnEstimator(BaseEstimator):
             self.n_neighbors_ = state["n_neighbors"]
             self.n_samples_fit_ = state["n_samples"]
         self._set_class_statistics(state, d)
-        if self._registry_name in ("svc", "svr"):
+        if self._registry_name in _SVM:
             self._set_svm_attributes(state, d)
         if isinstance(state.get("X_fit"), str):  # kernel_ridge
             self.dual_coef_ = _hex_f32(state["dual_coef"])
             self.X_fit_ = _hex_f32(state["X_fit"]).reshape(-1, d)
-        if self._registry_name in _FIT_ONLY_CLUSTER:
+        if self._registry_name == "agglomerative_clustering":
+            self.labels_ = np.asarray(state["labels"], dtype=np.int64)
+            self.children_ = np.asarray(state["children"], dtype=np.int64).reshape(-1, 2)
+            self.distances_ = np.frombuffer(bytes.fromhex(state["distances_f64"]), dtype="<f8").copy()
+            self.n_leaves_ = state["n_leaves"]
+            self.n_connected_components_ = state["n_connected_components"]
+            self.n_clusters_ = state["n_clusters"]
+        elif self._registry_name == "mean_shift":  # labels_ from fit: -1 where cluster_all=False leaves a row out
+            self.labels_ = np.asarray(state["labels"], dtype=np.int64)
+        elif self._registry_name in _FIT_ONLY_CLUSTER:
             self.labels_ = np.asarray(state["labels"], dtype=np.int64)
             self.core_sample_indices_ = np.asarray(state["core_sample_indices"], dtype=np.int64)
         elif self._kind == "cluster":
             self.labels_ = self._predict_raw(X).astype(np.int64)
         if self._kind == "mixture":
             self._set_mixture_attributes(state, d)
+        if isinstance(state.get("dual_alpha"), str):  # gaussian_process_regressor
+            self.X_train_ = _hex_f32(state["X_train"]).reshape(-1, d)
+            self.y_train_ = _hex_f32(state["y_train"])
+            self.alpha_ = np.frombuffer(bytes.fromhex(state["dual_alpha"]), dtype="<f8").copy()
+            self.kernel_ = state["kernel"]
+            self.log_marginal_likelihood_value_ = float(
+                np.frombuffer(bytes.fromhex(state["log_marginal_likelihood"]), dtype="<f8")[0])
         if self._kind == "density":  # kernel_density
             self.bandwidth_ = float(_hex_f32(state["bandwidth"])[0])
             self._X_fit = _hex_f32(state["X_train"]).reshape(-1, d)
@@ -357,14 +379,18 @@ class BitlearnEstimator(BaseEstimator):
         self.lower_bound_ = float(_hex_f32(state["lower_bound"])[0])
 
     def _set_svm_attributes(self, state, d):
-        """svc / svr: support_, support_vectors_, dual_coef_, intercept_, n_support_, n_iter_."""
+        """svc, nu_svc, svr, nu_svr, one_class_svm: support_, support_vectors_, dual_coef_,
+        intercept_, n_support_, n_iter_ (probA_, probB_ with probability=True; offset_ one-class)."""
         self.support_ = np.asarray(state["support"], dtype=np.int32)
         self.n_support_ = np.asarray(state["n_support"], dtype=np.int32)
         self.n_iter_ = np.asarray(state["n_iter"], dtype=np.int32)
         self.support_vectors_ = _hex_f32(state["support_vectors"]).reshape(-1, d)
-        rows = max(1, len(self.n_support_) - 1) if self._registry_name == "svc" else 1
+        rows = max(1, len(self.n_support_) - 1) if self._registry_name in ("svc", "nu_svc") else 1
         self.dual_coef_ = _hex_f32(state["dual_coef"]).reshape(rows, len(self.support_))
         self.intercept_ = _hex_f32(state["intercept"])
+        if isinstance(state.get("prob_a"), str):
+            self.probA_ = _hex_f32(state["prob_a"]).astype(np.float64)
+            self.probB_ = _hex_f32(state["prob_b"]).astype(np.float64)
         self.fit_status_ = 0
 
     def _set_class_statistics(self, state, d):
@@ -474,7 +500,7 @@ class BitlearnEstimator(BaseEstimator):
 
 # The estimators with a decision_function (linear classifiers, discriminant analysis).
 _DECISION = {"logistic_regression", "sgd_classifier", "linear_discriminant_analysis",
-             "quadratic_discriminant_analysis", "svc"}
+             "quadratic_discriminant_analysis", "svc", "nu_svc"}
 
 
 def _has_proba(self):
@@ -485,6 +511,8 @@ def _has_proba(self):
         return self.loss in ("log_loss", "modified_huber")
     if name == "voting_classifier":
         return self.voting == "soft"
+    if name in ("svc", "nu_svc"):  # Platt scaling, fitted only with probability=True
+        return self.probability
     return True
 
 
@@ -539,12 +567,22 @@ class _RegressorBase(RegressorMixin, BitlearnEstimator):
     pass
 
 
+class _GaussianProcessBase(_RegressorBase):
+    def predict(self, X, return_std=False):
+        """The predictive mean at X, and with return_std its standard deviation (float32 each)."""
+        mean = super().predict(X)
+        if not return_std:
+            return mean
+        X = self._checked(X)
+        return mean, np.asarray(self._est.predict_std(self._to_device(X)).to("cpu"))
+
+
 class _ClusterBase(ClusterMixin, BitlearnEstimator):
     def fit_predict(self, X, y=None):
         """Fits and returns the cluster of each row."""
         return self.fit(X).labels_
 
-    @available_if(lambda self: self._registry_name not in _FIT_ONLY_CLUSTER)
+    @available_if(lambda self: self._registry_name not in _FIT_ONLY_CLUSTER | _NO_SCORE_CLUSTER)
     def score(self, X, y=None):
         """Minus the inertia of X (as scikit-learn's KMeans)."""
         X = self._checked(X)
@@ -709,7 +747,7 @@ def _make_class(name):
            f"Parameters (defaults of the C++ estimator): "
            + ", ".join(f"{k}={defaults[k]!r}" for k in params)
            + "; device ('cpu' or 'cuda[:N]'), n_jobs (CPU threads; results do not depend on it).")
-    cls = type(cls_name, (_BASES[kind],), {
+    cls = type(cls_name, (_GaussianProcessBase if name == "gaussian_process_regressor" else _BASES[kind],), {
         "__init__": ns["__init__"], "__doc__": doc, "__module__": __name__,
         "_registry_name": name, "_kind": kind, "_param_names": tuple(params)})
     return cls

@@ -71,6 +71,10 @@ class AdaBoostRegressor(_RegressorBase):
     """registry name: adaboost_regressor"""
     def __init__(self, *, estimator: str = 'decision_tree_regressor(max_depth=3)', learning_rate: float = 1, loss: str = 'linear', n_estimators: float = 50, random_state: float = 0, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
+class AgglomerativeClustering(_ClusterBase):
+    """registry name: agglomerative_clustering"""
+    def __init__(self, *, distance_threshold: Any = None, linkage: str = 'ward', metric: str = 'euclidean', n_clusters: float = 2, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
 class BaggingClassifier(_ClassifierBase):
     """registry name: bagging_classifier"""
     def __init__(self, *, bootstrap: bool = True, bootstrap_features: bool = False, estimator: str = 'decision_tree_classifier', max_features: float = 1.0, max_samples: float = 1.0, n_estimators: float = 10, random_state: float = 0, device: str = 'cpu', n_jobs: Any = None) -> None: ...
@@ -143,6 +147,10 @@ class GaussianNB(_ClassifierBase):
     """registry name: gaussian_nb"""
     def __init__(self, *, var_smoothing: float = 1e-09, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
+class GaussianProcessRegressor(_RegressorBase):
+    """registry name: gaussian_process_regressor"""
+    def __init__(self, *, alpha: float = 1e-10, kernel: Any = None, n_restarts_optimizer: float = 0, normalize_y: bool = False, optimizer: str = 'fmin_l_bfgs_b', random_state: float = 0, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
 class HistGradientBoostingClassifier(_ClassifierBase):
     """registry name: hist_gradient_boosting_classifier"""
     def __init__(self, *, colsample_bytree: float = 1, grow_policy: str = 'lossguide', l1_regularization: float = 0, l2_regularization: float = 0, learning_rate: float = 0.1, max_bins: float = 255, max_depth: Any = None, max_iter: float = 100, max_leaf_nodes: float = 31, min_child_weight: float = 0.001, min_samples_leaf: float = 20, min_split_gain: float = 0, random_state: float = 0, subsample: float = 1, device: str = 'cpu', n_jobs: Any = None) -> None: ...
@@ -211,6 +219,10 @@ class LogisticRegression(_ClassifierBase):
     """registry name: logistic_regression"""
     def __init__(self, *, C: float = 1, fit_intercept: bool = True, max_iter: float = 100, penalty: str = 'l2', tol: float = 0.0001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
+class MeanShift(_ClusterBase):
+    """registry name: mean_shift"""
+    def __init__(self, *, bandwidth: Any = None, bin_seeding: bool = False, cluster_all: bool = True, max_iter: float = 300, min_bin_freq: float = 1, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
 class MiniBatchKMeans(_ClusterBase):
     """registry name: minibatch_kmeans"""
     def __init__(self, *, batch_size: float = 1024, max_iter: float = 100, max_no_improvement: float = 10, n_clusters: float = 8, random_state: float = 0, device: str = 'cpu', n_jobs: Any = None) -> None: ...
@@ -223,9 +235,21 @@ class NearestCentroid(_ClassifierBase):
     """registry name: nearest_centroid"""
     def __init__(self, *, metric: str = 'euclidean', device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
+class NuSVC(_ClassifierBase):
+    """registry name: nu_svc"""
+    def __init__(self, *, coef0: float = 0, decision_function_shape: str = 'ovr', degree: float = 3, gamma: str = 'scale', kernel: str = 'rbf', max_iter: float = -1, nu: float = 0.5, probability: bool = False, random_state: float = 0, tol: float = 0.001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class NuSVR(_RegressorBase):
+    """registry name: nu_svr"""
+    def __init__(self, *, C: float = 1, coef0: float = 0, degree: float = 3, gamma: str = 'scale', kernel: str = 'rbf', max_iter: float = -1, nu: float = 0.5, tol: float = 0.001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
 class Nystroem(_TransformerBase):
     """registry name: nystroem"""
     def __init__(self, *, coef0: Any = None, degree: Any = None, gamma: Any = None, kernel: str = 'rbf', n_components: float = 100, random_state: float = 0, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class OneClassSVM(_OutlierBase):
+    """registry name: one_class_svm"""
+    def __init__(self, *, coef0: float = 0, degree: float = 3, gamma: str = 'scale', kernel: str = 'rbf', max_iter: float = -1, nu: float = 0.5, tol: float = 0.001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
 class PCA(_TransformerBase):
     """registry name: pca"""
@@ -277,7 +301,7 @@ class SGDRegressor(_RegressorBase):
 
 class SVC(_ClassifierBase):
     """registry name: svc"""
-    def __init__(self, *, C: float = 1, coef0: float = 0, decision_function_shape: str = 'ovr', degree: float = 3, gamma: str = 'scale', kernel: str = 'rbf', max_iter: float = -1, probability: bool = False, tol: float = 0.001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+    def __init__(self, *, C: float = 1, coef0: float = 0, decision_function_shape: str = 'ovr', degree: float = 3, gamma: str = 'scale', kernel: str = 'rbf', max_iter: float = -1, probability: bool = False, random_state: float = 0, tol: float = 0.001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
 class SVR(_RegressorBase):
     """registry name: svr"""

@@ -20,6 +20,7 @@
 #include "convert.h"
 #include "core/error.h"
 #include "core/thread_pool.h"
+#include "ml/gaussian_process/gp_regressor.h"
 
 namespace bl::py {
 
@@ -84,6 +85,8 @@ void bind_ml(nb::module_& m) {
            [](const PyEstimator& e, const Tensor& X, const Tensor& y) { nb::gil_scoped_release r; return e.get().score(X, y); })
       .def("score_samples",
            [](const PyEstimator& e, const Tensor& X) { nb::gil_scoped_release r; return e.get().score_samples(X); })
+      .def("predict_std",
+           [](const PyEstimator& e, const Tensor& X) { nb::gil_scoped_release r; return ml::gaussian_process_predict_std(e.get(), X); })
       .def("get_params", [](const PyEstimator& e) { return e.get().get_params(); })
       .def("set_params", [](PyEstimator& e, const ml::Params& p) { e.get().set_params(p); })
       .def_prop_ro("fitted", [](const PyEstimator& e) { return e.get().fitted(); })

@@ -89,7 +89,8 @@ def test_gamma_settings_match_sklearn():
         assert np.max(np.abs(d - r)) <= DEC_TOL * np.max(np.abs(r))
 
 
-def test_probability_is_refused():
+def test_predict_proba_needs_probability():
+    """predict_proba exists only with probability=True (Platt scaling: test_svm2_peer.py)."""
     X, y = _classification("iris")
-    with pytest.raises(Exception, match="not supported yet"):
-        ml.estimator_class("svc")(probability=True).fit(X, y)
+    assert not hasattr(ml.estimator_class("svc")().fit(X, y), "predict_proba")
+    assert ml.estimator_class("svc")(probability=True).fit(X, y).predict_proba(X).shape == (len(X), 3)

@@ -122,8 +122,8 @@ bool is_classifier_name(const std::string& name) {
   auto ends_with = [&name](const std::string& tail) {
     return name.size() > tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0;
   };
-  return name == "logistic_regression" || name == "nearest_centroid" || name == "svc" || ends_with("_classifier") ||
-         ends_with("_nb") || ends_with("_discriminant_analysis");
+  return name == "logistic_regression" || name == "nearest_centroid" || name == "svc" || name == "nu_svc" ||
+         ends_with("_classifier") || ends_with("_nb") || ends_with("_discriminant_analysis");
 }
 
 std::vector<std::string> estimator_names() {

@@ -222,8 +222,10 @@ class Fixtures:
         self.models = {}
         for est, data, params in MODEL_ESTIMATORS:
             argv = ["fit", "--model", est, "--data", data + ".csv", "--out", est + ".json", "--quiet", "--threads", "1"]
-            if est not in ("kmeans", "pca", "isolation_forest"):
+            if est not in UNSUPERVISED:
                 argv += ["--target", "y"]
+            elif est not in ("kmeans", "pca", "isolation_forest"):
+                argv += ["--ignore", "y"]
             if est == "isotonic_regression":
                 argv += ["--features", "a"]  # one feature column
             for p in params:
@@ -272,7 +274,31 @@ MODEL_ESTIMATORS = [
     ("kneighbors_classifier", "cls", ["n_neighbors=3"]),
     ("sgd_classifier", "cls", []),
     ("isotonic_regression", "reg", []),
+    ("gaussian_nb", "cls", []),
+    ("bernoulli_nb", "cls", []),
+    ("nearest_centroid", "cls", []),
+    ("linear_discriminant_analysis", "cls", []),
+    ("quadratic_discriminant_analysis", "cls", ["reg_param=0.1"]),
+    ("kernel_ridge", "reg", ["kernel=rbf"]),
+    ("svc", "cls", []),
+    ("svr", "reg", []),
+    ("gaussian_mixture", "cls", ["n_components=2"]),
+    ("dbscan", "cls", ["eps=2"]),
+    ("bisecting_kmeans", "cls", ["n_clusters=3"]),
+    ("radius_neighbors_classifier", "cls", ["radius=3", "outlier_label=most_frequent"]),
+    ("local_outlier_factor", "cls", ["n_neighbors=5"]),
+    ("kernel_density", "cls", []),
+    ("nystroem", "cls", ["n_components=5"]),
+    ("rbf_sampler", "cls", ["n_components=5"]),
+    ("agglomerative_clustering", "cls", ["n_clusters=3"]),
+    ("mean_shift", "cls", ["bandwidth=3"]),
 ]
+# Unsupervised estimators: fitted without --target; those without predict are read by this output.
+UNSUPERVISED = ("kmeans", "pca", "isolation_forest", "gaussian_mixture", "dbscan", "bisecting_kmeans",
+                "local_outlier_factor", "kernel_density", "nystroem", "rbf_sampler", "agglomerative_clustering",
+                "mean_shift")
+PREDICT_OUTPUT = {"pca": "transform", "nystroem": "transform", "rbf_sampler": "transform",
+                  "kernel_density": "score_samples"}
 
 
 def idx_images(n, rows=28, cols=28):
@@ -817,8 +843,8 @@ def gen_model_file(fx):
         model = fx.models[est]
         csv = fx.reg_csv if data == "reg" else fx.cls_csv
         pred = [["{bin}", "predict", "--model", "{d}/m.json", "--data", "{d}/x.csv", "--out", "{d}/p.csv"]]
-        if est == "pca":
-            pred[0] += ["--output", "transform"]
+        if est in PREDICT_OUTPUT:
+            pred[0] += ["--output", PREDICT_OUTPUT[est]]
         insp = [["{bin}", "inspect", "{d}/m.json", "--all-trees"]]
 
         def add(name, m, expect, what, steps=pred):
@@ -892,6 +918,8 @@ def gen_model_file(fx):
                             exp = "either"
                         if label == "element_neg" and p.endswith(("feature", "left", "right", "default_left")):
                             exp = "either"
+                        if label == "element_neg" and p.endswith("labels"):
+                            exp = "either"  # -1: noise (dbscan, mean_shift with cluster_all=false)
                         if label == "element_string" and isinstance(v[0], str):
                             exp = "either"
                     if p.endswith("feature_names") and label in ("longer",):

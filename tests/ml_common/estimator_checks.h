@@ -35,7 +35,8 @@ inline bool has(const std::string& s, const char* part) { return s.find(part) !=
 inline Task task_of(const std::string& name) {
   if (ml::is_classifier_name(name)) return Task::classification;
   if (has(name, "kmeans") || name == "pca" || name == "isolation_forest" || name == "dbscan" ||
-      name == "local_outlier_factor" ||
+      name == "agglomerative_clustering" || name == "mean_shift" ||
+      name == "local_outlier_factor" || name == "one_class_svm" ||
       name == "gaussian_mixture" || name == "kernel_density" || name == "rbf_sampler" || name == "nystroem")
     return Task::unsupervised;
   return Task::regression;
@@ -68,7 +69,11 @@ inline CheckSpec check_spec(const std::string& name) {
   if (name == "isotonic_regression") s.n_features = 1;
   // eps 0.75 on 48 uniform rows in [-1, 1)^4: 4 clusters, 22 core points, border points and noise.
   if (name == "dbscan") s.params = {{"eps", "0.75"}, {"min_samples", "4"}};
+  // 3 clusters by ward linkage; mean shift with bandwidth 1 on [-1, 1)^4 finds several centers.
+  if (name == "agglomerative_clustering") s.params = {{"n_clusters", "3"}};
+  if (name == "mean_shift") s.params = {{"bandwidth", "1"}};
   if (name == "kernel_ridge") s.params = {{"kernel", "rbf"}, {"alpha", "0.1"}};
+  if (name == "gaussian_process_regressor") s.params = {{"optimizer", "none"}, {"alpha", "0.01"}};
   if (name == "multinomial_nb" || name == "complement_nb" || name == "categorical_nb") s.counts = true;
   if (name == "xgboost_model") {
     s.task = Task::unsupervised;

@@ -47,8 +47,8 @@ class Estimator {
   // [n, n_classes] for more, as scikit-learn's decision_function.
   virtual Tensor decision_function(const Tensor& X) const;
   virtual Tensor transform(const Tensor& X) const;
-  // The score of each row, f32 [n], as scikit-learn's score_samples: isolation_forest and
-  // local_outlier_factor (lower is more abnormal), gaussian_mixture (the log-likelihood).
+  // The score of each row, f32 [n], as scikit-learn's score_samples: isolation_forest,
+  // local_outlier_factor and one_class_svm (lower is more abnormal), gaussian_mixture (the log-likelihood).
   virtual Tensor score_samples(const Tensor& X) const;
   // Accuracy for classifiers, R^2 for regressors (computed in float64 on the host from predict),
   // estimator-specific otherwise (k-means: minus the inertia, as scikit-learn).
@@ -78,8 +78,8 @@ std::unique_ptr<Estimator> make_estimator(const std::string& name, const Params&
 // The registered names, sorted.
 std::vector<std::string> estimator_names();
 // True for the classifiers among them (fit takes class labels; score is accuracy): the names
-// ending in _classifier, _nb or _discriminant_analysis, logistic_regression, nearest_centroid and
-// svc.
+// ending in _classifier, _nb or _discriminant_analysis, logistic_regression, nearest_centroid, svc
+// and nu_svc.
 bool is_classifier_name(const std::string& name);
 // Reads a model file written by Estimator::save; wrong format, version or estimator, truncated or
 // corrupt text: bl::Error naming the path and the problem.

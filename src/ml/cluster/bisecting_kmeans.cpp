@@ -26,6 +26,7 @@
 #include "core/error.h"
 #include "ml/cluster/distances.h"
 #include "ml/cluster/kmeans.h"
+#include "io/json_number.h"
 #include "ml/linear/common.h"
 
 namespace bl::ml {
@@ -178,8 +179,8 @@ class BisectingKMeans final : public lin::ParamEstimator {
     for (const char* key : {"tree_left", "tree_right"})
       BL_CHECK(state.contains(key) && state[key].is_array() && static_cast<int64_t>(state[key].size()) == 2 * k - 1,
                name_, ": state field ", key, " is missing or not of 2 n_clusters - 1 entries");
-    left_ = state["tree_left"].get<std::vector<int64_t>>();
-    right_ = state["tree_right"].get<std::vector<int64_t>>();
+    left_ = io::json_integers<int64_t>(state["tree_left"], name_ + ": model state: tree_left");
+    right_ = io::json_integers<int64_t>(state["tree_right"], name_ + ": model state: tree_right");
     const int64_t nn = 2 * k - 1;
     // a valid tree: node v's children are new nodes after v, both or neither present
     for (int64_t v = 0; v < nn; ++v) {
@@ -190,6 +191,9 @@ class BisectingKMeans final : public lin::ParamEstimator {
     centers_ = lin::get_f32(state, "tree_centers", nn * d_, name_);
     index_leaves();
     BL_CHECK(k_ == k, name_, ": state tree has ", k_, " leaves, n_clusters is ", k);
+    // The leaves' centers in label order, as fit writes them; they must be the tree's.
+    BL_CHECK(lin::get_f32(state, "cluster_centers", k * d_, name_) == cluster_centers_, name_,
+             ": model state: cluster_centers differ from the centers of the tree's leaves");
     inertia_ = lin::get_f32(state, "inertia", 1, name_)[0];
     fitted_ = true;
   }

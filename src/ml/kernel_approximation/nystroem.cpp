@@ -23,6 +23,7 @@
 #include "ml/decomposition/jacobi_eigen.h"
 #include "ml/kernel/kernels.h"
 #include "ml/kernel_approximation/kernel_approximation.h"
+#include "io/json_number.h"
 #include "ml/linear/common.h"
 
 namespace bl::ml {
@@ -74,6 +75,7 @@ class Nystroem final : public lin::ParamEstimator {
                                    : static_cast<float>(param_double(name_, "gamma", gamma_));
     spec_.coef0 = coef0_ == "none" ? 1.0f : static_cast<float>(param_double(name_, "coef0", coef0_));
     spec_.degree = degree_ == "none" ? 3 : param_int(name_, "degree", degree_);
+    BL_CHECK(spec_.degree <= 64, name_, ": degree=", spec_.degree, " is too large (at most 64)");
     const uint64_t seed = static_cast<uint64_t>(params_.integer("random_state"));
     std::vector<int64_t> perm(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) perm[i] = i;
@@ -133,12 +135,15 @@ class Nystroem final : public lin::ParamEstimator {
     spec_.kernel = state["kernel"].get<std::string>();
     params_.set({{"kernel", spec_.kernel}});
     spec_.degree = lin::get_int(state, "degree", 0, name_);
+    BL_CHECK(spec_.degree <= 64, name_, ": model state: degree=", spec_.degree, " is too large (at most 64)");
     spec_.gamma = lin::get_f32(state, "gamma_value", 1, name_)[0];
     spec_.coef0 = lin::get_f32(state, "coef0_value", 1, name_)[0];
     BL_CHECK(state.contains("component_indices") && state["component_indices"].is_array() &&
                  static_cast<int64_t>(state["component_indices"].size()) == k_,
              name_, ": state field component_indices is missing or of the wrong length");
-    indices_ = state["component_indices"].get<std::vector<int64_t>>();
+    indices_ = io::json_integers<int64_t>(state["component_indices"], name_ + ": model state: component_indices");
+    for (int64_t i : indices_)
+      BL_CHECK(i >= 0 && i < (int64_t{1} << 32), name_, ": model state: component index ", i, " is not a row index");
     components_ = lin::get_f32(state, "components", k_ * d_, name_);
     norm_ = lin::get_f32(state, "normalization", k_ * k_, name_);
     fitted_ = true;

@@ -278,6 +278,9 @@ class RadiusNeighbors final : public lin::ParamEstimator {
       label_dtype_ = lin::get_label_dtype(state);
       outlier_class_ = lin::get_f32(state, "outlier_label", -1, name_);
       BL_CHECK(outlier_class_.size() <= 1, name_, ": model state: outlier_label holds more than one value");
+      BL_CHECK(outlier_class_.empty() == (outlier_label_ == "none"), name_, ": model state: outlier_label ",
+               outlier_class_.empty() ? "is empty" : "holds a label", " but the parameter outlier_label is ",
+               outlier_label_);
     }
     fitted_ = true;
   }

@@ -7,6 +7,9 @@ namespace bl::ml {
 void add_svm_estimators(std::vector<EstimatorEntry>& out) {
   out.push_back({"svc", make_svc});
   out.push_back({"svr", make_svr});
+  out.push_back({"nu_svc", make_nu_svc});
+  out.push_back({"nu_svr", make_nu_svr});
+  out.push_back({"one_class_svm", make_one_class_svm});
 }
 
 }  // namespace bl::ml

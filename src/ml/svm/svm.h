@@ -9,5 +9,8 @@ namespace bl::ml {
 
 std::unique_ptr<Estimator> make_svc();
 std::unique_ptr<Estimator> make_svr();
+std::unique_ptr<Estimator> make_nu_svc();
+std::unique_ptr<Estimator> make_nu_svr();
+std::unique_ptr<Estimator> make_one_class_svm();
 
 }  // namespace bl::ml

@@ -1,0 +1,11 @@
+// registry.cpp: the gaussian process estimators (see src/ml/registry.h).
+#include "ml/gaussian_process/gp_regressor.h"
+#include "ml/registry.h"
+
+namespace bl::ml {
+
+void add_gaussian_process_estimators(std::vector<EstimatorEntry>& out) {
+  out.push_back({"gaussian_process_regressor", make_gaussian_process_regressor});
+}
+
+}  // namespace bl::ml
