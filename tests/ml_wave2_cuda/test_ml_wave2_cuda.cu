@@ -96,6 +96,13 @@ TEST(MlWave2Cuda, CpuAndCudaGiveTheSameModelAndOutputs) {
       {"bisecting_kmeans", {{"n_clusters", "5"}}, 'u', false},
       {"rbf_sampler", {{"gamma", "0.2"}, {"n_components", "64"}}, 'u', false},
       {"nystroem", {{"kernel", "rbf"}, {"n_components", "300"}}, 'u', false},
+      {"one_class_svm", {{"nu", "0.2"}}, 'u', false},
+      {"nu_svc", {{"nu", "0.3"}}, 'm', false},
+      {"nu_svr", {{"nu", "0.4"}}, 'r', false},
+      {"svc", {{"probability", "true"}}, 'm', false},
+      {"agglomerative_clustering", {{"n_clusters", "4"}, {"linkage", "average"}}, 'u', false},
+      {"mean_shift", {{"bandwidth", "3"}}, 'u', false},
+      {"gaussian_process_regressor", {{"optimizer", "none"}, {"alpha", "0.1"}}, 'r', false},
   };
   const Device gpu = Device::cuda(0);
   int failures = 0;
