@@ -3,9 +3,9 @@
 //
 // Everything runs on the host in binary64 in a fixed order (rows, then columns, then the inner
 // index ascending), with only add, sub, mul, div and sqrt (correctly rounded; the library is built
-// without contraction) and the binary64 exp64 / log64 of gp_kernel_expr.h (polynomial; log from
-// the contract's bl::log and a Newton step), so a fit is a pure function of the data and the parameters on every device and thread
-// count. (Binary64 rather than the binary32 device GEMM: with scikit-learn's alpha = 1e-10 the
+// without contraction) and the binary64 exp64 / log64 of ml/host_math.h (polynomial and series
+// evaluations), so a fit is a pure function of the data and the parameters on every device and
+// thread count. (Binary64 rather than the binary32 device GEMM: with scikit-learn's alpha = 1e-10 the
 // kernel matrix is far too ill-conditioned for a binary32 Cholesky.)
 //
 // Fit on X [n, d] (binary32, widened), y [n]:
