@@ -87,42 +87,19 @@ double round_even(double v) { return std::nearbyint(v); }
 class MeanShift final : public lin::ParamEstimator {
  public:
   MeanShift()
-      : lin::ParamEstimator("mean_shift", {{"bin_seeding", K::boolean, "false"},
+      : lin::ParamEstimator("mean_shift", {{"bandwidth", K::number_or_word, "none", 0.0, {"none"}, true},
+                                           {"bin_seeding", K::boolean, "false"},
                                            {"cluster_all", K::boolean, "true"},
                                            {"max_iter", K::integer, "300", 0},
                                            {"min_bin_freq", K::integer, "1", 1}}) {}
-
-  // bandwidth: a number > 0 or none (estimated), kept apart from the ParamSet for the word.
-  Params get_params() const override {
-    Params p = params_.all();
-    p["bandwidth"] = bandwidth_text_;
-    return p;
-  }
-  void set_params(const Params& p) override {
-    Params rest = p;
-    std::string bw = bandwidth_text_;
-    if (auto it = rest.find("bandwidth"); it != rest.end()) {
-      if (it->second == "none" || it->second == "None") {
-        bw = "none";
-      } else {
-        const double v = param_double(name_, "bandwidth", it->second);
-        BL_CHECK(std::isfinite(v) && v > 0.0, name_, ": parameter bandwidth=", it->second,
-                 ": expected a finite number > 0 or none");
-        bw = param_text(v);
-      }
-      rest.erase(it);
-    }
-    params_.set(rest);
-    bandwidth_text_ = bw;
-  }
 
   Estimator& fit(const Tensor& X, const Tensor&) override {
     check_X(name_, X);
     const int64_t n = X.dim(0), d = X.dim(1);
     BL_CHECK(n <= (int64_t{1} << 20), name_, ": ", n, " rows exceed the limit of 2^20 (every row seeds a climb)");
     const std::vector<float> x = X.to(Device::cpu()).contiguous().to_vector<float>();
-    const bool given = bandwidth_text_ != "none";
-    const double h = given ? param_double(name_, "bandwidth", bandwidth_text_) : estimate_bandwidth(x, n, d);
+    const bool given = params_.text("bandwidth") != "none";
+    const double h = given ? params_.number("bandwidth") : estimate_bandwidth(x, n, d);
     BL_CHECK(h > 0.0, name_, ": the estimated bandwidth is 0 (every row's nearest neighbors coincide); set bandwidth");
     const double h2 = h * h, stop = 1e-3 * h;
     const int64_t max_iter = params_.integer("max_iter");
@@ -287,7 +264,6 @@ class MeanShift final : public lin::ParamEstimator {
   }
 
  private:
-  std::string bandwidth_text_ = "none";
   std::vector<float> centers_;
   std::vector<int64_t> labels_;
   double bandwidth_ = 0.0;

@@ -82,48 +82,22 @@ class KernelDensity final : public lin::ParamEstimator {
  public:
   KernelDensity()
       : lin::ParamEstimator("kernel_density",
-                            {{"kernel", K::choice, "gaussian", 0,
+                            {{"bandwidth", K::number_or_word, "1", 0.0, {"scott", "silverman"}, true},
+                             {"kernel", K::choice, "gaussian", 0,
                               {"gaussian", "tophat", "epanechnikov", "exponential", "linear", "cosine"}},
                              {"metric", K::choice, "euclidean", 0, {"euclidean"}}}) {}
-
-  // bandwidth: a number > 0, scott or silverman, kept apart from the ParamSet for its words.
-  Params get_params() const override {
-    Params p = params_.all();
-    p["bandwidth"] = bandwidth_text_;
-    return p;
-  }
-  void set_params(const Params& p) override {
-    Params rest = p;
-    std::string bw = bandwidth_text_;
-    auto it = rest.find("bandwidth");
-    if (it != rest.end()) {
-      if (it->second == "scott" || it->second == "silverman") {
-        bw = it->second;
-      } else {
-        const double v = param_double(name_, "bandwidth", it->second);
-        BL_CHECK(std::isfinite(v) && v > 0.0 && static_cast<float>(v) > 0.0f &&
-                     std::isfinite(static_cast<float>(v)),
-                 name_, ": parameter bandwidth=", it->second,
-                 ": expected a finite number > 0 (in binary32), scott or silverman");
-        bw = param_text(v);
-      }
-      rest.erase(it);
-    }
-    params_.set(rest);
-    bandwidth_text_ = bw;
-  }
 
   Estimator& fit(const Tensor& X, const Tensor&) override {
     check_X(name_, X);
     n_ = X.dim(0);
     d_ = X.dim(1);
-    if (bandwidth_text_ == "scott" || bandwidth_text_ == "silverman") {
-      const double base = bandwidth_text_ == "scott" ? static_cast<double>(n_)
+    if (params_.text("bandwidth") == "scott" || params_.text("bandwidth") == "silverman") {
+      const double base = params_.text("bandwidth") == "scott" ? static_cast<double>(n_)
                                                      : static_cast<double>(n_) * static_cast<double>(d_ + 2) / 4.0;
       const float e = static_cast<float>(-1.0 / static_cast<double>(d_ + 4));
       h_ = bl::exp(bl::mul(bl::log(static_cast<float>(base)), e));
     } else {
-      h_ = static_cast<float>(param_double(name_, "bandwidth", bandwidth_text_));
+      h_ = static_cast<float>(params_.number("bandwidth"));
     }
     kernel_ = params_.text("kernel");
     BL_CHECK(h_ > 0.0f && std::isfinite(h_), name_, ": the bandwidth ", h_, " is not a finite number > 0");
@@ -240,7 +214,6 @@ class KernelDensity final : public lin::ParamEstimator {
     return out;
   }
 
-  std::string bandwidth_text_ = "1";
   std::string kernel_ = "gaussian";
   std::vector<float> x_;
   float h_ = 1.0f;

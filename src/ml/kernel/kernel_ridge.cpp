@@ -39,32 +39,8 @@ class KernelRidge final : public lin::ParamEstimator {
                             {{"alpha", K::number, "1", 0.0},
                              {"coef0", K::number, "1"},
                              {"degree", K::integer, "3", 0},
+                             {"gamma", K::number_or_word, "none", 0.0, {"none"}, true},  // none: 1 / n_features
                              {"kernel", K::choice, "linear", 0, {"linear", "poly", "rbf", "sigmoid", "laplacian"}}}) {}
-
-  // gamma: a number > 0 or none (1 / n_features), kept apart from the ParamSet for its "none".
-  Params get_params() const override {
-    Params p = params_.all();
-    p["gamma"] = gamma_text_;
-    return p;
-  }
-  void set_params(const Params& p) override {
-    Params rest = p;
-    auto it = rest.find("gamma");
-    std::string gamma = gamma_text_;
-    if (it != rest.end()) {
-      if (it->second == "none" || it->second == "None") {
-        gamma = "none";
-      } else {
-        const double g = param_double(name_, "gamma", it->second);
-        BL_CHECK(std::isfinite(g) && g > 0.0, name_, ": parameter gamma=", it->second,
-                 ": expected a finite number > 0, or none (1 / n_features)");
-        gamma = param_text(g);
-      }
-      rest.erase(it);
-    }
-    params_.set(rest);
-    gamma_text_ = gamma;
-  }
 
   Estimator& fit(const Tensor& X, const Tensor& y) override {
     check_Xy(name_, X, y);
@@ -152,15 +128,14 @@ class KernelRidge final : public lin::ParamEstimator {
   KernelSpec spec_for(int64_t d) const {
     KernelSpec s;
     s.kernel = params_.text("kernel");
-    s.gamma = gamma_text_ == "none" ? bl::div(1.0f, static_cast<float>(d))
-                                    : static_cast<float>(param_double(name_, "gamma", gamma_text_));
+    s.gamma = params_.text("gamma") == "none" ? bl::div(1.0f, static_cast<float>(d))
+                                              : static_cast<float>(params_.number("gamma"));
     s.coef0 = static_cast<float>(params_.number("coef0"));
     s.degree = params_.integer("degree");
     BL_CHECK(s.degree <= 64, name_, ": degree=", s.degree, " is too large (at most 64)");
     return s;
   }
 
-  std::string gamma_text_ = "none";
   std::vector<float> x_fit_, dual_;
   float gamma_ = 1.0f;
   int64_t n_ = 0, d_ = 0;

@@ -39,30 +39,14 @@ constexpr int64_t kMaxComponents = 4096;
 class Nystroem final : public lin::ParamEstimator {
  public:
   Nystroem()
-      : lin::ParamEstimator("nystroem", {{"kernel", K::choice, "rbf", 0, {"rbf", "linear", "poly", "sigmoid", "laplacian"}},
+      : lin::ParamEstimator("nystroem", {{"coef0", K::number_or_word, "none", -1e308, {"none"}},
+                                         {"degree", K::number_or_word, "none", 0.0, {"none"}},
+                                         {"gamma", K::number_or_word, "none", 0.0, {"none"}, true},
+                                         {"kernel", K::choice, "rbf", 0, {"rbf", "linear", "poly", "sigmoid", "laplacian"}},
                                          {"n_components", K::integer, "100", 1},
                                          {"random_state", K::integer, "0", 0}}) {}
 
-  // gamma, coef0, degree: a number or none (the kernel's default), kept apart from the ParamSet.
-  Params get_params() const override {
-    Params p = params_.all();
-    p["gamma"] = gamma_;
-    p["coef0"] = coef0_;
-    p["degree"] = degree_;
-    return p;
-  }
-  void set_params(const Params& p) override {
-    Params rest = p;
-    std::string gamma = gamma_, coef0 = coef0_, degree = degree_;
-    take(rest, "gamma", gamma, false);
-    take(rest, "coef0", coef0, false);
-    take(rest, "degree", degree, true);
-    params_.set(rest);
-    gamma_ = gamma;
-    coef0_ = coef0;
-    degree_ = degree;
-  }
-
+  // gamma, coef0, degree: a number or none (the kernel's default: 1 / n_features, 1, 3).
   Estimator& fit(const Tensor& X, const Tensor&) override {
     check_X(name_, X);
     const int64_t n = X.dim(0);
@@ -71,10 +55,12 @@ class Nystroem final : public lin::ParamEstimator {
     BL_CHECK(k_ <= kMaxComponents, name_, ": n_components=", k_, " is more than ", kMaxComponents,
              " (the [k, k] kernel matrix is decomposed on the host)");
     spec_.kernel = params_.text("kernel");
-    spec_.gamma = gamma_ == "none" ? static_cast<float>(1.0 / static_cast<double>(d_))
-                                   : static_cast<float>(param_double(name_, "gamma", gamma_));
-    spec_.coef0 = coef0_ == "none" ? 1.0f : static_cast<float>(param_double(name_, "coef0", coef0_));
-    spec_.degree = degree_ == "none" ? 3 : param_int(name_, "degree", degree_);
+    const std::string& gamma = params_.text("gamma");
+    const std::string& coef0 = params_.text("coef0");
+    const std::string& degree = params_.text("degree");
+    spec_.gamma = gamma == "none" ? static_cast<float>(1.0 / static_cast<double>(d_)) : static_cast<float>(params_.number("gamma"));
+    spec_.coef0 = coef0 == "none" ? 1.0f : static_cast<float>(params_.number("coef0"));
+    spec_.degree = degree == "none" ? 3 : param_int(name_, "degree", degree);
     BL_CHECK(spec_.degree <= 64, name_, ": degree=", spec_.degree, " is too large (at most 64)");
     const uint64_t seed = static_cast<uint64_t>(params_.integer("random_state"));
     std::vector<int64_t> perm(static_cast<size_t>(n));
@@ -150,26 +136,6 @@ class Nystroem final : public lin::ParamEstimator {
   }
 
  private:
-  void take(Params& rest, const char* key, std::string& value, bool integer) const {
-    auto it = rest.find(key);
-    if (it == rest.end()) return;
-    if (it->second == "none" || it->second == "None") {
-      value = "none";
-    } else if (integer) {
-      const int64_t v = param_int(name_, key, it->second);
-      BL_CHECK(v >= 0, name_, ": parameter ", key, "=", it->second, ": expected an integer >= 0, or none");
-      value = std::to_string(v);
-    } else {
-      const double v = param_double(name_, key, it->second);
-      BL_CHECK(std::isfinite(v) && (std::string(key) != "gamma" || v > 0.0), name_, ": parameter ", key, "=",
-               it->second, std::string(key) == "gamma" ? ": expected a finite number > 0, or none"
-                                                       : ": expected a finite number, or none");
-      value = param_text(v);
-    }
-    rest.erase(it);
-  }
-
-  std::string gamma_ = "none", coef0_ = "none", degree_ = "none";
   KernelSpec spec_;
   std::vector<int64_t> indices_;
   std::vector<float> components_, norm_;

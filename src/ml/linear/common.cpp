@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include "bitlearn/ops.h"
 #include "contract/arith.h"
@@ -27,10 +28,29 @@ void ParamSet::set(const Params& params) {
   for (const auto& [key, text] : params) {
     const ParamSpec& s = spec(key);
     switch (s.kind) {
+      case ParamSpec::Kind::number_or_word: {
+        const std::string word = text == "None" ? "none" : text;
+        if (std::find(s.choices.begin(), s.choices.end(), word) != s.choices.end()) {
+          values_[key] = word;
+          break;
+        }
+        std::string want;
+        for (const auto& c : s.choices) want += c + ", ";
+        want += "or a finite number";
+        if (s.min_value > -1e308) want += (s.exclusive_min ? " > " : " >= ") + param_text(s.min_value);
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        BL_CHECK(!text.empty() && end == text.c_str() + text.size() && std::isfinite(v) &&
+                     (s.exclusive_min ? v > s.min_value : v >= s.min_value),
+                 estimator_, ": parameter ", key, "=", text, ": expected ", want);
+        values_[key] = param_text(v);
+        break;
+      }
       case ParamSpec::Kind::number: {
         double v = param_double(estimator_, key, text);
-        BL_CHECK(std::isfinite(v) && v >= s.min_value, estimator_, ": parameter ", key, "=", text,
-                 ": expected a finite number >= ", s.min_value);
+        BL_CHECK(std::isfinite(v) && (s.exclusive_min ? v > s.min_value : v >= s.min_value), estimator_,
+                 ": parameter ", key, "=", text, ": expected a finite number ", s.exclusive_min ? "> " : ">= ",
+                 s.min_value);
         values_[key] = param_text(v);
         break;
       }

@@ -14,15 +14,17 @@
 
 namespace bl::ml::lin {
 
-// One hyper-parameter: its kind, default (as text), and for numbers an inclusive lower bound, for
-// choices the allowed words.
+// One hyper-parameter: its kind, default (as text), and for numbers a lower bound (inclusive, or
+// exclusive with exclusive_min), for choices the allowed words. number_or_word: one of the words
+// (gamma=scale, bandwidth=silverman, ...; "None" is read as "none") or a number as for number.
 struct ParamSpec {
-  enum class Kind { number, integer, boolean, choice };
+  enum class Kind { number, integer, boolean, choice, number_or_word };
   std::string name;
   Kind kind;
   std::string default_text;
   double min_value = -1e308;
   std::vector<std::string> choices;
+  bool exclusive_min = false;
 };
 
 // The hyper-parameters of one estimator: validated on set, every one listed by all().

@@ -422,6 +422,7 @@ const char* form_name(Form f) {
 std::vector<ParamSpec> common_specs(Form f) {
   std::vector<ParamSpec> s{{"coef0", K::number, "0"},
                            {"degree", K::integer, "3", 0},
+                           {"gamma", K::number_or_word, "scale", 0.0, {"scale", "auto"}},
                            {"kernel", K::choice, "rbf", 0, {"linear", "poly", "rbf", "sigmoid"}},
                            {"max_iter", K::integer, "-1", -1},
                            {"tol", K::number, "0.001", 0.0}};
@@ -443,27 +444,9 @@ class Svm final : public lin::ParamEstimator {
         form_(f),
         svc_(f == Form::svc || f == Form::nu_svc) {}
 
-  // gamma: scale, auto or a number >= 0, kept apart from the ParamSet for its words.
-  Params get_params() const override {
-    Params p = params_.all();
-    p["gamma"] = gamma_text_;
-    return p;
-  }
+  // The ParamSet's checks, then the ones between values (C, nu, tol, max_iter, degree).
   void set_params(const Params& p) override {
     Params rest = p;
-    auto it = rest.find("gamma");
-    std::string gamma = gamma_text_;
-    if (it != rest.end()) {
-      if (it->second == "scale" || it->second == "auto") {
-        gamma = it->second;
-      } else {
-        const double g = param_double(name_, "gamma", it->second);
-        BL_CHECK(std::isfinite(g) && g >= 0.0, name_, ": parameter gamma=", it->second,
-                 ": expected scale, auto or a finite number >= 0");
-        gamma = param_text(g);
-      }
-      rest.erase(it);
-    }
     lin::ParamSet next = params_;
     next.set(rest);
     if (has_C())
@@ -477,7 +460,6 @@ class Svm final : public lin::ParamEstimator {
     BL_CHECK(next.integer("degree") <= 64, name_, ": parameter degree=", next.text("degree"),
              " is too large (at most 64)");
     params_ = next;
-    gamma_text_ = gamma;
   }
 
   Estimator& fit(const Tensor& X, const Tensor& y) override {
@@ -912,9 +894,9 @@ class Svm final : public lin::ParamEstimator {
     s.degree = params_.integer("degree");
     if (x == nullptr) {
       s.gamma = gamma_;  // predict: the fitted value
-    } else if (gamma_text_ == "auto") {
+    } else if (params_.text("gamma") == "auto") {
       s.gamma = static_cast<float>(1.0 / static_cast<double>(d));
-    } else if (gamma_text_ == "scale") {
+    } else if (params_.text("gamma") == "scale") {
       double mean = 0.0, var = 0.0;
       for (float v : *x) mean += static_cast<double>(v);
       mean /= static_cast<double>(x->size());
@@ -922,7 +904,7 @@ class Svm final : public lin::ParamEstimator {
       var /= static_cast<double>(x->size());
       s.gamma = static_cast<float>(var != 0.0 ? 1.0 / (static_cast<double>(d) * var) : 1.0);
     } else {
-      s.gamma = static_cast<float>(param_double(name_, "gamma", gamma_text_));
+      s.gamma = static_cast<float>(params_.number("gamma"));
     }
     return s;
   }
@@ -977,7 +959,6 @@ class Svm final : public lin::ParamEstimator {
 
   Form form_;
   bool svc_;
-  std::string gamma_text_ = "scale";
   std::vector<float> classes_, sv_, dual_, intercept_;
   DType label_dtype_ = DType::f32;
   std::vector<int64_t> support_, n_support_, n_iter_;
