@@ -29,17 +29,7 @@ using Data = ml_common::HostData;
 using ml_common::error_of;
 
 // n rows in 3 blobs 4 apart with spread 1 (uniform), random enough that no two distances tie.
-Data make_data(int64_t n, int64_t d, uint64_t seed) {
-  test_rng::SplitMix64 rng(seed);
-  Data out;
-  out.n = n;
-  out.d = d;
-  for (int64_t i = 0; i < n; ++i) {
-    out.y.push_back(static_cast<float>(i % 3));
-    for (int64_t j = 0; j < d; ++j) out.x.push_back(rng.uniform_pm1() + 4.0f * static_cast<float>((i % 3) == j));
-  }
-  return out;
-}
+Data make_data(int64_t n, int64_t d, uint64_t seed) { return ml_common::uniform_blobs(n, d, 3, 4.0f, seed); }
 
 struct Tree {
   std::vector<std::set<int64_t>> merges;  // rows under each merge, in merge order

@@ -26,17 +26,7 @@ using Data = ml_common::HostData;
 using ml_common::error_of;
 
 // n rows in 3 blobs 6 apart with spread 1 (uniform).
-Data make_blobs(int64_t n, int64_t d, uint64_t seed) {
-  test_rng::SplitMix64 rng(seed);
-  Data out;
-  out.n = n;
-  out.d = d;
-  for (int64_t i = 0; i < n; ++i) {
-    out.y.push_back(static_cast<float>(i % 3));
-    for (int64_t j = 0; j < d; ++j) out.x.push_back(rng.uniform_pm1() + 6.0f * static_cast<float>((i % 3) == j));
-  }
-  return out;
-}
+Data make_blobs(int64_t n, int64_t d, uint64_t seed) { return ml_common::uniform_blobs(n, d, 3, 6.0f, seed); }
 
 double sqd(const double* a, const float* b, int64_t d) {
   double s = 0;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bitlearn/ml/estimator.h"
+#include "conformance/test_rng_splitmix.h"
 #include "core/thread_pool.h"
 #include "ml_common/estimator_checks.h"
 
@@ -23,6 +24,21 @@ struct HostData {
   Tensor X() const { return Tensor::from_vector(x, {n, d}); }
   Tensor Y() const { return Tensor::from_vector(y, {n}); }
 };
+
+// n rows in k blobs: row i is in blob i % k (its label y), feature j = uniform[-1, 1) + gap where
+// j == i % k; the uniform values drawn row by row from SplitMix64(seed).
+inline HostData uniform_blobs(int64_t n, int64_t d, int64_t k, float gap, uint64_t seed) {
+  test_rng::SplitMix64 rng(seed);
+  HostData out;
+  out.n = n;
+  out.d = d;
+  out.c = k;
+  for (int64_t i = 0; i < n; ++i) {
+    out.y.push_back(static_cast<float>(i % k));
+    for (int64_t j = 0; j < d; ++j) out.x.push_back(rng.uniform_pm1() + gap * static_cast<float>((i % k) == j));
+  }
+  return out;
+}
 
 // The softmax of each row of jll [m, c] in float64 (the reference of predict_proba).
 inline std::vector<double> softmax_rows(const std::vector<double>& jll, int64_t m, int64_t c) {
