@@ -2,7 +2,7 @@
 # Installs what bitlearn's build, tests and benchmarks need (Debian/Ubuntu, run as root).
 set -euo pipefail
 pkgs=(cmake ninja-build g++ libgtest-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev libssl-dev
-      libmpfr-dev libgmp-dev libopenblas-dev qemu-user libpcre2-dev pkg-config hipcc zlib1g-dev libcpp-httplib-dev
+      libmpfr-dev libgmp-dev libopenblas-dev qemu-user libpcre2-dev pkg-config hipcc zlib1g-dev libpng-dev libcpp-httplib-dev
       dataset-fashion-mnist fortunes clang libclang-rt-dev)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

@@ -1,4 +1,4 @@
-// train.cpp: the classification training loop with checkpoints and resumption.
+// train.cpp: the training loop (classification by default) with checkpoints and resumption.
 #include "bitlearn/nn/train.h"
 
 #include <sys/stat.h>
@@ -24,7 +24,8 @@ TrainResult train_classifier(Module& model, Optimizer& optimizer, const Dataset&
   BL_CHECK(config.batch_size >= 1 && config.batch_size <= data.size(), "train_classifier: batch_size ",
            config.batch_size, " must lie in [1, ", data.size(), "]");
   TrainResult result;
-  std::map<std::string, std::string> extra{{"rng.data_seed", std::to_string(config.data_seed)}};
+  std::map<std::string, std::string> extra = config.checkpoint_metadata;
+  extra["rng.data_seed"] = std::to_string(config.data_seed);
   if (config.resume && !config.checkpoint_path.empty() && file_exists(config.checkpoint_path)) {
     CheckpointInfo info = load_checkpoint(config.checkpoint_path, model, optimizer);
     auto it = info.metadata.find("rng.data_seed");
@@ -41,7 +42,7 @@ TrainResult train_classifier(Module& model, Optimizer& optimizer, const Dataset&
     model.set_step(static_cast<uint64_t>(step));
     optimizer.zero_grad();
     ag::Var logits = model.forward(ag::Var(x));
-    ag::Var loss = cross_entropy(logits, y, config.label_smoothing);
+    ag::Var loss = config.loss ? config.loss(logits, y) : cross_entropy(logits, y, config.label_smoothing);
     float loss_value = static_cast<float>(loss.item());
     check_finite_loss(loss_value, static_cast<uint64_t>(step));
     ag::backward(loss);

@@ -2,7 +2,8 @@
 //  [--output predict|proba|transform|decision|score_samples]`
 // Loads a model file written by `bitlearn fit` (or Estimator::save) and writes one CSV row per data
 // row. Columns are picked by the feature names stored at fit time (extra columns, such as the target,
-// are ignored); without stored names every column is a feature. Exit codes: 0 done; 2 bad input.
+// are ignored); without stored names every column is a feature. A checkpoint of `bitlearn train
+// --data FILE.csv` is read too (tabular_training.h). Exit codes: 0 done; 2 bad input.
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -17,6 +18,7 @@
 #include "core/thread_pool.h"
 #include "model_file.h"
 #include "progress_bar.h"
+#include "tabular_training.h"
 
 namespace {
 
@@ -31,6 +33,8 @@ void run_predict(const PredictArgs& a) {
     bl::check_thread_count(a.threads, "--threads");
     bl::set_num_threads(a.threads);
   }
+  // A checkpoint of `bitlearn train --data FILE.csv` (an MLP with its standardization and classes).
+  if (bl::cli::predict_with_checkpoint(a.model, a.data, a.out, a.output)) return;
   bl::cli::ModelFile model = bl::cli::read_model_file(a.model);
   const auto& est = model.estimator;
   const std::string& target = model.target;
@@ -84,7 +88,7 @@ void run_predict(const PredictArgs& a) {
 void setup(CLI::App& root) {
   auto a = std::make_shared<PredictArgs>();
   auto* cmd = root.add_subcommand("predict", "Predict with a model file on a CSV file");
-  cmd->add_option("--model", a->model, "model file written by `bitlearn fit`")->required();
+  cmd->add_option("--model", a->model, "model file written by `bitlearn fit`, or a checkpoint of `bitlearn train --data FILE.csv`")->required();
   cmd->add_option("--data", a->data, "CSV with the feature columns used at fit time")->required();
   cmd->add_option("--out", a->out, "predictions CSV to write")->required();
   cmd->add_option("--output", a->output,

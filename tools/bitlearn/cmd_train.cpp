@@ -1,7 +1,9 @@
 // `bitlearn train`: trains the MLP, CNN or LSTM classifier of bitlearn/nn/zoo.h on Fashion-MNIST,
-// with checkpoints and resumption, printing the loss, the time per step and the test accuracy; or,
+// with checkpoints and resumption, printing the loss, the time per step and the test accuracy; the
+// MLP or CNN on the user's data (a CSV file, a folder of images, IDX files: tabular_training.h); or,
 // with --model gpt2, llama or a language-model preset, a decoder language model (cmd_train_lm.h).
 // Errors print `bitlearn train: <message>` and exit with code 2.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -13,6 +15,7 @@
 #include "command.h"
 #include "core/error.h"
 #include "core/thread_pool.h"
+#include "tabular_training.h"
 
 namespace {
 
@@ -23,7 +26,10 @@ struct TrainOptions {
   std::string device = "cpu";
   std::string data;  // empty: kDefaultImageData (classifiers); the corpus of a language model
   std::string checkpoint;
-  int64_t steps = 0, batch = 0, checkpoint_every = 0, train_subset = 0, width = 0;
+  std::string target, labels, test, optimizer;  // the user's data (tabular_training.h); optimizer: all
+  std::string task = "classification";
+  std::vector<std::string> ignore, categorical;
+  int64_t steps = 0, batch = 0, checkpoint_every = 0, train_subset = 0, width = 0, depth = 0, epochs = 0;
   int threads = 0;
   float lr = 0;
   uint64_t seed = 1;
@@ -47,19 +53,21 @@ void run(const TrainOptions& o) {
   std::unique_ptr<Optimizer> opt;
   TrainConfig cfg;
   cfg.data_seed = o.seed;
+  std::string optimizer = o.optimizer;
   if (o.model == "mlp") {
-    int64_t w = o.width > 0 ? o.width : 256;
-    model = make_mlp(784, {w, w / 2}, 10, o.seed);
-    float lr = o.lr > 0 ? o.lr : 1e-3f;
-    opt = std::make_unique<AdamW>(model->named_parameters(), lr, 0.9f, 0.999f, 1e-8f, 1e-4f);
+    model = make_mlp(784, bl::cli::hidden_widths(o.width > 0 ? o.width : 256, o.depth > 0 ? o.depth : 2), 10, o.seed);
+    if (optimizer.empty()) optimizer = "adamw";
+    float lr = o.lr > 0 ? o.lr : bl::cli::default_lr(optimizer);
+    opt = bl::cli::make_optimizer(optimizer, model->named_parameters(), lr);
     cfg.steps = o.steps > 0 ? o.steps : 2000;
     cfg.batch_size = o.batch > 0 ? o.batch : 128;
     cfg.input_shape = {-1, 784};
     cfg.schedule = cosine_lr(lr, 50, cfg.steps, 0.0f);
   } else if (o.model == "cnn") {
     model = make_cnn(o.width > 0 ? o.width : 16, 10, o.seed);
-    float lr = o.lr > 0 ? o.lr : 0.05f;
-    opt = std::make_unique<SGD>(model->named_parameters(), lr, 0.9f, true, 5e-4f);
+    if (optimizer.empty()) optimizer = "momentum";
+    float lr = o.lr > 0 ? o.lr : bl::cli::default_lr(optimizer);
+    opt = bl::cli::make_optimizer(optimizer, model->named_parameters(), lr);
     cfg.steps = o.steps > 0 ? o.steps : 2000;
     cfg.batch_size = o.batch > 0 ? o.batch : 64;
     cfg.input_shape = {-1, 28, 28, 1};
@@ -67,8 +75,9 @@ void run(const TrainOptions& o) {
     cfg.clip_norm = 5.0f;
   } else if (o.model == "lstm") {
     model = std::make_shared<LstmClassifier>(28, o.width > 0 ? o.width : 64, 10, o.seed);
-    float lr = o.lr > 0 ? o.lr : 3e-3f;
-    opt = std::make_unique<Adam>(model->named_parameters(), lr);
+    if (optimizer.empty()) optimizer = "adam";
+    float lr = o.lr > 0 ? o.lr : optimizer == "adam" ? 3e-3f : bl::cli::default_lr(optimizer);
+    opt = bl::cli::make_optimizer(optimizer, model->named_parameters(), lr);
     cfg.steps = o.steps > 0 ? o.steps : 2000;
     cfg.batch_size = o.batch > 0 ? o.batch : 64;
     cfg.input_shape = {-1, 28, 28};
@@ -83,7 +92,7 @@ void run(const TrainOptions& o) {
   cfg.checkpoint_every = o.checkpoint_every;
   cfg.resume = o.resume;
   std::printf("model %s (%lld parameters), optimizer %s, device %s, threads %d, steps %lld, batch %lld\n",
-              o.model.c_str(), static_cast<long long>(model->num_parameters()), opt->name(), device.str().c_str(),
+              o.model.c_str(), static_cast<long long>(model->num_parameters()), optimizer.c_str(), device.str().c_str(),
               bl::num_threads(), static_cast<long long>(cfg.steps), static_cast<long long>(cfg.batch_size));
   using clock = std::chrono::steady_clock;
   auto t_start = clock::now();
@@ -145,8 +154,11 @@ struct TrainCommand {
   TrainOptions classifier;
   bl::cli::LmTrainArgs lm;
   CLI::Option *model = nullptr, *steps = nullptr, *batch = nullptr, *lr = nullptr, *width = nullptr,
-              *train_subset = nullptr, *threads = nullptr, *checkpoint_every = nullptr;
+              *train_subset = nullptr, *threads = nullptr, *checkpoint_every = nullptr, *depth = nullptr,
+              *epochs = nullptr, *no_eval = nullptr, *val_fraction = nullptr;
   std::vector<CLI::Option*> lm_only, classifier_only;
+  // Options of the user's data (not of Fashion-MNIST); --stop-at and --val-fraction are the LM's too.
+  std::vector<CLI::Option*> user_data_only;
 };
 
 // Refuses an out-of-range value of an option the command line gave: a classifier would otherwise
@@ -159,6 +171,8 @@ void check_classifier_options(const TrainCommand& t) {
   at_least_one(t.steps, c.steps);
   at_least_one(t.batch, c.batch);
   at_least_one(t.width, c.width);
+  at_least_one(t.depth, c.depth);
+  at_least_one(t.epochs, c.epochs);
   at_least_one(t.train_subset, c.train_subset);
   BL_CHECK(t.lr->count() == 0 || (std::isfinite(c.lr) && c.lr > 0), "--lr must be a finite number > 0, got ",
            c.lr);
@@ -179,11 +193,50 @@ void dispatch(TrainCommand& t) {
     BL_CHECK(name == "mlp" || name == "cnn" || name == "lstm",
              "--model must be mlp, cnn, lstm (classifiers) or gpt2, llama, llama-tiny, llama-162m, gpt2-tiny, "
              "gpt2-124m (language models), got '", name, "'");
-    const std::string bad = given(t.lm_only);
+    std::vector<CLI::Option*> lm_only;
+    for (CLI::Option* opt : t.lm_only)
+      if (std::find(t.user_data_only.begin(), t.user_data_only.end(), opt) == t.user_data_only.end())
+        lm_only.push_back(opt);
+    const std::string bad = given(lm_only);
     BL_CHECK(bad.empty(), bad, " only to language models (--model gpt2, llama or a preset); --model ", name,
              " is a classifier");
     check_classifier_options(t);
-    run(t.classifier);
+    const TrainOptions& c = t.classifier;
+    if (!bl::cli::is_user_data(c.data)) {
+      const std::string own = given(t.user_data_only);
+      BL_CHECK(own.empty(), own, " only with --data of your own (FILE.csv, a folder of class subfolders, or IDX "
+               "files with --labels), not to Fashion-MNIST");
+      run(c);
+      return;
+    }
+    const std::string fashion = given({t.train_subset, t.no_eval});
+    BL_CHECK(fashion.empty(), fashion, " only to Fashion-MNIST, not to --data ", c.data);
+    bl::cli::UserDataOptions u;
+    u.model = c.model;
+    u.device = c.device;
+    u.data = c.data;
+    u.labels = c.labels;
+    u.target = c.target;
+    u.task = c.task;
+    u.ignore = c.ignore;
+    u.categorical = c.categorical;
+    u.test = c.test;
+    u.optimizer = c.optimizer;
+    u.checkpoint = c.checkpoint;
+    u.lr = c.lr;
+    u.width = c.width;
+    u.depth = c.depth;
+    u.steps = c.steps;
+    u.epochs = c.epochs;
+    u.batch = c.batch;
+    u.checkpoint_every = c.checkpoint_every;
+    u.seed = c.seed;
+    u.resume = c.resume;
+    u.stop_at = t.lm.options.stop_at;
+    if (t.val_fraction->count() > 0) u.val_fraction = t.lm.options.val_fraction;
+    BL_CHECK(u.stop_at >= 0, "--stop-at must be >= 0, got ", u.stop_at);
+    if (c.threads > 0) bl::set_num_threads(c.threads);
+    bl::cli::run_user_data_training(u);
     return;
   }
   const std::string bad = given(t.classifier_only);
@@ -214,20 +267,41 @@ void setup(CLI::App& root) {
   auto t = std::make_shared<TrainCommand>();
   TrainOptions* o = &t->classifier;
   auto* cmd = root.add_subcommand(
-      "train", "Train a classifier (mlp, cnn, lstm) on Fashion-MNIST or a language model (gpt2, llama, presets) "
-               "on a text corpus");
+      "train", "Train a classifier (mlp, cnn, lstm) on Fashion-MNIST or on your data (CSV, image folder, IDX), "
+               "or a language model (gpt2, llama, presets) on a text corpus");
   t->model = cmd->add_option("--model", o->model,
                              "mlp, cnn, lstm; or gpt2, llama, llama-tiny, llama-162m, gpt2-tiny, gpt2-124m")
                  ->capture_default_str();
   cmd->add_option("--device", o->device, "cpu, cuda or cuda:N")->capture_default_str();
   cmd->add_option("--data", o->data,
                   std::string("Classifiers: Fashion-MNIST folder (default ") + kDefaultImageData +
-                      "); LM: a UTF-8 text file or folder");
-  t->steps = cmd->add_option("--steps", o->steps, "Training steps (classifiers 2000, LM 200)");
-  t->batch = cmd->add_option("--batch", o->batch, "Batch size (mlp 128, cnn 64, lstm 64, LM 8 sequences)");
-  t->lr = cmd->add_option("--lr", o->lr, "Peak learning rate (classifiers: 50 warmup steps; LM 3e-4, see --warmup)");
-  t->width = cmd->add_option("--width", o->width, "Hidden width / channels (mlp 256, cnn 16, lstm 64)");
+                      "), or your data: FILE.csv (with --target), a folder of class subfolders of PNG/PGM/PPM "
+                      "images, or an IDX images file (with --labels); LM: a UTF-8 text file or folder");
+  t->steps = cmd->add_option("--steps", o->steps, "Training steps (classifiers 2000, on a CSV 1000; LM 200)");
+  t->batch = cmd->add_option("--batch", o->batch, "Batch size (mlp 128, cnn 64, lstm 64, mlp on a CSV 64; LM 8 sequences)");
+  t->lr = cmd->add_option("--lr", o->lr, "Peak learning rate (classifiers: 50 warmup steps, your data min(50, steps / 10); LM 3e-4, see --warmup)");
+  t->width = cmd->add_option("--width", o->width, "Hidden width / channels (mlp 256, mlp on a CSV 64, cnn 16, lstm 64)");
   t->classifier_only.push_back(t->width);
+  t->depth = cmd->add_option("--depth", o->depth, "mlp: hidden layers, widths halving from --width (default 2)");
+  t->classifier_only.push_back(t->depth);
+  t->classifier_only.push_back(cmd->add_option(
+      "--optimizer", o->optimizer, "Classifiers: sgd, momentum, adam or adamw (mlp adamw, cnn momentum, lstm adam)"));
+  t->epochs = cmd->add_option("--epochs", o->epochs, "Your data: passes over the training rows (instead of --steps)");
+  t->user_data_only.push_back(cmd->add_option("--target", o->target, "Your data: the CSV's class column"));
+  t->user_data_only.push_back(cmd->add_option("--labels", o->labels, "Your data: the IDX labels file of --data"));
+  t->user_data_only.push_back(
+      cmd->add_option("--test", o->test, "Your data: held-out CSV or image folder (instead of --val-fraction)"));
+  t->user_data_only.push_back(t->epochs);
+  t->user_data_only.push_back(
+      cmd->add_option("--task", o->task, "Your data: classification (default) or regression (a numeric CSV column, "
+                                         "mean squared error)"));
+  t->user_data_only.push_back(
+      cmd->add_option("--ignore", o->ignore, "Your data: CSV columns that are not features (comma-separated)")
+          ->delimiter(','));
+  t->user_data_only.push_back(cmd->add_option("--categorical", o->categorical,
+                                              "Your data: CSV feature columns to one-hot encode (comma-separated; "
+                                              "predict applies the same)")
+                                  ->delimiter(','));
   cmd->add_option("--seed", o->seed, "Initialization and data seed")->capture_default_str();
   t->threads = cmd->add_option("--threads", o->threads, "CPU threads (1 to 1024; default BITLEARN_THREADS or all cores)");
   t->train_subset = cmd->add_option("--train-subset", o->train_subset, "Use only the first N training images");
@@ -235,8 +309,22 @@ void setup(CLI::App& root) {
   cmd->add_option("--checkpoint", o->checkpoint, "Checkpoint file (safetensors)");
   t->checkpoint_every = cmd->add_option("--checkpoint-every", o->checkpoint_every, "Save every N steps");
   cmd->add_flag("--resume", o->resume, "Continue from --checkpoint when it exists");
-  t->classifier_only.push_back(cmd->add_flag("--no-eval", o->no_eval, "Skip the test-set evaluation"));
+  t->no_eval = cmd->add_flag("--no-eval", o->no_eval, "Skip the test-set evaluation");
+  t->classifier_only.push_back(t->no_eval);
+  // The options of the user's data so far are the classifiers' only (the language models refuse them).
+  t->classifier_only.insert(t->classifier_only.end(), t->user_data_only.begin(), t->user_data_only.end());
   t->lm_only = bl::cli::add_lm_only_options(cmd, &t->lm);
+  // Shared with the language models: --stop-at, and --val-fraction (your data: default 0.2, drawn by --seed).
+  for (CLI::Option* opt : t->lm_only)
+    if (opt->get_name() == "--stop-at") {
+      opt->description("LM and your data: end after this step, leaving a checkpoint to --resume");
+      t->user_data_only.push_back(opt);
+    } else if (opt->get_name() == "--val-fraction") {
+      opt->description("LM: tail of the token stream held out (default 0.05); your data: rows held out, drawn by "
+                       "--seed (default 0.2)");
+      t->user_data_only.push_back(opt);
+      t->val_fraction = opt;
+    }
   cmd->callback([t] {
     try {
       dispatch(*t);

@@ -1,8 +1,10 @@
-// train.h: a minimal classification training loop with checkpoints and resumption.
+// train.h: a minimal training loop with checkpoints and resumption: classification by default, any
+// loss of a batch through TrainConfig::loss.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,6 +28,11 @@ struct TrainConfig {
   bool resume = false;          // continue from checkpoint_path when it exists
   // Called after each step with (step, loss); may throw to stop.
   std::function<void(int64_t, float)> on_step;
+  // The loss of a batch from the model's output and the batch's labels (the rows of data.labels);
+  // empty: cross_entropy(output, labels, label_smoothing).
+  std::function<ag::Var(const ag::Var& output, const Tensor& labels)> loss;
+  // Written into each checkpoint beside rng.data_seed (which this loop sets and checks on resume).
+  std::map<std::string, std::string> checkpoint_metadata;
 };
 
 struct TrainResult {
@@ -33,9 +40,9 @@ struct TrainResult {
   std::vector<float> losses;     // the loss of each step run here
 };
 
-// Trains model with cross-entropy on data (its tensors on the model's device). Each step: batch
-// indices by (data_seed, step), forward, loss, backward, optional clipping, optimizer step with
-// lr = schedule.lr(step). A NaN or infinite loss throws bl::Error naming the step.
+// Trains model on data (its tensors on the model's device) with config.loss (cross-entropy by
+// default). Each step: batch indices by (data_seed, step), forward, loss, backward, optional clipping,
+// optimizer step with lr = schedule.lr(step). A NaN or infinite loss throws bl::Error naming the step.
 TrainResult train_classifier(Module& model, Optimizer& optimizer, const Dataset& data,
                              const TrainConfig& config);
 
