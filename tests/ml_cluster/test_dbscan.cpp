@@ -283,19 +283,22 @@ TEST(DbscanNeighbors, PrefilterEqualsAllPairsOverShapes) {
 }
 
 TEST(DbscanNeighbors, PrefilterEqualsAllPairsAcrossTiles) {
-  // More rows than one tile holds (256 x 2048 rows on a CPU): rows meet across tile borders.
-  for (int kind : {0, 1, 2}) {
-    const int64_t n = 2600, d = 2;
-    Tensor X = Tensor::from_vector(awkward(n, d, kind, 5 + kind), {n, d});
-    const float eps2 = eps2_values(kind, d)[0];
-    EXPECT_TRUE(same_bytes(flat(ml::dbscan_detail::neighborhoods(X, eps2, int64_t{1} << 40, "t")),
-                           flat(ml::dbscan_detail::neighborhoods_all_pairs(X, eps2))))
-        << "kind=" << kind;
-    Tensor C = X.slice(0, 100, 2500);
-    EXPECT_TRUE(same_bytes(ml::dbscan_detail::nearest_within(X, C, eps2),
-                           ml::dbscan_detail::nearest_within_all_pairs(X, C, eps2)))
-        << "kind=" << kind;
-  }
+  // Rows meet across tile borders: the estimator's CPU and CUDA tiles (256 x 2048, 1024 x 8192 rows)
+  // and small ones, whose borders fall at other rows; every tiling gives the all-pairs lists.
+  for (int kind : {0, 1, 2})
+    for (ml::dbscan_detail::Tiles tiles : {ml::dbscan_detail::tiles_for(Device::cpu()),
+                                           ml::dbscan_detail::tiles_for(Device::cuda(0)), ml::dbscan_detail::Tiles{96, 288}}) {
+      const int64_t n = 2600, d = 2;
+      Tensor X = Tensor::from_vector(awkward(n, d, kind, 5 + kind), {n, d});
+      const float eps2 = eps2_values(kind, d)[0];
+      EXPECT_TRUE(same_bytes(flat(ml::dbscan_detail::neighborhoods(X, eps2, int64_t{1} << 40, "t", 1.0, tiles)),
+                             flat(ml::dbscan_detail::neighborhoods_all_pairs(X, eps2))))
+          << "kind=" << kind << " tiles=" << tiles.rows;
+      Tensor C = X.slice(0, 100, 2500);
+      EXPECT_TRUE(same_bytes(ml::dbscan_detail::nearest_within(X, C, eps2, 1.0, tiles),
+                             ml::dbscan_detail::nearest_within_all_pairs(X, C, eps2)))
+          << "kind=" << kind << " tiles=" << tiles.rows;
+    }
 }
 
 // Pairs (x, x + 0.5) in 1-d around 10^4: the exact path gives 0.25 (= eps^2) for each pair, while

@@ -5,27 +5,12 @@
 // Skips when no GPU is present.
 #include <gtest/gtest.h>
 
-#include <cstdio>
-#include <cstring>
-
-#include "bitlearn/ml/estimator.h"
-#include "bitlearn/ops.h"
-#include "contract/rng.h"
+#include "ml_common/cuda_compare.h"
 
 namespace bl {
 namespace {
 
-Tensor normal_data(int64_t n, int64_t d, uint64_t seed) {
-  std::vector<float> v(static_cast<size_t>(n * d));
-  for (int64_t i = 0; i < n * d; ++i) v[i] = normal_element(seed, 7, static_cast<uint64_t>(i));
-  return Tensor::from_vector(v, {n, d});
-}
-
-struct Config {
-  const char* name;
-  ml::Params params;
-  char target;  // r, b, m, u; c = the 0/1 labels as counts (no predict_proba)
-};
+using ml_test::normal_data;
 
 TEST(MlLinearCuda, CpuAndCudaGiveTheSameModelAndPredictions) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
@@ -43,7 +28,11 @@ TEST(MlLinearCuda, CpuAndCudaGiveTheSameModelAndPredictions) {
     m[i] = static_cast<float>(best);
   }
   Tensor yr = Tensor::from_vector(r, {n}), yb = Tensor::from_vector(b, {n}), ym = Tensor::from_vector(m, {n});
-  std::vector<Config> configs = {
+  const struct {
+    const char* name;
+    ml::Params params;
+    char target;  // r, b, m, u; c = the 0/1 labels as counts
+  } configs[] = {
       {"linear_regression", {}, 'r'},
       {"ridge", {{"alpha", "2"}}, 'r'},
       {"lasso", {{"alpha", "0.02"}}, 'r'},
@@ -66,61 +55,45 @@ TEST(MlLinearCuda, CpuAndCudaGiveTheSameModelAndPredictions) {
       {"lars", {{"n_nonzero_coefs", "6"}}, 'r'},
       {"lasso_lars", {{"alpha", "0.01"}}, 'r'},
   };
-  Device gpu = Device::cuda(0);
-  Tensor Xg = X.to(gpu);
   Tensor Xq = X.slice(0, 0, 3001);  // queries for k-NN (keeps the test short)
-  Tensor Xqg = Xq.to(gpu);
-  int failures = 0;
-  for (const Config& c : configs) {
-    SCOPED_TRACE(c.name);
-    const Tensor& y = c.target == 'r' ? yr : (c.target == 'b' || c.target == 'c') ? yb : ym;
-    auto cpu = ml::make_estimator(c.name, c.params);
-    auto gpu_est = ml::make_estimator(c.name, c.params);
-    if (c.target == 'u') {
-      cpu->fit(X);
-      gpu_est->fit(Xg);
-    } else {
-      cpu->fit(X, y);
-      gpu_est->fit(Xg, y.to(gpu));
-    }
-    std::string a = cpu->to_json_text(), g = gpu_est->to_json_text();
-    EXPECT_EQ(a, g) << "model file differs";
-    bool knn = std::string(c.name).rfind("kneighbors", 0) == 0;
-    const Tensor& q = knn ? Xq : X;
-    const Tensor& qg = knn ? Xqg : Xg;
-    std::string pc, pg;
-    if (std::string(c.name) == "pca") {
-      pc = cpu->transform(q).digest();
-      pg = gpu_est->transform(qg).digest();
-    } else {
-      pc = cpu->predict(q).digest();
-      pg = gpu_est->predict(qg).digest();
-      if (c.target == 'b' || c.target == 'm') {
-        pc += cpu->predict_proba(q).digest();
-        pg += gpu_est->predict_proba(qg).digest();
-      }
-    }
-    EXPECT_EQ(pc, pg) << "predictions differ";
-    bool same = a == g && pc == pg;
-    failures += same ? 0 : 1;
-    std::printf("  %-22s CPU vs CUDA model file + predictions: %s\n", c.name, same ? "IDENTICAL" : "DIVERGENT");
+  std::vector<ml_common::CudaCase> cases;
+  for (const auto& c : configs) {
+    const bool knn = std::string(c.name).rfind("kneighbors", 0) == 0;
+    cases.push_back({c.name, c.params, &X,
+                     c.target == 'u'   ? nullptr
+                     : c.target == 'r' ? &yr
+                     : c.target == 'm' ? &ym
+                                       : &yb,
+                     knn ? &Xq : &X});
   }
-  EXPECT_EQ(failures, 0);
+  EXPECT_EQ(ml_common::compare_cpu_and_cuda(cases), 0);
+}
+
+TEST(MlLinearCuda, WeightedFitsGiveTheCpuBits) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  const int64_t n = 4099, d = 11;
+  Tensor X = normal_data(n, d, 123);
+  std::vector<float> s = sum(X, {1}).to_vector<float>(), w(n), b(n);
+  for (int64_t i = 0; i < n; ++i) {
+    w[i] = static_cast<float>((i * 7 + 3) % 5) * 0.5f;
+    b[i] = s[i] > 0.0f ? 1.0f : 0.0f;
+  }
+  Tensor y = Tensor::from_vector(s, {n}), yb = Tensor::from_vector(b, {n}), W = Tensor::from_vector(w, {n});
+  const Device gpu = Device::cuda(0);
+  for (const char* name : {"linear_regression", "ridge", "lasso", "elastic_net", "logistic_regression"}) {
+    const Tensor& t = std::string(name) == "logistic_regression" ? yb : y;
+    auto cpu = ml::make_estimator(name), cuda = ml::make_estimator(name);
+    cpu->fit_weighted(X, t, W);
+    cuda->fit_weighted(X.to(gpu), t.to(gpu), W.to(gpu));
+    const bool same = cpu->to_json_text() == cuda->to_json_text();
+    EXPECT_TRUE(same) << name;
+    std::printf("  %-22s weighted, CPU vs CUDA model file: %s\n", name, same ? "IDENTICAL" : "DIVERGENT");
+  }
 }
 
 TEST(MlLinearCuda, SabotageOneChangedValueMovesTheCudaModel) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
-  Tensor X = normal_data(5003, 9, 11);
-  Tensor y = sum(X, {1});
-  Tensor X2 = X.clone();
-  uint32_t bits;
-  std::memcpy(&bits, X2.data<float>() + 3, 4);
-  bits ^= 1u << 23;  // the value doubles or halves
-  std::memcpy(X2.data<float>() + 3, &bits, 4);
-  auto a = ml::make_estimator("ridge"), b = ml::make_estimator("ridge");
-  a->fit(X.to(Device::cuda(0)), y.to(Device::cuda(0)));
-  b->fit(X2.to(Device::cuda(0)), y.to(Device::cuda(0)));
-  EXPECT_NE(a->to_json_text(), b->to_json_text());
+  ml_common::expect_changed_value_moves_the_cuda_model("ridge", {}, 5003, 9, 11);
 }
 
 }  // namespace

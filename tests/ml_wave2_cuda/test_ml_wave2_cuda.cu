@@ -8,49 +8,15 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 
-#include "bitlearn/error.h"
-#include "bitlearn/ml/estimator.h"
-#include "bitlearn/ops.h"
-#include "contract/rng.h"
 #include "ml/linear/cholesky.h"
-
+#include "ml_common/cuda_compare.h"
 
 namespace bl {
 namespace {
 
-Tensor normal_data(int64_t n, int64_t d, uint64_t seed) {
-  std::vector<float> v(static_cast<size_t>(n * d));
-  for (int64_t i = 0; i < n * d; ++i) v[i] = normal_element(seed, 7, static_cast<uint64_t>(i));
-  return Tensor::from_vector(v, {n, d});
-}
-
-struct Config {
-  const char* name;
-  ml::Params params;
-  char target;  // m: three classes; r: regression; u: unsupervised
-  bool counts;  // X as small non-negative integers
-};
-
-// predict, predict_proba, decision_function, transform and score_samples where each exists.
-std::string outputs(const ml::Estimator& est, const Tensor& X) {
-  std::string out;
-  for (int which = 0; which < 5; ++which) {
-    try {
-      Tensor t = which == 0   ? est.predict(X)
-                 : which == 1 ? est.predict_proba(X)
-                 : which == 2 ? est.decision_function(X)
-                 : which == 3 ? est.transform(X)
-                              : est.score_samples(X);
-      out += t.digest();
-    } catch (const Error&) {
-      out += "-";
-    }
-  }
-  return out;
-}
+using ml_test::normal_data;
 
 TEST(MlWave2Cuda, CpuAndCudaGiveTheSameModelAndOutputs) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
@@ -69,7 +35,14 @@ TEST(MlWave2Cuda, CpuAndCudaGiveTheSameModelAndOutputs) {
     m[i] = static_cast<float>(best);
   }
   Tensor yr = Tensor::from_vector(r, {n}), ym = Tensor::from_vector(m, {n});
-  const std::vector<Config> configs = {
+  const Tensor q = X.slice(0, 0, 1001), qc = Xc.slice(0, 0, 1001);
+  std::vector<ml_common::CudaCase> cases;
+  const struct {
+    const char* name;
+    ml::Params params;
+    char target;  // m: three classes; r: regression; u: unsupervised
+    bool counts;  // X as small non-negative integers
+  } configs[] = {
       {"gaussian_nb", {}, 'm', false},
       {"multinomial_nb", {}, 'm', true},
       {"complement_nb", {{"norm", "true"}}, 'm', true},
@@ -104,32 +77,10 @@ TEST(MlWave2Cuda, CpuAndCudaGiveTheSameModelAndOutputs) {
       {"mean_shift", {{"bandwidth", "3"}}, 'u', false},
       {"gaussian_process_regressor", {{"optimizer", "none"}, {"alpha", "0.1"}}, 'r', false},
   };
-  const Device gpu = Device::cuda(0);
-  int failures = 0;
-  for (const Config& c : configs) {
-    SCOPED_TRACE(c.name);
-    const Tensor& x = c.counts ? Xc : X;
-    const Tensor xg = x.to(gpu);
-    const Tensor& y = c.target == 'r' ? yr : ym;
-    auto cpu = ml::make_estimator(c.name, c.params);
-    auto cuda = ml::make_estimator(c.name, c.params);
-    if (c.target == 'u') {
-      cpu->fit(x);
-      cuda->fit(xg);
-    } else {
-      cpu->fit(x, y);
-      cuda->fit(xg, y.to(gpu));
-    }
-    const std::string a = cpu->to_json_text(), g = cuda->to_json_text();
-    EXPECT_EQ(a, g) << "model file differs";
-    const Tensor q = x.slice(0, 0, 1001), qg = q.to(gpu);
-    const std::string pc = outputs(*cpu, q), pg = outputs(*cuda, qg);
-    EXPECT_EQ(pc, pg) << "outputs differ";
-    const bool same = a == g && pc == pg;
-    failures += same ? 0 : 1;
-    std::printf("  %-32s CPU vs CUDA model file + outputs: %s\n", c.name, same ? "IDENTICAL" : "DIVERGENT");
-  }
-  EXPECT_EQ(failures, 0);
+  for (const auto& c : configs)
+    cases.push_back({c.name, c.params, c.counts ? &Xc : &X, c.target == 'u' ? nullptr : c.target == 'r' ? &yr : &ym,
+                     c.counts ? &qc : &q});
+  EXPECT_EQ(ml_common::compare_cpu_and_cuda(cases), 0);
 }
 
 TEST(MlWave2Cuda, BlockedCholeskyOfACudaMatrixEqualsTheCpus) {
@@ -148,18 +99,7 @@ TEST(MlWave2Cuda, BlockedCholeskyOfACudaMatrixEqualsTheCpus) {
 
 TEST(MlWave2Cuda, SabotageOneChangedValueMovesTheCudaModel) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
-  Tensor X = normal_data(1503, 9, 17);
-  Tensor y = sum(X, {1});
-  Tensor X2 = X.clone();
-  uint32_t bits;
-  std::memcpy(&bits, X2.data<float>() + 3, 4);
-  bits ^= 1u << 23;  // the value doubles or halves
-  std::memcpy(X2.data<float>() + 3, &bits, 4);
-  auto a = ml::make_estimator("kernel_ridge", {{"kernel", "rbf"}}),
-       b = ml::make_estimator("kernel_ridge", {{"kernel", "rbf"}});
-  a->fit(X.to(Device::cuda(0)), y.to(Device::cuda(0)));
-  b->fit(X2.to(Device::cuda(0)), y.to(Device::cuda(0)));
-  EXPECT_NE(a->to_json_text(), b->to_json_text());
+  ml_common::expect_changed_value_moves_the_cuda_model("kernel_ridge", {{"kernel", "rbf"}}, 1503, 9, 17);
 }
 
 }  // namespace

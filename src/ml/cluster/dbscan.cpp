@@ -79,13 +79,6 @@ namespace {
 constexpr int64_t kBlockElems = int64_t{1} << 24;  // [a, b, d] blocks of the all-pairs reference
 constexpr int64_t kExactElems = int64_t{1} << 22;  // [m, d] batches of candidate pairs
 
-// The prefilter's tiles: tile_rows query rows against tile_cols rows (a multiple of tile_rows)
-// whose first index is a multiple of tile_cols, so only a few tile shapes recur and the allocator
-// reuses their blocks. On a CPU a tile's product (2 MiB) stays in cache for the host pass; on a GPU
-// larger tiles amortize the launches and copies. The tiling does not reach any result.
-int64_t tile_rows(Device dev) { return dev.is_cuda() ? 2048 : 256; }
-int64_t tile_cols(Device dev) { return dev.is_cuda() ? 8192 : 2048; }
-
 // Squared distances [a, b] of the rows of A [a, d] to the rows of B [b, d] (exact path).
 Tensor sq_diff_distances(const Tensor& A, const Tensor& B) {
   const int64_t a = A.dim(0), b = B.dim(0), d = A.dim(1);
@@ -212,9 +205,21 @@ void kept_pairs(const Tensor& Q, const Prefilter& pq, int64_t qs, int64_t qe, co
 
 }  // namespace
 
+Tiles tiles_for(Device device) {
+  const int64_t elems = tile_bytes_hint(device) / static_cast<int64_t>(sizeof(float));
+  Tiles t{256, 2048};
+  while (t.rows * 2 * t.cols * 2 <= elems) {
+    t.rows *= 2;
+    t.cols *= 2;
+  }
+  return t;
+}
+
 Lists neighborhoods(const Tensor& X, float eps2, int64_t max_pairs, const std::string& context,
-                    double margin_scale) {
-  const int64_t n = X.dim(0), tr = tile_rows(X.device()), tc = tile_cols(X.device());
+                    double margin_scale, Tiles tiles) {
+  if (tiles.rows == 0) tiles = tiles_for(X.device());
+  BL_CHECK(tiles.rows > 0 && tiles.cols % tiles.rows == 0, "dbscan tiles: cols must be a multiple of rows");
+  const int64_t n = X.dim(0), tr = tiles.rows, tc = tiles.cols;
   Tensor Xc = X.contiguous();
   const Prefilter pf = make_prefilter(Xc, eps2, margin_scale);
   Lists lists(static_cast<size_t>(n));
@@ -264,8 +269,11 @@ Lists neighborhoods_all_pairs(const Tensor& X, float eps2) {
   return lists;
 }
 
-std::vector<int64_t> nearest_within(const Tensor& Q, const Tensor& C, float eps2, double margin_scale) {
-  const int64_t m = Q.dim(0), c = C.dim(0), tr = tile_rows(Q.device()), tc = tile_cols(Q.device());
+std::vector<int64_t> nearest_within(const Tensor& Q, const Tensor& C, float eps2, double margin_scale,
+                                    Tiles tiles) {
+  if (tiles.rows == 0) tiles = tiles_for(Q.device());
+  BL_CHECK(tiles.rows > 0 && tiles.cols % tiles.rows == 0, "dbscan tiles: cols must be a multiple of rows");
+  const int64_t m = Q.dim(0), c = C.dim(0), tr = tiles.rows, tc = tiles.cols;
   Tensor Qc = Q.contiguous(), Cc = C.contiguous();
   const Prefilter pq = make_prefilter(Qc, eps2, margin_scale), pc = make_prefilter(Cc, eps2, margin_scale);
   std::vector<int64_t> out(static_cast<size_t>(m), -1), ci, cj;
