@@ -65,15 +65,16 @@ void bind_ml(nb::module_& m) {
                   nb::arg("path"))
       .def_prop_ro("name", [](const PyEstimator& e) { return e.get().name(); })
       .def("fit",
-           [](PyEstimator& e, const Tensor& X, std::optional<Tensor> y) {
+           [](PyEstimator& e, const Tensor& X, std::optional<Tensor> y, std::optional<Tensor> sample_weight) {
              nb::gil_scoped_release r;
              ml::WarningCollector warnings;  // the fit's warnings (ConvergenceWarning), returned
-             if (y) e.get().fit(X, *y);
-             else e.get().fit(X);
+             e.get().fit_weighted(X, y ? *y : Tensor(), sample_weight ? *sample_weight : Tensor());
              return warnings.messages();
            },
-           nb::arg("X"), nb::arg("y") = nb::none(),
-           "Fits; returns the fit's warnings (an iterative solver stopped by max_iter), as messages.")
+           nb::arg("X"), nb::arg("y") = nb::none(), nb::arg("sample_weight") = nb::none(),
+           "Fits (with a weight per row where the estimator takes weights); returns the fit's warnings "
+           "(an iterative solver stopped by max_iter), as messages.")
+      .def_prop_ro("supports_sample_weight", [](const PyEstimator& e) { return e.get().supports_sample_weight(); })
       .def("predict", [](const PyEstimator& e, const Tensor& X) { nb::gil_scoped_release r; return e.get().predict(X); })
       .def("predict_proba",
            [](const PyEstimator& e, const Tensor& X) { nb::gil_scoped_release r; return e.get().predict_proba(X); })

@@ -1,6 +1,6 @@
 """One instance of every estimator class for scikit-learn's estimator checks, with the checks
 that cannot pass by design (each with its reason; docs/python.md lists them)."""
-from bitlearn import ml
+from bitlearn import _core, ml
 
 # Small settings keep the suite fast; meta-estimators get members.
 _ARGS = {
@@ -38,5 +38,15 @@ def instances():
     return out
 
 
+# Weighted fits compute in float32: a fit with integer weights and the fit of the repeated rows agree
+# to float32 rounding (about 1e-6 relative), not to this check's rtol of 1e-7.
+# python/tests/test_sample_weight.py checks the equivalence at float32 tolerances.
+WEIGHTED = {"check_sample_weight_equivalence_on_dense_data":
+            "float32 computation: weighted and repeated-row fits agree to about 1e-6 relative, not 1e-7"}
+
+
 def expected_failed_checks(est):
-    return EXPECTED.get(est._registry_name, {})
+    out = dict(EXPECTED.get(est._registry_name, {}))
+    if _core.Estimator.make(est._registry_name).supports_sample_weight:
+        out.update(WEIGHTED)
+    return out

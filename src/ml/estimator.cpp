@@ -78,6 +78,32 @@ std::vector<int64_t> i64_from_hex(const std::string& hex, const std::string& fie
   return from_hex<int64_t>(hex, field);
 }
 
+Estimator& Estimator::fit_weighted(const Tensor& X, const Tensor& y, const Tensor& sample_weight) {
+  if (!sample_weight.defined()) return fit(X, y);
+  const std::string est = name();
+  BL_CHECK(supports_sample_weight(), est, ": sample_weight is not supported by this estimator (docs/ml.md lists ",
+           "the estimators that take weights)");
+  BL_CHECK(sample_weight.ndim() == 1, est, ": sample_weight must be 1-d, got ", sample_weight.str());
+  BL_CHECK(X.ndim() == 2 && sample_weight.dim(0) == X.dim(0), est, ": sample_weight has ", sample_weight.dim(0),
+           " entries but X has ", X.ndim() == 2 ? X.dim(0) : int64_t{0}, " rows");
+  BL_CHECK(sample_weight.dtype() == DType::f32, est, ": sample_weight must be f32, got ", sample_weight.str());
+  std::vector<float> w = sample_weight.to(Device::cpu()).contiguous().to_vector<float>();
+  bool all_ones = true, any_positive = false;
+  for (size_t i = 0; i < w.size(); ++i) {
+    BL_CHECK(std::isfinite(w[i]) && w[i] >= 0.0f, est, ": sample_weight holds ", w[i], " at row ", i,
+             " (counted from 0); weights must be finite and >= 0");
+    all_ones = all_ones && w[i] == 1.0f;
+    any_positive = any_positive || w[i] > 0.0f;
+  }
+  BL_CHECK(w.empty() || any_positive, est, ": sample_weight is zero for every row");
+  if (all_ones) return fit(X, y);
+  return fit_with_weights(X, y, w);
+}
+
+Estimator& Estimator::fit_with_weights(const Tensor&, const Tensor&, const std::vector<float>&) {
+  throw Error(name() + ": sample_weight is not supported by this estimator");
+}
+
 Tensor Estimator::predict(const Tensor&) const {
   throw Error(name() + ": predict is not supported");
 }
@@ -123,6 +149,7 @@ bool is_classifier_name(const std::string& name) {
     return name.size() > tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0;
   };
   return name == "logistic_regression" || name == "nearest_centroid" || name == "svc" || name == "nu_svc" ||
+         name == "linear_svc" ||
          ends_with("_classifier") || ends_with("_nb") || ends_with("_discriminant_analysis");
 }
 

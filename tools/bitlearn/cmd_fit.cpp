@@ -2,6 +2,7 @@
 // Fits any registered estimator on a CSV file and writes its model file. The model file also
 // records the feature column names and the target, so `bitlearn predict` picks the same columns.
 // Progress of long fits is drawn as a bar on stderr. Exit codes: 0 done; 2 bad input.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -22,7 +23,7 @@
 namespace {
 
 struct FitArgs {
-  std::string model, data, target, out;
+  std::string model, data, target, out, weights;
   std::vector<std::string> params;
   std::vector<std::string> features, ignore;  // column selection: exactly these, or all but these
   std::vector<std::string> categorical;       // feature columns one-hot encoded
@@ -49,6 +50,18 @@ bl::ml::Params parse_params(const std::vector<std::string>& items) {
   return p;
 }
 
+// The --weights column as f32 [rows] (undefined without --weights); fit_weighted checks the values.
+bl::Tensor weight_column(const bl::CsvTable& table, const std::string& column, const std::string& source) {
+  if (column.empty()) return bl::Tensor();
+  const auto at = std::find(table.columns.begin(), table.columns.end(), column);
+  BL_CHECK(at != table.columns.end(), "--weights names column '", column, "', which ", source, " does not have");
+  const size_t c = static_cast<size_t>(at - table.columns.begin()), cols = table.columns.size();
+  BL_CHECK(table.text.count(c) == 0, source, ": weight column '", column, "' holds text; weights must be numbers");
+  std::vector<float> w(static_cast<size_t>(table.rows));
+  for (int64_t i = 0; i < table.rows; ++i) w[i] = table.values[static_cast<size_t>(i) * cols + c];
+  return bl::Tensor::from_vector(w, {table.rows});
+}
+
 void run_fit(const FitArgs& a) {
   if (a.threads_given) {  // without --threads: BITLEARN_THREADS or every hardware thread
     bl::check_thread_count(a.threads, "--threads");
@@ -56,7 +69,15 @@ void run_fit(const FitArgs& a) {
   }
   auto est = bl::ml::make_estimator(a.model, parse_params(a.params));
   bl::CsvTable table = bl::read_csv(a.data);
-  const std::vector<std::string> inputs = bl::cli::select_features(table, a.target, a.features, a.ignore, a.data);
+  const bl::Tensor weights = weight_column(table, a.weights, a.data);
+  std::vector<std::string> ignore = a.ignore;
+  if (!a.weights.empty()) {  // the weight column is no feature
+    BL_CHECK(a.weights != a.target, "--weights names the target column '", a.weights, "'");
+    BL_CHECK(std::find(a.features.begin(), a.features.end(), a.weights) == a.features.end(),
+             "--weights column '", a.weights, "' is also named in --features");
+    ignore.push_back(a.weights);
+  }
+  const std::vector<std::string> inputs = bl::cli::select_features(table, a.target, a.features, ignore, a.data);
   std::vector<std::string> features = inputs;
   const std::vector<bl::cli::Categorical> categories = bl::cli::find_categories(table, a.categorical, inputs, a.data);
   if (!categories.empty()) table = bl::cli::one_hot(table, categories, features, a.data);
@@ -67,8 +88,7 @@ void run_fit(const FitArgs& a) {
   bar.listen_to_library();
   auto t0 = std::chrono::steady_clock::now();
   bl::ml::WarningCollector warnings;  // printed after the bar is cleared
-  if (xy.y.defined()) est->fit(xy.X, xy.y);
-  else est->fit(xy.X);
+  est->fit_weighted(xy.X, xy.y, weights);
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   nlohmann::json j = nlohmann::json::parse(est->to_json_text());
   j["feature_names"] = xy.feature_names;
@@ -78,6 +98,7 @@ void run_fit(const FitArgs& a) {
     for (const auto& c : categories) j["categories"].push_back({{"column", c.column}, {"values", c.values}});
   }
   if (!a.target.empty()) j["target"] = a.target;
+  if (!a.weights.empty()) j["sample_weight_column"] = a.weights;
   // Text labels: the classifier sees their indices; predict writes the names back.
   if (!xy.label_names.empty()) j["label_names"] = xy.label_names;
   bl::write_file_atomic(a.out, j.dump(1) + "\n", "model file");
@@ -88,10 +109,11 @@ void run_fit(const FitArgs& a) {
     for (const auto& c : categories)
       std::fprintf(stderr, "one-hot %s: %zu categories (%s)\n", c.column.c_str(), c.values.size(),
                    column_list(c.values).c_str());
-    std::fprintf(stderr, "fit %s on %lld rows x %lld features (%s)%s in %.3f s -> %s\n", a.model.c_str(),
+    std::fprintf(stderr, "fit %s on %lld rows x %lld features (%s)%s%s in %.3f s -> %s\n", a.model.c_str(),
                  static_cast<long long>(xy.X.dim(0)), static_cast<long long>(xy.X.dim(1)),
                  column_list(xy.feature_names).c_str(),
-                 a.target.empty() ? ", no target" : (", target " + a.target).c_str(), secs, a.out.c_str());
+                 a.target.empty() ? ", no target" : (", target " + a.target).c_str(),
+                 a.weights.empty() ? "" : (", weights " + a.weights).c_str(), secs, a.out.c_str());
   }
 }
 
@@ -111,6 +133,9 @@ void setup(CLI::App& root) {
   cmd->add_option("--categorical", a->categorical,
                   "feature columns to one-hot encode (comma-separated; text or numbers; predict applies the same)")
       ->delimiter(',');
+  cmd->add_option("--weights", a->weights,
+                  "column of sample weights (finite, >= 0; row i counts w_i times), for the estimators that take "
+                  "them (docs/ml.md)");
   cmd->add_option("--param", a->params, "hyper-parameter key=value (repeatable)");
   cmd->add_option("--out", a->out, "model file to write (JSON)")->required();
   CLI::Option* threads = cmd->add_option(

@@ -39,6 +39,12 @@ class Estimator {
   // Fits on X [n, d] and y (undefined for unsupervised estimators). Returns *this.
   virtual Estimator& fit(const Tensor& X, const Tensor& y) = 0;
   Estimator& fit(const Tensor& X) { return fit(X, Tensor()); }
+  // Fits with a weight per row, as scikit-learn's fit(X, y, sample_weight): row i counts w_i times
+  // in the objective. sample_weight: 1-d, one finite value >= 0 per row, not all zero (f32, any
+  // device; an undefined tensor means unweighted). All-ones weights give fit(X, y)'s bits. Throws
+  // bl::Error("<name>: sample_weight is not supported ...") unless supports_sample_weight().
+  Estimator& fit_weighted(const Tensor& X, const Tensor& y, const Tensor& sample_weight);
+  virtual bool supports_sample_weight() const { return false; }
 
   // Each throws bl::Error("<name>: predict is not supported") unless the estimator provides it.
   virtual Tensor predict(const Tensor& X) const;
@@ -70,6 +76,11 @@ class Estimator {
   void save(const std::string& path) const;
   // The model file's text (what save writes).
   std::string to_json_text() const;
+
+ protected:
+  // The weighted fit of an estimator that supports_sample_weight(): w holds the validated weights
+  // (host, one per row, not all equal to 1).
+  virtual Estimator& fit_with_weights(const Tensor& X, const Tensor& y, const std::vector<float>& w);
 };
 
 // A new unfitted estimator by registry name with the given hyper-parameters; an unknown name throws

@@ -10,6 +10,12 @@
 //                      1/(2n) ||y - Xw||^2 + alpha l1_ratio ||w||_1 + alpha (1 - l1_ratio)/2 ||w||^2,
 //                      stopped when max |dw| <= tol * max |w| after a sweep (or max_iter sweeps).
 // Then w = ws / std and intercept = mean(y) - mean . w.
+//
+// With sample weights w_i (fit_weighted) the same solves run on the weighted system: weighted column
+// means mu = w^T X / sum(w) and scales sqrt(w^T (X - mu)^2 / sum(w)), rows multiplied by sqrt(w_i),
+// so G = sum_i w_i xs_i xs_i^T. Ridge and linear_regression minimize sum_i w_i r_i^2 (+ penalty);
+// lasso and elastic_net first rescale the weights to sum to n (their objective divides by n), as
+// scikit-learn does. Every sum is a contract op on X's device.
 #include <cmath>
 
 #include "bitlearn/ml/progress.h"
@@ -53,6 +59,31 @@ GramSystem gram_system(const Tensor& X, const Tensor& y, bool fit_intercept) {
   return s;
 }
 
+GramSystem weighted_gram_system(const Tensor& X, const Tensor& y, bool fit_intercept, const std::vector<float>& w) {
+  GramSystem s;
+  s.n = X.dim(0);
+  s.d = X.dim(1);
+  check_square_matrix(s.n, s.d, "linear model Gram matrix");
+  const Device dev = X.device();
+  Tensor wt = Tensor::from_vector(w, {s.n, 1}, dev);
+  Tensor sw = bl::sum(wt);
+  Tensor mu = bl::div(bl::matmul(wt, X, true, false), sw);  // [1, d]
+  Tensor var = bl::div(bl::matmul(wt, bl::square(bl::sub(X, mu)), true, false), sw);
+  s.stats.scale = bl::sqrt(var).to(Device::cpu()).to_vector<float>();
+  for (auto& v : s.stats.scale)
+    if (!(v > 0.0f)) v = 1.0f;
+  if (fit_intercept) s.stats.mean = mu.to(Device::cpu()).to_vector<float>();
+  else s.stats.mean.assign(static_cast<size_t>(s.d), 0.0f);
+  Tensor yf = y_f32_on(y, dev).reshape({s.n, 1});
+  if (fit_intercept) s.y_mean = static_cast<float>(bl::div(bl::matmul(wt, yf, true, false), sw).item());
+  Tensor root = bl::sqrt(wt);
+  Tensor Xs = bl::mul(lin::standardize(X, s.stats), root);
+  Tensor yc = bl::mul(bl::sub(yf, Tensor::scalar(s.y_mean, DType::f32, dev)), root);
+  s.G = bl::matmul(Xs, Xs, true, false).to(Device::cpu()).to_vector<float>();
+  s.b = bl::matmul(Xs, yc, true, false).to(Device::cpu()).to_vector<float>();
+  return s;
+}
+
 // Minimum-norm solution of G ws = b through G's eigen-decomposition; returns the sweeps run.
 std::vector<float> min_norm_solve(const GramSystem& s, int64_t* sweeps) {
   const int64_t d = s.d;
@@ -77,12 +108,9 @@ class LinearRegressorBase : public lin::ParamEstimator {
 
   Estimator& fit(const Tensor& X, const Tensor& y) override {
     check_Xy(name_, X, y);
-    GramSystem s = gram_system(X, y, params_.boolean("fit_intercept"));
-    std::vector<float> ws = solve(s);
-    unstandardize(ws, s.y_mean, s.stats, coef_, intercept_);
-    fitted_ = true;
-    return *this;
+    return fit_system(gram_system(X, y, params_.boolean("fit_intercept")));
   }
+  bool supports_sample_weight() const override { return true; }
 
   Tensor predict(const Tensor& X) const override { return linear_predict(name_, fitted_, coef_, intercept_, X); }
 
@@ -103,6 +131,18 @@ class LinearRegressorBase : public lin::ParamEstimator {
   float intercept() const { return intercept_; }
 
  protected:
+  Estimator& fit_with_weights(const Tensor& X, const Tensor& y, const std::vector<float>& w) override {
+    check_Xy(name_, X, y);
+    return fit_system(weighted_gram_system(X, y, params_.boolean("fit_intercept"), objective_weights(w)));
+  }
+  // The weights as the objective uses them (lasso / elastic_net: rescaled to sum to n).
+  virtual std::vector<float> objective_weights(const std::vector<float>& w) const { return w; }
+  Estimator& fit_system(const GramSystem& s) {
+    std::vector<float> ws = solve(s);
+    unstandardize(ws, s.y_mean, s.stats, coef_, intercept_);
+    fitted_ = true;
+    return *this;
+  }
   virtual std::vector<float> solve(const GramSystem& s) = 0;
   std::vector<float> coef_;
   float intercept_ = 0.0f;
@@ -156,6 +196,15 @@ class ElasticNet final : public LinearRegressorBase {
         lasso_(lasso) {}
 
  protected:
+  // w_i n / sum(w), the sum in binary64 in row order, each weight rounded once.
+  std::vector<float> objective_weights(const std::vector<float>& w) const override {
+    double total = 0.0;
+    for (float v : w) total += static_cast<double>(v);
+    const double n = static_cast<double>(w.size());
+    std::vector<float> out(w.size());
+    for (size_t i = 0; i < w.size(); ++i) out[i] = static_cast<float>(static_cast<double>(w[i]) * n / total);
+    return out;
+  }
   std::vector<float> solve(const GramSystem& s) override {
     const int64_t d = s.d;
     const double alpha = params_.number("alpha");

@@ -2,7 +2,8 @@
 // regression with l2, l1 or no penalty (see bitlearn/ml/linear.h).
 //
 // Objective in standardized coordinates Xs = (X - mean) / std, with W [d, m] and b [m]:
-//   f = mean_i loss_i + penalty,  loss = softplus(z) - y z (m = 1) or -log_softmax(z)[y] (m = K),
+//   f = mean_i loss_i + penalty (with sample weights: mean_i w_i loss_i, scikit-learn's objective
+//   C sum_i w_i loss_i + penalty divided by C n),  loss = softplus(z) - y z (m = 1) or -log_softmax(z)[y] (m = K),
 //   penalty = sum (W_jc / std_j)^2 / (2 C n) (l2) or sum |W_jc / std_j| / (C n) (l1); b is free.
 // The data-sized parts (Z = Xs W + b, the loss, the gradient Xs^T (P - Y) / n) are Tensor ops, so
 // they run on X's device with identical bits; the optimizer state lives on the host in binary32.
@@ -32,9 +33,12 @@ using Vec = std::vector<float>;
 // The smooth part of the objective over the data, as a function of theta = [W (d*m), b (m)].
 class LogisticLoss {
  public:
-  LogisticLoss(const Tensor& Xs, const std::vector<int64_t>& index, int64_t n_classes)
+  // weights: one per row, or nullptr (unweighted).
+  LogisticLoss(const Tensor& Xs, const std::vector<int64_t>& index, int64_t n_classes,
+               const std::vector<float>* weights)
       : Xs_(Xs), n_(Xs.dim(0)), d_(Xs.dim(1)), m_(n_classes == 2 ? 1 : n_classes) {
     Device dev = Xs.device();
+    if (weights) weight_ = Tensor::from_vector(*weights, {n_, 1}, dev);
     if (m_ == 1) {
       Vec y(static_cast<size_t>(n_));
       for (int64_t i = 0; i < n_; ++i) y[i] = index[i] == 1 ? 1.0f : 0.0f;
@@ -59,15 +63,15 @@ class LogisticLoss {
     Tensor Z = bl::add(bl::matmul(Xs_, W), B);
     Tensor loss, P;
     if (m_ == 1) {
-      loss = bl::mean(bl::sub(bl::softplus(Z), bl::mul(target_, Z)));
+      loss = bl::mean(weighted(bl::sub(bl::softplus(Z), bl::mul(target_, Z))));
       if (grad) P = bl::sigmoid(Z);
     } else {
       Tensor logp = bl::log_softmax(Z, 1);
-      loss = bl::neg(bl::mean(bl::gather(logp, 1, idx_)));
+      loss = bl::neg(bl::mean(weighted(bl::gather(logp, 1, idx_))));
       if (grad) P = bl::softmax(Z, 1);
     }
     if (grad) {
-      Tensor R = bl::sub(P, target_);
+      Tensor R = weighted(bl::sub(P, target_));
       Vec gw = bl::div(bl::matmul(Xs_, R, true, false), inv_n_).to(Device::cpu()).to_vector<float>();
       Vec gb = bl::mean(R, {0}).to(Device::cpu()).to_vector<float>();
       grad->assign(gw.begin(), gw.end());
@@ -77,7 +81,9 @@ class LogisticLoss {
   }
 
  private:
-  Tensor Xs_, target_, idx_, inv_n_;
+  // Rows [n, k] times their weights (unchanged without weights).
+  Tensor weighted(const Tensor& rows) const { return weight_.defined() ? bl::mul(rows, weight_) : rows; }
+  Tensor Xs_, target_, idx_, inv_n_, weight_;
   int64_t n_, d_, m_;
 };
 
@@ -94,13 +100,22 @@ class LogisticRegression final : public Estimator {
   void set_params(const Params& p) override { params_.set(p); }
   bool fitted() const override { return fit_.fitted; }
 
-  Estimator& fit(const Tensor& X, const Tensor& y) override {
+  Estimator& fit(const Tensor& X, const Tensor& y) override { return fit_rows(X, y, nullptr); }
+  bool supports_sample_weight() const override { return true; }
+
+ protected:
+  Estimator& fit_with_weights(const Tensor& X, const Tensor& y, const std::vector<float>& w) override {
+    return fit_rows(X, y, &w);
+  }
+
+ public:
+  Estimator& fit_rows(const Tensor& X, const Tensor& y, const std::vector<float>* weights) {
     check_Xy(name(), X, y);
     lin::EncodedLabels enc = lin::encode_labels(name(), y);
     const int64_t n = X.dim(0), d = X.dim(1);
     lin::ColumnStats st = lin::column_stats(X, params_.boolean("fit_intercept"));
     Tensor Xs = lin::standardize(X, st);
-    LogisticLoss loss(Xs, enc.index, static_cast<int64_t>(enc.classes.size()));
+    LogisticLoss loss(Xs, enc.index, static_cast<int64_t>(enc.classes.size()), weights);
     const int64_t m = loss.outputs();
     const std::string penalty = params_.text("penalty");
     const float lam = penalty == "none" ? 0.0f

@@ -1,0 +1,96 @@
+"""sample_weight against scikit-learn: LinearRegression, Ridge, Lasso, ElasticNet and
+LogisticRegression fitted with the same weights give scikit-learn's coefficients (float32
+tolerances); integer weights equal repeated rows; `bitlearn fit --weights COLUMN` writes the model
+file that Python's fit(X, y, sample_weight) writes; estimators without weights say so."""
+import csv
+import json
+import subprocess
+
+import numpy as np
+import pytest
+import sklearn.linear_model as sk
+
+from bitlearn import ml
+from conftest import ROOT
+
+DATA = ROOT / "tests" / "data" / "ml_linear"
+
+
+def _xy(name):
+    with open(DATA / name, newline="") as f:
+        rows = list(csv.reader(f))
+    header, values = rows[0], np.array(rows[1:], dtype=np.float64)
+    t = header.index("target")
+    return header, np.delete(values, t, axis=1).astype(np.float32), values[:, t].astype(np.float32)
+
+
+def _weights(n):
+    return ((np.arange(n) * 7 + 3) % 5).astype(np.float32) * 0.5  # 0, 0.5, ..., 2: zeros included
+
+
+CASES = [
+    ("LinearRegression", {}, "diabetes_std_train.csv", 2e-4),
+    ("Ridge", {"alpha": 3.0}, "diabetes_std_train.csv", 2e-4),
+    ("Lasso", {"alpha": 0.1, "tol": 1e-6, "max_iter": 10000}, "diabetes_std_train.csv", 2e-3),
+    ("ElasticNet", {"alpha": 0.05, "l1_ratio": 0.4, "tol": 1e-6, "max_iter": 10000}, "diabetes_std_train.csv", 2e-3),
+    ("LogisticRegression", {"C": 0.5, "tol": 1e-6, "max_iter": 2000}, "breast_cancer_std_train.csv", 2e-3),
+]
+
+
+@pytest.mark.parametrize("cls,params,data,tol", CASES, ids=[c[0] for c in CASES])
+def test_weighted_fit_matches_scikit_learn(cls, params, data, tol):
+    _, X, y = _xy(data)
+    w = _weights(len(y))
+    ours = getattr(ml, cls)(**params).fit(X, y, sample_weight=w)
+    theirs = getattr(sk, cls)(**params).fit(X.astype(np.float64), y, sample_weight=w.astype(np.float64))
+    a = np.concatenate([np.ravel(ours.coef_), np.ravel(ours.intercept_)]).astype(np.float64)
+    b = np.concatenate([np.ravel(theirs.coef_), np.ravel(theirs.intercept_)])
+    scale = max(1.0, np.max(np.abs(b)))
+    assert np.max(np.abs(a - b)) <= tol * scale, (a, b)
+    # The weights matter: the unweighted fit is farther from scikit-learn's weighted one.
+    plain = getattr(ml, cls)(**params).fit(X, y)
+    c = np.concatenate([np.ravel(plain.coef_), np.ravel(plain.intercept_)]).astype(np.float64)
+    assert np.max(np.abs(c - b)) > 10 * np.max(np.abs(a - b))
+
+
+def test_all_ones_and_none_give_the_unweighted_model_file():
+    _, X, y = _xy("diabetes_std_train.csv")
+    base = ml.Ridge().fit(X, y).model_file_text()
+    assert ml.Ridge().fit(X, y, sample_weight=np.ones(len(y))).model_file_text() == base
+    assert ml.Ridge().fit(X, y, sample_weight=None).model_file_text() == base
+
+
+def test_cli_weights_column_equals_python(cli, tmp_path):
+    header, X, y = _xy("diabetes_std_train.csv")
+    w = _weights(len(y))
+    path = tmp_path / "weighted.csv"
+    feats = [h for h in header if h != "target"]
+    with open(path, "w", newline="") as f:
+        out = csv.writer(f)
+        out.writerow(feats + ["target", "w"])
+        for row, t, wi in zip(X, y, w):
+            out.writerow([repr(float(v)) for v in row] + [repr(float(t)), repr(float(wi))])
+    r = subprocess.run([cli, "fit", "--model", "ridge", "--data", str(path), "--target", "target", "--weights", "w",
+                        "--out", str(tmp_path / "m.json")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert ", weights w" in r.stderr
+    written = json.loads((tmp_path / "m.json").read_text())
+    assert written["feature_names"] == feats  # the weight column is no feature
+    assert written["sample_weight_column"] == "w"
+    ours = json.loads(ml.Ridge().fit(X, y, sample_weight=w).model_file_text())
+    assert written["state"] == ours["state"]
+    bad = subprocess.run([cli, "fit", "--model", "kmeans", "--data", str(path), "--ignore", "target", "--weights",
+                          "w", "--out", str(tmp_path / "k.json")], capture_output=True, text=True)
+    assert bad.returncode != 0 and "kmeans: sample_weight is not supported" in bad.stderr
+    missing = subprocess.run([cli, "fit", "--model", "ridge", "--data", str(path), "--target", "target", "--weights",
+                              "nope", "--out", str(tmp_path / "x.json")], capture_output=True, text=True)
+    assert missing.returncode != 0 and "--weights names column 'nope'" in missing.stderr
+
+
+def test_bad_weights_get_scikit_learn_errors():
+    _, X, y = _xy("diabetes_std_train.csv")
+    with pytest.raises(ValueError, match="Negative values"):
+        ml.Ridge().fit(X, y, sample_weight=-np.ones(len(y)))
+    with pytest.raises(ValueError, match="sample_weight.shape"):
+        ml.Ridge().fit(X, y, sample_weight=np.ones(len(y) - 1))
+    assert "sample_weight" not in ml.KMeans.fit.__code__.co_varnames
