@@ -94,3 +94,22 @@ def test_bad_weights_get_scikit_learn_errors():
     with pytest.raises(ValueError, match="sample_weight.shape"):
         ml.Ridge().fit(X, y, sample_weight=np.ones(len(y) - 1))
     assert "sample_weight" not in ml.KMeans.fit.__code__.co_varnames
+
+
+NB = [("GaussianNB", {}, False), ("MultinomialNB", {}, True), ("ComplementNB", {}, True),
+      ("BernoulliNB", {"binarize": 1.0}, True), ("CategoricalNB", {}, True)]
+
+
+@pytest.mark.parametrize("cls,params,counts", NB, ids=[c[0] for c in NB])
+def test_weighted_naive_bayes_matches_scikit_learn(cls, params, counts):
+    import sklearn.naive_bayes as sknb
+    rng = np.random.RandomState(0)
+    n, d = 400, 6
+    y = rng.randint(0, 3, n)
+    X = (rng.poisson(2.0 + y[:, None], (n, d)) if counts else rng.randn(n, d) + y[:, None]).astype(np.float32)
+    w = _weights(n)
+    ours = getattr(ml, cls)(**params).fit(X, y, sample_weight=w)
+    theirs = getattr(sknb, cls)(**params).fit(X.astype(np.float64), y, sample_weight=w.astype(np.float64))
+    np.testing.assert_allclose(ours.class_count_, theirs.class_count_, rtol=1e-6)
+    np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), rtol=2e-4, atol=2e-6)
+    assert np.array_equal(ours.predict(X), theirs.predict(X))

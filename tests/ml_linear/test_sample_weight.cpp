@@ -1,6 +1,6 @@
 // test_sample_weight.cpp: fit_weighted for the estimators that take sample weights (linear_regression,
-// ridge, lasso, elastic_net, logistic_regression): integer weights give the fit of the repeated
-// rows (float64 reference for the Gram solvers, the repeated-row fit for the iterative ones), a zero
+// ridge, lasso, elastic_net, logistic_regression, the naive Bayes family): integer weights give the
+// fit of the repeated rows (float64 reference for the Gram solvers, the repeated-row fit for the iterative ones), a zero
 // weight drops its row, all-ones weights give the unweighted bits, the bytes do not depend on the
 // thread count, a changed weight moves the model (sabotage arm), and bad weights are refused.
 #include <gtest/gtest.h>
@@ -55,10 +55,15 @@ WeightedData make_data(int64_t n, int64_t d, bool classes) {
   return s;
 }
 
+// The fitted numbers of a model file: coef and intercept (linear), else the naive Bayes statistics.
 std::vector<double> coef_of(const ml::Estimator& est) {
   nlohmann::json j = nlohmann::json::parse(est.to_json_text());
   std::vector<double> out;
-  for (const char* key : {"coef", "intercept"}) {
+  const bool linear = j["state"].contains("coef");
+  for (const char* key : linear ? std::vector<const char*>{"coef", "intercept"}
+                                : std::vector<const char*>{"class_count", "class_log_prior", "theta", "var",
+                                                           "feature_count", "weight", "bias"}) {
+    if (!j["state"].contains(key)) continue;
     std::vector<float> v = ml::f32_from_hex(j["state"][key].get<std::string>(), key);
     out.insert(out.end(), v.begin(), v.end());
   }
@@ -103,6 +108,8 @@ std::vector<double> ridge_f64(const WeightedData& s, double alpha) {
   return b;
 }
 
+bool is_classifier(const std::string& name) { return name == "logistic_regression" || name.find("_nb") != std::string::npos; }
+
 void expect_close(const std::vector<double>& got, const std::vector<double>& want, double tol, const char* what) {
   ASSERT_EQ(got.size(), want.size()) << what;
   double scale = 0.0;
@@ -133,6 +140,8 @@ TEST(SampleWeight, IntegerWeightsFitLikeRepeatedRows) {
       {"elastic_net", {{"alpha", "0.05"}, {"l1_ratio", "0.3"}, {"tol", "1e-7"}, {"max_iter", "5000"}}, &reg, 2e-4},
       {"logistic_regression", {{"C", "0.7"}, {"tol", "1e-6"}, {"max_iter", "500"}}, &cls, 2e-3},
       {"logistic_regression", {{"penalty", "none"}, {"tol", "1e-5"}, {"max_iter", "3000"}}, &cls, 5e-3},
+      {"gaussian_nb", {}, &cls, 1e-5},
+      {"bernoulli_nb", {{"binarize", "0"}}, &cls, 1e-5},
   };
   for (const auto& c : cases) {
     const WeightedData rep = c.data->repeated();
@@ -146,8 +155,9 @@ TEST(SampleWeight, IntegerWeightsFitLikeRepeatedRows) {
 TEST(SampleWeight, AllOnesGiveTheUnweightedBits) {
   const WeightedData reg = make_data(129, 4, false), cls = make_data(129, 4, true);
   const Tensor ones = Tensor::from_vector(std::vector<float>(129, 1.0f), {129});
-  for (const char* name : {"linear_regression", "ridge", "lasso", "elastic_net", "logistic_regression"}) {
-    const WeightedData& s = std::string(name) == "logistic_regression" ? cls : reg;
+  for (const char* name : {"linear_regression", "ridge", "lasso", "elastic_net", "logistic_regression", "gaussian_nb",
+                           "bernoulli_nb"}) {
+    const WeightedData& s = is_classifier(name) ? cls : reg;
     auto a = ml::make_estimator(name), b = ml::make_estimator(name);
     a->fit(s.X(), s.Y());
     b->fit_weighted(s.X(), s.Y(), ones);
@@ -161,8 +171,9 @@ TEST(SampleWeight, AllOnesGiveTheUnweightedBits) {
 TEST(SampleWeight, SameBytesAtThreads123AndAChangedWeightMovesTheModel) {
   const WeightedData reg = make_data(2003, 7, false), cls = make_data(2003, 7, true);
   const int saved = num_threads();
-  for (const char* name : {"linear_regression", "ridge", "lasso", "elastic_net", "logistic_regression"}) {
-    const WeightedData& s = std::string(name) == "logistic_regression" ? cls : reg;
+  for (const char* name : {"linear_regression", "ridge", "lasso", "elastic_net", "logistic_regression", "gaussian_nb",
+                           "bernoulli_nb"}) {
+    const WeightedData& s = is_classifier(name) ? cls : reg;
     std::string first;
     for (int t : {1, 2, 3}) {
       set_num_threads(t);

@@ -2,7 +2,10 @@
 //
 // Fit reads X once on the host in row order: per class, sums (and for gaussian_nb squared
 // deviations) accumulate in binary64 and are rounded to binary32 once, so the statistics do not
-// depend on thread count or device. Every logarithm is the contract's bl::log on binary32.
+// depend on thread count or device. With sample weights (fit_weighted) row i adds w_i times its
+// count, values and squared deviations (class counts, priors, means, variances and feature counts
+// become weighted, as scikit-learn's); gaussian_nb's var_smoothing stays relative to the unweighted
+// variance of X, as there. A weight of 1 multiplies exactly, so all-ones weights change nothing. Every logarithm is the contract's bl::log on binary32.
 //
 // Prediction forms the joint log-likelihood jll [m, n_classes]:
 //   multinomial, complement, bernoulli: jll = X W^T + b through the contract GEMM on X's device
@@ -57,6 +60,21 @@ class NaiveBayes final : public lin::ParamEstimator {
   explicit NaiveBayes(Kind kind) : lin::ParamEstimator(name_of(kind), specs_of(kind)), kind_(kind) {}
 
   Estimator& fit(const Tensor& X, const Tensor& y) override {
+    w_.clear();
+    return fit_rows(X, y);
+  }
+  bool supports_sample_weight() const override { return true; }
+
+ protected:
+  Estimator& fit_with_weights(const Tensor& X, const Tensor& y, const std::vector<float>& w) override {
+    w_.assign(w.begin(), w.end());
+    Estimator& out = fit_rows(X, y);
+    w_.clear();
+    return out;
+  }
+
+ public:
+  Estimator& fit_rows(const Tensor& X, const Tensor& y) {
     check_Xy(name_, X, y);
     lin::EncodedLabels e = lin::encode_labels(name_, y, 1);
     const int64_t n = X.dim(0), d = X.dim(1), c = static_cast<int64_t>(e.classes.size());
@@ -72,9 +90,15 @@ class NaiveBayes final : public lin::ParamEstimator {
     label_dtype_ = y.dtype();
     d_ = d;
     std::vector<double> count(static_cast<size_t>(c), 0.0);
-    for (int64_t i = 0; i < n; ++i) count[static_cast<size_t>(e.index[i])] += 1.0;
+    double total = 0.0;
+    for (int64_t i = 0; i < n; ++i) {
+      count[static_cast<size_t>(e.index[i])] += wt(i);
+      total += wt(i);
+    }
+    for (int64_t k = 0; k < c; ++k)
+      BL_CHECK(count[k] > 0.0, name_, ": class ", e.classes[k], " has a total sample weight of 0");
     class_count_.assign(count.begin(), count.end());
-    set_log_prior(count, static_cast<double>(n));
+    set_log_prior(count, total);
     switch (kind_) {
       case Kind::gaussian: fit_gaussian(x, e.index, count, n); break;
       case Kind::multinomial:
@@ -150,6 +174,9 @@ class NaiveBayes final : public lin::ParamEstimator {
   }
 
  private:
+  // Row i's weight (1 without sample weights).
+  double wt(int64_t i) const { return w_.empty() ? 1.0 : w_[static_cast<size_t>(i)]; }
+
   float smoothing_alpha() const {
     const double a = params_.number("alpha");
     if (a >= 1e-10) return static_cast<float>(a);
@@ -181,7 +208,7 @@ class NaiveBayes final : public lin::ParamEstimator {
     std::vector<double> all_sum(static_cast<size_t>(d), 0.0), all_sq(static_cast<size_t>(d), 0.0);
     for (int64_t i = 0; i < n; ++i)
       for (int64_t j = 0; j < d; ++j) {
-        sum[cls[i] * d + j] += x[i * d + j];
+        sum[cls[i] * d + j] += wt(i) * x[i * d + j];
         all_sum[j] += x[i * d + j];
       }
     std::vector<double> mean(sum.size()), all_mean(static_cast<size_t>(d));
@@ -191,7 +218,7 @@ class NaiveBayes final : public lin::ParamEstimator {
     for (int64_t i = 0; i < n; ++i)
       for (int64_t j = 0; j < d; ++j) {
         double dv = x[i * d + j] - mean[cls[i] * d + j], da = x[i * d + j] - all_mean[j];
-        sq[cls[i] * d + j] += dv * dv;
+        sq[cls[i] * d + j] += wt(i) * dv * dv;
         all_sq[j] += da * da;
       }
     // epsilon = var_smoothing * the largest feature variance of X (scikit-learn's rule).
@@ -216,7 +243,7 @@ class NaiveBayes final : public lin::ParamEstimator {
     const int64_t d = d_, c = static_cast<int64_t>(count.size());
     std::vector<double> fc(static_cast<size_t>(c * d), 0.0);
     for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j < d; ++j) fc[cls[i] * d + j] += x[i * d + j];
+      for (int64_t j = 0; j < d; ++j) fc[cls[i] * d + j] += wt(i) * x[i * d + j];
     feature_count_.assign(fc.begin(), fc.end());
     weight_.assign(static_cast<size_t>(c * d), 0.0f);
     bias_ = log_prior_;
@@ -293,7 +320,7 @@ class NaiveBayes final : public lin::ParamEstimator {
     // Layout: for feature j, class k, category v at (offset_[j] * c + k * n_categories_[j] + v).
     for (int64_t i = 0; i < n; ++i)
       for (int64_t j = 0; j < d; ++j)
-        fc[offset_[j] * c + cls[i] * n_categories_[j] + static_cast<int64_t>(x[i * d + j])] += 1.0;
+        fc[offset_[j] * c + cls[i] * n_categories_[j] + static_cast<int64_t>(x[i * d + j])] += wt(i);
     flp_.assign(fc.size(), 0.0f);
     for (int64_t j = 0; j < d; ++j)
       for (int64_t k = 0; k < c; ++k) {
@@ -357,6 +384,7 @@ class NaiveBayes final : public lin::ParamEstimator {
   }
 
   Kind kind_;
+  std::vector<double> w_;  // the fit's sample weights (empty: unweighted)
   std::vector<float> classes_, class_count_, log_prior_;
   std::vector<float> theta_, var_;                    // gaussian [c, d]
   std::vector<float> feature_count_, weight_, bias_;  // multinomial, complement, bernoulli
