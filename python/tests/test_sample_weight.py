@@ -113,3 +113,23 @@ def test_weighted_naive_bayes_matches_scikit_learn(cls, params, counts):
     np.testing.assert_allclose(ours.class_count_, theirs.class_count_, rtol=1e-6)
     np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), rtol=2e-4, atol=2e-6)
     assert np.array_equal(ours.predict(X), theirs.predict(X))
+
+
+@pytest.mark.parametrize("cls", ["HistGradientBoostingClassifier", "HistGradientBoostingRegressor"])
+def test_weighted_boosting_matches_scikit_learn(cls):
+    import sklearn.ensemble as ske
+    rng = np.random.RandomState(1)
+    n = 3000
+    X = rng.randn(n, 5).astype(np.float32)
+    clean = X[:, 0] + 0.5 * X[:, 1] - X[:, 2] * X[:, 3]
+    y = (clean > 0).astype(np.float32) if "Classifier" in cls else clean.astype(np.float32)
+    noisy = np.arange(n) % 3 == 0  # scrambled rows, weight 0
+    y_train = y.copy()
+    y_train[noisy] = (1 - y[noisy]) if "Classifier" in cls else rng.randn(noisy.sum()).astype(np.float32) * 5
+    w = np.where(noisy, 0.0, 1.0 + (np.arange(n) % 4)).astype(np.float32)
+    ours = getattr(ml, cls)(max_iter=60).fit(X, y_train, sample_weight=w)
+    theirs = getattr(ske, cls)(max_iter=60, early_stopping=False).fit(X, y_train, sample_weight=w)
+    plain = getattr(ml, cls)(max_iter=60).fit(X, y_train)
+    s_ours, s_theirs, s_plain = ours.score(X, y), theirs.score(X, y), plain.score(X, y)
+    assert abs(s_ours - s_theirs) < 0.03, (s_ours, s_theirs)
+    assert s_ours > s_plain + 0.05, (s_ours, s_plain)

@@ -108,7 +108,39 @@ std::vector<double> ridge_f64(const WeightedData& s, double alpha) {
   return b;
 }
 
-bool is_classifier(const std::string& name) { return name == "logistic_regression" || name.find("_nb") != std::string::npos; }
+bool is_classifier(const std::string& name) {
+  return name == "logistic_regression" || name.find("_nb") != std::string::npos ||
+         name.find("classifier") != std::string::npos;
+}
+
+// Boosting with weights: a weight of 0 on a third of the rows whose labels are scrambled recovers the
+// clean fit's accuracy, which the unweighted fit on the same rows loses; the initial score is the
+// weighted mean.
+TEST(SampleWeight, BoostingIgnoresZeroWeightRowsAndTakesTheWeightedMean) {
+  WeightedData s = make_data(1500, 5, true);
+  for (int64_t i = 0; i < s.n; ++i) {
+    s.w[i] = i % 3 == 0 ? 0.0f : 1.0f;
+    if (i % 3 == 0) s.y[i] = 1.0f - s.y[i];  // flipped labels, weight 0
+  }
+  const WeightedData clean = make_data(1500, 5, true);
+  auto weighted = ml::make_estimator("hist_gradient_boosting_classifier", {{"max_iter", "30"}});
+  auto plain = ml::make_estimator("hist_gradient_boosting_classifier", {{"max_iter", "30"}});
+  weighted->fit_weighted(s.X(), s.Y(), s.W());
+  plain->fit(s.X(), s.Y());
+  const double acc_w = weighted->score(clean.X(), clean.Y()), acc_p = plain->score(clean.X(), clean.Y());
+  EXPECT_GT(acc_w, 0.93);
+  EXPECT_GT(acc_w, acc_p + 0.1) << "weighted " << acc_w << " plain " << acc_p;
+  // One round with learning_rate 1e-30: predictions are the initial score, the weighted mean of y.
+  WeightedData r = make_data(200, 3, false);
+  auto base = ml::make_estimator("hist_gradient_boosting_regressor", {{"max_iter", "1"}, {"learning_rate", "1e-30"}});
+  base->fit_weighted(r.X(), r.Y(), r.W());
+  double sw = 0.0, swy = 0.0;
+  for (int64_t i = 0; i < r.n; ++i) {
+    sw += r.w[i];
+    swy += static_cast<double>(r.w[i]) * r.y[i];
+  }
+  EXPECT_NEAR(base->predict(r.X()).to_vector<float>()[0], swy / sw, 1e-5);
+}
 
 void expect_close(const std::vector<double>& got, const std::vector<double>& want, double tol, const char* what) {
   ASSERT_EQ(got.size(), want.size()) << what;
@@ -156,7 +188,7 @@ TEST(SampleWeight, AllOnesGiveTheUnweightedBits) {
   const WeightedData reg = make_data(129, 4, false), cls = make_data(129, 4, true);
   const Tensor ones = Tensor::from_vector(std::vector<float>(129, 1.0f), {129});
   for (const char* name : {"linear_regression", "ridge", "lasso", "elastic_net", "logistic_regression", "gaussian_nb",
-                           "bernoulli_nb"}) {
+                           "bernoulli_nb", "hist_gradient_boosting_classifier", "hist_gradient_boosting_regressor"}) {
     const WeightedData& s = is_classifier(name) ? cls : reg;
     auto a = ml::make_estimator(name), b = ml::make_estimator(name);
     a->fit(s.X(), s.Y());
@@ -172,7 +204,7 @@ TEST(SampleWeight, SameBytesAtThreads123AndAChangedWeightMovesTheModel) {
   const WeightedData reg = make_data(2003, 7, false), cls = make_data(2003, 7, true);
   const int saved = num_threads();
   for (const char* name : {"linear_regression", "ridge", "lasso", "elastic_net", "logistic_regression", "gaussian_nb",
-                           "bernoulli_nb"}) {
+                           "bernoulli_nb", "hist_gradient_boosting_classifier", "hist_gradient_boosting_regressor"}) {
     const WeightedData& s = is_classifier(name) ? cls : reg;
     std::string first;
     for (int t : {1, 2, 3}) {

@@ -80,8 +80,10 @@ TEST(MlLinearCuda, WeightedFitsGiveTheCpuBits) {
   }
   Tensor y = Tensor::from_vector(s, {n}), yb = Tensor::from_vector(b, {n}), W = Tensor::from_vector(w, {n});
   const Device gpu = Device::cuda(0);
-  for (const char* name : {"linear_regression", "ridge", "lasso", "elastic_net", "logistic_regression"}) {
-    const Tensor& t = std::string(name) == "logistic_regression" ? yb : y;
+  for (const char* name : {"linear_regression", "ridge", "lasso", "elastic_net", "logistic_regression",
+                           "gaussian_nb", "hist_gradient_boosting_classifier", "hist_gradient_boosting_regressor"}) {
+    const std::string nm = name;
+    const Tensor& t = nm == "logistic_regression" || nm == "gaussian_nb" || nm.find("classifier") != std::string::npos ? yb : y;
     auto cpu = ml::make_estimator(name), cuda = ml::make_estimator(name);
     cpu->fit_weighted(X, t, W);
     cuda->fit_weighted(X.to(gpu), t.to(gpu), W.to(gpu));

@@ -112,7 +112,16 @@ class HistGradientBoosting : public Estimator {
 
   bool fitted() const override { return !model_.trees.empty(); }
 
-  Estimator& fit(const Tensor& X, const Tensor& y) override {
+  Estimator& fit(const Tensor& X, const Tensor& y) override { return fit_rows(X, y, nullptr); }
+  bool supports_sample_weight() const override { return true; }
+
+ protected:
+  Estimator& fit_with_weights(const Tensor& X, const Tensor& y, const std::vector<float>& w) override {
+    return fit_rows(X, y, w.data());
+  }
+
+ public:
+  Estimator& fit_rows(const Tensor& X, const Tensor& y, const float* weight) {
     const std::string est = name();
     check_Xy(est, X, y, /*allow_nan_X=*/true);
     Tensor hx = host_f32(X);
@@ -128,7 +137,7 @@ class HistGradientBoosting : public Estimator {
       targets = regression_targets(y);
       bp.loss = BoostLoss::squared_error;
     }
-    model_ = fit_boosting(hx.data<float>(), hx.dim(0), hx.dim(1), targets.data(), enc.y_index.data(), bp);
+    model_ = fit_boosting(hx.data<float>(), hx.dim(0), hx.dim(1), targets.data(), enc.y_index.data(), bp, weight);
     classes_ = enc.classes;
     n_features_ = hx.dim(1);
     return *this;

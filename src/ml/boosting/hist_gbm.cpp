@@ -818,18 +818,23 @@ void softmax_row(const float* raw, int64_t k, float* p) {
   for (int64_t j = 0; j < k; ++j) p[j] = bl::div(p[j], s);
 }
 
+// The initial raw scores; with weights (non-null) the weighted mean / class shares (binary64 sums in
+// row order).
 std::vector<float> initial_scores(const BoostParams& p, int64_t n, const float* y_value,
-                                  const int32_t* y_class) {
+                                  const int32_t* y_class, const float* weight) {
+  auto w = [&](int64_t i) { return weight ? static_cast<double>(weight[i]) : 1.0; };
+  double total = 0.0;
+  for (int64_t i = 0; i < n; ++i) total += w(i);
   if (p.loss == BoostLoss::squared_error) {
     double s = 0.0;
-    for (int64_t i = 0; i < n; ++i) s += y_value[i];
-    return {static_cast<float>(s / static_cast<double>(n))};
+    for (int64_t i = 0; i < n; ++i) s += weight ? w(i) * y_value[i] : y_value[i];
+    return {static_cast<float>(s / total)};
   }
   const int64_t k = p.loss == BoostLoss::logistic ? 2 : p.n_classes;
-  std::vector<int64_t> counts(static_cast<size_t>(k), 0);
-  for (int64_t i = 0; i < n; ++i) ++counts[y_class[i]];
+  std::vector<double> counts(static_cast<size_t>(k), 0.0);
+  for (int64_t i = 0; i < n; ++i) counts[y_class[i]] += w(i);
   auto prior = [&](int64_t c) {
-    double q = static_cast<double>(counts[c]) / static_cast<double>(n);
+    double q = counts[c] / total;
     return static_cast<float>(std::min(std::max(q, 1e-7), 1.0 - 1e-7));
   };
   if (p.loss == BoostLoss::logistic) {
@@ -909,7 +914,7 @@ void raw_to_probability(std::vector<float>& raw, int64_t n, int64_t k) {
 }
 
 BoostModel fit_boosting(const float* X, int64_t n, int64_t d, const float* y_value,
-                        const int32_t* y_class, const BoostParams& p) {
+                        const int32_t* y_class, const BoostParams& p, const float* weight) {
   BL_CHECK(n >= 1 && d >= 1, "hist_gradient_boosting: empty data");
   BL_CHECK(n < (int64_t{1} << 31), "hist_gradient_boosting: at most 2^31 - 1 rows");
   BL_CHECK(p.max_bins >= 2 && p.max_bins <= 255, "hist_gradient_boosting: max_bins must be in [2, 255]");
@@ -919,7 +924,7 @@ BoostModel fit_boosting(const float* X, int64_t n, int64_t d, const float* y_val
   BoostModel model;
   const int64_t K = p.loss == BoostLoss::softmax ? p.n_classes : 1;
   model.n_groups = K;
-  model.base = initial_scores(p, n, y_value, y_class);
+  model.base = initial_scores(p, n, y_value, y_class, weight);
   std::vector<float> raw(static_cast<size_t>(n * K));
   for (int64_t i = 0; i < n; ++i) {
     for (int64_t k = 0; k < K; ++k) raw[i * K + k] = model.base[k];
@@ -980,6 +985,12 @@ BoostModel fit_boosting(const float* X, int64_t n, int64_t d, const float* y_val
           grad[k][i] = bl::sub(pk, y_class[i] == k ? 1.0f : 0.0f);
           hess[k][i] = bl::max(bl::mul(pk, bl::sub(1.0f, pk)), kMinHessian);
         }
+      }
+    });
+    if (weight) for_row_chunks(n, [&](int64_t i) {
+      for (int64_t k = 0; k < K; ++k) {
+        grad[k][i] = bl::mul(grad[k][i], weight[i]);
+        hess[k][i] = bl::mul(hess[k][i], weight[i]);
       }
     });
     std::vector<int32_t> rows;

@@ -60,9 +60,11 @@ struct BoostModel {
 };
 
 // Fits on host X [n, d] (NaN allowed). Regression reads y_value; logistic reads y_class (0/1);
-// softmax reads y_class in [0, n_classes).
+// softmax reads y_class in [0, n_classes). weight: a sample weight per row (>= 0), or null: each
+// row's gradient and hessian are multiplied by its weight (float32, one rounding each) and the
+// initial scores are the weighted mean / class shares, as scikit-learn's sample_weight.
 BoostModel fit_boosting(const float* X, int64_t n, int64_t d, const float* y_value,
-                        const int32_t* y_class, const BoostParams& params);
+                        const int32_t* y_class, const BoostParams& params, const float* weight = nullptr);
 
 // Raw scores [n * n_groups]: base + each tree's leaf value, added in tree order (float32).
 std::vector<float> boosting_raw(const BoostModel& model, const float* X, int64_t n, int64_t d);
