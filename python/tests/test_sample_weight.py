@@ -133,3 +133,32 @@ def test_weighted_boosting_matches_scikit_learn(cls):
     s_ours, s_theirs, s_plain = ours.score(X, y), theirs.score(X, y), plain.score(X, y)
     assert abs(s_ours - s_theirs) < 0.03, (s_ours, s_theirs)
     assert s_ours > s_plain + 0.05, (s_ours, s_plain)
+
+
+@pytest.mark.parametrize("cls", ["DecisionTreeClassifier", "DecisionTreeRegressor", "RandomForestClassifier",
+                                 "ExtraTreesRegressor"])
+def test_weighted_trees_match_scikit_learn(cls):
+    import sklearn.ensemble as ske
+    import sklearn.tree as skt
+    rng = np.random.RandomState(2)
+    n = 2000
+    X = rng.randn(n, 5).astype(np.float32)
+    clean = X[:, 0] + 0.5 * X[:, 1] - X[:, 2] * X[:, 3]
+    classify = "Classifier" in cls
+    y = (clean > 0).astype(np.float32) if classify else clean.astype(np.float32)
+    noisy = np.arange(n) % 3 == 0
+    y_train = y.copy()
+    y_train[noisy] = (1 - y[noisy]) if classify else rng.randn(noisy.sum()).astype(np.float32) * 5
+    w = np.where(noisy, 0.0, 0.5 + (np.arange(n) % 4)).astype(np.float32)
+    params = dict(max_depth=6, random_state=0)
+    if "Forest" in cls or "Trees" in cls:
+        params["n_estimators"] = 30
+    peer = getattr(skt if "Decision" in cls else ske, cls)(**params)
+    ours = getattr(ml, cls)(**params).fit(X, y_train, sample_weight=w)
+    theirs = peer.fit(X.astype(np.float64), y_train, sample_weight=w.astype(np.float64))
+    plain = getattr(ml, cls)(**params).fit(X, y_train)
+    s_ours, s_theirs, s_plain = ours.score(X, y), theirs.score(X, y), plain.score(X, y)
+    assert abs(s_ours - s_theirs) < 0.03, (s_ours, s_theirs)
+    assert s_ours > s_plain + 0.03, (s_ours, s_plain)
+    if cls == "DecisionTreeClassifier":  # the same tree: the same predictions
+        assert np.mean(ours.predict(X) == theirs.predict(X)) > 0.995

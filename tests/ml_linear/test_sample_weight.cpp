@@ -113,6 +113,41 @@ bool is_classifier(const std::string& name) {
          name.find("classifier") != std::string::npos;
 }
 
+// CART with integer weights grows the tree of the repeated rows: the same splits and leaf values,
+// so the same predictions bit for bit (the model files differ only where a NaN would go, which
+// follows the child with more rows).
+TEST(SampleWeight, TreesWithIntegerWeightsPredictAsTheRepeatedRows) {
+  const WeightedData reg = make_data(300, 4, false), cls = make_data(300, 4, true);
+  for (const char* name : {"decision_tree_classifier", "decision_tree_regressor", "extra_tree_classifier"}) {
+    const WeightedData& s = is_classifier(name) ? cls : reg;
+    const WeightedData rep = s.repeated();
+    const ml::Params params = {{"max_depth", "6"}, {"random_state", "3"}};
+    auto weighted = ml::make_estimator(name, params), repeated = ml::make_estimator(name, params);
+    weighted->fit_weighted(s.X(), s.Y(), s.W());
+    repeated->fit(rep.X(), rep.Y());
+    const Tensor q = ml_test::normal_data(500, 4, 77);
+    const bool proba = is_classifier(name);
+    EXPECT_EQ((proba ? weighted->predict_proba(q) : weighted->predict(q)).digest(),
+              (proba ? repeated->predict_proba(q) : repeated->predict(q)).digest())
+        << name;
+  }
+  // Real-valued weights in a forest: threads 1/2/3 give the same bytes.
+  std::vector<float> w = cls.w;
+  for (size_t i = 0; i < w.size(); ++i) w[i] = 0.25f + 0.37f * static_cast<float>(i % 7);
+  const Tensor W = Tensor::from_vector(w, {cls.n});
+  const int saved = num_threads();
+  std::string first;
+  for (int t : {1, 2, 3}) {
+    set_num_threads(t);
+    auto f = ml::make_estimator("random_forest_classifier", {{"n_estimators", "8"}, {"max_depth", "5"}});
+    f->fit_weighted(cls.X(), cls.Y(), W);
+    const std::string text = f->to_json_text();
+    if (t == 1) first = text;
+    else EXPECT_EQ(text, first) << t << " threads";
+  }
+  set_num_threads(saved);
+}
+
 // Boosting with weights: a weight of 0 on a third of the rows whose labels are scrambled recovers the
 // clean fit's accuracy, which the unweighted fit on the same rows loses; the initial score is the
 // weighted mean.
@@ -188,7 +223,8 @@ TEST(SampleWeight, AllOnesGiveTheUnweightedBits) {
   const WeightedData reg = make_data(129, 4, false), cls = make_data(129, 4, true);
   const Tensor ones = Tensor::from_vector(std::vector<float>(129, 1.0f), {129});
   for (const char* name : {"linear_regression", "ridge", "lasso", "elastic_net", "logistic_regression", "gaussian_nb",
-                           "bernoulli_nb", "hist_gradient_boosting_classifier", "hist_gradient_boosting_regressor"}) {
+                           "bernoulli_nb", "hist_gradient_boosting_classifier", "hist_gradient_boosting_regressor",
+                           "decision_tree_classifier", "random_forest_regressor"}) {
     const WeightedData& s = is_classifier(name) ? cls : reg;
     auto a = ml::make_estimator(name), b = ml::make_estimator(name);
     a->fit(s.X(), s.Y());

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <type_traits>
 
 #include "contract/math.h"
 #include "contract/rng.h"
@@ -21,14 +22,17 @@ struct Split {
   bool constant = false;
 };
 
-// Node totals: weight, class counts or the sum of weighted targets.
+// Node totals: weight, class counts or the sum of weighted targets. W is int64_t for integer
+// weights (bootstrap counts; exact) and double for real sample weights (sums in a fixed order).
+template <typename W>
 struct Totals {
-  int64_t w = 0;
-  std::vector<int64_t> counts;
+  W w = 0;
+  std::vector<W> counts;
   double sum = 0.0;
 };
 
-double xlogx(int64_t c) {
+template <typename W>
+double xlogx(W c) {
   if (c <= 0) return 0.0;
   return static_cast<double>(c) * static_cast<double>(bl::log(static_cast<float>(c)));
 }
@@ -38,6 +42,7 @@ float midpoint(float a, float b) {
   return (m >= b) ? a : m;
 }
 
+template <typename W>
 class CartBuilder {
  public:
   CartBuilder(const CartData& data, const CartParams& params) : data_(data), p_(params) {
@@ -62,7 +67,7 @@ class CartBuilder {
     while (!stack.empty()) {
       Item it = stack.back();
       stack.pop_back();
-      Totals tot = totals(it.begin, it.end);
+      Totals<W> tot = totals(it.begin, it.end);
       set_value(it.node, tot);
       int64_t n = it.end - it.begin;
       bool leaf = (p_.max_depth >= 0 && it.depth >= p_.max_depth) || n < p_.min_samples_split ||
@@ -89,15 +94,23 @@ class CartBuilder {
   }
 
  private:
-  uint32_t weight(int64_t row) const { return data_.weight ? data_.weight[row] : 1u; }
+  // The row's weight: its bootstrap count (1 without) times its sample weight (real weights only).
+  W weight(int64_t row) const {
+    const W count = data_.weight ? static_cast<W>(data_.weight[row]) : W{1};
+    if constexpr (std::is_same_v<W, double>) {
+      return data_.sample_weight ? count * static_cast<double>(data_.sample_weight[row]) : count;
+    } else {
+      return count;
+    }
+  }
   float x(int64_t row, int64_t f) const { return data_.X[row * data_.d + f]; }
 
-  Totals totals(int64_t begin, int64_t end) const {
-    Totals t;
+  Totals<W> totals(int64_t begin, int64_t end) const {
+    Totals<W> t;
     t.counts.assign(static_cast<size_t>(k_), 0);
     for (int64_t i = begin; i < end; ++i) {
       uint32_t r = rows_[i];
-      int64_t w = weight(r);
+      W w = weight(r);
       t.w += w;
       if (classify_) t.counts[data_.y_class[r]] += w;
       else t.sum += static_cast<double>(w) * static_cast<double>(data_.y_value[r]);
@@ -105,7 +118,7 @@ class CartBuilder {
     return t;
   }
 
-  void set_value(int32_t node, const Totals& t) {
+  void set_value(int32_t node, const Totals<W>& t) {
     float* v = &tree_.value[static_cast<size_t>(node) * k_];
     if (classify_) {
       for (int64_t c = 0; c < k_; ++c) {
@@ -116,9 +129,9 @@ class CartBuilder {
     }
   }
 
-  bool pure(const Totals& t, int64_t begin, int64_t end) const {
+  bool pure(const Totals<W>& t, int64_t begin, int64_t end) const {
     if (classify_) {
-      for (int64_t c : t.counts) {
+      for (W c : t.counts) {
         if (c == t.w) return true;
       }
       return false;
@@ -131,31 +144,31 @@ class CartBuilder {
   }
 
   // Impurity proxy of a two-way split from left totals (class counts or sum) and the node's.
-  double proxy_classes(const std::vector<int64_t>& cl, int64_t wl, const Totals& tot) const {
-    int64_t wr = tot.w - wl;
+  double proxy_classes(const std::vector<W>& cl, W wl, const Totals<W>& tot) const {
+    W wr = tot.w - wl;
     if (p_.criterion == Criterion::entropy) {
       double s = -xlogx(wl) - xlogx(wr);
       for (int64_t c = 0; c < k_; ++c) s += xlogx(cl[c]) + xlogx(tot.counts[c] - cl[c]);
       return s;
     }
-    int64_t sl = 0, sr = 0;
+    W sl = 0, sr = 0;
     for (int64_t c = 0; c < k_; ++c) {
       sl += cl[c] * cl[c];
-      int64_t rc = tot.counts[c] - cl[c];
+      W rc = tot.counts[c] - cl[c];
       sr += rc * rc;
     }
     return static_cast<double>(sl) / static_cast<double>(wl) +
            static_cast<double>(sr) / static_cast<double>(wr);
   }
-  static double proxy_sum(double sl, int64_t wl, const Totals& tot) {
+  static double proxy_sum(double sl, W wl, const Totals<W>& tot) {
     double sr = tot.sum - sl;
-    int64_t wr = tot.w - wl;
+    W wr = tot.w - wl;
     return sl * sl / static_cast<double>(wl) + sr * sr / static_cast<double>(wr);
   }
 
   // Best split of one feature over the node's rows.
   Split search_feature(uint64_t node_stream, int64_t f, int64_t begin, int64_t end,
-                       const Totals& tot) const {
+                       const Totals<W>& tot) const {
     Split best;
     const int64_t n = end - begin;
     if (p_.random_thresholds) {
@@ -174,13 +187,14 @@ class CartBuilder {
       float t = static_cast<float>(static_cast<double>(lo) +
                                    static_cast<double>(u) * (static_cast<double>(hi) - lo));
       if (!(t >= lo && t < hi)) t = lo;
-      std::vector<int64_t> cl(static_cast<size_t>(k_), 0);
-      int64_t wl = 0, nl = 0;
+      std::vector<W> cl(static_cast<size_t>(k_), 0);
+      W wl = 0;
+      int64_t nl = 0;
       double sl = 0.0;
       for (int64_t i = begin; i < end; ++i) {
         uint32_t r = rows_[i];
         if (x(r, f) <= t) {
-          int64_t w = weight(r);
+          W w = weight(r);
           wl += w;
           ++nl;
           if (classify_) cl[data_.y_class[r]] += w;
@@ -203,23 +217,23 @@ class CartBuilder {
       best.constant = true;
       return best;
     }
-    std::vector<int64_t> cl(static_cast<size_t>(k_), 0);
-    int64_t wl = 0, sumsq_l = 0;
+    std::vector<W> cl(static_cast<size_t>(k_), 0);
+    W wl = 0, sumsq_l = 0;
     double sl = 0.0;
     const bool gini = p_.criterion == Criterion::gini;
-    int64_t sumsq_total = 0;
+    W sumsq_total = 0;
     if (gini) {
-      for (int64_t c : tot.counts) sumsq_total += c * c;
+      for (W c : tot.counts) sumsq_total += c * c;
     }
-    int64_t sumsq_r = sumsq_total;
+    W sumsq_r = sumsq_total;
     for (int64_t i = 0; i + 1 < n; ++i) {
       uint32_t r = row_of(keys[i]);
-      int64_t w = weight(r);
+      W w = weight(r);
       wl += w;
       if (classify_) {
         int32_t c = data_.y_class[r];
         if (gini) {
-          int64_t rc = tot.counts[c] - cl[c];
+          W rc = tot.counts[c] - cl[c];
           sumsq_l += 2 * cl[c] * w + w * w;
           sumsq_r -= 2 * rc * w - w * w;
         }
@@ -249,7 +263,7 @@ class CartBuilder {
     return best;
   }
 
-  void find_split(int32_t node, int64_t begin, int64_t end, const Totals& tot, int32_t* feature,
+  void find_split(int32_t node, int64_t begin, int64_t end, const Totals<W>& tot, int32_t* feature,
                   float* threshold) {
     const int64_t d = data_.d;
     const uint64_t node_stream = (p_.stream << 32) | static_cast<uint32_t>(node);
@@ -315,7 +329,8 @@ class CartBuilder {
 Tree build_cart(const CartData& data, const CartParams& params) {
   BL_CHECK(data.n >= 1 && data.d >= 1, "tree: empty data");
   BL_CHECK(data.n < (int64_t{1} << 31), "tree: at most 2^31 - 1 rows are supported");
-  return CartBuilder(data, params).build();
+  if (data.sample_weight) return CartBuilder<double>(data, params).build();
+  return CartBuilder<int64_t>(data, params).build();
 }
 
 Criterion criterion_from_name(const std::string& est, const std::string& name) {

@@ -42,6 +42,10 @@ struct CartData {
   int64_t n_classes = 0;
   const float* y_value = nullptr;  // regression
   const uint32_t* weight = nullptr;  // integer sample weights (bootstrap counts); null: all 1
+  // Real sample weights (>= 0; a row's weight is its count times this), or null. With them the
+  // weight sums run in binary64 in the same fixed order (gini's sum of squares too, updated per
+  // row); without them every sum is an exact integer as before.
+  const float* sample_weight = nullptr;
 };
 
 // Grows the tree; leaf values are class fractions (n_values = n_classes) or means (n_values = 1).

@@ -118,7 +118,17 @@ class CartEstimator : public Estimator {
 
   bool fitted() const override { return !trees_.empty(); }
 
-  Estimator& fit(const Tensor& X, const Tensor& y) override {
+  Estimator& fit(const Tensor& X, const Tensor& y) override { return fit_rows(X, y, nullptr); }
+  bool supports_sample_weight() const override { return true; }
+
+ protected:
+  Estimator& fit_with_weights(const Tensor& X, const Tensor& y, const std::vector<float>& w) override {
+    return fit_rows(X, y, &w);
+  }
+
+ public:
+  // sample_weight: one per row (each tree's row weight is its bootstrap count times it), or null.
+  Estimator& fit_rows(const Tensor& X, const Tensor& y, const std::vector<float>* sample_weight) {
     const std::string est = name();
     check_Xy(est, X, y);
     BL_CHECK(X.device().is_cpu(), est, ": X is on ", X.device().str(),
@@ -129,6 +139,7 @@ class CartEstimator : public Estimator {
     data.X = hx.data<float>();
     data.n = n;
     data.d = d;
+    if (sample_weight) data.sample_weight = sample_weight->data();
     LabelEncoding enc;
     std::vector<float> targets;
     if (kind_.classifier) {
