@@ -16,6 +16,7 @@
 #include "bitlearn/csv.h"
 #include "bitlearn/ml/ensemble.h"
 #include "bitlearn/ml/estimator.h"
+#include "bitlearn/ml/tree.h"
 #include "bitlearn/ml/progress.h"
 #include "convert.h"
 #include "core/error.h"
@@ -109,6 +110,14 @@ void bind_ml(nb::module_& m) {
            [](const PyEstimator& e, const std::string& path) { e.get().save(path); }, nb::arg("path"));
 
   m.def("estimator_names", &ml::estimator_names);
+  m.def(
+      "tree_feature_importances",
+      [](const PyEstimator& e, const Tensor& X, const Tensor& y, std::optional<Tensor> sample_weight) {
+        nb::gil_scoped_release r;
+        return ml::tree_feature_importances(e.get(), X, y, sample_weight ? *sample_weight : Tensor());
+      },
+      nb::arg("estimator"), nb::arg("X"), nb::arg("y"), nb::arg("sample_weight") = nb::none(),
+      "Mean decrease in impurity per feature of a fitted CART tree or forest, from its training data.");
   m.def("set_num_threads",
         [](int threads) {
           check_thread_count(threads, "set_num_threads");

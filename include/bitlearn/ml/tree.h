@@ -24,3 +24,20 @@
 #pragma once
 
 #include "bitlearn/ml/estimator.h"
+
+#include <vector>
+
+namespace bl::ml {
+
+// Impurity-based feature importances (mean decrease in impurity, scikit-learn's
+// feature_importances_) of a fitted decision_tree_* / extra_tree_* / random_forest_* /
+// extra_trees_* estimator, from the data it was fitted on (X, y and the sample weights, or an
+// undefined tensor): the rows are routed through each tree with their weights (a forest's bootstrap
+// counts drawn again from its random_state), each split adds w_node i_node - w_left i_left -
+// w_right i_right to its feature (gini, entropy or variance; binary64 in row and node order), a
+// tree's totals are divided by their sum, and a forest averages its trees in tree order and
+// normalizes again. All zeros when no tree splits. Throws bl::Error for other estimators.
+std::vector<double> tree_feature_importances(const Estimator& est, const Tensor& X, const Tensor& y,
+                                             const Tensor& sample_weight = Tensor());
+
+}  // namespace bl::ml

@@ -1,6 +1,9 @@
 // tree_estimators.cpp: decision trees, random forests and extra trees (see tree_estimators.h).
 #include "ml/tree/tree_estimators.h"
 
+#include "bitlearn/ml/tree.h"
+#include "ml/host_math.h"
+
 #include <atomic>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -166,16 +169,8 @@ class CartEstimator : public Estimator {
       tp.stream = static_cast<uint64_t>(t);
       tp.parallel = n_estimators_ == 1;
       CartData td = data;
-      std::vector<uint32_t> counts;
-      if (bootstrap_) {  // n draws with replacement, Philox stream 2^63 + tree index
-        counts.assign(static_cast<size_t>(n), 0);
-        const uint64_t stream = (uint64_t{1} << 63) | static_cast<uint64_t>(t);
-        for (int64_t i = 0; i < n; ++i) {
-          ++counts[random_below(random_state_, stream, static_cast<uint64_t>(i),
-                                static_cast<uint32_t>(n))];
-        }
-        td.weight = counts.data();
-      }
+      std::vector<uint32_t> counts = bootstrap_counts(t, n);
+      if (bootstrap_) td.weight = counts.data();
       trees[t] = build_cart(td, tp);
       if (n_estimators_ > 1) report_progress(stage, grown.fetch_add(1) + 1, n_estimators_);
     };
@@ -185,6 +180,104 @@ class CartEstimator : public Estimator {
     classes_ = enc.classes;
     n_features_ = d;
     return *this;
+  }
+
+  // Tree t's bootstrap counts over n rows: n draws with replacement, Philox stream 2^63 + t (empty
+  // without bootstrap).
+  std::vector<uint32_t> bootstrap_counts(int64_t t, int64_t n) const {
+    std::vector<uint32_t> counts;
+    if (!bootstrap_) return counts;
+    counts.assign(static_cast<size_t>(n), 0);
+    const uint64_t stream = (uint64_t{1} << 63) | static_cast<uint64_t>(t);
+    for (int64_t i = 0; i < n; ++i) {
+      ++counts[random_below(random_state_, stream, static_cast<uint64_t>(i), static_cast<uint32_t>(n))];
+    }
+    return counts;
+  }
+
+  std::vector<double> feature_importances(const Tensor& X, const Tensor& y, const Tensor& sample_weight) const {
+    const std::string est = name();
+    BL_CHECK(fitted(), est, ": feature importances need a fitted estimator");
+    check_Xy(est, X, y);
+    Tensor hx = host_f32(X);
+    const int64_t n = hx.dim(0), d = hx.dim(1);
+    BL_CHECK(d == n_features_, est, ": X has ", d, " features, the model ", n_features_);
+    std::vector<float> w;
+    if (sample_weight.defined()) {
+      BL_CHECK(sample_weight.ndim() == 1 && sample_weight.dim(0) == n, est, ": sample_weight must hold one value per row");
+      w = sample_weight.to(Device::cpu()).contiguous().to_vector<float>();
+    }
+    std::vector<int32_t> cls;
+    std::vector<float> targets;
+    if (kind_.classifier) cls = encode_labels(est, y).y_index;
+    else targets = regression_targets(y);
+    const int64_t k = kind_.classifier ? static_cast<int64_t>(classes_.size()) : 1;
+    std::vector<std::vector<double>> per_tree(trees_.size());
+    default_pool().parallel_for(static_cast<int64_t>(trees_.size()), [&](int64_t t) {
+      const Tree& tree = trees_[t];
+      const std::vector<uint32_t> counts = bootstrap_counts(t, n);
+      // Per node: weight, class weights (or sum and sum of squares of y), rows in row order.
+      const int64_t m = tree.n_nodes();
+      std::vector<double> nw(static_cast<size_t>(m), 0.0), stat(static_cast<size_t>(m * (kind_.classifier ? k : 2)), 0.0);
+      for (int64_t i = 0; i < n; ++i) {
+        double wi = counts.empty() ? 1.0 : static_cast<double>(counts[i]);
+        if (!w.empty()) wi *= static_cast<double>(w[i]);
+        if (wi == 0.0) continue;
+        const float* row = hx.data<float>() + i * d;
+        int32_t node = 0;
+        while (true) {
+          nw[node] += wi;
+          if (kind_.classifier) {
+            stat[node * k + cls[i]] += wi;
+          } else {
+            const double v = targets[i];
+            stat[node * 2] += wi * v;
+            stat[node * 2 + 1] += wi * v * v;
+          }
+          if (tree.feature[node] < 0) break;
+          const float xv = row[tree.feature[node]];
+          node = (std::isnan(xv) ? tree.default_left[node] != 0 : xv <= tree.threshold[node]) ? tree.left[node]
+                                                                                                : tree.right[node];
+        }
+      }
+      auto impurity = [&](int64_t node) {
+        const double total = nw[node];
+        if (total <= 0.0) return 0.0;
+        if (!kind_.classifier) {
+          const double mean = stat[node * 2] / total;
+          return stat[node * 2 + 1] / total - mean * mean;
+        }
+        double s = criterion_ == Criterion::entropy ? 0.0 : 1.0;
+        for (int64_t c = 0; c < k; ++c) {
+          const double p = stat[node * k + c] / total;
+          if (criterion_ == Criterion::entropy) {
+            if (p > 0.0) s -= p * log64(p);
+          } else {
+            s -= p * p;
+          }
+        }
+        return s;
+      };
+      std::vector<double> imp(static_cast<size_t>(d), 0.0);
+      for (int64_t node = 0; node < m; ++node) {
+        if (tree.feature[node] < 0) continue;
+        const int32_t l = tree.left[node], r = tree.right[node];
+        imp[tree.feature[node]] += nw[node] * impurity(node) - nw[l] * impurity(l) - nw[r] * impurity(r);
+      }
+      double sum = 0.0;
+      for (double v : imp) sum += v;
+      if (sum > 0.0)
+        for (double& v : imp) v /= sum;
+      per_tree[t] = std::move(imp);
+    });
+    std::vector<double> out(static_cast<size_t>(d), 0.0);
+    for (const auto& imp : per_tree)
+      for (int64_t j = 0; j < d; ++j) out[j] += imp[j];
+    double sum = 0.0;
+    for (double v : out) sum += v;
+    if (sum > 0.0)
+      for (double& v : out) v /= sum;
+    return out;
   }
 
   Tensor predict(const Tensor& X) const override {
@@ -276,6 +369,13 @@ class CartEstimator : public Estimator {
 };
 
 }  // namespace
+
+std::vector<double> tree_feature_importances(const Estimator& est, const Tensor& X, const Tensor& y,
+                                             const Tensor& sample_weight) {
+  const auto* cart = dynamic_cast<const CartEstimator*>(&est);
+  BL_CHECK(cart != nullptr, est.name(), ": feature importances are computed for CART trees and forests only");
+  return cart->feature_importances(X, y, sample_weight);
+}
 
 std::unique_ptr<Estimator> make_decision_tree_classifier() {
   return std::make_unique<CartEstimator>(Kind{"decision_tree_classifier", true, false, false});
