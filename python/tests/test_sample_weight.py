@@ -79,9 +79,9 @@ def test_cli_weights_column_equals_python(cli, tmp_path):
     assert written["sample_weight_column"] == "w"
     ours = json.loads(ml.Ridge().fit(X, y, sample_weight=w).model_file_text())
     assert written["state"] == ours["state"]
-    bad = subprocess.run([cli, "fit", "--model", "kmeans", "--data", str(path), "--ignore", "target", "--weights",
-                          "w", "--out", str(tmp_path / "k.json")], capture_output=True, text=True)
-    assert bad.returncode != 0 and "kmeans: sample_weight is not supported" in bad.stderr
+    bad = subprocess.run([cli, "fit", "--model", "minibatch_kmeans", "--data", str(path), "--ignore", "target",
+                          "--weights", "w", "--out", str(tmp_path / "k.json")], capture_output=True, text=True)
+    assert bad.returncode != 0 and "minibatch_kmeans: sample_weight is not supported" in bad.stderr
     missing = subprocess.run([cli, "fit", "--model", "ridge", "--data", str(path), "--target", "target", "--weights",
                               "nope", "--out", str(tmp_path / "x.json")], capture_output=True, text=True)
     assert missing.returncode != 0 and "--weights names column 'nope'" in missing.stderr
@@ -93,7 +93,7 @@ def test_bad_weights_get_scikit_learn_errors():
         ml.Ridge().fit(X, y, sample_weight=-np.ones(len(y)))
     with pytest.raises(ValueError, match="sample_weight.shape"):
         ml.Ridge().fit(X, y, sample_weight=np.ones(len(y) - 1))
-    assert "sample_weight" not in ml.KMeans.fit.__code__.co_varnames
+    assert "sample_weight" not in ml.MiniBatchKMeans.fit.__code__.co_varnames
 
 
 NB = [("GaussianNB", {}, False), ("MultinomialNB", {}, True), ("ComplementNB", {}, True),
@@ -162,3 +162,17 @@ def test_weighted_trees_match_scikit_learn(cls):
     assert s_ours > s_plain + 0.03, (s_ours, s_plain)
     if cls == "DecisionTreeClassifier":  # the same tree: the same predictions
         assert np.mean(ours.predict(X) == theirs.predict(X)) > 0.995
+
+
+def test_weighted_kmeans_matches_scikit_learn():
+    from sklearn.cluster import KMeans
+    from sklearn.datasets import make_blobs
+    X, _ = make_blobs(n_samples=900, centers=4, cluster_std=0.8, random_state=3)
+    X = X.astype(np.float32)
+    w = _weights(len(X)) + 0.25
+    ours = ml.KMeans(n_clusters=4).fit(X, sample_weight=w)
+    theirs = KMeans(n_clusters=4, n_init=1, random_state=0).fit(X.astype(np.float64), sample_weight=w)
+    order = [np.argmin(((theirs.cluster_centers_ - c) ** 2).sum(1)) for c in ours.cluster_centers_]
+    assert sorted(order) == [0, 1, 2, 3]
+    np.testing.assert_allclose(ours.cluster_centers_, theirs.cluster_centers_[order], rtol=1e-4, atol=1e-4)
+    assert abs(ours.inertia_ - theirs.inertia_) <= 1e-4 * theirs.inertia_

@@ -148,6 +148,52 @@ TEST(SampleWeight, TreesWithIntegerWeightsPredictAsTheRepeatedRows) {
   set_num_threads(saved);
 }
 
+// k-means with weights: the centers are the weighted means of their clusters, the inertia is the
+// weighted sum of squared distances, rows of weight 0 move nothing, threads 1/2/3 give the same bytes.
+TEST(SampleWeight, KmeansCentersAreWeightedMeans) {
+  const int64_t n = 600, d = 3;
+  std::vector<float> x(static_cast<size_t>(n * d)), w(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j < d; ++j)
+      x[i * d + j] = 0.3f * normal_element(9, 7, static_cast<uint64_t>(i * d + j)) + (j == i % 3 ? 6.0f : 0.0f);
+    w[i] = static_cast<float>((i * 5 + 1) % 4);  // 0..3
+  }
+  Tensor X = Tensor::from_vector(x, {n, d}), W = Tensor::from_vector(w, {n});
+  const int saved = num_threads();
+  std::string first;
+  for (int t : {1, 2, 3}) {
+    set_num_threads(t);
+    auto est = ml::make_estimator("kmeans", {{"n_clusters", "3"}});
+    est->fit_weighted(X, Tensor(), W);
+    if (t == 1) first = est->to_json_text();
+    else EXPECT_EQ(est->to_json_text(), first) << t << " threads";
+  }
+  set_num_threads(saved);
+  auto est = ml::make_estimator("kmeans", {{"n_clusters", "3"}});
+  est->fit_weighted(X, Tensor(), W);
+  std::vector<int64_t> lab = est->predict(X).to_vector<int64_t>();
+  nlohmann::json j = nlohmann::json::parse(est->to_json_text());
+  std::vector<float> centers = ml::f32_from_hex(j["state"]["cluster_centers"].get<std::string>(), "centers");
+  double inertia = 0.0;
+  for (int64_t c = 0; c < 3; ++c) {
+    double sw = 0.0, s[3] = {0, 0, 0};
+    for (int64_t i = 0; i < n; ++i)
+      if (lab[i] == c) {
+        sw += w[i];
+        for (int64_t k = 0; k < d; ++k) s[k] += static_cast<double>(w[i]) * x[i * d + k];
+      }
+    for (int64_t k = 0; k < d; ++k) EXPECT_NEAR(centers[c * d + k], s[k] / sw, 1e-4) << "center " << c;
+  }
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t k = 0; k < d; ++k) {
+      const double dv = x[i * d + k] - centers[lab[i] * d + k];
+      inertia += static_cast<double>(w[i]) * dv * dv;
+    }
+  EXPECT_NEAR(ml::f32_from_hex(j["state"]["inertia"].get<std::string>(), "inertia")[0], inertia, 1e-3 * inertia);
+  auto mb = ml::make_estimator("minibatch_kmeans");
+  EXPECT_THROW(mb->fit_weighted(X, Tensor(), W), Error);
+}
+
 // Boosting with weights: a weight of 0 on a third of the rows whose labels are scrambled recovers the
 // clean fit's accuracy, which the unweighted fit on the same rows loses; the initial score is the
 // weighted mean.
@@ -275,8 +321,9 @@ TEST(SampleWeight, BadWeightsAreRefusedWithClearErrors) {
             std::string::npos);
   EXPECT_NE(msg(std::vector<float>(20, 0.0f), {20}).find("sample_weight is zero for every row"), std::string::npos);
   EXPECT_NE(msg(std::vector<float>(20, 1.0f), {4, 5}).find("sample_weight must be 1-d"), std::string::npos);
-  auto km = ml::make_estimator("kmeans");
-  EXPECT_NE(error_of([&] { km->fit_weighted(s.X(), Tensor(), s.W()); }).find("kmeans: sample_weight is not supported"),
+  auto km = ml::make_estimator("minibatch_kmeans");
+  EXPECT_NE(error_of([&] { km->fit_weighted(s.X(), Tensor(), s.W()); })
+                .find("minibatch_kmeans: sample_weight is not supported"),
             std::string::npos);
 }
 

@@ -10,6 +10,11 @@
 // an empty cluster takes the row farthest from its center (top-k, lowest index on ties). Stops when
 // the squared center shift <= tol * mean column variance, or after max_iter; the final labels and
 // inertia come from one more assignment pass with the final centers.
+// With sample weights (kmeans only): the one-hot matrix is weighted (centers = weighted means, an
+// empty cluster is one of weight 0), k-means++ draws its first center and its candidates in
+// proportion to w (w times the closest distance) and scores candidates by the weighted potential,
+// init=random draws among the rows of positive weight, and the inertia is sum_i w_i d_i, as
+// scikit-learn's; tol stays relative to the unweighted column variance, as there.
 #include <cmath>
 
 #include "bitlearn/ml/progress.h"
@@ -44,17 +49,31 @@ Assignment assign(const Tensor& X, const Tensor& xx, const Tensor& C) {
   return a;
 }
 
-// Sums of the rows of each cluster [k, d] and the counts [k] via the one-hot GEMM.
-void cluster_sums(const Tensor& X, const Tensor& labels, int64_t k, Tensor& sums, Tensor& counts) {
+// Sums of the rows of each cluster [k, d] and the counts [k] via the one-hot GEMM (weighted by
+// weight [n, 1] when it is defined).
+void cluster_sums(const Tensor& X, const Tensor& labels, int64_t k, Tensor& sums, Tensor& counts,
+                  const Tensor& weight) {
   Tensor ar = Tensor::arange(k, DType::i64, X.device()).reshape({1, k});
   Tensor M = bl::cast(bl::eq(labels.reshape({X.dim(0), 1}), ar), DType::f32);
+  if (weight.defined()) M = bl::mul(M, weight);
   sums = bl::matmul(M, X, true, false);
   counts = bl::sum(M, {0});
 }
 
 }  // namespace
 
-std::vector<float> kmeans_plus_plus(const Tensor& X, int64_t k, uint64_t seed) {
+// The first index i with cs[i] > r (cs ascending; n - 1 when none).
+static int64_t first_above(const std::vector<float>& cs, float r) {
+  int64_t lo = 0, hi = static_cast<int64_t>(cs.size()) - 1;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (cs[mid] > r) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+std::vector<float> kmeans_plus_plus(const Tensor& X, int64_t k, uint64_t seed, const Tensor& weight) {
   const int64_t n = X.dim(0), d = X.dim(1);
   Tensor xx = row_sq_norms(X);
   // 2 + floor(ln k) without libm: thresholds ceil(e^m) for m = 1, 2, ...
@@ -68,29 +87,31 @@ std::vector<float> kmeans_plus_plus(const Tensor& X, int64_t k, uint64_t seed) {
     std::vector<float> row = X.slice(0, i, i + 1).to(Device::cpu()).to_vector<float>();
     centers.insert(centers.end(), row.begin(), row.end());
   };
-  int64_t first = philox_index(random_u32_element(seed, kInitStream, 0), n);
+  const bool weighted = weight.defined();
+  int64_t first;
+  if (weighted) {  // in proportion to the weights
+    std::vector<float> cw = bl::cumsum(weight.reshape({n}), 0).to(Device::cpu()).to_vector<float>();
+    first = first_above(cw, bl::mul(uniform_co(random_u32_element(seed, kInitStream, 0)), cw[n - 1]));
+  } else {
+    first = philox_index(random_u32_element(seed, kInitStream, 0), n);
+  }
   take_row(first);
   Tensor c0 = X.slice(0, first, first + 1);
   Tensor closest = sq_distances(X, xx, c0, row_sq_norms(c0));  // [n, 1]
   for (int64_t c = 1; c < k; ++c) {
-    std::vector<float> cs = bl::cumsum(closest.reshape({n}), 0).to(Device::cpu()).to_vector<float>();
+    Tensor mass = weighted ? bl::mul(closest, weight) : closest;
+    std::vector<float> cs = bl::cumsum(mass.reshape({n}), 0).to(Device::cpu()).to_vector<float>();
     float pot = cs[n - 1];
     std::vector<int64_t> cand(static_cast<size_t>(trials));
     for (int64_t t = 0; t < trials; ++t) {
       float r = bl::mul(uniform_co(random_u32_element(seed, kInitStream, static_cast<uint64_t>(c * 64 + t))), pot);
-      int64_t lo = 0, hi = n - 1;  // first index with cs[i] > r
-      while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (cs[mid] > r) hi = mid;
-        else lo = mid + 1;
-      }
-      cand[t] = lo;
+      cand[t] = first_above(cs, r);
     }
     Tensor idx = Tensor::from_vector(cand, {trials}, X.device());
     Tensor C = bl::index_select(X, 0, idx);
     Tensor Dc = sq_distances(X, xx, C, row_sq_norms(C));  // [n, trials]
     Tensor newc = bl::minimum(Dc, closest);               // broadcast [n, 1]
-    Tensor pots = bl::sum(newc, {0});
+    Tensor pots = bl::sum(weighted ? bl::mul(newc, weight) : newc, {0});
     int64_t best = static_cast<int64_t>(bl::argmin(pots, 0).item());
     closest = bl::slice(newc, 1, best, best + 1).contiguous();
     take_row(cand[best]);
@@ -151,9 +172,10 @@ class KMeansBase : public lin::ParamEstimator {
              " rows of X (more clusters than rows)");
     d_ = X.dim(1);
   }
-  void finish(const Tensor& X, const Tensor& xx) {
+  void finish(const Tensor& X, const Tensor& xx, const Tensor& weight = Tensor()) {
     Assignment a = assign(X, xx, centers_tensor(X.device()));
-    inertia_ = static_cast<float>(bl::sum(a.mind).item());
+    inertia_ = static_cast<float>(
+        bl::sum(weight.defined() ? bl::mul(a.mind, weight.reshape({X.dim(0)})) : a.mind).item());
     fitted_ = true;
   }
 
@@ -171,17 +193,35 @@ class KMeans final : public KMeansBase {
                               {"random_state", K::integer, "0", 0},
                               {"tol", K::number, "0.0001", 0.0}}) {}
 
-  Estimator& fit(const Tensor& X, const Tensor&) override {
+  Estimator& fit(const Tensor& X, const Tensor&) override { return fit_rows(X, nullptr); }
+  bool supports_sample_weight() const override { return true; }
+
+ protected:
+  Estimator& fit_with_weights(const Tensor& X, const Tensor&, const std::vector<float>& w) override {
+    return fit_rows(X, &w);
+  }
+
+ private:
+  Estimator& fit_rows(const Tensor& X, const std::vector<float>* w) {
     check_fit_input(X);
     const int64_t n = X.dim(0), k = k_;
     const uint64_t seed = static_cast<uint64_t>(params_.integer("random_state"));
+    Tensor weight;
+    if (w) {
+      int64_t positive = 0;
+      for (float v : *w) positive += v > 0.0f ? 1 : 0;
+      BL_CHECK(positive >= k, name_, ": n_clusters=", k, " is more than the ", positive, " rows of positive weight");
+      weight = Tensor::from_vector(*w, {n, 1}, X.device());
+    }
     if (params_.text("init") == "k-means++") {
-      centers_ = kmeans_plus_plus(X, k, seed);
-    } else {  // k distinct rows drawn by Philox (partial Fisher-Yates on the host)
-      std::vector<int64_t> perm(static_cast<size_t>(n));
-      for (int64_t i = 0; i < n; ++i) perm[i] = i;
+      centers_ = kmeans_plus_plus(X, k, seed, weight);
+    } else {  // k distinct rows drawn by Philox (partial Fisher-Yates on the host; weighted: rows of weight > 0)
+      std::vector<int64_t> perm;
+      for (int64_t i = 0; i < n; ++i)
+        if (!w || (*w)[i] > 0.0f) perm.push_back(i);
+      const int64_t m = static_cast<int64_t>(perm.size());
       for (int64_t i = 0; i < k; ++i) {
-        int64_t j = i + philox_index(random_u32_element(seed, kInitStream, static_cast<uint64_t>(i)), n - i);
+        int64_t j = i + philox_index(random_u32_element(seed, kInitStream, static_cast<uint64_t>(i)), m - i);
         std::swap(perm[i], perm[j]);
       }
       std::vector<int64_t> pick(perm.begin(), perm.begin() + k);
@@ -196,7 +236,7 @@ class KMeans final : public KMeansBase {
     for (int64_t it = 0; it < max_iter; ++it) {
       Assignment a = assign(X, xx, C);
       Tensor sums, counts;
-      cluster_sums(X, a.labels, k, sums, counts);
+      cluster_sums(X, a.labels, k, sums, counts, weight);
       std::vector<float> cnt = counts.to(Device::cpu()).to_vector<float>();
       Tensor safe = bl::maximum(counts, Tensor::scalar(1.0, DType::f32, X.device())).reshape({k, 1});
       Tensor Cn = bl::div(sums, safe);
@@ -222,7 +262,7 @@ class KMeans final : public KMeansBase {
     }
     report_progress("kmeans Lloyd", max_iter, max_iter);
     centers_ = C.to(Device::cpu()).to_vector<float>();
-    finish(X, xx);
+    finish(X, xx, weight);
     return *this;
   }
 };
@@ -268,7 +308,7 @@ class MiniBatchKMeans final : public KMeansBase {
       Assignment a = assign(Xb, row_sq_norms(Xb), C);
       float batch_inertia = bl::div(static_cast<float>(bl::sum(a.mind).item()), static_cast<float>(batch));
       Tensor sums, counts;
-      cluster_sums(Xb, a.labels, k, sums, counts);
+      cluster_sums(Xb, a.labels, k, sums, counts, Tensor());
       std::vector<float> s = sums.to(Device::cpu()).to_vector<float>();
       std::vector<float> c = counts.to(Device::cpu()).to_vector<float>();
       for (int64_t j = 0; j < k; ++j) {
