@@ -20,8 +20,9 @@ import tempfile
 import time
 
 import numpy as np
-from sklearn import (cluster, datasets, decomposition, discriminant_analysis, kernel_approximation,
-                     kernel_ridge, linear_model, mixture, naive_bayes, neighbors, svm)
+from sklearn import (cluster, datasets, decomposition, discriminant_analysis, gaussian_process,
+                     kernel_approximation, kernel_ridge, linear_model, mixture, naive_bayes, neighbors,
+                     neural_network, svm)
 from sklearn.metrics import accuracy_score, d2_tweedie_score, mean_pinball_loss, r2_score
 from threadpoolctl import threadpool_limits
 
@@ -87,6 +88,12 @@ CASES = {
     "kneighbors_classifier": ("multi", "kneighbors_classifier", {"n_neighbors": "5"},
                               lambda: neighbors.KNeighborsClassifier(n_neighbors=5, algorithm="brute"),
                               "accuracy"),
+    "kneighbors_manhattan": ("multi", "kneighbors_classifier", {"n_neighbors": "5", "metric": "manhattan"},
+                             lambda: neighbors.KNeighborsClassifier(n_neighbors=5, metric="manhattan",
+                                                                    algorithm="brute"), "accuracy"),
+    "kneighbors_cosine": ("multi", "kneighbors_classifier", {"n_neighbors": "5", "metric": "cosine"},
+                          lambda: neighbors.KNeighborsClassifier(n_neighbors=5, metric="cosine",
+                                                                 algorithm="brute"), "accuracy"),
     "gaussian_nb": ("multi", "gaussian_nb", {}, lambda: naive_bayes.GaussianNB(), "accuracy"),
     "multinomial_nb": ("word_counts", "multinomial_nb", {}, lambda: naive_bayes.MultinomialNB(), "accuracy"),
     "complement_nb": ("word_counts", "complement_nb", {}, lambda: naive_bayes.ComplementNB(), "accuracy"),
@@ -109,6 +116,10 @@ CASES = {
     "gaussian_mixture_diag": ("blobs", "gaussian_mixture", {"n_components": "8", "covariance_type": "diag"},
                               lambda: mixture.GaussianMixture(n_components=8, covariance_type="diag",
                                                               random_state=0), "none"),
+    "spectral_clustering": ("blobs", "spectral_clustering", {"n_clusters": "8", "gamma": "0.01"},
+                            lambda: cluster.SpectralClustering(n_clusters=8, gamma=0.01, random_state=0), "none"),
+    "bayesian_gaussian_mixture": ("blobs", "bayesian_gaussian_mixture", {"n_components": "8"},
+                                  lambda: mixture.BayesianGaussianMixture(n_components=8, random_state=0), "none"),
     "radius_neighbors_classifier": ("multi", "radius_neighbors_classifier",
                                     {"radius": "6", "outlier_label": "most_frequent"},
                                     lambda: neighbors.RadiusNeighborsClassifier(
@@ -118,6 +129,12 @@ CASES = {
                              lambda: neighbors.LocalOutlierFactor(n_neighbors=20, novelty=True), "none"),
     "svc": ("multi", "svc", {}, lambda: svm.SVC(), "accuracy"),
     "svr": ("reg", "svr", {"C": "100"}, lambda: svm.SVR(C=100.0), "r2"),
+    "linear_svc": ("multi", "linear_svc", {}, lambda: svm.LinearSVC(dual=True), "accuracy"),
+    "linear_svr": ("reg", "linear_svr", {"C": "10"}, lambda: svm.LinearSVR(C=10.0, dual=True), "r2"),
+    "gaussian_process_classifier": ("bin", "gaussian_process_classifier", {"kernel": "1.0 * RBF(3.0)"},
+                                    lambda: gaussian_process.GaussianProcessClassifier(
+                                        gaussian_process.kernels.ConstantKernel(1.0)
+                                        * gaussian_process.kernels.RBF(3.0), random_state=0), "accuracy"),
     "bisecting_kmeans": ("blobs", "bisecting_kmeans", {"n_clusters": "8"},
                          lambda: cluster.BisectingKMeans(n_clusters=8, random_state=0), "none"),
     "rbf_sampler": ("reg", "rbf_sampler", {"gamma": "0.05", "n_components": "500"},
@@ -127,9 +144,24 @@ CASES = {
     "agglomerative_single": ("blobs", "agglomerative_clustering", {"n_clusters": "8", "linkage": "single"},
                              lambda: cluster.AgglomerativeClustering(n_clusters=8, linkage="single"), "none"),
     "mean_shift": ("blobs", "mean_shift", {"bandwidth": "5"}, lambda: cluster.MeanShift(bandwidth=5.0), "none"),
+    "optics": ("blobs", "optics", {"min_samples": "10"}, lambda: cluster.OPTICS(min_samples=10), "none"),
+    "hdbscan": ("blobs", "hdbscan", {"min_cluster_size": "20"},
+                lambda: cluster.HDBSCAN(min_cluster_size=20, copy=True), "none"),
+    "affinity_propagation": ("blobs", "affinity_propagation", {},
+                             lambda: cluster.AffinityPropagation(random_state=0), "none"),
+    "birch": ("blobs", "birch", {"threshold": "3", "n_clusters": "8"},
+              lambda: cluster.Birch(threshold=3.0, n_clusters=8), "none"),
     "one_class_svm": ("blobs", "one_class_svm", {"nu": "0.1"}, lambda: svm.OneClassSVM(nu=0.1), "none"),
     "nystroem": ("reg", "nystroem", {"gamma": "0.05", "n_components": "500"},
                  lambda: kernel_approximation.Nystroem(gamma=0.05, n_components=500, random_state=0), "none"),
+    # 20 epochs each (n_iter_no_change = max_iter: no early stop), batches of 200.
+    "mlp_classifier": ("multi", "mlp_classifier", {"hidden_layer_sizes": "64", "max_iter": "20", "n_iter_no_change": "20"},
+                       lambda: neural_network.MLPClassifier(hidden_layer_sizes=(64,), max_iter=20, n_iter_no_change=20,
+                                                            random_state=0), "accuracy"),
+    "mlp_regressor": ("reg", "mlp_regressor", {"hidden_layer_sizes": "64", "max_iter": "20", "n_iter_no_change": "20",
+                                               "learning_rate_init": "0.01"},
+                      lambda: neural_network.MLPRegressor(hidden_layer_sizes=(64,), max_iter=20, n_iter_no_change=20,
+                                                          learning_rate_init=0.01, random_state=0), "r2"),
 }
 
 
@@ -142,8 +174,20 @@ MAX_ROWS = {"quantile_regressor": 5000, "ard_regression": 200000,
             "local_outlier_factor": 100000,
             # svc / svr: the full kernel matrix on the host (bitlearn fits at most 16384 rows).
             "svc": 10000, "svr": 10000, "one_class_svm": 10000,
+            # gaussian_process_classifier: O(n^3) Laplace steps per likelihood evaluation in both (length
+            # scale started at 3: from 1, on these 20 features, the gradient leads both optimizers
+            # towards a flat region of vanishing constant, where they can stop apart).
+            "gaussian_process_classifier": 1000,
             # agglomerative, mean shift: all pairs or all seeds (scikit-learn's too: minutes beyond).
-            "agglomerative_ward": 10000, "agglomerative_single": 10000, "mean_shift": 10000}
+            "agglomerative_ward": 10000, "agglomerative_single": 10000, "mean_shift": 10000,
+            # optics: scikit-learn's takes about 40 s at 2000 rows (a radius query per row); hdbscan:
+            # all pairs on the host; affinity propagation: n x n messages (bitlearn fits at most
+            # 4096 rows).
+            "optics": 2000, "hdbscan": 10000, "affinity_propagation": 4000,
+            # spectral_clustering: a dense n x n eigen-decomposition (bitlearn's at most 4096 rows).
+            "spectral_clustering": 1000,
+            # mlp: 20 epochs of mini-batches; a million rows takes minutes in both.
+            "mlp_classifier": 100000, "mlp_regressor": 100000}
 
 
 def write_csv(path, X, y=None):

@@ -261,10 +261,13 @@ class Estimator:
     @property
     def name(self) -> str: ...
 
-    def fit(self, X: Tensor, y: Tensor | None = None) -> list[str]:
+    def fit(self, X: Tensor, y: Tensor | None = None, sample_weight: Tensor | None = None) -> list[str]:
         """
-        Fits; returns the fit's warnings (an iterative solver stopped by max_iter), as messages.
+        Fits (with a weight per row where the estimator takes weights); returns the fit's warnings (an iterative solver stopped by max_iter), as messages.
         """
+
+    @property
+    def supports_sample_weight(self) -> bool: ...
 
     def predict(self, arg: Tensor, /) -> Tensor: ...
 
@@ -300,6 +303,11 @@ class Estimator:
     def save(self, path: str) -> None: ...
 
 def estimator_names() -> list[str]: ...
+
+def tree_feature_importances(estimator: Estimator, X: Tensor, y: Tensor, sample_weight: Tensor | None = None) -> list[float]:
+    """
+    Mean decrease in impurity per feature of a fitted CART tree or forest, from its training data.
+    """
 
 def set_num_threads(threads: int) -> None:
     """CPU threads for every later call (results do not depend on it)."""

@@ -28,7 +28,7 @@ try:
     from sklearn.utils import TransformerTags
     from sklearn.utils.metaestimators import available_if
     from sklearn.utils.multiclass import check_classification_targets
-    from sklearn.utils.validation import check_is_fitted, validate_data
+    from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 except ImportError as e:  # pragma: no cover - the estimators need scikit-learn
     raise ImportError("bitlearn.ml needs scikit-learn >= 1.6 (pip install scikit-learn)") from e
 
@@ -53,15 +53,21 @@ _CLASS_NAMES = {
     "kernel_density": "KernelDensity", "bisecting_kmeans": "BisectingKMeans", "rbf_sampler": "RBFSampler",
     "nystroem": "Nystroem",
     "gaussian_process_regressor": "GaussianProcessRegressor",
+    "optics": "OPTICS", "hdbscan": "HDBSCAN", "affinity_propagation": "AffinityPropagation", "birch": "Birch",
+    "gaussian_process_classifier": "GaussianProcessClassifier",
+    "linear_svc": "LinearSVC", "linear_svr": "LinearSVR",
+    "mlp_classifier": "MLPClassifier", "mlp_regressor": "MLPRegressor",
 }
 _CLUSTER = {"kmeans", "minibatch_kmeans", "dbscan", "bisecting_kmeans", "agglomerative_clustering",
-            "mean_shift"}
+            "mean_shift", "optics", "hdbscan", "affinity_propagation", "birch", "spectral_clustering"}
 # Density estimators with predict / predict_proba / score (scikit-learn's mixture models).
-_MIXTURE = {"gaussian_mixture"}
+_MIXTURE = {"gaussian_mixture", "bayesian_gaussian_mixture"}
+# Unsupervised neighbors with kneighbors only (scikit-learn's NearestNeighbors).
+_NEIGHBORS = {"nearest_neighbors"}
 # Clusterers without predict or score (labels_ come from fit, as scikit-learn's DBSCAN).
-_FIT_ONLY_CLUSTER = {"dbscan", "agglomerative_clustering"}
+_FIT_ONLY_CLUSTER = {"dbscan", "agglomerative_clustering", "optics", "hdbscan", "spectral_clustering"}
 # Clusterers with predict but no score (scikit-learn's MeanShift).
-_NO_SCORE_CLUSTER = {"mean_shift"}
+_NO_SCORE_CLUSTER = {"mean_shift", "affinity_propagation", "birch"}
 _TRANSFORMER = {"pca", "rbf_sampler", "nystroem"}
 # Density estimators with score_samples, score and sample only (scikit-learn's KernelDensity).
 _DENSITY = {"kernel_density"}
@@ -69,7 +75,7 @@ _OUTLIER = {"isolation_forest", "local_outlier_factor", "one_class_svm"}
 _LOADER = {"xgboost_model"}  # imports a trained model file; fit(X) only checks X's width
 _REGRESSORS = {"linear_regression", "ridge", "lasso", "elastic_net", "bayesian_ridge", "lars",
                "lasso_lars", "ard_regression", "isotonic_regression", "kernel_ridge",
-               "svr", "gaussian_process_regressor", "nu_svr"}
+               "svr", "gaussian_process_regressor", "nu_svr", "linear_svr"}
 # Targets must be positive (Gamma: > 0, Poisson: >= 0).
 _POSITIVE_Y = {"gamma_regressor", "poisson_regressor"}
 # X must be non-negative (counts; categorical_nb: integer categories).
@@ -77,7 +83,7 @@ _POSITIVE_X = {"multinomial_nb", "complement_nb", "categorical_nb"}
 # Count models whose training score scikit-learn's checks do not hold to 0.83 (as its own).
 _POOR_SCORE = {"multinomial_nb", "complement_nb", "bernoulli_nb", "categorical_nb"}
 # Classifiers without predict_proba.
-_NO_PROBA = {"nearest_centroid"}
+_NO_PROBA = {"nearest_centroid", "linear_svc"}
 # The support vector machines (fitted attributes: _set_svm_attributes).
 _SVM = {"svc", "nu_svc", "svr", "nu_svr", "one_class_svm"}
 # Hist gradient boosting treats NaN as missing; every other estimator refuses NaN in X.
@@ -93,6 +99,8 @@ def _kind(name):
         return "cluster"
     if name in _MIXTURE:
         return "mixture"
+    if name in _NEIGHBORS:
+        return "neighbors"
     if name in _DENSITY:
         return "density"
     if name in _TRANSFORMER:
@@ -102,7 +110,8 @@ def _kind(name):
     if name in _LOADER:
         return "loader"
     if name.endswith(("_classifier", "_nb", "_discriminant_analysis")) or name in ("logistic_regression",
-                                                                                   "nearest_centroid", "svc", "nu_svc"):
+                                                                                   "nearest_centroid", "svc", "nu_svc",
+                                                                                   "linear_svc"):
         return "classifier"
     if name.endswith("_regressor") or name in _REGRESSORS:
         return "regressor"
@@ -227,6 +236,9 @@ class BitlearnEstimator(BaseEstimator):
     # ---- fit ----
     def fit(self, X, y=None):
         """Fits on X [n_samples, n_features] (and y for supervised estimators); returns self."""
+        return self._fit(X, y, None)
+
+    def _fit(self, X, y, sample_weight):
         _threads(self.n_jobs)
         kind = self._kind
         if self._registry_name == "isotonic_regression" and getattr(X, "ndim", 2) == 1:
@@ -240,6 +252,8 @@ class BitlearnEstimator(BaseEstimator):
             X = self._positive_X(X)
         else:
             X = self._check_X(X, reset=True)
+        if sample_weight is not None:  # scikit-learn's checks and messages (shape, sign, all zero)
+            sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float32, ensure_non_negative=True)
         if self._registry_name == "isotonic_regression" and X.shape[1] != 1:
             raise ValueError("IsotonicRegression: X must have exactly one feature, got "
                              f"{X.shape[1]}")
@@ -260,23 +274,48 @@ class BitlearnEstimator(BaseEstimator):
                         and np.array_equal(f, np.round(f)):
                     as_f32 = f
             self._labels_as_values = as_f32 is not None
-            yt = np.asarray(y, dtype=np.float32) if as_f32 is not None else encoded.astype(np.float32)
-            self._fit_cpp(est, X, yt)
+            y = np.asarray(y, dtype=np.float32) if as_f32 is not None else encoded.astype(np.float32)
+            self._fit_cpp(est, X, y, sample_weight)
         elif kind == "regressor":
             y = np.asarray(y, dtype=np.float32)
             if self._registry_name in _POSITIVE_Y and np.any(y < 0):
                 raise ValueError(f"Negative values in data passed to {type(self).__name__} (y): "
                                  "the target must be positive")
-            self._fit_cpp(est, X, y)
+            self._fit_cpp(est, X, y, sample_weight)
         else:
-            self._fit_cpp(est, X, None)
+            self._fit_cpp(est, X, None, sample_weight)
         self._est = est
         self._set_fitted_attributes(X)
+        if self._registry_name in _CART:  # mean decrease in impurity, from the training data
+            w = None if sample_weight is None else Tensor(np.ascontiguousarray(sample_weight, np.float32))
+            self.feature_importances_ = np.asarray(
+                _core.tree_feature_importances(est, Tensor(X), Tensor(y), w), dtype=np.float64)
         return self
 
-    def _fit_cpp(self, est, X, y):
+    def _set_density_cluster_attributes(self, state, d):
+        """labels_ and the fitted arrays of optics, hdbscan, affinity_propagation and birch."""
+        f64 = lambda key: np.frombuffer(bytes.fromhex(state[key]), dtype="<f8").copy()  # noqa: E731
+        self.labels_ = np.asarray(state["labels"], dtype=np.int64)
+        if self._registry_name == "optics":
+            self.ordering_ = np.asarray(state["ordering"], dtype=np.int64)
+            self.predecessor_ = np.asarray(state["predecessor"], dtype=np.int64)
+            self.core_distances_ = f64("core_distances_f64")
+            self.reachability_ = f64("reachability_f64")
+            if self.cluster_method == "xi":
+                self.cluster_hierarchy_ = np.asarray(state["cluster_hierarchy"], dtype=np.int64).reshape(-1, 2)
+        elif self._registry_name == "hdbscan":
+            self.probabilities_ = f64("probabilities_f64")
+        elif self._registry_name == "affinity_propagation":
+            self.cluster_centers_indices_ = np.asarray(state["cluster_centers_indices"], dtype=np.int64)
+            self.cluster_centers_ = _hex_f32(state["cluster_centers"]).reshape(-1, d)
+        elif self._registry_name == "birch":
+            self.subcluster_centers_ = _hex_f32(state["subcluster_centers"]).reshape(-1, d)
+            self.subcluster_labels_ = np.asarray(state["subcluster_labels"], dtype=np.int64)
+
+    def _fit_cpp(self, est, X, y, w=None):
         try:
-            messages = est.fit(self._to_device(X), None if y is None else self._to_device(y))
+            messages = est.fit(self._to_device(X), None if y is None else self._to_device(y),
+                               None if w is None else self._to_device(np.ascontiguousarray(w, np.float32)))
         except _core.Error as e:
             if X.shape[0] == 1:  # name the cause the way scikit-learn's checks look for it
                 raise _core.Error(f"{e} (n_samples = 1)") from e
@@ -312,6 +351,9 @@ class BitlearnEstimator(BaseEstimator):
                 self.__dict__[key + "_"] = v
         if isinstance(state.get("inertia"), str):
             self.inertia_ = float(_hex_f32(state["inertia"])[0])
+        if isinstance(state.get("loss_curve"), str):  # mlp_*: the training loss of the last and every epoch
+            self.loss_ = float(_hex_f32(state["loss"])[0])
+            self.loss_curve_ = [float(v) for v in _hex_f32(state["loss_curve"])]
         if isinstance(state.get("n_components"), int):
             self.n_components_ = state["n_components"]
         if isinstance(state.get("offset"), str):
@@ -333,8 +375,10 @@ class BitlearnEstimator(BaseEstimator):
             self.n_leaves_ = state["n_leaves"]
             self.n_connected_components_ = state["n_connected_components"]
             self.n_clusters_ = state["n_clusters"]
-        elif self._registry_name == "mean_shift":  # labels_ from fit: -1 where cluster_all=False leaves a row out
+        elif self._registry_name in ("mean_shift", "spectral_clustering"):  # labels_ from fit: -1 where cluster_all=False leaves a row out
             self.labels_ = np.asarray(state["labels"], dtype=np.int64)
+        elif self._registry_name in ("optics", "hdbscan", "affinity_propagation", "birch"):
+            self._set_density_cluster_attributes(state, d)
         elif self._registry_name in _FIT_ONLY_CLUSTER:
             self.labels_ = np.asarray(state["labels"], dtype=np.int64)
             self.core_sample_indices_ = np.asarray(state["core_sample_indices"], dtype=np.int64)
@@ -347,6 +391,11 @@ class BitlearnEstimator(BaseEstimator):
             self.y_train_ = _hex_f32(state["y_train"])
             self.alpha_ = np.frombuffer(bytes.fromhex(state["dual_alpha"]), dtype="<f8").copy()
             self.kernel_ = state["kernel"]
+            self.log_marginal_likelihood_value_ = float(
+                np.frombuffer(bytes.fromhex(state["log_marginal_likelihood"]), dtype="<f8")[0])
+        if isinstance(state.get("log_marginal_likelihoods"), str):  # gaussian_process_classifier
+            self.X_train_ = _hex_f32(state["X_train"]).reshape(-1, d)
+            self.kernel_ = state["kernels"][0] if len(state["kernels"]) == 1 else list(state["kernels"])
             self.log_marginal_likelihood_value_ = float(
                 np.frombuffer(bytes.fromhex(state["log_marginal_likelihood"]), dtype="<f8")[0])
         if self._kind == "density":  # kernel_density
@@ -377,6 +426,12 @@ class BitlearnEstimator(BaseEstimator):
             self.precisions_ = pc ** 2
         self.converged_ = bool(state["converged"])
         self.lower_bound_ = float(_hex_f32(state["lower_bound"])[0])
+        if "weight_concentration" in state:  # bayesian_gaussian_mixture
+            wc = _hex_f32(state["weight_concentration"])
+            self.weight_concentration_ = (wc[:k], wc[k:]) if len(wc) == 2 * k else wc
+            self.mean_precision_ = _hex_f32(state["mean_precision"])
+            dof = _hex_f32(state["degrees_of_freedom"])
+            self.degrees_of_freedom_ = float(dof[0]) if kind == "tied" else dof
 
     def _set_svm_attributes(self, state, d):
         """svc, nu_svc, svr, nu_svr, one_class_svm: support_, support_vectors_, dual_coef_,
@@ -426,6 +481,18 @@ class BitlearnEstimator(BaseEstimator):
     def _checked(self, X):
         check_is_fitted(self)
         return self._check_X(X, reset=False)
+
+    def _output(self, method, X, dtype=None):
+        """The C++ estimator's `method` (predict_proba, score_samples, ...) on X, as a NumPy array."""
+        _threads(self.n_jobs)
+        X = self._checked(X)
+        return np.asarray(getattr(self._est, method)(self._to_device(X)).to("cpu"), dtype=dtype)
+
+    def _library_score(self, X):
+        """The C++ estimator's score of X (no target)."""
+        _threads(self.n_jobs)
+        X = self._checked(X)
+        return float(self._est.score(self._to_device(X), Tensor(np.zeros(len(X), np.float32))))
 
     def _labels(self, raw):
         if self._labels_as_values:
@@ -498,9 +565,12 @@ class BitlearnEstimator(BaseEstimator):
         return tags
 
 
+# CART trees and forests: fit sets feature_importances_ (bitlearn/ml/tree.h).
+_CART = {"decision_tree_classifier", "decision_tree_regressor", "extra_tree_classifier", "extra_tree_regressor",
+         "random_forest_classifier", "random_forest_regressor", "extra_trees_classifier", "extra_trees_regressor"}
 # The estimators with a decision_function (linear classifiers, discriminant analysis).
 _DECISION = {"logistic_regression", "sgd_classifier", "linear_discriminant_analysis",
-             "quadratic_discriminant_analysis", "svc", "nu_svc"}
+             "quadratic_discriminant_analysis", "svc", "nu_svc", "linear_svc"}
 
 
 def _has_proba(self):
@@ -532,9 +602,7 @@ class _ClassifierBase(ClassifierMixin, BitlearnEstimator):
     @available_if(_has_proba)
     def predict_proba(self, X):
         """Class probabilities [n_samples, n_classes] in the order of classes_."""
-        _threads(self.n_jobs)
-        X = self._checked(X)
-        return np.asarray(self._est.predict_proba(self._to_device(X)).to("cpu"))
+        return self._output("predict_proba", X)
 
     @available_if(_has_proba)
     def predict_log_proba(self, X):
@@ -546,16 +614,12 @@ class _ClassifierBase(ClassifierMixin, BitlearnEstimator):
     def decision_function(self, X):
         """Scores X coef_^T + intercept_: [n_samples] for two classes (positive: classes_[1]),
         [n_samples, n_classes] for more; the library's bits, as predict thresholds them."""
-        _threads(self.n_jobs)
-        X = self._checked(X)
-        return np.asarray(self._est.decision_function(self._to_device(X)).to("cpu"))
+        return self._output("decision_function", X)
 
     @available_if(_has_class_transform)
     def transform(self, X):
         """X projected onto the discriminant directions [n_samples, n_components]."""
-        _threads(self.n_jobs)
-        X = self._checked(X)
-        return np.asarray(self._est.transform(self._to_device(X)).to("cpu"))
+        return self._output("transform", X)
 
     @available_if(_has_class_transform)
     def fit_transform(self, X, y):
@@ -582,11 +646,27 @@ class _ClusterBase(ClusterMixin, BitlearnEstimator):
         """Fits and returns the cluster of each row."""
         return self.fit(X).labels_
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        if self._registry_name == "birch":  # Birch is also a transformer (distances to the centers)
+            tags.transformer_tags = TransformerTags(preserves_dtype=["float32"])
+        return tags
+
+    @available_if(lambda self: self._registry_name == "birch")
+    def transform(self, X):
+        """Distances to the subcluster centers [n_samples, n_subclusters] (Birch)."""
+        X = self._checked(X)
+        return np.asarray(self._est.transform(self._to_device(X)).to("cpu"))
+
+    @available_if(lambda self: self._registry_name == "birch")
+    def fit_transform(self, X, y=None):
+        """fit, then transform of the same X."""
+        return self.fit(X).transform(X)
+
     @available_if(lambda self: self._registry_name not in _FIT_ONLY_CLUSTER | _NO_SCORE_CLUSTER)
     def score(self, X, y=None):
         """Minus the inertia of X (as scikit-learn's KMeans)."""
-        X = self._checked(X)
-        return float(self._est.score(self._to_device(X), Tensor(np.zeros(len(X), np.float32))))
+        return self._library_score(X)
 
 
 class _MixtureBase(DensityMixin, BitlearnEstimator):
@@ -599,21 +679,15 @@ class _MixtureBase(DensityMixin, BitlearnEstimator):
 
     def predict_proba(self, X):
         """Responsibilities [n_samples, n_components]."""
-        _threads(self.n_jobs)
-        X = self._checked(X)
-        return np.asarray(self._est.predict_proba(self._to_device(X)).to("cpu"))
+        return self._output("predict_proba", X)
 
     def score_samples(self, X):
         """Log-likelihood of each row under the mixture (float64 of the library's float32)."""
-        _threads(self.n_jobs)
-        X = self._checked(X)
-        return np.asarray(self._est.score_samples(self._to_device(X)).to("cpu"), dtype=np.float64)
+        return self._output("score_samples", X, np.float64)
 
     def score(self, X, y=None):
         """Mean log-likelihood of the rows of X under the mixture."""
-        _threads(self.n_jobs)
-        X = self._checked(X)
-        return float(self._est.score(self._to_device(X), Tensor(np.zeros(len(X), np.float32))))
+        return self._library_score(X)
 
     def _n_parameters(self):
         k, d = self.means_.shape
@@ -661,15 +735,11 @@ class _DensityBase(DensityMixin, BitlearnEstimator):
 
     def score_samples(self, X):
         """Log density of each row (float64 of the library's float32)."""
-        _threads(self.n_jobs)
-        X = self._checked(X)
-        return np.asarray(self._est.score_samples(self._to_device(X)).to("cpu"), dtype=np.float64)
+        return self._output("score_samples", X, np.float64)
 
     def score(self, X, y=None):
         """Total log density of the rows of X."""
-        _threads(self.n_jobs)
-        X = self._checked(X)
-        return float(self._est.score(self._to_device(X), Tensor(np.zeros(len(X), np.float32))))
+        return self._library_score(X)
 
     def sample(self, n_samples=1, random_state=None):
         """n_samples rows drawn from the fitted density with NumPy (gaussian and tophat kernels, as
@@ -701,9 +771,7 @@ class _TransformerBase(TransformerMixin, BitlearnEstimator):
 
     def transform(self, X):
         """X projected (PCA: onto the components)."""
-        _threads(self.n_jobs)
-        X = self._checked(X)
-        return np.asarray(self._est.transform(self._to_device(X)).to("cpu"))
+        return self._output("transform", X)
 
 
 class _OutlierBase(OutlierMixin, BitlearnEstimator):
@@ -712,28 +780,75 @@ class _OutlierBase(OutlierMixin, BitlearnEstimator):
         OutlierMixin.fit_predict)
 
     def score_samples(self, X):
-        """Anomaly score of each row (lower is more abnormal), as scikit-learn's."""
-        X = self._checked(X)
-        # float64 as scikit-learn returns (exact: every float32 is a float64)
-        return np.asarray(self._est.score_samples(self._to_device(X)).to("cpu"), dtype=np.float64)
+        """Anomaly score of each row (lower is more abnormal), as scikit-learn's (float64, exact:
+        every float32 is a float64)."""
+        return self._output("score_samples", X, np.float64)
 
     def decision_function(self, X):
         """score_samples minus offset_ (negative: outlier)."""
-        X = self._checked(X)
-        return np.asarray(self._est.decision_function(self._to_device(X)).to("cpu"), dtype=np.float64)
+        return self._output("decision_function", X, np.float64)
 
 
 class _LoaderBase(BitlearnEstimator):
     pass
 
 
+class _NeighborsBase(BitlearnEstimator):
+    """Unsupervised nearest neighbors: kneighbors (distances and indices, nearest first; equal
+    distances in ascending training index)."""
+
+    def fit(self, X, y=None):
+        """Stores the training rows; returns self."""
+        super().fit(X)
+        state = json.loads(self._est.state_json())
+        self._fit_X = _hex_f32(state["fit_X"]).reshape(-1, self.n_features_in_)
+        self.n_samples_fit_ = self._fit_X.shape[0]
+        return self
+
+    def kneighbors(self, X=None, n_neighbors=None, return_distance=True):
+        """(distances, indices) [n_queries, n_neighbors] of the nearest training rows, or indices
+        alone. X=None: the training rows, each without itself (as scikit-learn)."""
+        check_is_fitted(self)
+        k = self.n_neighbors if n_neighbors is None else n_neighbors
+        if k <= 0:
+            raise ValueError(f"Expected n_neighbors > 0. Got {k}")
+        query_is_train = X is None
+        Xq = self._fit_X if query_is_train else self._checked(X)
+        if query_is_train:
+            k += 1
+        if k > self.n_samples_fit_:
+            raise ValueError(f"Expected n_neighbors <= n_samples_fit, but n_neighbors = {k}, n_samples_fit = "
+                             f"{self.n_samples_fit_}, n_samples = {Xq.shape[0]}")
+        _threads(self.n_jobs)
+        est = self._est
+        if k != self.n_neighbors:
+            est = _core.Estimator.make(self._registry_name, {**self._cpp_params(), "n_neighbors": str(int(k))})
+            est.fit(self._to_device(self._fit_X), None)
+        T = self._to_device(Xq)
+        ind = np.asarray(est.predict(T).to("cpu"), dtype=np.int64)
+        dist = np.asarray(est.transform(T).to("cpu")) if return_distance else None
+        if query_is_train:  # drop each row itself (the first column where duplicates hide it)
+            mask = ind != np.arange(len(ind))[:, None]
+            mask[mask.all(axis=1), 0] = False
+            ind = ind[mask].reshape(len(ind), k - 1)
+            dist = dist[mask].reshape(len(ind), k - 1) if return_distance else None
+        return (dist, ind) if return_distance else ind
+
+
 _BASES = {"classifier": _ClassifierBase, "regressor": _RegressorBase, "cluster": _ClusterBase,
           "transformer": _TransformerBase, "outlier": _OutlierBase, "loader": _LoaderBase,
-          "mixture": _MixtureBase, "density": _DensityBase}
+          "mixture": _MixtureBase, "density": _DensityBase, "neighbors": _NeighborsBase}
+
+
+def _fit_weighted(self, X, y=None, sample_weight=None):
+    """Fits on X and y, with sample_weight [n_samples] (row i counts w_i times; None: unweighted);
+    returns self."""
+    return self._fit(X, y, sample_weight)
 
 
 def _make_class(name):
-    defaults = {k: _from_text(v) for k, v in sorted(_core.Estimator.make(name).get_params().items())}
+    made = _core.Estimator.make(name)
+    defaults = {k: _from_text(v) for k, v in sorted(made.get_params().items())}
     kind = _kind(name)
     params = list(defaults)
     # An explicit __init__ signature: scikit-learn reads the parameter names from it.
@@ -747,9 +862,11 @@ def _make_class(name):
            f"Parameters (defaults of the C++ estimator): "
            + ", ".join(f"{k}={defaults[k]!r}" for k in params)
            + "; device ('cpu' or 'cuda[:N]'), n_jobs (CPU threads; results do not depend on it).")
-    cls = type(cls_name, (_GaussianProcessBase if name == "gaussian_process_regressor" else _BASES[kind],), {
-        "__init__": ns["__init__"], "__doc__": doc, "__module__": __name__,
-        "_registry_name": name, "_kind": kind, "_param_names": tuple(params)})
+    members = {"__init__": ns["__init__"], "__doc__": doc, "__module__": __name__,
+               "_registry_name": name, "_kind": kind, "_param_names": tuple(params)}
+    if made.supports_sample_weight:  # fit(X, y, sample_weight=None), as scikit-learn's signature
+        members["fit"] = _fit_weighted
+    cls = type(cls_name, (_GaussianProcessBase if name == "gaussian_process_regressor" else _BASES[kind],), members)
     return cls
 
 

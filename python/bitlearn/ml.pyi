@@ -56,6 +56,11 @@ class _DensityBase(BitlearnEstimator):
     def score_samples(self, X: Any) -> np.ndarray: ...
     def sample(self, n_samples: int = 1, random_state: Any = None) -> np.ndarray: ...
 
+class _NeighborsBase(BitlearnEstimator):
+    n_samples_fit_: int
+    def kneighbors(self, X: Any = None, n_neighbors: Optional[int] = None,
+                   return_distance: bool = True) -> Any: ...
+
 def estimator_class(name: str) -> type: ...
 def registry_name_of(cls_or_obj: Any) -> str: ...
 
@@ -71,6 +76,10 @@ class AdaBoostRegressor(_RegressorBase):
     """registry name: adaboost_regressor"""
     def __init__(self, *, estimator: str = 'decision_tree_regressor(max_depth=3)', learning_rate: float = 1, loss: str = 'linear', n_estimators: float = 50, random_state: float = 0, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
+class AffinityPropagation(_ClusterBase):
+    """registry name: affinity_propagation"""
+    def __init__(self, *, affinity: str = 'euclidean', convergence_iter: float = 15, damping: float = 0.5, max_iter: float = 200, preference: Any = None, random_state: float = 0, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
 class AgglomerativeClustering(_ClusterBase):
     """registry name: agglomerative_clustering"""
     def __init__(self, *, distance_threshold: Any = None, linkage: str = 'ward', metric: str = 'euclidean', n_clusters: float = 2, device: str = 'cpu', n_jobs: Any = None) -> None: ...
@@ -83,6 +92,10 @@ class BaggingRegressor(_RegressorBase):
     """registry name: bagging_regressor"""
     def __init__(self, *, bootstrap: bool = True, bootstrap_features: bool = False, estimator: str = 'decision_tree_regressor', max_features: float = 1.0, max_samples: float = 1.0, n_estimators: float = 10, random_state: float = 0, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
+class BayesianGaussianMixture(_MixtureBase):
+    """registry name: bayesian_gaussian_mixture"""
+    def __init__(self, *, covariance_prior: Any = None, covariance_type: str = 'full', degrees_of_freedom_prior: Any = None, init_params: str = 'kmeans', max_iter: float = 100, mean_precision_prior: Any = None, mean_prior: Any = None, n_components: float = 1, n_init: float = 1, random_state: float = 0, reg_covar: float = 1e-06, tol: float = 0.001, weight_concentration_prior: Any = None, weight_concentration_prior_type: str = 'dirichlet_process', device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
 class BayesianRidge(_RegressorBase):
     """registry name: bayesian_ridge"""
     def __init__(self, *, alpha_1: float = 1e-06, alpha_2: float = 1e-06, fit_intercept: bool = True, lambda_1: float = 1e-06, lambda_2: float = 1e-06, max_iter: float = 300, tol: float = 0.001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
@@ -90,6 +103,10 @@ class BayesianRidge(_RegressorBase):
 class BernoulliNB(_ClassifierBase):
     """registry name: bernoulli_nb"""
     def __init__(self, *, alpha: float = 1, binarize: float = 0, fit_prior: bool = True, force_alpha: bool = True, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class Birch(_ClusterBase):
+    """registry name: birch"""
+    def __init__(self, *, branching_factor: float = 50, compute_labels: bool = True, n_clusters: float = 3, threshold: float = 0.5, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
 class BisectingKMeans(_ClusterBase):
     """registry name: bisecting_kmeans"""
@@ -147,9 +164,17 @@ class GaussianNB(_ClassifierBase):
     """registry name: gaussian_nb"""
     def __init__(self, *, var_smoothing: float = 1e-09, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
+class GaussianProcessClassifier(_ClassifierBase):
+    """registry name: gaussian_process_classifier"""
+    def __init__(self, *, kernel: Any = None, max_iter_predict: float = 100, multi_class: str = 'one_vs_rest', n_restarts_optimizer: float = 0, optimizer: str = 'fmin_l_bfgs_b', random_state: float = 0, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
 class GaussianProcessRegressor(_RegressorBase):
     """registry name: gaussian_process_regressor"""
     def __init__(self, *, alpha: float = 1e-10, kernel: Any = None, n_restarts_optimizer: float = 0, normalize_y: bool = False, optimizer: str = 'fmin_l_bfgs_b', random_state: float = 0, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class HDBSCAN(_ClusterBase):
+    """registry name: hdbscan"""
+    def __init__(self, *, allow_single_cluster: bool = False, alpha: float = 1, cluster_selection_epsilon: float = 0, cluster_selection_method: str = 'eom', max_cluster_size: Any = None, metric: str = 'euclidean', min_cluster_size: float = 5, min_samples: Any = None, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
 class HistGradientBoostingClassifier(_ClassifierBase):
     """registry name: hist_gradient_boosting_classifier"""
@@ -177,11 +202,11 @@ class KMeans(_ClusterBase):
 
 class KNeighborsClassifier(_ClassifierBase):
     """registry name: kneighbors_classifier"""
-    def __init__(self, *, n_neighbors: float = 5, weights: str = 'uniform', device: str = 'cpu', n_jobs: Any = None) -> None: ...
+    def __init__(self, *, metric: str = 'minkowski', n_neighbors: float = 5, p: float = 2, weights: str = 'uniform', device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
 class KNeighborsRegressor(_RegressorBase):
     """registry name: kneighbors_regressor"""
-    def __init__(self, *, n_neighbors: float = 5, weights: str = 'uniform', device: str = 'cpu', n_jobs: Any = None) -> None: ...
+    def __init__(self, *, metric: str = 'minkowski', n_neighbors: float = 5, p: float = 2, weights: str = 'uniform', device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
 class KernelDensity(_DensityBase):
     """registry name: kernel_density"""
@@ -211,6 +236,14 @@ class LinearRegression(_RegressorBase):
     """registry name: linear_regression"""
     def __init__(self, *, fit_intercept: bool = True, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
+class LinearSVC(_ClassifierBase):
+    """registry name: linear_svc"""
+    def __init__(self, *, C: float = 1, dual: str = 'auto', fit_intercept: bool = True, intercept_scaling: float = 1, loss: str = 'squared_hinge', max_iter: float = 1000, multi_class: str = 'ovr', penalty: str = 'l2', random_state: float = 0, tol: float = 0.0001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class LinearSVR(_RegressorBase):
+    """registry name: linear_svr"""
+    def __init__(self, *, C: float = 1, dual: str = 'auto', epsilon: float = 0, fit_intercept: bool = True, intercept_scaling: float = 1, loss: str = 'epsilon_insensitive', max_iter: float = 1000, random_state: float = 0, tol: float = 0.0001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
 class LocalOutlierFactor(_OutlierBase):
     """registry name: local_outlier_factor"""
     def __init__(self, *, contamination: str = 'auto', n_neighbors: float = 20, novelty: bool = True, device: str = 'cpu', n_jobs: Any = None) -> None: ...
@@ -218,6 +251,14 @@ class LocalOutlierFactor(_OutlierBase):
 class LogisticRegression(_ClassifierBase):
     """registry name: logistic_regression"""
     def __init__(self, *, C: float = 1, fit_intercept: bool = True, max_iter: float = 100, penalty: str = 'l2', tol: float = 0.0001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class MLPClassifier(_ClassifierBase):
+    """registry name: mlp_classifier"""
+    def __init__(self, *, activation: str = 'relu', alpha: float = 0.0001, batch_size: str = 'auto', beta_1: float = 0.9, beta_2: float = 0.999, epsilon: float = 1e-08, hidden_layer_sizes: float = 100, learning_rate_init: float = 0.001, max_iter: float = 200, momentum: float = 0.9, n_iter_no_change: float = 10, nesterovs_momentum: bool = True, random_state: float = 0, shuffle: bool = True, solver: str = 'adam', tol: float = 0.0001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class MLPRegressor(_RegressorBase):
+    """registry name: mlp_regressor"""
+    def __init__(self, *, activation: str = 'relu', alpha: float = 0.0001, batch_size: str = 'auto', beta_1: float = 0.9, beta_2: float = 0.999, epsilon: float = 1e-08, hidden_layer_sizes: float = 100, learning_rate_init: float = 0.001, max_iter: float = 200, momentum: float = 0.9, n_iter_no_change: float = 10, nesterovs_momentum: bool = True, random_state: float = 0, shuffle: bool = True, solver: str = 'adam', tol: float = 0.0001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
 class MeanShift(_ClusterBase):
     """registry name: mean_shift"""
@@ -235,6 +276,10 @@ class NearestCentroid(_ClassifierBase):
     """registry name: nearest_centroid"""
     def __init__(self, *, metric: str = 'euclidean', device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
+class NearestNeighbors(_NeighborsBase):
+    """registry name: nearest_neighbors"""
+    def __init__(self, *, metric: str = 'minkowski', n_neighbors: float = 5, p: float = 2, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
 class NuSVC(_ClassifierBase):
     """registry name: nu_svc"""
     def __init__(self, *, coef0: float = 0, decision_function_shape: str = 'ovr', degree: float = 3, gamma: str = 'scale', kernel: str = 'rbf', max_iter: float = -1, nu: float = 0.5, probability: bool = False, random_state: float = 0, tol: float = 0.001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
@@ -246,6 +291,10 @@ class NuSVR(_RegressorBase):
 class Nystroem(_TransformerBase):
     """registry name: nystroem"""
     def __init__(self, *, coef0: Any = None, degree: Any = None, gamma: Any = None, kernel: str = 'rbf', n_components: float = 100, random_state: float = 0, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class OPTICS(_ClusterBase):
+    """registry name: optics"""
+    def __init__(self, *, cluster_method: str = 'xi', eps: Any = None, max_eps: str = 'inf', metric: str = 'euclidean', min_cluster_size: Any = None, min_samples: float = 5, predecessor_correction: bool = True, xi: float = 0.05, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
 class OneClassSVM(_OutlierBase):
     """registry name: one_class_svm"""
@@ -306,6 +355,10 @@ class SVC(_ClassifierBase):
 class SVR(_RegressorBase):
     """registry name: svr"""
     def __init__(self, *, C: float = 1, coef0: float = 0, degree: float = 3, epsilon: float = 0.1, gamma: str = 'scale', kernel: str = 'rbf', max_iter: float = -1, tol: float = 0.001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class SpectralClustering(_ClusterBase):
+    """registry name: spectral_clustering"""
+    def __init__(self, *, affinity: str = 'rbf', assign_labels: str = 'kmeans', gamma: float = 1, n_clusters: float = 8, n_neighbors: float = 10, random_state: float = 0, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
 class StackingClassifier(_ClassifierBase):
     """registry name: stacking_classifier"""

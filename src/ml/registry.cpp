@@ -20,6 +20,7 @@ const std::vector<EstimatorEntry>& estimator_registry() {
     add_kernel_approximation_estimators(e);
     add_svm_estimators(e);
     add_gaussian_process_estimators(e);
+    add_neural_estimators(e);
     return e;
   }();
   return entries;

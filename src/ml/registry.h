@@ -21,6 +21,7 @@ void add_density_estimators(std::vector<EstimatorEntry>& out);        // src/ml/
 void add_kernel_approximation_estimators(std::vector<EstimatorEntry>& out);  // src/ml/kernel_approximation/
 void add_svm_estimators(std::vector<EstimatorEntry>& out);            // src/ml/svm/
 void add_gaussian_process_estimators(std::vector<EstimatorEntry>& out);  // src/ml/gaussian_process/
+void add_neural_estimators(std::vector<EstimatorEntry>& out);           // src/ml/neural/ (multi-layer perceptrons)
 
 // Every registered estimator, in family order.
 const std::vector<EstimatorEntry>& estimator_registry();

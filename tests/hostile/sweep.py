@@ -292,11 +292,22 @@ MODEL_ESTIMATORS = [
     ("rbf_sampler", "cls", ["n_components=5"]),
     ("agglomerative_clustering", "cls", ["n_clusters=3"]),
     ("mean_shift", "cls", ["bandwidth=3"]),
+    ("linear_svc", "cls", []),
+    ("linear_svr", "reg", []),
+    ("gaussian_process_classifier", "cls", ["optimizer=none"]),
+    ("optics", "cls", ["min_samples=3"]),
+    ("hdbscan", "cls", ["min_cluster_size=3"]),
+    ("affinity_propagation", "cls", []),
+    ("birch", "cls", ["n_clusters=2"]),
+    ("bayesian_gaussian_mixture", "cls", ["n_components=2"]),
+    ("nearest_neighbors", "cls", ["n_neighbors=3"]),
+    ("spectral_clustering", "cls", ["n_clusters=2"]),
 ]
 # Unsupervised estimators: fitted without --target; those without predict are read by this output.
 UNSUPERVISED = ("kmeans", "pca", "isolation_forest", "gaussian_mixture", "dbscan", "bisecting_kmeans",
                 "local_outlier_factor", "kernel_density", "nystroem", "rbf_sampler", "agglomerative_clustering",
-                "mean_shift")
+                "mean_shift", "optics", "hdbscan", "affinity_propagation", "birch", "bayesian_gaussian_mixture",
+                "nearest_neighbors", "spectral_clustering")
 PREDICT_OUTPUT = {"pca": "transform", "nystroem": "transform", "rbf_sampler": "transform",
                   "kernel_density": "score_samples"}
 
@@ -920,10 +931,14 @@ def gen_model_file(fx):
                             exp = "either"
                         if label == "element_neg" and p.endswith("labels"):
                             exp = "either"  # -1: noise (dbscan, mean_shift with cluster_all=false)
+                        if label == "element_neg" and p.endswith("predecessor"):
+                            exp = "either"  # -1: no predecessor (optics)
                         if label == "element_string" and isinstance(v[0], str):
                             exp = "either"
                     if p.endswith("feature_names") and label in ("longer",):
                         exp = "error"
+                    if p == "state.cluster_hierarchy" and label == "empty":
+                        exp = "either"  # optics: no cluster found is a valid hierarchy
                     muts.append((label, nv, exp))
             elif v is None:
                 muts = [("number", 1, "either"), ("string", "x", "either")]

@@ -35,9 +35,10 @@ inline bool has(const std::string& s, const char* part) { return s.find(part) !=
 inline Task task_of(const std::string& name) {
   if (ml::is_classifier_name(name)) return Task::classification;
   if (has(name, "kmeans") || name == "pca" || name == "isolation_forest" || name == "dbscan" ||
-      name == "agglomerative_clustering" || name == "mean_shift" ||
+      name == "agglomerative_clustering" || name == "mean_shift" || name == "optics" || name == "hdbscan" ||
+      name == "affinity_propagation" || name == "birch" ||
       name == "local_outlier_factor" || name == "one_class_svm" ||
-      name == "gaussian_mixture" || name == "kernel_density" || name == "rbf_sampler" || name == "nystroem")
+      has(name, "gaussian_mixture") || name == "nearest_neighbors" || name == "spectral_clustering" || name == "kernel_density" || name == "rbf_sampler" || name == "nystroem")
     return Task::unsupervised;
   return Task::regression;
 }
@@ -57,7 +58,7 @@ inline CheckSpec check_spec(const std::string& name) {
     s.params = {{"estimators", classifier ? "logistic_regression;decision_tree_classifier(max_depth=3)"
                                           : "ridge;decision_tree_regressor(max_depth=3)"}};
   if (name == "kmeans") s.params = {{"n_clusters", "3"}};
-  if (name == "gaussian_mixture") s.params = {{"n_components", "2"}};
+  if (has(name, "gaussian_mixture")) s.params = {{"n_components", "2"}};
   if (name == "minibatch_kmeans") s.params = {{"n_clusters", "3"}, {"batch_size", "16"}, {"max_iter", "3"}};
   if (name == "pca") s.params = {{"n_components", "2"}};
   if (name == "bisecting_kmeans") s.params = {{"n_clusters", "3"}};
@@ -70,10 +71,11 @@ inline CheckSpec check_spec(const std::string& name) {
   // eps 0.75 on 48 uniform rows in [-1, 1)^4: 4 clusters, 22 core points, border points and noise.
   if (name == "dbscan") s.params = {{"eps", "0.75"}, {"min_samples", "4"}};
   // 3 clusters by ward linkage; mean shift with bandwidth 1 on [-1, 1)^4 finds several centers.
-  if (name == "agglomerative_clustering") s.params = {{"n_clusters", "3"}};
+  if (name == "agglomerative_clustering" || name == "spectral_clustering") s.params = {{"n_clusters", "3"}};
   if (name == "mean_shift") s.params = {{"bandwidth", "1"}};
   if (name == "kernel_ridge") s.params = {{"kernel", "rbf"}, {"alpha", "0.1"}};
   if (name == "gaussian_process_regressor") s.params = {{"optimizer", "none"}, {"alpha", "0.01"}};
+  if (has(name, "mlp_")) s.params = {{"hidden_layer_sizes", "8"}, {"max_iter", "20"}};
   if (name == "multinomial_nb" || name == "complement_nb" || name == "categorical_nb") s.counts = true;
   if (name == "xgboost_model") {
     s.task = Task::unsupervised;

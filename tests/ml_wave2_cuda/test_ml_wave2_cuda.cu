@@ -1,6 +1,7 @@
 // test_ml_wave2_cuda.cu: the naive Bayes, discriminant analysis, nearest centroid, kernel ridge,
 // Gaussian mixture, DBSCAN, radius neighbors, local outlier factor, SVM, kernel density, bisecting
-// k-means and kernel approximation estimators fit and predict on
+// k-means, kernel approximation, density clustering, Bayesian mixture, nearest neighbors, spectral
+// clustering, linear SVM, GP classifier and MLP estimators fit and predict on
 // CUDA with the same bits as on the CPU, on data large enough for their block paths (kernel ridge's
 // blocked Cholesky runs several panels with its trailing GEMMs on the device; DBSCAN and radius
 // neighbors several row blocks); and the blocked Cholesky factor of a CUDA matrix equals the CPU's.
@@ -80,6 +81,21 @@ TEST(MlWave2Cuda, CpuAndCudaGiveTheSameModelAndOutputs) {
   for (const auto& c : configs)
     cases.push_back({c.name, c.params, c.counts ? &Xc : &X, c.target == 'u' ? nullptr : c.target == 'r' ? &yr : &ym,
                      c.counts ? &qc : &q});
+  // The later estimators; those with an O(n^3) or O(n^2)-memory host part on the first 400 rows.
+  const Tensor Xs = X.slice(0, 0, 400), ysm = ym.slice(0, 0, 400);
+  cases.push_back({"linear_svc", {}, &X, &ym, &q});
+  cases.push_back({"linear_svr", {{"epsilon", "0.1"}}, &X, &yr, &q});
+  cases.push_back({"gaussian_process_classifier", {{"optimizer", "none"}}, &Xs, &ysm, &Xs});
+  cases.push_back({"optics", {{"min_samples", "10"}}, &X, nullptr, &q});
+  cases.push_back({"hdbscan", {{"min_cluster_size", "20"}}, &X, nullptr, &q});
+  cases.push_back({"affinity_propagation", {}, &Xs, nullptr, &Xs});
+  cases.push_back({"birch", {{"n_clusters", "4"}}, &X, nullptr, &q});
+  cases.push_back({"bayesian_gaussian_mixture", {{"n_components", "4"}}, &X, nullptr, &q});
+  cases.push_back({"nearest_neighbors", {{"n_neighbors", "7"}}, &X, nullptr, &q});
+  cases.push_back({"nearest_neighbors", {{"n_neighbors", "7"}, {"metric", "manhattan"}}, &X, nullptr, &q});
+  cases.push_back({"spectral_clustering", {{"n_clusters", "3"}, {"gamma", "0.1"}}, &Xs, nullptr, &Xs});
+  cases.push_back({"mlp_classifier", {{"hidden_layer_sizes", "32,16"}, {"max_iter", "15"}}, &X, &ym, &q});
+  cases.push_back({"mlp_regressor", {{"hidden_layer_sizes", "32"}, {"max_iter", "15"}, {"solver", "sgd"}}, &X, &yr, &q});
   EXPECT_EQ(ml_common::compare_cpu_and_cuda(cases), 0);
 }
 

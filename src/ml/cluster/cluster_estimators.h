@@ -10,5 +10,6 @@ namespace bl::ml {
 
 std::unique_ptr<Estimator> make_agglomerative_clustering();
 std::unique_ptr<Estimator> make_mean_shift();
+std::unique_ptr<Estimator> make_spectral_clustering();  // spectral.cpp
 
 }  // namespace bl::ml

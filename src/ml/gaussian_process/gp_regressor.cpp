@@ -31,6 +31,9 @@
 // State: the fitted kernel (text, 17 digits), X_train, y_train (f32 hex), normalize_y statistics,
 // alpha_ and the log marginal likelihood (binary64 bits); load recomputes L and a from them by the
 // same code, so a loaded model gives the same bytes.
+// The Cholesky factor, the substitutions, the inverse from the factor, the optimizer schedule, the
+// kernel rows of test points and the kernel parameter are shared with gaussian_process_classifier
+// (namespace gp, declared in gp_regressor.h).
 #include "ml/gaussian_process/gp_regressor.h"
 
 #include <algorithm>
@@ -49,16 +52,12 @@
 
 namespace bl::ml {
 
+namespace gp {
+
 namespace {
-
-using lin::ParamSpec;
-using PK = ParamSpec::Kind;
-using gp::KernelExpr;
-
-constexpr int64_t kMaxRows = int64_t{1} << 13;
-constexpr int64_t kBlockElems = int64_t{1} << 22;
 constexpr uint64_t kRestartStream = 7;
-constexpr double kLog2Pi = 1.8378770664093454836;  // log(2 pi) in binary64
+constexpr int64_t kBlockElems = int64_t{1} << 22;
+}  // namespace
 
 std::string f64_to_hex(const std::vector<double>& v) {
   std::vector<int64_t> bits(v.size());
@@ -114,6 +113,129 @@ void backward(const std::vector<double>& L, int64_t n, std::vector<double>& x) {
   }
 }
 
+std::vector<double> cholesky_inverse(const std::vector<double>& L, int64_t n) {
+  // LinvT[i, q] = (L^-1)[q, i]: column i of L^-1 by forward substitution, stored as row i.
+  std::vector<double> LinvT(static_cast<size_t>(n * n), 0.0), x(static_cast<size_t>(n));
+  for (int64_t j = 0; j < n; ++j) {
+    for (int64_t i = 0; i < n; ++i) x[i] = i == j ? 1.0 : 0.0;
+    for (int64_t i = j; i < n; ++i) {
+      double s = x[i];
+      for (int64_t q = j; q < i; ++q) s -= L[i * n + q] * x[q];
+      x[i] = s / L[i * n + i];
+    }
+    for (int64_t i = j; i < n; ++i) LinvT[j * n + i] = x[i];
+  }
+  std::vector<double> Kinv(static_cast<size_t>(n * n));
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j <= i; ++j) {
+      double s = 0.0;
+      for (int64_t q = i; q < n; ++q) s += LinvT[i * n + q] * LinvT[j * n + q];
+      Kinv[i * n + j] = s;
+      Kinv[j * n + i] = s;
+    }
+  return Kinv;
+}
+
+void maximize_lml(KernelExpr& kernel, const LmlFunction& lml_of, int64_t restarts, uint64_t seed) {
+  std::vector<Hyper*> hs = free_hypers(kernel);
+  const int64_t P = static_cast<int64_t>(hs.size());
+  std::vector<double> lo(P), hi(P);
+  for (int64_t p = 0; p < P; ++p) {
+    lo[p] = log64(hs[p]->lo);
+    hi[p] = log64(hs[p]->hi);
+  }
+  KernelExpr work = kernel;
+  std::vector<Hyper*> ws = free_hypers(work);
+  auto clip = [&](const std::vector<float>& t, int64_t p) {
+    return std::min(std::max(static_cast<double>(t[p]), lo[p]), hi[p]);
+  };
+  double lml = 0.0;
+  std::vector<double> grad;
+  LbfgsObjective f = [&](const std::vector<float>& t, std::vector<float>& g) -> float {
+    for (int64_t p = 0; p < P; ++p) ws[p]->value = exp64(clip(t, p));
+    const bool ok = lml_of(work, true, lml, grad);
+    g.assign(static_cast<size_t>(P), 0.0f);
+    if (!ok) return std::numeric_limits<float>::infinity();
+    for (int64_t p = 0; p < P; ++p) {
+      const double tp = static_cast<double>(t[p]);
+      g[p] = (tp < lo[p] || tp > hi[p]) ? 0.0f : static_cast<float>(-grad[p]);
+    }
+    return static_cast<float>(-lml);
+  };
+  LbfgsOptions opt;
+  opt.max_iter = 500;
+  opt.gtol = 1e-4f;
+  opt.stage = "gaussian process hyper-parameters";
+  std::vector<float> best;
+  float best_f = std::numeric_limits<float>::infinity();
+  for (int64_t r = 0; r <= restarts; ++r) {
+    std::vector<float> t0(P);
+    for (int64_t p = 0; p < P; ++p)
+      t0[p] = r == 0 ? static_cast<float>(log64(hs[p]->value))
+                     : uniform_element(seed, kRestartStream, static_cast<uint64_t>((r - 1) * P + p),
+                                       static_cast<float>(lo[p]), static_cast<float>(hi[p]));
+    LbfgsResult res = lbfgs_minimize(f, t0, opt);
+    // A run that ends where the likelihood is not defined does not count.
+    for (int64_t p = 0; p < P; ++p) ws[p]->value = exp64(clip(res.x, p));
+    if (!lml_of(work, false, lml, grad)) continue;
+    if (best.empty() || res.f < best_f) {
+      best = res.x;
+      best_f = res.f;
+    }
+  }
+  if (best.empty()) return;  // no run ended at a usable kernel: keep the given values
+  for (int64_t p = 0; p < P; ++p) hs[p]->value = exp64(clip(best, p));
+}
+
+void for_each_kernel_row(const KernelExpr& kernel, const float* xs, int64_t m, const float* x_train, int64_t n,
+                         int64_t d, bool want_diag, const std::function<void(int64_t, const double*, double)>& fn) {
+  const bool dot = uses_dot_product(kernel);
+  const int64_t rows = std::max<int64_t>(1, kBlockElems / n);
+  for (int64_t s = 0; s < m; s += rows) {
+    const int64_t e = std::min(m, s + rows);
+    const PairData pd = pair_data(xs + s * d, e - s, x_train, n, d, dot, false);
+    std::vector<double> Ks;
+    evaluate(kernel, pd, Ks, nullptr);
+    const std::vector<double> diag = want_diag ? kernel_diag(kernel, xs + s * d, e - s, d) : std::vector<double>();
+    for (int64_t i = s; i < e; ++i) fn(i, &Ks[(i - s) * n], want_diag ? diag[i - s] : 0.0);
+  }
+}
+
+Params KernelParamEstimator::get_params() const {
+  Params p = params_.all();
+  p["kernel"] = kernel_param_;
+  return p;
+}
+
+void KernelParamEstimator::set_params(const Params& p) {
+  Params rest = p;
+  std::string text = kernel_param_;
+  auto it = rest.find("kernel");
+  if (it != rest.end()) {
+    text = it->second;
+    check_kernel(text);  // a bad expression is an error here
+    rest.erase(it);
+  }
+  params_.set(rest);
+  kernel_param_ = text;
+}
+
+}  // namespace gp
+
+namespace {
+
+using lin::ParamSpec;
+using PK = ParamSpec::Kind;
+using gp::KernelExpr;
+using gp::backward;
+using gp::cholesky64;
+using gp::f64_from_hex;
+using gp::f64_to_hex;
+using gp::forward;
+
+constexpr int64_t kMaxRows = int64_t{1} << 13;
+constexpr double kLog2Pi = 1.8378770664093454836;  // log(2 pi) in binary64
+
 struct Posterior {
   std::vector<double> L, a, grad;
   double lml = -std::numeric_limits<double>::infinity();
@@ -141,25 +263,7 @@ Posterior posterior(const KernelExpr& k, const gp::PairData& pd, double alpha, c
   out.lml = -0.5 * fit - logdet - 0.5 * static_cast<double>(n) * kLog2Pi;
   out.ok = std::isfinite(out.lml);
   if (!want_grad || G.empty()) return out;
-  // LinvT[i, q] = (L^-1)[q, i]: column i of L^-1 by forward substitution, stored as row i.
-  std::vector<double> LinvT(static_cast<size_t>(n * n), 0.0), x(static_cast<size_t>(n));
-  for (int64_t j = 0; j < n; ++j) {
-    for (int64_t i = 0; i < n; ++i) x[i] = i == j ? 1.0 : 0.0;
-    for (int64_t i = j; i < n; ++i) {
-      double s = x[i];
-      for (int64_t q = j; q < i; ++q) s -= out.L[i * n + q] * x[q];
-      x[i] = s / out.L[i * n + i];
-    }
-    for (int64_t i = j; i < n; ++i) LinvT[j * n + i] = x[i];
-  }
-  std::vector<double> Kinv(static_cast<size_t>(n * n));
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t j = 0; j <= i; ++j) {
-      double s = 0.0;
-      for (int64_t q = i; q < n; ++q) s += LinvT[i * n + q] * LinvT[j * n + q];
-      Kinv[i * n + j] = s;
-      Kinv[j * n + i] = s;
-    }
+  const std::vector<double> Kinv = gp::cholesky_inverse(out.L, n);
   out.grad.assign(G.size(), 0.0);
   for (size_t p = 0; p < G.size(); ++p) {
     double s = 0.0;
@@ -170,33 +274,15 @@ Posterior posterior(const KernelExpr& k, const gp::PairData& pd, double alpha, c
   return out;
 }
 
-class GpRegressor final : public lin::ParamEstimator {
+class GpRegressor final : public gp::KernelParamEstimator {
  public:
   GpRegressor()
-      : lin::ParamEstimator("gaussian_process_regressor",
+      : gp::KernelParamEstimator("gaussian_process_regressor",
                             {{"alpha", PK::number, "1e-10", 0.0},
                              {"n_restarts_optimizer", PK::integer, "0", 0},
                              {"normalize_y", PK::boolean, "false"},
                              {"optimizer", PK::choice, "fmin_l_bfgs_b", 0, {"fmin_l_bfgs_b", "none"}},
                              {"random_state", PK::integer, "0", 0}}) {}
-
-  Params get_params() const override {
-    Params p = params_.all();
-    p["kernel"] = kernel_param_;
-    return p;
-  }
-  void set_params(const Params& p) override {
-    Params rest = p;
-    std::string text = kernel_param_;
-    auto it = rest.find("kernel");
-    if (it != rest.end()) {
-      text = it->second;
-      gp::parse_kernel(text);  // a bad expression is an error here
-      rest.erase(it);
-    }
-    params_.set(rest);
-    kernel_param_ = text;
-  }
 
   Estimator& fit(const Tensor& X, const Tensor& y) override {
     check_Xy(name_, X, y);
@@ -283,56 +369,16 @@ class GpRegressor final : public lin::ParamEstimator {
   }
 
   void optimize() {
-    std::vector<gp::Hyper*> hs = gp::free_hypers(kernel_);
-    const int64_t P = static_cast<int64_t>(hs.size());
-    std::vector<double> lo(P), hi(P);
-    for (int64_t p = 0; p < P; ++p) {
-      lo[p] = gp::log64(hs[p]->lo);
-      hi[p] = gp::log64(hs[p]->hi);
-    }
     const gp::PairData pd = train_pairs();
     const std::vector<double> y = target();
-    KernelExpr work = kernel_;
-    std::vector<gp::Hyper*> ws = gp::free_hypers(work);
-    auto clip = [&](const std::vector<float>& t, int64_t p) {
-      return std::min(std::max(static_cast<double>(t[p]), lo[p]), hi[p]);
+    gp::LmlFunction lml = [&](const KernelExpr& k, bool want_grad, double& value, std::vector<double>& grad) {
+      Posterior post = posterior(k, pd, alpha_, y, want_grad);
+      value = post.lml;
+      grad = std::move(post.grad);
+      return post.ok;
     };
-    LbfgsObjective f = [&](const std::vector<float>& t, std::vector<float>& g) -> float {
-      for (int64_t p = 0; p < P; ++p) ws[p]->value = gp::exp64(clip(t, p));
-      const Posterior post = posterior(work, pd, alpha_, y, true);
-      g.assign(static_cast<size_t>(P), 0.0f);
-      if (!post.ok) return std::numeric_limits<float>::infinity();
-      for (int64_t p = 0; p < P; ++p) {
-        const double tp = static_cast<double>(t[p]);
-        g[p] = (tp < lo[p] || tp > hi[p]) ? 0.0f : static_cast<float>(-post.grad[p]);
-      }
-      return static_cast<float>(-post.lml);
-    };
-    LbfgsOptions opt;
-    opt.max_iter = 500;
-    opt.gtol = 1e-4f;
-    opt.stage = "gaussian process hyper-parameters";
-    const int64_t restarts = params_.integer("n_restarts_optimizer");
-    const uint64_t seed = static_cast<uint64_t>(params_.integer("random_state"));
-    std::vector<float> best;
-    float best_f = std::numeric_limits<float>::infinity();
-    for (int64_t r = 0; r <= restarts; ++r) {
-      std::vector<float> t0(P);
-      for (int64_t p = 0; p < P; ++p)
-        t0[p] = r == 0 ? static_cast<float>(gp::log64(hs[p]->value))
-                       : uniform_element(seed, kRestartStream, static_cast<uint64_t>((r - 1) * P + p),
-                                         static_cast<float>(lo[p]), static_cast<float>(hi[p]));
-      LbfgsResult res = lbfgs_minimize(f, t0, opt);
-      // A run that ends where the kernel matrix is not positive definite does not count.
-      for (int64_t p = 0; p < P; ++p) ws[p]->value = gp::exp64(clip(res.x, p));
-      if (!posterior(work, pd, alpha_, y, false).ok) continue;
-      if (best.empty() || res.f < best_f) {
-        best = res.x;
-        best_f = res.f;
-      }
-    }
-    if (best.empty()) return;  // no run ended at a usable kernel: keep the given values
-    for (int64_t p = 0; p < P; ++p) hs[p]->value = gp::exp64(clip(best, p));
+    gp::maximize_lml(kernel_, lml, params_.integer("n_restarts_optimizer"),
+                     static_cast<uint64_t>(params_.integer("random_state")));
   }
 
   Tensor predict_impl(const Tensor& X, bool want_std) const {
@@ -340,38 +386,26 @@ class GpRegressor final : public lin::ParamEstimator {
     lin::check_predict_X(name_, X, d_);
     const int64_t m = X.dim(0), n = n_;
     const std::vector<float> xs = X.to(Device::cpu()).contiguous().to_vector<float>();
-    const bool dot = gp::uses_dot_product(kernel_);
     std::vector<float> out(static_cast<size_t>(m));
-    const int64_t rows = std::max<int64_t>(1, kBlockElems / n);
     std::vector<double> v(static_cast<size_t>(n));
-    for (int64_t s = 0; s < m; s += rows) {
-      const int64_t e = std::min(m, s + rows);
-      const gp::PairData pd = gp::pair_data(xs.data() + s * d_, e - s, x_.data(), n, d_, dot, false);
-      std::vector<double> Ks;
-      gp::evaluate(kernel_, pd, Ks, nullptr);
-      const std::vector<double> diag = want_std ? gp::kernel_diag(kernel_, xs.data() + s * d_, e - s, d_)
-                                                : std::vector<double>();
-      for (int64_t i = s; i < e; ++i) {
-        const double* k = &Ks[(i - s) * n];
-        if (!want_std) {
-          double mu = 0.0;
-          for (int64_t j = 0; j < n; ++j) mu += k[j] * post_.a[j];
-          out[i] = static_cast<float>(mu * y_std_ + y_mean_);
-          continue;
-        }
-        for (int64_t j = 0; j < n; ++j) v[j] = k[j];
-        forward(post_.L, n, v);
-        double q = 0.0;
-        for (int64_t j = 0; j < n; ++j) q += v[j] * v[j];
-        double var = diag[i - s] - q;
-        if (!(var > 0.0)) var = 0.0;
-        out[i] = static_cast<float>(std::sqrt(var * (y_std_ * y_std_)));
+    gp::for_each_kernel_row(kernel_, xs.data(), m, x_.data(), n, d_, want_std, [&](int64_t i, const double* k, double diag) {
+      if (!want_std) {
+        double mu = 0.0;
+        for (int64_t j = 0; j < n; ++j) mu += k[j] * post_.a[j];
+        out[i] = static_cast<float>(mu * y_std_ + y_mean_);
+        return;
       }
-    }
+      for (int64_t j = 0; j < n; ++j) v[j] = k[j];
+      forward(post_.L, n, v);
+      double q = 0.0;
+      for (int64_t j = 0; j < n; ++j) q += v[j] * v[j];
+      double var = diag - q;
+      if (!(var > 0.0)) var = 0.0;
+      out[i] = static_cast<float>(std::sqrt(var * (y_std_ * y_std_)));
+    });
     return Tensor::from_vector(out, {m}, X.device());
   }
 
-  std::string kernel_param_ = "none";
   KernelExpr kernel_;
   std::vector<float> x_, y_;
   Posterior post_;

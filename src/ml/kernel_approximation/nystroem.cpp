@@ -4,8 +4,8 @@
 // Fit: k = min(n_components, n) components, the rows perm[0..k) of a partial Fisher-Yates shuffle
 // (step i swaps i with i + philox_index(word i of Philox stream 1 under random_state, n - i)).
 // K_cc = kernel(C, C) [k, k] by the kernel matrices of ml/kernel/kernels.h (Tensor ops on X's
-// device), copied to the host and decomposed by the cyclic Jacobi method of
-// ml/decomposition/jacobi_eigen.h (binary32, fixed order): K_cc = sum_t lambda_t u_t u_t^T.
+// device), copied to the host and decomposed in binary64 by ml/decomposition/symmetric_eigen64.h
+// (Householder tridiagonalization and implicit QL, fixed order): K_cc = sum_t lambda_t u_t u_t^T.
 // normalization [k, k] = sum_t w_t u_t u_t^T with w_t = sign(lambda_t) / sqrt(max(|lambda_t|, 1e-12))
 // (sign +1 for lambda_t >= 0), which is scikit-learn's U diag(1 / sqrt(max(S, 1e-12))) V of the SVD of
 // the symmetric K_cc; each entry a binary64 sum over t in ascending order, rounded once.
@@ -20,7 +20,7 @@
 #include "contract/rng.h"
 #include "core/error.h"
 #include "ml/cluster/distances.h"
-#include "ml/decomposition/jacobi_eigen.h"
+#include "ml/decomposition/symmetric_eigen64.h"
 #include "ml/kernel/kernels.h"
 #include "ml/kernel_approximation/kernel_approximation.h"
 #include "io/json_number.h"
@@ -76,20 +76,23 @@ class Nystroem final : public lin::ParamEstimator {
     for (float v : kcc)
       BL_CHECK(std::isfinite(v), name_, ": the kernel matrix of the components holds ", v,
                " (lower gamma or degree)");
-    SymmetricEigen eig = jacobi_eigen(kcc, k_);
+    SymmetricEigen64 eig = symmetric_eigen64(std::vector<double>(kcc.begin(), kcc.end()), k_, -1, "nystroem");
     std::vector<double> w(static_cast<size_t>(k_));
     for (int64_t t = 0; t < k_; ++t) {
-      const double lam = static_cast<double>(eig.values[t]);
+      const double lam = eig.values[t];
       w[t] = (lam < 0.0 ? -1.0 : 1.0) / std::sqrt(std::max(std::fabs(lam), 1e-12));
     }
     norm_.assign(static_cast<size_t>(k_ * k_), 0.0f);
-    for (int64_t i = 0; i < k_; ++i)
-      for (int64_t j = 0; j < k_; ++j) {
-        double s = 0.0;
-        for (int64_t t = 0; t < k_; ++t)
-          s += w[t] * static_cast<double>(eig.vectors[t * k_ + i]) * static_cast<double>(eig.vectors[t * k_ + j]);
-        norm_[i * k_ + j] = static_cast<float>(s);
+    std::vector<double> acc(static_cast<size_t>(k_));
+    for (int64_t i = 0; i < k_; ++i) {  // row i: each entry's sum over t ascending
+      std::fill(acc.begin(), acc.end(), 0.0);
+      for (int64_t t = 0; t < k_; ++t) {
+        const double* u = &eig.vectors[t * k_];
+        const double a = w[t] * u[i];
+        for (int64_t j = 0; j < k_; ++j) acc[j] += a * u[j];
       }
+      for (int64_t j = 0; j < k_; ++j) norm_[i * k_ + j] = static_cast<float>(acc[j]);
+    }
     fitted_ = true;
     return *this;
   }

@@ -1,4 +1,5 @@
-// gaussian_mixture.h: factory of the mixture family (gaussian_mixture.cpp).
+// gaussian_mixture.h: factories of the mixture family (gaussian_mixture.cpp,
+// bayesian_gaussian_mixture.cpp).
 #pragma once
 
 #include <memory>
@@ -8,5 +9,6 @@
 namespace bl::ml {
 
 std::unique_ptr<Estimator> make_gaussian_mixture();
+std::unique_ptr<Estimator> make_bayesian_gaussian_mixture();
 
 }  // namespace bl::ml

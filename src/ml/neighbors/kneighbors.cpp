@@ -1,11 +1,14 @@
-// kneighbors.cpp: kneighbors_classifier and kneighbors_regressor (exact brute force).
+// kneighbors.cpp: kneighbors_classifier and kneighbors_regressor (exact brute force), and
+// nearest_neighbors (scikit-learn's NearestNeighbors: the neighbors alone).
 //
-// The n_neighbors nearest training rows of each query (squared distances D = relu((-2 q.t + |q|^2)
-// + |t|^2) as in ml/cluster/distances.h, equal distances to the lowest training index) come from
-// nearest_rows.h: fused GEMM tiles + selection on the CPU, GEMM on the device + host selection
-// elsewhere, the same bits. Votes (classifier: most votes, lowest class on ties;
-// weights=distance: 1 / distance, exact matches alone when any) and means (regressor, neighbors
-// in distance order) are taken on the host in binary32 in a fixed order.
+// The n_neighbors nearest training rows of each query under the metric parameter (default
+// minkowski with p = 2, the euclidean squared distances D = relu((-2 q.t + |q|^2) + |t|^2) of
+// ml/cluster/distances.h; manhattan, chebyshev, minkowski, cosine and haversine in binary64 on the
+// host; equal distances to the lowest training index) come from metric_neighbors.h. Votes
+// (classifier: most votes, lowest class on ties; weights=distance: 1 / distance, exact matches
+// alone when any) and means (regressor, neighbors in distance order) are taken on the host in
+// binary32 in a fixed order. nearest_neighbors: predict gives the neighbor indices [m, k] (i64,
+// nearest first), transform their distances [m, k] (f32).
 #include <algorithm>
 
 #include "bitlearn/ml/progress.h"
@@ -16,7 +19,8 @@
 #include "ml/cluster/distances.h"
 #include "ml/linear/common.h"
 #include "ml/neighbors/kneighbors.h"
-#include "ml/neighbors/nearest_rows.h"
+#include "ml/neighbors/metric_neighbors.h"
+#include "ml/neighbors/training_rows.h"
 
 namespace bl::ml {
 
@@ -25,57 +29,60 @@ namespace {
 using lin::ParamSpec;
 using K = ParamSpec::Kind;
 
-class KNeighbors final : public lin::ParamEstimator {
+using Target = TrainingRows::Target;
+
+// The parameters and the stored rows of the k-nearest-neighbor estimators.
+class NeighborsBase : public lin::ParamEstimator {
  public:
-  explicit KNeighbors(bool classifier)
-      : lin::ParamEstimator(classifier ? "kneighbors_classifier" : "kneighbors_regressor",
-                            {{"n_neighbors", K::integer, "5", 1},
-                             {"weights", K::choice, "uniform", 0, {"uniform", "distance"}}}),
-        classifier_(classifier) {}
+  NeighborsBase(const std::string& name, Target target, std::vector<ParamSpec> extra)
+      : lin::ParamEstimator(name, with_metric(std::move(extra))), target_kind_(target) {}
 
   Estimator& fit(const Tensor& X, const Tensor& y) override {
-    check_Xy(name_, X, y);
+    rows_.fit(name_, X, y, target_kind_);
     const int64_t k = params_.integer("n_neighbors");
-    BL_CHECK(k <= X.dim(0), name_, ": n_neighbors=", k, " is more than the ", X.dim(0), " training rows");
-    n_ = X.dim(0);
-    d_ = X.dim(1);
-    X_ = X.to(Device::cpu()).contiguous().to_vector<float>();
-    if (classifier_) {
-      lin::EncodedLabels e = lin::encode_labels(name_, y, 1);
-      classes_ = e.classes;
-      target_.assign(e.index.begin(), e.index.end());
-      label_dtype_ = y.dtype();
-    } else {
-      BL_CHECK(y.dtype() == DType::f32, name_, ": y must be f32 for a regressor, got ", y.str());
-      std::vector<float> t = lin::y_to_host(y);
-      target_.assign(t.begin(), t.end());
-    }
+    BL_CHECK(k <= rows_.n, name_, ": n_neighbors=", k, " is more than the ", rows_.n, " training rows");
+    metric();
     fitted_ = true;
     return *this;
   }
 
-  // Neighbor indices [m, k] (i64, host) and their squared distances [m, k] (host) for queries X:
-  // fused on the CPU for CPU tensors, GEMM on the device then host selection otherwise (same bits).
+  void save_state(nlohmann::json& state) const override { rows_.save(state, target_kind_); }
+  void load_state(const nlohmann::json& state) override {
+    rows_.load(state, name_, target_kind_);
+    fitted_ = true;
+  }
+
+ protected:
+  static std::vector<ParamSpec> with_metric(std::vector<ParamSpec> extra) {
+    extra.push_back({"metric", K::choice, "minkowski", 0, metric_names()});
+    extra.push_back({"n_neighbors", K::integer, "5", 1});
+    extra.push_back({"p", K::number, "2", 1.0});
+    return extra;
+  }
+
+  Metric metric() const { return metric_of(name_, params_.text("metric"), params_.number("p"), rows_.d); }
+
+  // Neighbor indices [m, k] (host, nearest first) and their distances (not squared).
   void kneighbors(const Tensor& X, std::vector<int64_t>& idx, std::vector<float>& dist) const {
     BL_CHECK(fitted_, name_, ": predict before fit");
-    lin::check_predict_X(name_, X, d_);
-    const int64_t m = X.dim(0), k = params_.integer("n_neighbors");
-    BL_CHECK(k <= n_, name_, ": n_neighbors=", k, " is more than the ", n_, " training rows");
-    Tensor T = Tensor::from_vector(X_, {n_, d_}, X.device());
-    std::vector<float> tt = row_sq_norms(T).to(Device::cpu()).to_vector<float>();
-    NeighborLists lists;
-    if (X.device().is_cpu()) {
-      Tensor Q = X.contiguous();
-      std::vector<float> qq = row_sq_norms(Q).to_vector<float>();
-      PackedMatrix packed = matmul_pack_b_cpu(X_.data(), d_, n_, d_, true);
-      lists = nearest_rows_cpu(Q.data<float>(), m, qq.data(), packed, tt.data(), k);
-      report_progress(name_ + " neighbors", m, m);
-    } else {
-      lists = nearest_rows_gemm(X, T, tt, k);
-    }
+    lin::check_predict_X(name_, X, rows_.d);
+    NeighborLists lists = metric_neighbors(X, rows_.X, rows_.n, rows_.d, params_.integer("n_neighbors"), metric(),
+                                           params_.number("p"), name_);
     idx = std::move(lists.idx);
     dist = std::move(lists.dist);
   }
+
+  Target target_kind_;
+  TrainingRows rows_;
+};
+
+class KNeighbors final : public NeighborsBase {
+ public:
+  explicit KNeighbors(bool classifier)
+      : NeighborsBase(classifier ? "kneighbors_classifier" : "kneighbors_regressor",
+                      classifier ? Target::classes : Target::values,
+                      {{"weights", K::choice, "uniform", 0, {"uniform", "distance"}}}),
+        classifier_(classifier) {}
 
   // Per query, the weight of each neighbor (1, or 1 / distance; exact matches only when any).
   std::vector<float> weights(const std::vector<float>& dist, int64_t m, int64_t k) const {
@@ -86,7 +93,7 @@ class KNeighbors final : public lin::ParamEstimator {
       for (int64_t j = 0; j < k; ++j) exact = exact || dist[i * k + j] == 0.0f;
       for (int64_t j = 0; j < k; ++j) {
         float dd = dist[i * k + j];
-        w[i * k + j] = exact ? (dd == 0.0f ? 1.0f : 0.0f) : bl::div(1.0f, bl::sqrt(dd));
+        w[i * k + j] = exact ? (dd == 0.0f ? 1.0f : 0.0f) : bl::div(1.0f, dd);
       }
     }
     return w;
@@ -94,7 +101,7 @@ class KNeighbors final : public lin::ParamEstimator {
 
   Tensor predict_proba(const Tensor& X) const override {
     BL_CHECK(classifier_, name_, ": predict_proba is not supported");
-    const int64_t m = X.dim(0), k = params_.integer("n_neighbors"), c = static_cast<int64_t>(classes_.size());
+    const int64_t m = X.dim(0), k = params_.integer("n_neighbors"), c = static_cast<int64_t>(rows_.classes.size());
     std::vector<int64_t> idx;
     std::vector<float> dist;
     kneighbors(X, idx, dist);
@@ -103,7 +110,7 @@ class KNeighbors final : public lin::ParamEstimator {
     for (int64_t i = 0; i < m; ++i) {
       float total = 0.0f;
       for (int64_t j = 0; j < k; ++j) {
-        int64_t cls = static_cast<int64_t>(target_[idx[i * k + j]]);
+        int64_t cls = static_cast<int64_t>(rows_.target[idx[i * k + j]]);
         p[i * c + cls] = bl::add(p[i * c + cls], w[i * k + j]);
         total = bl::add(total, w[i * k + j]);
       }
@@ -116,7 +123,7 @@ class KNeighbors final : public lin::ParamEstimator {
     const int64_t m = X.dim(0);
     if (classifier_) {
       Tensor P = predict_proba(X);
-      return lin::labels_from_index(classes_, bl::argmax(P, 1), label_dtype_, X.device());
+      return lin::labels_from_index(rows_.classes, bl::argmax(P, 1), rows_.label_dtype, X.device());
     }
     const int64_t k = params_.integer("n_neighbors");
     std::vector<int64_t> idx;
@@ -126,7 +133,7 @@ class KNeighbors final : public lin::ParamEstimator {
     for (int64_t i = 0; i < m; ++i) {
       float s = 0.0f, total = 0.0f;
       for (int64_t j = 0; j < k; ++j) {
-        s = bl::fma(w[i * k + j], target_[idx[i * k + j]], s);
+        s = bl::fma(w[i * k + j], rows_.target[idx[i * k + j]], s);
         total = bl::add(total, w[i * k + j]);
       }
       out[i] = bl::div(s, total);
@@ -138,40 +145,34 @@ class KNeighbors final : public lin::ParamEstimator {
     return classifier_ ? lin::accuracy_score(y, predict(X)) : lin::r2_score(y, predict(X));
   }
 
-  void save_state(nlohmann::json& state) const override {
-    state["n_features"] = d_;
-    state["n_samples"] = n_;
-    lin::put_f32(state, "fit_X", X_);
-    lin::put_f32(state, "fit_y", target_);
-    if (classifier_) {
-      lin::put_labels(state, classes_, label_dtype_);
-    }
-  }
-  void load_state(const nlohmann::json& state) override {
-    d_ = lin::get_int(state, "n_features", 1, name_);
-    n_ = lin::get_int(state, "n_samples", 1, name_);
-    X_ = lin::get_f32(state, "fit_X", n_ * d_, name_);
-    target_ = lin::get_f32(state, "fit_y", n_, name_);
-    if (classifier_) {
-      classes_ = lin::get_f32(state, "classes", -1, name_);
-      for (float t : target_)
-        BL_CHECK(t >= 0.0f && t < static_cast<float>(classes_.size()), name_,
-                 ": model state: class index ", t, " out of range");
-      label_dtype_ = lin::get_label_dtype(state);
-    }
-    fitted_ = true;
-  }
-
  private:
   bool classifier_;
-  std::vector<float> X_, target_, classes_;  // target_: class index (classifier) or value
-  DType label_dtype_ = DType::f32;
-  int64_t n_ = 0, d_ = 0;
+};
+
+// nearest_neighbors: the neighbors of each query (predict: indices, transform: distances).
+class NearestNeighbors final : public NeighborsBase {
+ public:
+  NearestNeighbors() : NeighborsBase("nearest_neighbors", Target::none, {}) {}
+
+  Tensor predict(const Tensor& X) const override {
+    std::vector<int64_t> idx;
+    std::vector<float> dist;
+    kneighbors(X, idx, dist);
+    return Tensor::from_vector(idx, {X.dim(0), params_.integer("n_neighbors")}, X.device());
+  }
+
+  Tensor transform(const Tensor& X) const override {
+    std::vector<int64_t> idx;
+    std::vector<float> dist;
+    kneighbors(X, idx, dist);
+    return Tensor::from_vector(dist, {X.dim(0), params_.integer("n_neighbors")}, X.device());
+  }
 };
 
 }  // namespace
 
 std::unique_ptr<Estimator> make_kneighbors_classifier() { return std::make_unique<KNeighbors>(true); }
 std::unique_ptr<Estimator> make_kneighbors_regressor() { return std::make_unique<KNeighbors>(false); }
+std::unique_ptr<Estimator> make_nearest_neighbors() { return std::make_unique<NearestNeighbors>(); }
 
 }  // namespace bl::ml

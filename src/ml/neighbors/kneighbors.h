@@ -9,6 +9,7 @@ namespace bl::ml {
 
 std::unique_ptr<Estimator> make_kneighbors_classifier();
 std::unique_ptr<Estimator> make_kneighbors_regressor();
+std::unique_ptr<Estimator> make_nearest_neighbors();  // kneighbors.cpp
 std::unique_ptr<Estimator> make_nearest_centroid();  // nearest_centroid.cpp
 std::unique_ptr<Estimator> make_radius_neighbors_classifier();  // radius_neighbors.cpp
 std::unique_ptr<Estimator> make_radius_neighbors_regressor();

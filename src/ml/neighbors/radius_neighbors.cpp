@@ -31,6 +31,7 @@
 #include "ml/cluster/distances.h"
 #include "ml/linear/common.h"
 #include "ml/neighbors/kneighbors.h"
+#include "ml/neighbors/training_rows.h"
 
 namespace bl::ml {
 
@@ -100,26 +101,16 @@ class RadiusNeighbors final : public lin::ParamEstimator {
   }
 
   Estimator& fit(const Tensor& X, const Tensor& y) override {
-    check_Xy(name_, X, y);
-    n_ = X.dim(0);
-    d_ = X.dim(1);
-    X_ = X.to(Device::cpu()).contiguous().to_vector<float>();
+    rows_.fit(name_, X, y, target_kind());
     if (classifier_) {
-      lin::EncodedLabels e = lin::encode_labels(name_, y, 1);
-      classes_ = e.classes;
-      target_.assign(e.index.begin(), e.index.end());
-      label_dtype_ = y.dtype();
       outlier_class_.clear();
       if (outlier_label_ == "most_frequent") {
-        std::vector<int64_t> count(classes_.size(), 0);
-        for (int64_t c : e.index) ++count[c];
-        outlier_class_ = {classes_[std::max_element(count.begin(), count.end()) - count.begin()]};
+        std::vector<int64_t> count(rows_.classes.size(), 0);
+        for (float c : rows_.target) ++count[static_cast<int64_t>(c)];
+        outlier_class_ = {rows_.classes[std::max_element(count.begin(), count.end()) - count.begin()]};
       } else if (outlier_label_ != "none") {
         outlier_class_ = {static_cast<float>(param_double(name_, "outlier_label", outlier_label_))};
       }
-    } else {
-      BL_CHECK(y.dtype() == DType::f32, name_, ": y must be f32 for a regressor, got ", y.str());
-      target_ = lin::y_to_host(y);
     }
     fitted_ = true;
     return *this;
@@ -128,13 +119,13 @@ class RadiusNeighbors final : public lin::ParamEstimator {
   // The training rows within the radius of each query of X, in blocks of queries on X's device.
   RadiusLists radius_neighbors(const Tensor& X) const {
     BL_CHECK(fitted_, name_, ": predict before fit");
-    lin::check_predict_X(name_, X, d_);
+    lin::check_predict_X(name_, X, rows_.d);
     const int64_t m = X.dim(0);
     const float r2 = square_to_f32(params_.number("radius"));
-    Tensor T = Tensor::from_vector(X_, {n_, d_}, X.device());
+    Tensor T = Tensor::from_vector(rows_.X, {rows_.n, rows_.d}, X.device());
     const std::vector<float> tt = row_sq_norms(T).to(Device::cpu()).contiguous().to_vector<float>();
     Tensor Q = X.contiguous();
-    const int64_t block = std::max<int64_t>(1, std::min<int64_t>(1024, (int64_t{1} << 24) / n_));
+    const int64_t block = std::max<int64_t>(1, std::min<int64_t>(1024, (int64_t{1} << 24) / rows_.n));
     RadiusLists out;
     out.start.assign(1, 0);
     for (int64_t b = 0; b < m; b += block) {
@@ -146,8 +137,8 @@ class RadiusNeighbors final : public lin::ParamEstimator {
       const std::vector<float> qq = row_sq_norms(Qb).to(Device::cpu()).contiguous().to_vector<float>();
       const float* g = G.data<float>();
       for (int64_t i = 0; i < e - b; ++i) {
-        for (int64_t j = 0; j < n_; ++j) {
-          float dd = bl::add(bl::add(bl::mul(g[i * n_ + j], -2.0f), qq[i]), tt[j]);
+        for (int64_t j = 0; j < rows_.n; ++j) {
+          float dd = bl::add(bl::add(bl::mul(g[i * rows_.n + j], -2.0f), qq[i]), tt[j]);
           dd = dd > 0.0f || bl::is_nan(dd) ? dd : 0.0f;  // the relu op: NaN stays NaN
           if (dd <= r2) {
             out.idx.push_back(j);
@@ -177,7 +168,7 @@ class RadiusNeighbors final : public lin::ParamEstimator {
 
   // Probabilities [m, c] (host) and whether each query had no neighbor.
   std::vector<float> proba_host(const Tensor& X, std::vector<uint8_t>& outlier) const {
-    const int64_t m = X.dim(0), c = static_cast<int64_t>(classes_.size());
+    const int64_t m = X.dim(0), c = static_cast<int64_t>(rows_.classes.size());
     RadiusLists l = radius_neighbors(X);
     std::vector<float> w = weights(l);
     std::vector<float> p(static_cast<size_t>(m * c), 0.0f);
@@ -188,14 +179,14 @@ class RadiusNeighbors final : public lin::ParamEstimator {
         BL_CHECK(!outlier_class_.empty(), name_, ": no training row within radius ", params_.text("radius"),
                  " of query row ", i, " (set outlier_label, or a larger radius)");
         outlier[i] = 1;
-        const auto at = std::find(classes_.begin(), classes_.end(), outlier_class_[0]);
-        if (at != classes_.end()) p[i * c + (at - classes_.begin())] = 1.0f;
+        const auto at = std::find(rows_.classes.begin(), rows_.classes.end(), outlier_class_[0]);
+        if (at != rows_.classes.end()) p[i * c + (at - rows_.classes.begin())] = 1.0f;
         continue;
       }
       std::fill(votes.begin(), votes.end(), 0.0);
       double total = 0.0;
       for (int64_t j = l.start[i]; j < l.start[i + 1]; ++j) {
-        votes[static_cast<int64_t>(target_[l.idx[j]])] += w[j];
+        votes[static_cast<int64_t>(rows_.target[l.idx[j]])] += w[j];
         total += w[j];
       }
       for (int64_t k = 0; k < c; ++k) p[i * c + k] = static_cast<float>(votes[k] / total);
@@ -207,17 +198,17 @@ class RadiusNeighbors final : public lin::ParamEstimator {
     BL_CHECK(classifier_, name_, ": predict_proba is not supported");
     std::vector<uint8_t> outlier;
     std::vector<float> p = proba_host(X, outlier);
-    return Tensor::from_vector(p, {X.dim(0), static_cast<int64_t>(classes_.size())}, X.device());
+    return Tensor::from_vector(p, {X.dim(0), static_cast<int64_t>(rows_.classes.size())}, X.device());
   }
 
   Tensor predict(const Tensor& X) const override {
     const int64_t m = X.dim(0);
     if (classifier_) {
-      const int64_t c = static_cast<int64_t>(classes_.size());
+      const int64_t c = static_cast<int64_t>(rows_.classes.size());
       std::vector<uint8_t> outlier;
       std::vector<float> p = proba_host(X, outlier);
       // The outlier label is class index c of the extended list (it may be no training class).
-      std::vector<float> labels = classes_;
+      std::vector<float> labels = rows_.classes;
       labels.push_back(outlier_class_.empty() ? 0.0f : outlier_class_[0]);
       std::vector<int64_t> index(static_cast<size_t>(m));
       for (int64_t i = 0; i < m; ++i) {
@@ -229,7 +220,7 @@ class RadiusNeighbors final : public lin::ParamEstimator {
         }
         index[i] = outlier[i] && zero ? c : best;
       }
-      return lin::labels_from_index(labels, Tensor::from_vector(index, {m}), label_dtype_, X.device());
+      return lin::labels_from_index(labels, Tensor::from_vector(index, {m}), rows_.label_dtype, X.device());
     }
     RadiusLists l = radius_neighbors(X);
     std::vector<float> w = weights(l), out(static_cast<size_t>(m));
@@ -240,7 +231,7 @@ class RadiusNeighbors final : public lin::ParamEstimator {
       }
       double s = 0.0, total = 0.0;
       for (int64_t j = l.start[i]; j < l.start[i + 1]; ++j) {
-        s += static_cast<double>(w[j]) * static_cast<double>(target_[l.idx[j]]);
+        s += static_cast<double>(w[j]) * static_cast<double>(rows_.target[l.idx[j]]);
         total += w[j];
       }
       out[i] = static_cast<float>(s / total);
@@ -253,29 +244,13 @@ class RadiusNeighbors final : public lin::ParamEstimator {
   }
 
   void save_state(nlohmann::json& state) const override {
-    state["n_features"] = d_;
-    state["n_samples"] = n_;
-    lin::put_f32(state, "fit_X", X_);
-    lin::put_f32(state, "fit_y", target_);
-    if (classifier_) {
-      lin::put_labels(state, classes_, label_dtype_);
-      lin::put_f32(state, "outlier_label", outlier_class_);
-    }
+    rows_.save(state, target_kind());
+    if (classifier_) lin::put_f32(state, "outlier_label", outlier_class_);
   }
 
   void load_state(const nlohmann::json& state) override {
-    d_ = lin::get_int(state, "n_features", 1, name_);
-    n_ = lin::get_int(state, "n_samples", 1, name_);
-    BL_CHECK(d_ <= (int64_t{1} << 40) / n_, name_, ": model state: n_samples x n_features is too large");
-    X_ = lin::get_f32(state, "fit_X", n_ * d_, name_);
-    target_ = lin::get_f32(state, "fit_y", n_, name_);
+    rows_.load(state, name_, target_kind());
     if (classifier_) {
-      classes_ = lin::get_f32(state, "classes", -1, name_);
-      BL_CHECK(!classes_.empty(), name_, ": model state: classes is empty");
-      for (float t : target_)
-        BL_CHECK(t >= 0.0f && t < static_cast<float>(classes_.size()), name_,
-                 ": model state: class index ", t, " out of range");
-      label_dtype_ = lin::get_label_dtype(state);
       outlier_class_ = lin::get_f32(state, "outlier_label", -1, name_);
       BL_CHECK(outlier_class_.size() <= 1, name_, ": model state: outlier_label holds more than one value");
       BL_CHECK(outlier_class_.empty() == (outlier_label_ == "none"), name_, ": model state: outlier_label ",
@@ -288,10 +263,12 @@ class RadiusNeighbors final : public lin::ParamEstimator {
  private:
   bool classifier_;
   std::string outlier_label_ = "none";       // the parameter: none, most_frequent or a number
-  std::vector<float> X_, target_, classes_;  // target_: class index (classifier) or value
   std::vector<float> outlier_class_;         // the label of queries without neighbors (empty: error)
-  DType label_dtype_ = DType::f32;
-  int64_t n_ = 0, d_ = 0;
+  TrainingRows rows_;
+
+  TrainingRows::Target target_kind() const {
+    return classifier_ ? TrainingRows::Target::classes : TrainingRows::Target::values;
+  }
 };
 
 }  // namespace

@@ -1,0 +1,112 @@
+// density_clustering.h: the factories of optics, hdbscan, affinity_propagation and birch, and the
+// host-side helpers they share (defined in optics.cpp), internal to the library and its tests.
+//
+// Distances. Rows are copied to the host as binary32 and converted exactly to binary64; the
+// euclidean distance of rows a and b is sqrt(sum_f (x_af - x_bf)^2), the sum in feature order from
+// +0, every operation a correctly rounded binary64 add, sub, mul or sqrt. Each distance is computed
+// by one task on its own, so neither the thread count nor the device reaches the bits.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "bitlearn/ml/estimator.h"
+#include "bitlearn/tensor.h"
+
+namespace bl::ml {
+
+std::unique_ptr<Estimator> make_optics();
+std::unique_ptr<Estimator> make_hdbscan();
+std::unique_ptr<Estimator> make_affinity_propagation();
+std::unique_ptr<Estimator> make_birch();
+
+namespace density_detail {
+
+// Host rows x [n, d] (row-major binary32). host_rows also fills xd (the rows in binary64) and
+// panel: the rows in blocks of four (the last block padded with the last row), feature-major inside
+// a block, panel[(b d + f) 4 + u] = x[4 b + u, f], so that four distances run in vector lanes.
+struct HostRows {
+  std::vector<float> x;
+  std::vector<double> xd, panel;
+  int64_t n = 0, d = 0;
+  const float* row(int64_t i) const { return x.data() + i * d; }
+};
+
+HostRows host_rows(const Tensor& X);
+
+// sum_f (a_f - b_f)^2 in binary64, feature order from +0.
+inline double sq_distance(const float* a, const float* b, int64_t d) {
+  double s = 0.0;
+  for (int64_t f = 0; f < d; ++f) {
+    const double t = static_cast<double>(a[f]) - static_cast<double>(b[f]);
+    s += t * t;
+  }
+  return s;
+}
+
+// sq_distance of a to the four rows b[0..3] at once (four independent sums, each in feature order:
+// the same bits as four sq_distance calls, in a form the compiler can vectorize).
+inline void sq_distance4(const float* a, const float* const b[4], int64_t d, double out[4]) {
+  double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+  for (int64_t f = 0; f < d; ++f) {
+    const double x = static_cast<double>(a[f]);
+    const double t0 = x - static_cast<double>(b[0][f]), t1 = x - static_cast<double>(b[1][f]);
+    const double t2 = x - static_cast<double>(b[2][f]), t3 = x - static_cast<double>(b[3][f]);
+    s0 += t0 * t0;
+    s1 += t1 * t1;
+    s2 += t2 * t2;
+    s3 += t3 * t3;
+  }
+  out[0] = s0;
+  out[1] = s1;
+  out[2] = s2;
+  out[3] = s3;
+}
+
+// sq_distance of the binary64 row a to the four rows of a panel block (the same bits as
+// sq_distance: each lane sums its squared differences in feature order).
+inline void sq_distance_panel(const double* a, const double* p, int64_t d, double out[4]) {
+  double s[4] = {0.0, 0.0, 0.0, 0.0};
+  for (int64_t f = 0; f < d; ++f)
+    for (int u = 0; u < 4; ++u) {
+      const double t = a[f] - p[f * 4 + u];
+      s[u] += t * t;
+    }
+  for (int u = 0; u < 4; ++u) out[u] = s[u];
+}
+
+// out[j] = the euclidean distance of row i to row j, for every j in [0, n) with !skip[j] (skip
+// null: every j; where skip[j], out[j] may be left as it is or set). Pool tasks over blocks of j,
+// each value computed alone.
+void distances_from(const HostRows& r, int64_t i, std::vector<double>& out, const std::vector<char>* skip = nullptr);
+
+// The distance of each row to its k-th nearest row, the row itself counted first (k = 1 gives 0):
+// the k-th smallest squared distance of the row's n values, then its sqrt. One pool task per row.
+std::vector<double> kth_neighbor_distances(const HostRows& r, int64_t k);
+
+// For each row of X [m, d]: labels[j] of the training row j with the smallest squared distance
+// (the lowest j on ties). One pool task per query row.
+std::vector<int64_t> nearest_row_labels(const HostRows& train, const std::vector<int64_t>& labels, const Tensor& X);
+
+// x rounded to 15 decimals as numpy's around: rint(x * 1e15) / 1e15 (ties to even; inf stays inf).
+double round_15_decimals(double x);
+
+// binary64 vectors in model files: hex of their little-endian bytes.
+std::string f64_to_hex(const std::vector<double>& v);
+std::vector<double> f64_from_state(const nlohmann::json& state, const std::string& key, int64_t size,
+                                   const std::string& est);
+// An array of `size` integers in [lo, hi) (size < 0: any length).
+std::vector<int64_t> ints_from_state(const nlohmann::json& state, const std::string& key, int64_t size, int64_t lo,
+                                     int64_t hi, const std::string& est);
+
+// A size parameter given as an integer >= 2 or as a fraction in (0, 1] of the n rows (value <= 1):
+// the fraction becomes max(2, floor(value * n)). Throws when the result exceeds n.
+int64_t size_or_fraction(double value, int64_t n, const std::string& est, const std::string& key,
+                         const std::string& text);
+
+}  // namespace density_detail
+
+}  // namespace bl::ml
