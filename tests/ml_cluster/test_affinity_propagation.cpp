@@ -25,12 +25,7 @@ namespace {
 
 using Data = ml_common::HostData;
 using ml_common::error_of;
-
-nlohmann::json state_of(const ml::Estimator& est) {
-  nlohmann::json st;
-  est.save_state(st);
-  return st;
-}
+using ml_common::state_of;
 
 struct Ref {
   std::vector<int64_t> exemplars, labels;
@@ -219,13 +214,7 @@ TEST(AffinityPropagation, RefusalsAreNamed) {
   };
   EXPECT_NE(fit_error({{"damping", "1"}}, x).find("damping"), std::string::npos);
   EXPECT_NE(fit_error({}, ml_common::uniform_blobs(4097, 1, 1, 1.0f, 1)).find("limit"), std::string::npos);
-  auto est = ml::make_estimator("affinity_propagation");
-  EXPECT_NE(error_of([&] { est->predict(x.X()); }).find("before fit"), std::string::npos);
-  est->fit(x.X());
-  auto back = ml::make_estimator("affinity_propagation");
-  back->load_state(state_of(*est));
-  EXPECT_EQ(back->to_json_text(), est->to_json_text());
-  EXPECT_EQ(back->predict(x.X()).to_vector<int64_t>(), est->predict(x.X()).to_vector<int64_t>());
+  ml_common::expect_predict_before_fit_refused_and_state_round_trip("affinity_propagation", x.X());
 }
 
 }  // namespace

@@ -27,6 +27,7 @@ namespace {
 
 using Data = ml_common::HostData;
 using ml_common::error_of;
+using ml_common::state_of;
 
 // n rows in 3 blobs 4 apart with spread 1 (uniform), random enough that no two distances tie.
 Data make_data(int64_t n, int64_t d, uint64_t seed) { return ml_common::uniform_blobs(n, d, 3, 4.0f, seed); }
@@ -98,12 +99,6 @@ Tree naive(const Data& x, const std::string& link, bool manhattan) {
     t.partitions.push_back(cl);
   }
   return t;
-}
-
-nlohmann::json state_of(const ml::Estimator& est) {
-  nlohmann::json st;
-  est.save_state(st);
-  return st;
 }
 
 std::vector<double> distances_of(const nlohmann::json& st) {

@@ -22,19 +22,7 @@ namespace {
 
 using Data = ml_common::HostData;
 using ml_common::error_of;
-
-nlohmann::json state_of(const ml::Estimator& est) {
-  nlohmann::json st;
-  est.save_state(st);
-  return st;
-}
-
-std::vector<double> centers_of(const nlohmann::json& st) {
-  std::vector<int64_t> bits = ml::i64_from_hex(st["subcluster_centers_f64"].get<std::string>(), "c");
-  std::vector<double> v(bits.size());
-  std::memcpy(v.data(), bits.data(), bits.size() * sizeof(double));
-  return v;
-}
+using ml_common::state_of;
 
 Data column(std::vector<float> v) {
   Data x;
@@ -49,12 +37,12 @@ TEST(Birch, MergesUnderTheThreshold) {
   auto est = ml::make_estimator("birch", {{"n_clusters", "none"}, {"threshold", "0.5"}});
   est->fit(x.X());
   nlohmann::json st = state_of(*est);
-  EXPECT_EQ(centers_of(st), (std::vector<double>{0.25, 5.25, 10.0}));
+  EXPECT_EQ(ml_common::f64_field(st, "subcluster_centers_f64"), (std::vector<double>{0.25, 5.25, 10.0}));
   EXPECT_EQ(st["labels"].get<std::vector<int64_t>>(), (std::vector<int64_t>{0, 0, 1, 1, 2}));
   // radius of {0, 0.5} is 0.25 <= 0.2 fails: every row its own subcluster.
   auto tight = ml::make_estimator("birch", {{"n_clusters", "none"}, {"threshold", "0.2"}});
   tight->fit(x.X());
-  EXPECT_EQ(centers_of(state_of(*tight)), (std::vector<double>{0.0, 0.5, 5.0, 5.5, 10.0}));
+  EXPECT_EQ(ml_common::f64_field(state_of(*tight), "subcluster_centers_f64"), (std::vector<double>{0.0, 0.5, 5.0, 5.5, 10.0}));
   // n_clusters=2: ward on the centers 0.25, 5.25, 10 joins the last two.
   auto two = ml::make_estimator("birch", {{"n_clusters", "2"}, {"threshold", "0.5"}});
   two->fit(x.X());
@@ -77,11 +65,11 @@ TEST(Birch, SplitsWithBranchingFactorTwo) {
   const Data x = column({0.0f, 10.0f, 20.0f, 30.0f});
   auto est = ml::make_estimator("birch", {{"n_clusters", "none"}, {"branching_factor", "2"}});
   est->fit(x.X());
-  EXPECT_EQ(centers_of(state_of(*est)), (std::vector<double>{0.0, 10.0, 20.0, 30.0}));
+  EXPECT_EQ(ml_common::f64_field(state_of(*est), "subcluster_centers_f64"), (std::vector<double>{0.0, 10.0, 20.0, 30.0}));
   // Rows in the other order: 30, 20, 10, 0 gives leaves [30] [20] [10, 0].
   auto rev = ml::make_estimator("birch", {{"n_clusters", "none"}, {"branching_factor", "2"}});
   rev->fit(column({30.0f, 20.0f, 10.0f, 0.0f}).X());
-  EXPECT_EQ(centers_of(state_of(*rev)), (std::vector<double>{30.0, 20.0, 10.0, 0.0}));
+  EXPECT_EQ(ml_common::f64_field(state_of(*rev), "subcluster_centers_f64"), (std::vector<double>{30.0, 20.0, 10.0, 0.0}));
 }
 
 TEST(Birch, TinyThresholdKeepsEveryRowAndLabelsFollowTheCenters) {
@@ -89,7 +77,7 @@ TEST(Birch, TinyThresholdKeepsEveryRowAndLabelsFollowTheCenters) {
   auto est = ml::make_estimator("birch", {{"n_clusters", "none"}, {"threshold", "1e-6"}, {"branching_factor", "4"}});
   est->fit(x.X());
   const nlohmann::json st = state_of(*est);
-  std::vector<double> c = centers_of(st);
+  std::vector<double> c = ml_common::f64_field(st, "subcluster_centers_f64");
   ASSERT_EQ(static_cast<int64_t>(c.size()), x.n * x.d);
   std::vector<std::vector<double>> got, want;
   for (int64_t i = 0; i < x.n; ++i) {
@@ -133,13 +121,7 @@ TEST(Birch, RefusalsAreNamed) {
   few->fit(x.X());
   ASSERT_EQ(warnings.messages().size(), 1u);
   EXPECT_NE(warnings.messages()[0].find("less than n_clusters"), std::string::npos);
-  auto est = ml::make_estimator("birch");
-  EXPECT_NE(error_of([&] { est->predict(x.X()); }).find("before fit"), std::string::npos);
-  est->fit(x.X());
-  auto back = ml::make_estimator("birch");
-  back->load_state(state_of(*est));
-  EXPECT_EQ(back->to_json_text(), est->to_json_text());
-  EXPECT_EQ(back->predict(x.X()).to_vector<int64_t>(), est->predict(x.X()).to_vector<int64_t>());
+  ml_common::expect_predict_before_fit_refused_and_state_round_trip("birch", x.X());
 }
 
 }  // namespace

@@ -23,19 +23,7 @@ namespace {
 
 using Data = ml_common::HostData;
 using ml_common::error_of;
-
-nlohmann::json state_of(const ml::Estimator& est) {
-  nlohmann::json st;
-  est.save_state(st);
-  return st;
-}
-
-std::vector<double> probs_of(const nlohmann::json& st) {
-  std::vector<int64_t> bits = ml::i64_from_hex(st["probabilities_f64"].get<std::string>(), "p");
-  std::vector<double> v(bits.size());
-  std::memcpy(v.data(), bits.data(), bits.size() * sizeof(double));
-  return v;
-}
+using ml_common::state_of;
 
 std::vector<int64_t> fit_labels(const Data& x, const ml::Params& p) {
   auto est = ml::make_estimator("hdbscan", p);
@@ -93,7 +81,7 @@ TEST(Hdbscan, SeparatedBlobsAndFarRowsAsNoise) {
     expect_blob_partition(lab, 150, 3);
     EXPECT_EQ(lab[150], -1);
     EXPECT_EQ(lab[151], -1);
-    const std::vector<double> p = probs_of(st);
+    const std::vector<double> p = ml_common::f64_field(st, "probabilities_f64");
     for (int64_t i = 0; i < 150; ++i) EXPECT_TRUE(p[i] > 0.0 && p[i] <= 1.0) << i;
     EXPECT_EQ(p[150], 0.0);
     // predict: the nearest training row's label
@@ -151,7 +139,7 @@ TEST(Hdbscan, DuplicateRowsAreDeterministic) {
   EXPECT_EQ(a->to_json_text(), b->to_json_text());
   const std::vector<int64_t> lab = state_of(*a)["labels"].get<std::vector<int64_t>>();
   for (int64_t i = 0; i < x.n; ++i) EXPECT_EQ(lab[i], lab[i % 40]) << i;
-  for (double p : probs_of(state_of(*a))) EXPECT_TRUE(p >= 0.0 && p <= 1.0);
+  for (double p : ml_common::f64_field(state_of(*a), "probabilities_f64")) EXPECT_TRUE(p >= 0.0 && p <= 1.0);
 }
 
 TEST(Hdbscan, SameBytesAtThreads123AndInputMovesTheModel) {
@@ -179,12 +167,7 @@ TEST(Hdbscan, RefusalsAreNamed) {
   EXPECT_NE(fit_error({{"min_samples", "11"}}, x).find("min_samples"), std::string::npos);
   EXPECT_NE(fit_error({{"min_samples", "2.5"}}, x).find("min_samples"), std::string::npos);
   EXPECT_NE(fit_error({}, ml_common::uniform_blobs(1, 2, 1, 1.0f, 1)).find("more than one sample"), std::string::npos);
-  auto est = ml::make_estimator("hdbscan");
-  EXPECT_NE(error_of([&] { est->predict(x.X()); }).find("before fit"), std::string::npos);
-  est->fit(x.X());
-  auto back = ml::make_estimator("hdbscan");
-  back->load_state(state_of(*est));
-  EXPECT_EQ(back->to_json_text(), est->to_json_text());
+  ml_common::expect_predict_before_fit_refused_and_state_round_trip("hdbscan", x.X());
 }
 
 }  // namespace

@@ -24,6 +24,7 @@ namespace {
 
 using Data = ml_common::HostData;
 using ml_common::error_of;
+using ml_common::state_of;
 
 // n rows in 3 blobs 6 apart with spread 1 (uniform).
 Data make_blobs(int64_t n, int64_t d, uint64_t seed) { return ml_common::uniform_blobs(n, d, 3, 6.0f, seed); }
@@ -93,12 +94,6 @@ Ref reference(const Data& x, double h) {
     r.labels.push_back(arg);
   }
   return r;
-}
-
-nlohmann::json state_of(const ml::Estimator& est) {
-  nlohmann::json st;
-  est.save_state(st);
-  return st;
 }
 
 TEST(MeanShift, MatchesTheFloat64ReferenceOnBlobs) {

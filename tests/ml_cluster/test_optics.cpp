@@ -21,20 +21,8 @@ namespace {
 
 using Data = ml_common::HostData;
 using ml_common::error_of;
+using ml_common::state_of;
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-nlohmann::json state_of(const ml::Estimator& est) {
-  nlohmann::json st;
-  est.save_state(st);
-  return st;
-}
-
-std::vector<double> f64_of(const nlohmann::json& st, const char* key) {
-  std::vector<int64_t> bits = ml::i64_from_hex(st[key].get<std::string>(), key);
-  std::vector<double> v(bits.size());
-  std::memcpy(v.data(), bits.data(), bits.size() * sizeof(double));
-  return v;
-}
 
 double dist(const Data& x, int64_t a, int64_t b) {
   double s = 0;
@@ -103,8 +91,8 @@ TEST(Optics, MatchesTheNaiveGraphOnTieFreeData) {
       const nlohmann::json st = state_of(*est);
       EXPECT_EQ(st["ordering"].get<std::vector<int64_t>>(), ref.ordering) << ms;
       EXPECT_EQ(st["predecessor"].get<std::vector<int64_t>>(), ref.pred) << ms;
-      expect_close(f64_of(st, "core_distances_f64"), ref.core);
-      expect_close(f64_of(st, "reachability_f64"), ref.reach);
+      expect_close(ml_common::f64_field(st, "core_distances_f64"), ref.core);
+      expect_close(ml_common::f64_field(st, "reachability_f64"), ref.reach);
       // dbscan extraction at eps: a row starting a cluster has reach > eps and core <= eps.
       auto db = ml::make_estimator("optics", {{"min_samples", std::to_string(ms)}, {"cluster_method", "dbscan"},
                                               {"eps", "0.8"}});
@@ -132,9 +120,9 @@ TEST(Optics, PublishedSixPointExample) {
   const nlohmann::json st = state_of(*est);
   EXPECT_EQ(st["ordering"].get<std::vector<int64_t>>(), (std::vector<int64_t>{0, 1, 2, 5, 3, 4}));
   EXPECT_EQ(st["predecessor"].get<std::vector<int64_t>>(), (std::vector<int64_t>{-1, 0, 1, 5, 3, 2}));
-  expect_close(f64_of(st, "core_distances_f64"),
+  expect_close(ml_common::f64_field(st, "core_distances_f64"),
                {std::sqrt(10.0), std::sqrt(2.0), std::sqrt(2.0), 1.0, 1.0, std::sqrt(17.0)});
-  expect_close(f64_of(st, "reachability_f64"), {kInf, std::sqrt(10.0), std::sqrt(2.0), std::sqrt(17.0), 1.0, 5.0});
+  expect_close(ml_common::f64_field(st, "reachability_f64"), {kInf, std::sqrt(10.0), std::sqrt(2.0), std::sqrt(17.0), 1.0, 5.0});
   EXPECT_EQ(st["labels"].get<std::vector<int64_t>>(), (std::vector<int64_t>{0, 0, 0, 1, 1, 1}));
   auto db = ml::make_estimator("optics", {{"min_samples", "2"}, {"cluster_method", "dbscan"}, {"eps", "4.5"}});
   db->fit(x.X());
@@ -189,12 +177,7 @@ TEST(Optics, RefusalsAreNamed) {
   EXPECT_NE(fit_error({{"cluster_method", "dbscan"}, {"eps", "2"}, {"max_eps", "1"}}).find("max_eps"),
             std::string::npos);
   EXPECT_NE(fit_error({{"min_cluster_size", "20"}}).find("min_cluster_size"), std::string::npos);
-  auto est = ml::make_estimator("optics");
-  EXPECT_NE(error_of([&] { est->predict(x.X()); }).find("before fit"), std::string::npos);
-  est->fit(x.X());
-  auto back = ml::make_estimator("optics");
-  back->load_state(state_of(*est));
-  EXPECT_EQ(back->to_json_text(), est->to_json_text());
+  ml_common::expect_predict_before_fit_refused_and_state_round_trip("optics", x.X());
 }
 
 }  // namespace

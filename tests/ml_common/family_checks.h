@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -89,6 +91,33 @@ inline void expect_input_change_moves_the_model(const std::string& name, const m
   other->fit(moved.X(), moved.Y());
   EXPECT_TRUE(other->to_json_text() != est->to_json_text())
       << name << ": X[0, 0] " << data.x[0] << " -> " << moved_value << " left the model unchanged";
+}
+
+// The fitted state of an estimator (a model file's "state").
+inline nlohmann::json state_of(const ml::Estimator& est) {
+  nlohmann::json st;
+  est.save_state(st);
+  return st;
+}
+
+// A binary64 array stored in a state field as the hex of its little-endian bytes.
+inline std::vector<double> f64_field(const nlohmann::json& st, const char* key) {
+  std::vector<int64_t> bits = ml::i64_from_hex(st[key].get<std::string>(), key);
+  std::vector<double> v(bits.size());
+  std::memcpy(v.data(), bits.data(), bits.size() * sizeof(double));
+  return v;
+}
+
+// An unsupervised estimator refuses predict before fit; after fit on X, its state loaded into a new
+// estimator gives the same model file and the same predictions on X.
+inline void expect_predict_before_fit_refused_and_state_round_trip(const std::string& name, const Tensor& X) {
+  auto est = ml::make_estimator(name);
+  EXPECT_NE(error_of([&] { est->predict(X); }).find("before fit"), std::string::npos) << name;
+  est->fit(X);
+  auto back = ml::make_estimator(name);
+  back->load_state(state_of(*est));
+  EXPECT_EQ(back->to_json_text(), est->to_json_text()) << name;
+  EXPECT_EQ(back->predict(X).to_vector<int64_t>(), est->predict(X).to_vector<int64_t>()) << name;
 }
 
 }  // namespace bl::ml_common
