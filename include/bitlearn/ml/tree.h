@@ -19,7 +19,7 @@
 //     the tree parameters plus n_estimators (default 100) and bootstrap (true | false)
 //
 // The split search order and tie-breaking are fixed (docs/ml-trees.md), class counts are exact
-// integers, and forests average the trees' class fractions in tree order: the model file and the
+// integers (binary64 sums in the same order with sample weights, fit_weighted), and forests average the trees' class fractions in tree order: the model file and the
 // predictions are bitwise the same for every thread count.
 #pragma once
 

@@ -10,7 +10,8 @@
 //     midpoint rounds up to the upper one);
 //   * the best split maximises the impurity proxy; ties go to the feature visited first, then to
 //     the lowest threshold (a later candidate must be strictly better).
-// Classification counts are exact integers (int64); the gini proxy sum(c^2)/w is then formed in
+// Classification counts are exact integers (int64; binary64 sums in the same order with real sample
+// weights, see CartData::sample_weight); the gini proxy sum(c^2)/w is then formed in
 // float64, entropy uses the contract's log; regression sums run in float64 in sorted order. Every
 // sum has a fixed order, so the tree is the same for every thread count.
 #pragma once
