@@ -30,4 +30,10 @@ Tensor causal_attention(const Tensor& q, const Tensor& k, const Tensor& v, const
 std::pair<Tensor, Tensor> causal_softmax_backward(const Tensor& scores, const Tensor& dprobs, float scale,
                                                   int64_t window = 0);
 
+// The same for a block of consecutive queries: row i of every [rows, keys] matrix of scores is the
+// query at position first_position + i (so a block of query rows with only the keys they may see,
+// keys 0..n-1, gives the bits of those rows of the whole problem wherever the cut keys are masked).
+std::pair<Tensor, Tensor> causal_softmax_backward(const Tensor& scores, const Tensor& dprobs, float scale,
+                                                  int64_t window, int64_t first_position);
+
 }  // namespace bl

@@ -1,9 +1,11 @@
 // train_ops.cpp: forward and backward rules of the language-model trainer's ops (train_ops.h).
 #include "lm/train_ops.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <tuple>
@@ -12,6 +14,7 @@
 
 #include "bitlearn/ops.h"
 #include "bitlearn/ops_attention.h"
+#include "contract/schedule.h"
 #include "core/error.h"
 
 namespace bl::lm::train_ops {
@@ -197,6 +200,40 @@ ag::Var rope(const ag::Var& x, const Tensor& cos_rows, const Tensor& sin_rows, i
   });
 }
 
+std::tuple<Tensor, Tensor, Tensor> attention_backward_products(const Tensor& q3, const Tensor& k3, const Tensor& v3,
+                                                               const Tensor& g3, int64_t T, float scale,
+                                                               int64_t window) {
+  const int64_t rows = q3.dim(1), R = rows / T;
+  if (rows == 0 || (R != 1 && T % kGemmKLeaf != 0)) {
+    const auto [p, ds] = causal_softmax_backward(bmm(q3, k3, false, true), bmm(g3, v3, false, true), scale, window);
+    return {bmm(ds, k3), bmm(ds, q3, true, false), bmm(p, g3, true, false)};
+  }
+  const Tensor zero = scalar_on(q3, 0.0);
+  // acc + part over the first n keys; the keys past them get the +0 leaf.
+  auto fold = [&](const Tensor& acc, const Tensor& part, int64_t n) {
+    if (!acc.defined())
+      return n < T ? concat({part, Tensor::zeros({part.dim(0), T - n, part.dim(2)}, DType::f32, part.device())}, 1)
+                   : part;
+    if (n == T) return add(acc, part);
+    return concat({add(acc.slice(1, 0, n), part), add(acc.slice(1, n, T), zero)}, 1);
+  };
+  std::vector<Tensor> dq_blocks;
+  Tensor dk, dv;
+  for (int64_t a = 0; a < rows; a += kGemmKLeaf) {
+    const int64_t len = std::min(kGemmKLeaf, rows - a), first = a % T;
+    const int64_t n = std::min(T, (first + len + kGemmKLeaf - 1) / kGemmKLeaf * kGemmKLeaf);
+    const Tensor qb = q3.slice(1, a, a + len), gb = g3.slice(1, a, a + len);
+    const Tensor kb = k3.slice(1, 0, n), vb = v3.slice(1, 0, n);
+    const auto [p, ds] = causal_softmax_backward(bmm(qb, kb, false, true), bmm(gb, vb, false, true), scale, window,
+                                                 first);
+    const Tensor dq = bmm(ds, kb);
+    dq_blocks.push_back(n < T ? add(dq, zero) : dq);
+    dk = fold(dk, bmm(ds, qb, true, false), n);
+    dv = fold(dv, bmm(p, gb, true, false), n);
+  }
+  return {concat(dq_blocks, 1), dk, dv};
+}
+
 ag::Var causal_attention(const ag::Var& q, const ag::Var& k, const ag::Var& v, int64_t B, int64_t T,
                          int64_t H, int64_t G, int64_t D, float scale, int64_t window) {
   BL_CHECK(G >= 1 && H % G == 0, "lm attention: ", H, " heads are not a multiple of ", G, " key/value heads");
@@ -210,12 +247,7 @@ ag::Var causal_attention(const ag::Var& q, const ag::Var& k, const ag::Var& v, i
     const Tensor k3 = kv_to_heads(kv, B, T, G, D);
     const Tensor v3 = kv_to_heads(vv, B, T, G, D);
     const Tensor g3 = q_to_heads(g, B, T, G, R, D);
-    // The probabilities are recomputed from the scores; the fused op gives the bits of
-    // softmax(s * scale + mask) and p * (dp - sum(dp * p)) * scale as separate ops would.
-    const auto [p, ds] = causal_softmax_backward(bmm(q3, k3, false, true), bmm(g3, v3, false, true), scale, window);
-    Tensor dv = bmm(p, g3, true, false);
-    Tensor dq = bmm(ds, k3);
-    Tensor dk = bmm(ds, q3, true, false);
+    const auto [dq, dk, dv] = attention_backward_products(q3, k3, v3, g3, T, scale, window);
     return std::vector<Tensor>{q_from_heads(dq, B, T, G, R, D), kv_from_heads(dk, B, T, G, D),
                                kv_from_heads(dv, B, T, G, D)};
   });
@@ -223,9 +255,9 @@ ag::Var causal_attention(const ag::Var& q, const ag::Var& k, const ag::Var& v, i
 
 namespace {
 
-// Sum of the negative log-likelihoods of one chunk's rows.
-Tensor chunk_nll_sum(const Tensor& h, const Tensor& w, const Tensor& labels) {
-  Tensor lp = log_softmax(chunk_logits(h, w), -1);
+// Sum of the negative log-likelihoods of the rows of one chunk's logits.
+Tensor chunk_nll_sum(const Tensor& logits, const Tensor& labels) {
+  Tensor lp = log_softmax(logits, -1);
   return neg(sum(gather(lp, 1, labels.reshape({labels.dim(0), 1}))));
 }
 
@@ -239,35 +271,54 @@ void for_each_chunk(Shards sh, Fn fn) {
 
 }  // namespace
 
-std::vector<Tensor> cross_entropy_values(const Tensor& h, const Tensor& w, const Tensor& labels, Shards sh) {
+namespace {
+
+// Each shard's mean loss; the chunks' logits are appended to kept when it is given.
+std::vector<Tensor> shard_losses_of(const Tensor& h, const Tensor& w, const Tensor& labels, Shards sh,
+                                    std::vector<Tensor>* kept) {
   check_shards(h, sh, "lm cross_entropy");
   BL_CHECK(labels.dim(0) == h.dim(0), "lm cross_entropy: ", labels.dim(0), " labels for ", h.dim(0), " rows");
   std::vector<Tensor> sums(static_cast<size_t>(sh.count));
   for_each_chunk(sh, [&](int64_t s, int64_t b, int64_t e) {
-    Tensor part = chunk_nll_sum(h.slice(0, b, e), w, labels.slice(0, b, e));
+    Tensor logits = chunk_logits(h.slice(0, b, e), w);
+    Tensor part = chunk_nll_sum(logits, labels.slice(0, b, e));
     sums[s] = sums[s].defined() ? add(sums[s], part) : part;
+    if (kept != nullptr) kept->push_back(logits);
   });
   const Tensor inv_rows = scalar_on(h, 1.0 / static_cast<double>(sh.rows));
   for (Tensor& t : sums) t = mul(t, inv_rows);
   return sums;
 }
 
+}  // namespace
+
+std::vector<Tensor> cross_entropy_values(const Tensor& h, const Tensor& w, const Tensor& labels, Shards sh) {
+  return shard_losses_of(h, w, labels, sh, nullptr);
+}
+
 ag::Var cross_entropy(const ag::Var& h, const ag::Var& w, const Tensor& labels, Shards sh, float coef,
-                      std::vector<Tensor>* shard_losses) {
-  std::vector<Tensor> losses = cross_entropy_values(h.value(), w.value(), labels, sh);
+                      std::vector<Tensor>* shard_losses, bool keep_logits) {
+  // The kept logits are released chunk by chunk as the backward consumes them.
+  auto kept = std::make_shared<std::vector<Tensor>>();
+  std::vector<Tensor> losses = shard_losses_of(h.value(), w.value(), labels, sh, keep_logits ? kept.get() : nullptr);
   const Tensor c = scalar_on(h.value(), coef);
   Tensor total;
   for (const Tensor& l : losses) total = total.defined() ? add(total, mul(l, c)) : mul(l, c);
   if (shard_losses != nullptr) *shard_losses = losses;
   const Tensor hv = h.value();
-  return ag::record("lm_cross_entropy", total, {h, w}, [hv, w, labels, sh, c](const Tensor& g) {
+  return ag::record("lm_cross_entropy", total, {h, w}, [hv, w, labels, sh, c, kept](const Tensor& g) {
     // d loss_s / d logits = (softmax - onehot) / rows, times coef and the incoming gradient.
     const Tensor scale = mul(mul(g, c), scalar_on(hv, 1.0 / static_cast<double>(sh.rows)));
     std::vector<Tensor> dh;
+    size_t chunk = 0;
     for_each_chunk(sh, [&](int64_t, int64_t b, int64_t e) {
       const Tensor hc = hv.slice(0, b, e);
       const Tensor lc = labels.slice(0, b, e).reshape({e - b, 1});
-      Tensor p = softmax(chunk_logits(hc, w.value()), -1);
+      Tensor logits;
+      if (chunk < kept->size()) std::swap(logits, (*kept)[chunk]);
+      ++chunk;
+      Tensor p = softmax(logits.defined() ? logits : chunk_logits(hc, w.value()), -1);
+      logits = Tensor();
       p = scatter(p, 1, lc, sub(gather(p, 1, lc), scalar_on(p, 1.0)));
       p = mul(p, scale);
       dh.push_back(matmul(p, w.value()));

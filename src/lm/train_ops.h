@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <tuple>
 #include <vector>
 
 #include "bitlearn/autograd.h"
@@ -49,6 +50,27 @@ ag::Var gelu_tanh(const ag::Var& x);
 // x * cos + rotate_half(x) * sin, rotate_half(x) = (-x2, x1) per head.
 ag::Var rope(const ag::Var& x, const Tensor& cos_rows, const Tensor& sin_rows, int64_t head_dim);
 
+// The backward products of causal self-attention from q3, g3 [BG, R*T, D] (query heads of a
+// key/value head stacked: row r * T + t is head r's query at position t) and k3, v3 [BG, T, D]:
+// {dq, dk, dv}. The probabilities are recomputed from the scores; the fused op gives the bits of
+// softmax(s * scale + mask) and p * (dp - sum(dp * p)) * scale as separate ops would. The products are those of the whole [R*T, T] problem,
+//   p, ds = causal_softmax_backward(q k^T, g v^T);  dq = ds k;  dk = ds^T q;  dv = p^T g,
+// computed one block of kGemmKLeaf query rows at a time over only the keys the block may see
+// (rounded up to whole GEMM leaves): no [T, T] tensor is held and the masked half is not
+// multiplied. Each piece has the bits of the whole computation wherever the inputs are finite:
+//  - a block's p and ds are the whole rows' values on the kept keys (the cut keys are masked, so
+//    they only add +0 to the row's sums, in the same lanes);
+//  - dq of a block is the whole product less trailing leaves of masked (zero) terms, which are +0:
+//    adding +0 once (it turns a -0 into +0) gives the whole product's bits;
+//  - a block is exactly one GEMM k-leaf of dk = ds^T q and dv = p^T g, so the running sums over
+//    blocks are the GEMM's leaf fold in its order; a key the block cannot see gets the +0 leaf it
+//    would have added.
+// Blocks must not straddle two query heads' rows, so the blocked form needs R == 1 or T a multiple
+// of kGemmKLeaf; otherwise the whole problem is computed at once (the same bits).
+std::tuple<Tensor, Tensor, Tensor> attention_backward_products(const Tensor& q3, const Tensor& k3, const Tensor& v3,
+                                                               const Tensor& g3, int64_t T, float scale,
+                                                               int64_t window);
+
 // Causal self-attention of `batch` sequences of T tokens: q [batch*T, H*D], k and v [batch*T, G*D]
 // (G divides H; query head h reads key/value head h / (H/G)). softmax(q k^T scale + mask) v with
 // the causal mask (and a sliding window of `window` keys when > 0); out [batch*T, H*D]. The
@@ -57,11 +79,13 @@ ag::Var causal_attention(const ag::Var& q, const ag::Var& k, const ag::Var& v, i
                          int64_t H, int64_t G, int64_t D, float scale, int64_t window);
 
 // Mean next-token cross-entropy of each shard: logits = h [N, C] times w^T (w [V, C]), computed
-// kLossChunkRows rows at a time and never held whole. labels i64 [N]. The node's value is
-// sum over shards of loss_s * coef (coef = 1 / the step's shard count); shard_losses receives each
-// shard's mean loss (0-d tensors on the device). The backward recomputes each chunk's logits.
+// kLossChunkRows rows at a time. labels i64 [N]. The node's value is sum over shards of loss_s *
+// coef (coef = 1 / the step's shard count); shard_losses receives each shard's mean loss (0-d
+// tensors on the device). keep_logits: the forward keeps every chunk's logits ([N, V] in all) for
+// the backward, which frees each as it is used; otherwise the backward recomputes each chunk's
+// logits and they are never held whole. The bits are the same either way.
 ag::Var cross_entropy(const ag::Var& h, const ag::Var& w, const Tensor& labels, Shards sh, float coef,
-                      std::vector<Tensor>* shard_losses);
+                      std::vector<Tensor>* shard_losses, bool keep_logits);
 
 // The same losses without gradients (evaluation): each shard's mean loss.
 std::vector<Tensor> cross_entropy_values(const Tensor& h, const Tensor& w, const Tensor& labels, Shards sh);

@@ -274,8 +274,9 @@ Transformer::Losses Transformer::loss(const Tensor& ids, const Tensor& labels, i
                                       int64_t T, float coef, bool recompute) {
   ag::Var h = hidden(ids, shards, per_shard, T, recompute);
   Losses out;
+  // Without recomputation the loss keeps its logits for the backward (memory for one GEMM less).
   out.root = train_ops::cross_entropy(h, head_weight(), labels, Shards{shards, per_shard * T}, coef,
-                                      &out.shard_losses);
+                                      &out.shard_losses, !recompute);
   return out;
 }
 

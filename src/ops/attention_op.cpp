@@ -89,8 +89,12 @@ Tensor causal_attention(const Tensor& q_in, const Tensor& k_in, const Tensor& v_
   return out;
 }
 
-std::pair<Tensor, Tensor> causal_softmax_backward(const Tensor& scores, const Tensor& dprobs, float scale,
-                                                  int64_t window) {
+namespace {
+
+// first_position < 0: row r of [..., R, T] is the query at position r % T (the whole problem);
+// otherwise row i of every [rows, keys] matrix is the query at position first_position + i.
+std::pair<Tensor, Tensor> softmax_backward_rows(const Tensor& scores, const Tensor& dprobs, float scale,
+                                                int64_t window, int64_t first_position) {
   constexpr const char* op = "causal_softmax_backward";
   check_defined(scores, op, "scores");
   check_defined(dprobs, op, "dprobs");
@@ -110,7 +114,13 @@ std::pair<Tensor, Tensor> causal_softmax_backward(const Tensor& scores, const Te
   AttentionBackwardArgs a;
   a.n = n;
   a.rows = n == 0 ? 0 : s.numel() / n;
-  a.period = n < 1 ? 1 : n;
+  if (first_position < 0) {
+    a.period = n < 1 ? 1 : n;
+  } else {
+    const int64_t block_rows = scores.dim(-2);
+    a.period = block_rows < 1 ? 1 : block_rows;
+    a.offset = first_position;
+  }
   a.scale = scale;
   a.window = window;
   if (a.rows == 0 || n == 0) return {p, ds};
@@ -118,6 +128,19 @@ std::pair<Tensor, Tensor> causal_softmax_backward(const Tensor& scores, const Te
                                static_cast<const float*>(dp.raw_data()), static_cast<float*>(p.raw_data()),
                                static_cast<float*>(ds.raw_data()));
   return {p, ds};
+}
+
+}  // namespace
+
+std::pair<Tensor, Tensor> causal_softmax_backward(const Tensor& scores, const Tensor& dprobs, float scale,
+                                                  int64_t window) {
+  return softmax_backward_rows(scores, dprobs, scale, window, -1);
+}
+
+std::pair<Tensor, Tensor> causal_softmax_backward(const Tensor& scores, const Tensor& dprobs, float scale,
+                                                  int64_t window, int64_t first_position) {
+  BL_CHECK(first_position >= 0, "causal_softmax_backward: first_position ", first_position, " must be >= 0");
+  return softmax_backward_rows(scores, dprobs, scale, window, first_position);
 }
 
 }  // namespace bl

@@ -96,7 +96,7 @@ inline std::vector<OpCase> attention_cases() {
 // The attention backward (kernels/attention_backward.h): rows of raw scores with special values
 // (NaN, +-inf, +-0, subnormals) and their probability gradients, the causal mask with and without a
 // window, rows past one sum-schedule leaf of 4096 keys, a single key, empty problems. Cases with
-// offset 0 go through the public op causal_softmax_backward, the others through the dispatch point.
+// offset 0 are whole problems; the others are blocks of query rows from position `offset` on.
 struct AttentionBackwardProblem {
   int64_t batch, rows, n, offset, window;
 };
@@ -154,16 +154,9 @@ inline std::vector<OpCase> attention_backward_cases() {
       return Tensors{f32_tensor(p, shape), f32_tensor(ds, shape)};
     };
     c.reference = [reference](const Tensors& in) { return reference(in, false); };
-    c.run = [a, shape, pr, scale](const Tensors& in) {
-      if (pr.offset == 0) {
-        auto [p, ds] = causal_softmax_backward(in[0], in[1], scale, pr.window);
-        return Tensors{p, ds};
-      }
-      const Tensor s = in[0].contiguous(), dp = in[1].contiguous();
-      Tensor p = Tensor::empty(shape, DType::f32, s.device()), ds = Tensor::empty(shape, DType::f32, s.device());
-      dispatch::attention_backward(s.device(), a, static_cast<const float*>(s.raw_data()),
-                                   static_cast<const float*>(dp.raw_data()), static_cast<float*>(p.raw_data()),
-                                   static_cast<float*>(ds.raw_data()));
+    c.run = [pr, scale](const Tensors& in) {
+      auto [p, ds] = pr.offset == 0 ? causal_softmax_backward(in[0], in[1], scale, pr.window)
+                                     : causal_softmax_backward(in[0], in[1], scale, pr.window, pr.offset);
       return Tensors{p, ds};
     };
     if (pr.rows == 300 || pr.offset == 4094) {

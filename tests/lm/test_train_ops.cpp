@@ -3,6 +3,7 @@
 // fold over all rows gives other bits), and their gradients agree with finite differences.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -49,6 +50,65 @@ TEST(LmTrainOps, FusedSoftmaxBackwardEqualsTheComposedOps) {
     EXPECT_TRUE(same_bits(fp, p)) << "window " << window;
     EXPECT_TRUE(same_bits(fds, ds)) << "window " << window;
   }
+}
+
+// A block of query rows over only the keys it may see gives the bits of those rows of the whole
+// problem (first_position names the block's first query).
+TEST(LmTrainOps, SoftmaxBackwardOfABlockEqualsThoseRowsOfTheWhole) {
+  const int64_t BG = 2, T = 600;
+  for (int64_t window : {0, 100}) {
+    const Tensor s = random_tensor({BG, T, T}, 61, 3.0f), dp = random_tensor({BG, T, T}, 62);
+    const auto [p, ds] = causal_softmax_backward(s, dp, 0.3f, window);
+    for (int64_t first : {int64_t{0}, int64_t{256}, int64_t{512}}) {
+      const int64_t rows = std::min<int64_t>(256, T - first), keys = std::min<int64_t>(T, first + 256);
+      const auto [bp, bds] = causal_softmax_backward(s.slice(1, first, first + rows).slice(2, 0, keys),
+                                                     dp.slice(1, first, first + rows).slice(2, 0, keys), 0.3f,
+                                                     window, first);
+      EXPECT_TRUE(same_bits(bp, p.slice(1, first, first + rows).slice(2, 0, keys))) << first;
+      EXPECT_TRUE(same_bits(bds, ds.slice(1, first, first + rows).slice(2, 0, keys))) << first;
+    }
+  }
+}
+
+// The attention backward computed in blocks of query rows (train_ops.h) gives the bits of the
+// whole [R*T, T] products; the sabotage arm folds the blocks' dv leaves from the last block to
+// the first and must differ.
+TEST(LmTrainOps, AttentionBackwardBlocksEqualTheWholeProducts) {
+  struct Shape3 {
+    int64_t R, T, window;
+  };
+  for (const Shape3 sh : {Shape3{1, 600, 0}, Shape3{2, 512, 0}, Shape3{2, 512, 200}, Shape3{1, 256, 0}}) {
+    const int64_t BG = 2, D = 7, rows = sh.R * sh.T;
+    const float scale = 0.35f;
+    const Tensor q3 = random_tensor({BG, rows, D}, 63), g3 = random_tensor({BG, rows, D}, 64);
+    const Tensor k3 = random_tensor({BG, sh.T, D}, 65), v3 = random_tensor({BG, sh.T, D}, 66);
+    const auto [dq, dk, dv] = train_ops::attention_backward_products(q3, k3, v3, g3, sh.T, scale, sh.window);
+    const auto [p, ds] = causal_softmax_backward(bmm(q3, k3, false, true), bmm(g3, v3, false, true), scale, sh.window);
+    const std::string what = "R " + std::to_string(sh.R) + " T " + std::to_string(sh.T);
+    EXPECT_TRUE(same_bits(dq, bmm(ds, k3))) << what;
+    EXPECT_TRUE(same_bits(dk, bmm(ds, q3, true, false))) << what;
+    EXPECT_TRUE(same_bits(dv, bmm(p, g3, true, false))) << what;
+    if (rows > 256) {
+      Tensor reversed;
+      for (int64_t a = (rows - 1) / 256 * 256; a >= 0; a -= 256) {
+        const int64_t e = std::min(rows, a + 256);
+        const Tensor part = bmm(p.slice(1, a, e), g3.slice(1, a, e), true, false);
+        reversed = reversed.defined() ? add(reversed, part) : part;
+      }
+      EXPECT_FALSE(same_bits(dv, reversed)) << what << ": the block fold order leaves no trace";
+    }
+  }
+}
+
+// The loss gives the same bits whether its logits are kept from the forward or recomputed.
+TEST(LmTrainOps, KeptLogitsGiveTheSameBits) {
+  std::vector<Tensor> recomputed, kept;
+  for (const auto& c : train_op_cases()) {
+    if (c.name == "cross_entropy") recomputed = c.run(Device::cpu(), 0);
+    if (c.name == "cross_entropy_kept_logits") kept = c.run(Device::cpu(), 0);
+  }
+  ASSERT_FALSE(recomputed.empty());
+  expect_same(kept, recomputed, "kept logits");
 }
 
 TEST(LmTrainOps, EveryThreadCountGivesTheSameBits) {
@@ -133,7 +193,7 @@ TEST(LmTrainOps, GradientsAgreeWithFiniteDifferences) {
   const Tensor hw = random_tensor({11, 6}, 55);
   const Tensor labels = testing::ids_tensor(20, 11, 56);
   check_fd("cross_entropy h", random_tensor({20, 6}, 57), [&](const ag::Var& h) {
-    return train_ops::cross_entropy(h, ag::Var(hw), labels, Shards{2, 10}, 0.5f, nullptr);
+    return train_ops::cross_entropy(h, ag::Var(hw), labels, Shards{2, 10}, 0.5f, nullptr, false);
   });
 }
 

@@ -115,20 +115,43 @@ inline std::vector<TrainOpCase> train_op_cases() {
                        return finish(y, {q, k, v}, 21);
                      }});
   }
-  // Cross-entropy with shards longer than a loss chunk, so the chunk fold is exercised too.
-  cases.push_back({"cross_entropy", [](Device d, int64_t s) {
-                     const int64_t shards = s > 0 ? s : 2, total = 2 * (train_ops::kLossChunkRows + 37), V = 29, C = 7;
-                     ag::Var h = leaf(random_tensor({total, C}, 22), d);
-                     ag::Var w = leaf(random_tensor({V, C}, 23), d);
-                     std::vector<Tensor> losses;
-                     ag::Var root = train_ops::cross_entropy(h, w, ids_tensor(total, V, 24).to(d),
-                                                             Shards{shards, total / shards}, 0.5f, &losses);
-                     ag::backward(root);
-                     std::vector<Tensor> r{root.value().to(Device::cpu()), h.grad().to(Device::cpu()),
-                                           w.grad().to(Device::cpu())};
-                     for (const Tensor& l : losses) r.push_back(l.to(Device::cpu()));
-                     return r;
-                   }});
+  // Long sequences: the backward runs in blocks of query rows (R == 1 with a short last block;
+  // R == 2 with T a multiple of the block; R == 2 with T not, computed whole).
+  struct LongAttention {
+    const char* name;
+    int64_t T, H, G, window;
+  };
+  for (const LongAttention& la : {LongAttention{"attention_blocks", 600, 1, 1, 0},
+                                  LongAttention{"attention_blocks_gqa", 512, 2, 1, 0},
+                                  LongAttention{"attention_blocks_gqa_window", 512, 2, 1, 300},
+                                  LongAttention{"attention_whole_gqa", 300, 2, 1, 0}}) {
+    cases.push_back({la.name, [la](Device d, int64_t) {
+                       const int64_t B = 2, D = 5;
+                       ag::Var q = leaf(random_tensor({B * la.T, la.H * D}, 25), d);
+                       ag::Var k = leaf(random_tensor({B * la.T, la.G * D}, 26), d);
+                       ag::Var v = leaf(random_tensor({B * la.T, la.G * D}, 27), d);
+                       ag::Var y = train_ops::causal_attention(q, k, v, B, la.T, la.H, la.G, D, 0.4f, la.window);
+                       return finish(y, {q, k, v}, 28);
+                     }});
+  }
+  // Cross-entropy with shards longer than a loss chunk, so the chunk fold is exercised too; with
+  // the logits recomputed by the backward and kept from the forward.
+  for (bool keep : {false, true}) {
+    cases.push_back({keep ? "cross_entropy_kept_logits" : "cross_entropy", [keep](Device d, int64_t s) {
+                       const int64_t shards = s > 0 ? s : 2, total = 2 * (train_ops::kLossChunkRows + 37), V = 29,
+                                     C = 7;
+                       ag::Var h = leaf(random_tensor({total, C}, 22), d);
+                       ag::Var w = leaf(random_tensor({V, C}, 23), d);
+                       std::vector<Tensor> losses;
+                       ag::Var root = train_ops::cross_entropy(h, w, ids_tensor(total, V, 24).to(d),
+                                                               Shards{shards, total / shards}, 0.5f, &losses, keep);
+                       ag::backward(root);
+                       std::vector<Tensor> r{root.value().to(Device::cpu()), h.grad().to(Device::cpu()),
+                                             w.grad().to(Device::cpu())};
+                       for (const Tensor& l : losses) r.push_back(l.to(Device::cpu()));
+                       return r;
+                     }});
+  }
   return cases;
 }
 
