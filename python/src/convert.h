@@ -29,5 +29,6 @@ void bind_tensor(nb::module_& m);
 void bind_ml(nb::module_& m);
 void bind_verify(nb::module_& m);
 void bind_models(nb::module_& m);
+void bind_lm(nb::module_& m);
 
 }  // namespace bl::py

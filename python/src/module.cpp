@@ -14,4 +14,5 @@ NB_MODULE(_core, m) {
   bl::py::bind_ml(m);
   bl::py::bind_verify(m);
   bl::py::bind_models(m);
+  bl::py::bind_lm(m);
 }
