@@ -121,9 +121,9 @@ std::string param_text(double value);
 void check_X(const std::string& est, const Tensor& X, bool allow_nan = false);
 void check_Xy(const std::string& est, const Tensor& X, const Tensor& y, bool allow_nan_X = false);
 
-// Factory registration. Each family (src/ml/<family>/) defines its add_<family>_estimators in its
-// own registry file; src/ml/registry.cpp calls them all (static registration would be dropped from
-// the static library).
+// Factory registration. Every estimator has one line in src/ml/estimator_list.h, from which
+// src/ml/registry.cpp builds the table (static registration would be dropped from the static
+// library).
 using EstimatorFactory = std::unique_ptr<Estimator> (*)();
 struct EstimatorEntry {
   const char* name;

@@ -1,8 +1,7 @@
-// boosting_estimators.h: factories of the boosting estimators and the JSON form of a boosted
-// model (shared by hist_gradient_boosting_* and xgboost_model).
+// boosting_estimators.h: the JSON form of a boosted model (shared by hist_gradient_boosting_* and
+// xgboost_model).
 #pragma once
 
-#include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 
@@ -10,10 +9,6 @@
 #include "ml/boosting/hist_gbm.h"
 
 namespace bl::ml {
-
-std::unique_ptr<Estimator> make_hist_gradient_boosting_classifier();
-std::unique_ptr<Estimator> make_hist_gradient_boosting_regressor();
-std::unique_ptr<Estimator> make_xgboost_model();
 
 // state["n_groups"], state["base"] (f32 hex), state["trees"]; load validates and names fields.
 void save_boost_model(const BoostModel& model, nlohmann::json& state);

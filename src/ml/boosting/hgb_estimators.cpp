@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "ml/boosting/boosting_estimators.h"
 #include "ml/boosting/hist_gbm.h"
+#include "ml/registry.h"
 #include "ml/tree/tree_model.h"
 #include "io/json_number.h"
 

@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "io/xgboost_json.h"
 #include "ml/boosting/boosting_estimators.h"
+#include "ml/registry.h"
 #include "ml/tree/tree_model.h"
 #include "io/json_number.h"
 

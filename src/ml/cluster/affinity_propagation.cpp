@@ -40,6 +40,7 @@
 #include "core/thread_pool.h"
 #include "ml/cluster/density_clustering.h"
 #include "ml/linear/common.h"
+#include "ml/registry.h"
 
 namespace bl::ml {
 

@@ -48,8 +48,9 @@
 #include "bitlearn/ml/progress.h"
 #include "core/error.h"
 #include "core/thread_pool.h"
-#include "ml/cluster/cluster_estimators.h"
+#include "ml/cluster/density_clustering.h"
 #include "ml/linear/common.h"
+#include "ml/registry.h"
 
 namespace bl::ml {
 
@@ -67,15 +68,9 @@ inline int64_t condensed(int64_t n, int64_t i, int64_t j) {
 
 // The distance of two host rows in binary64 (step 1): squared euclidean or manhattan sums.
 inline double row_distance(const float* a, const float* b, int64_t d, bool manhattan) {
+  if (!manhattan) return density_detail::sq_distance(a, b, d);
   double s = 0.0;
-  if (manhattan) {
-    for (int64_t f = 0; f < d; ++f) s += std::fabs(static_cast<double>(a[f]) - static_cast<double>(b[f]));
-  } else {
-    for (int64_t f = 0; f < d; ++f) {
-      const double t = static_cast<double>(a[f]) - static_cast<double>(b[f]);
-      s += t * t;
-    }
-  }
+  for (int64_t f = 0; f < d; ++f) s += std::fabs(static_cast<double>(a[f]) - static_cast<double>(b[f]));
   return s;
 }
 
@@ -376,16 +371,10 @@ class AgglomerativeClustering final : public lin::ParamEstimator {
     std::vector<float> q = X.to(Device::cpu()).contiguous().to_vector<float>();
     std::vector<int64_t> out(static_cast<size_t>(m));
     default_pool().parallel_for(m, [&](int64_t i) {
-      double best = std::numeric_limits<double>::infinity();
-      int64_t arg = 0;
-      for (int64_t j = 0; j < n_; ++j) {
-        const double v = row_distance(q.data() + i * d_, x_.data() + j * d_, d_, manhattan);
-        if (v < best) {
-          best = v;
-          arg = j;
-        }
-      }
-      out[i] = labels_[arg];
+      const float* a = q.data() + i * d_;
+      const auto near = density_detail::nearest_index(
+          n_, [&](int64_t j) { return row_distance(a, x_.data() + j * d_, d_, manhattan); });
+      out[i] = labels_[near.first];
     });
     return Tensor::from_vector(out, {m}, X.device());
   }

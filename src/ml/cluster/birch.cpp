@@ -33,6 +33,7 @@
 #include "core/thread_pool.h"
 #include "ml/cluster/density_clustering.h"
 #include "ml/linear/common.h"
+#include "ml/registry.h"
 
 namespace bl::ml {
 
@@ -180,14 +181,9 @@ class Tree {
     std::vector<double> dist(m * m, 0.0);
     for (size_t i = 0; i < m; ++i)
       for (size_t j = 0; j < m; ++j)
-        if (i != j) {
-          double s = 0.0;
-          for (size_t f = 0; f < subs[i].centroid.size(); ++f) {
-            const double t = subs[i].centroid[f] - subs[j].centroid[f];
-            s += t * t;
-          }
-          dist[i * m + j] = s;
-        }
+        if (i != j)
+          dist[i * m + j] = dd::sq_distance(subs[i].centroid.data(), subs[j].centroid.data(),
+                                            static_cast<int64_t>(subs[i].centroid.size()));
     const size_t far = static_cast<size_t>(std::max_element(dist.begin(), dist.end()) - dist.begin());
     const size_t r = far / m, c = far % m;
     Sub a, b;
@@ -300,25 +296,14 @@ class Birch final : public lin::ParamEstimator {
   }
 
  private:
-  double sq(const float* x, int64_t j) const {
-    double s = 0.0;
-    for (int64_t f = 0; f < d_; ++f) {
-      const double t = static_cast<double>(x[f]) - centers_[j * d_ + f];
-      s += t * t;
-    }
-    return s;
-  }
+  // The squared distance of x to subcluster center j.
+  double sq(const float* x, int64_t j) const { return dd::sq_distance(x, centers_.data() + j * d_, d_); }
 
   std::vector<int64_t> nearest(const dd::HostRows& q) const {
     std::vector<int64_t> out(static_cast<size_t>(q.n));
     default_pool().parallel_for(q.n, [&](int64_t i) {
-      double best = std::numeric_limits<double>::infinity();
-      int64_t arg = 0;
-      for (int64_t j = 0; j < k_; ++j) {
-        const double v = sq(q.row(i), j);
-        if (v < best) best = v, arg = j;
-      }
-      out[i] = sub_labels_[arg];
+      const float* x = q.row(i);
+      out[i] = sub_labels_[dd::nearest_index(k_, [&](int64_t j) { return sq(x, j); }).first];
     });
     return out;
   }

@@ -25,9 +25,9 @@
 #include "contract/rng.h"
 #include "core/error.h"
 #include "ml/cluster/distances.h"
-#include "ml/cluster/kmeans.h"
 #include "io/json_number.h"
 #include "ml/linear/common.h"
+#include "ml/registry.h"
 
 namespace bl::ml {
 

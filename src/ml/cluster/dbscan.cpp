@@ -55,8 +55,6 @@
 // cluster. The same prefilter (rows of X in tiles against the core samples) keeps every core
 // sample with P <= eps^2, hence the smallest P and all its ties whenever that is <= eps^2; among
 // the kept ones with P <= eps^2 the smallest P wins, the lowest index on ties.
-#include "ml/cluster/dbscan.h"
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -69,6 +67,7 @@
 #include "ml/cluster/dbscan_neighbors.h"
 #include "ml/cluster/distances.h"
 #include "ml/linear/common.h"
+#include "ml/registry.h"
 
 namespace bl::ml {
 

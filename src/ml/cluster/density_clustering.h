@@ -1,5 +1,7 @@
-// density_clustering.h: the factories of optics, hdbscan, affinity_propagation and birch, and the
-// host-side helpers they share (defined in optics.cpp), internal to the library and its tests.
+// density_clustering.h: the host-side helpers of the cluster family's exact host clusterers
+// (optics, hdbscan, affinity_propagation, birch; mean_shift, agglomerative_clustering and
+// spectral_clustering use the distance and nearest-row pieces), defined in optics.cpp, internal to
+// the library and its tests.
 //
 // Distances. Rows are copied to the host as binary32 and converted exactly to binary64; the
 // euclidean distance of rows a and b is sqrt(sum_f (x_af - x_bf)^2), the sum in feature order from
@@ -8,20 +10,17 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bitlearn/ml/estimator.h"
 #include "bitlearn/tensor.h"
+#include "ml/linear/common.h"
 
 namespace bl::ml {
-
-std::unique_ptr<Estimator> make_optics();
-std::unique_ptr<Estimator> make_hdbscan();
-std::unique_ptr<Estimator> make_affinity_propagation();
-std::unique_ptr<Estimator> make_birch();
 
 namespace density_detail {
 
@@ -37,14 +36,30 @@ struct HostRows {
 
 HostRows host_rows(const Tensor& X);
 
-// sum_f (a_f - b_f)^2 in binary64, feature order from +0.
-inline double sq_distance(const float* a, const float* b, int64_t d) {
+// sum_f (a_f - b_f)^2 in binary64 (binary32 entries widened exactly), feature order from +0.
+template <class A, class B>
+inline double sq_distance(const A* a, const B* b, int64_t d) {
   double s = 0.0;
   for (int64_t f = 0; f < d; ++f) {
     const double t = static_cast<double>(a[f]) - static_cast<double>(b[f]);
     s += t * t;
   }
   return s;
+}
+
+// The lowest j in [0, k) with the smallest dist(j) (0 when none is below +inf) and that value.
+template <class Dist>
+inline std::pair<int64_t, double> nearest_index(int64_t k, Dist&& dist) {
+  double best = std::numeric_limits<double>::infinity();
+  int64_t arg = 0;
+  for (int64_t j = 0; j < k; ++j) {
+    const double v = dist(j);
+    if (v < best) {
+      best = v;
+      arg = j;
+    }
+  }
+  return {arg, best};
 }
 
 // sq_distance of a to the four rows b[0..3] at once (four independent sums, each in feature order:
@@ -90,6 +105,26 @@ std::vector<double> kth_neighbor_distances(const HostRows& r, int64_t k);
 // For each row of X [m, d]: labels[j] of the training row j with the smallest squared distance
 // (the lowest j on ties). One pool task per query row.
 std::vector<int64_t> nearest_row_labels(const HostRows& train, const std::vector<int64_t>& labels, const Tensor& X);
+
+// A clusterer that keeps its training rows and their labels, and whose predict (an extension: the
+// scikit-learn twins have none) gives each row of X the label of its nearest training row
+// (nearest_row_labels): optics, hdbscan and spectral_clustering.
+class NearestLabelClusterer : public lin::ParamEstimator {
+ public:
+  using lin::ParamEstimator::ParamEstimator;
+  Tensor predict(const Tensor& X) const override;
+
+ protected:
+  // Model state: n_features, n_samples, labels (in [-1, n_samples)) and train_rows.
+  void save_labelled_rows(nlohmann::json& state) const;
+  // Reads n_features (d), n_samples (n >= min_n, n x d at most 2^40) and labels_; the subclass
+  // reads its own fields next, then load_train_rows fills rows_.
+  void load_labels(const nlohmann::json& state, int64_t min_n, int64_t& n, int64_t& d);
+  void load_train_rows(const nlohmann::json& state, int64_t n, int64_t d);
+
+  HostRows rows_;
+  std::vector<int64_t> labels_;
+};
 
 // x rounded to 15 decimals as numpy's around: rint(x * 1e15) / 1e15 (ties to even; inf stays inf).
 double round_15_decimals(double x);

@@ -44,6 +44,7 @@
 #include "core/error.h"
 #include "ml/cluster/density_clustering.h"
 #include "ml/linear/common.h"
+#include "ml/registry.h"
 
 namespace bl::ml {
 
@@ -191,17 +192,17 @@ Condensed condense(const Linkage& t, int64_t n, int64_t min_cluster_size) {
   return c;
 }
 
-class Hdbscan final : public lin::ParamEstimator {
+class Hdbscan final : public dd::NearestLabelClusterer {
  public:
   Hdbscan()
-      : lin::ParamEstimator("hdbscan", {{"allow_single_cluster", K::boolean, "false"},
-                                        {"alpha", K::number, "1", 0.0, {}, true},
-                                        {"cluster_selection_epsilon", K::number, "0", 0.0},
-                                        {"cluster_selection_method", K::choice, "eom", 0, {"eom", "leaf"}},
-                                        {"max_cluster_size", K::number_or_word, "none", 1.0, {"none"}},
-                                        {"metric", K::choice, "euclidean", 0, {"euclidean"}},
-                                        {"min_cluster_size", K::integer, "5", 2},
-                                        {"min_samples", K::number_or_word, "none", 1.0, {"none"}}}) {}
+      : dd::NearestLabelClusterer("hdbscan", {{"allow_single_cluster", K::boolean, "false"},
+                                              {"alpha", K::number, "1", 0.0, {}, true},
+                                              {"cluster_selection_epsilon", K::number, "0", 0.0},
+                                              {"cluster_selection_method", K::choice, "eom", 0, {"eom", "leaf"}},
+                                              {"max_cluster_size", K::number_or_word, "none", 1.0, {"none"}},
+                                              {"metric", K::choice, "euclidean", 0, {"euclidean"}},
+                                              {"min_cluster_size", K::integer, "5", 2},
+                                              {"min_samples", K::number_or_word, "none", 1.0, {"none"}}}) {}
 
   Estimator& fit(const Tensor& X, const Tensor&) override {
     check_X(name_, X);
@@ -334,28 +335,16 @@ class Hdbscan final : public lin::ParamEstimator {
     return *this;
   }
 
-  Tensor predict(const Tensor& X) const override {
-    BL_CHECK(fitted_, name_, ": predict before fit");
-    lin::check_predict_X(name_, X, rows_.d);
-    return Tensor::from_vector(dd::nearest_row_labels(rows_, labels_, X), {X.dim(0)}, X.device());
-  }
-
   void save_state(nlohmann::json& state) const override {
-    state["n_features"] = rows_.d;
-    state["n_samples"] = rows_.n;
-    state["labels"] = labels_;
+    save_labelled_rows(state);
     state["probabilities_f64"] = dd::f64_to_hex(prob_);
-    lin::put_f32(state, "train_rows", rows_.x);
   }
 
   void load_state(const nlohmann::json& state) override {
-    const int64_t d = lin::get_int(state, "n_features", 1, name_), n = lin::get_int(state, "n_samples", 2, name_);
-    BL_CHECK(n <= (int64_t{1} << 40) / d, name_, ": model state: n_samples x n_features is too large");
-    labels_ = dd::ints_from_state(state, "labels", n, -1, n, name_);
+    int64_t n = 0, d = 0;
+    load_labels(state, 2, n, d);
     prob_ = dd::f64_from_state(state, "probabilities_f64", n, name_);
-    rows_.n = n;
-    rows_.d = d;
-    rows_.x = lin::get_f32(state, "train_rows", n * d, name_);
+    load_train_rows(state, n, d);
     fitted_ = true;
   }
 
@@ -398,8 +387,6 @@ class Hdbscan final : public lin::ParamEstimator {
     for (int64_t v = root; v <= top; ++v) sel[v] = out[v];
   }
 
-  dd::HostRows rows_;
-  std::vector<int64_t> labels_;
   std::vector<double> prob_;
 };
 

@@ -25,6 +25,7 @@
 #include "ml/cluster/distances.h"
 #include "ml/cluster/kmeans.h"
 #include "ml/linear/common.h"
+#include "ml/registry.h"
 
 namespace bl::ml {
 

@@ -31,8 +31,9 @@
 #include "bitlearn/ml/progress.h"
 #include "core/error.h"
 #include "core/thread_pool.h"
-#include "ml/cluster/cluster_estimators.h"
+#include "ml/cluster/density_clustering.h"
 #include "ml/linear/common.h"
+#include "ml/registry.h"
 
 namespace bl::ml {
 
@@ -41,29 +42,12 @@ namespace {
 using lin::ParamSpec;
 using K = ParamSpec::Kind;
 
-template <class A, class B>
-inline double sq_dist(const A* a, const B* b, int64_t d) {
-  double s = 0.0;
-  for (int64_t f = 0; f < d; ++f) {
-    const double t = static_cast<double>(a[f]) - static_cast<double>(b[f]);
-    s += t * t;
-  }
-  return s;
-}
+namespace dd = density_detail;
 
 // Index of the nearest of the k rows of C [k, d] to q (lowest index on ties) and its squared distance.
 template <class T>
 std::pair<int64_t, double> nearest(const T* q, const std::vector<float>& C, int64_t k, int64_t d) {
-  double best = std::numeric_limits<double>::infinity();
-  int64_t arg = 0;
-  for (int64_t c = 0; c < k; ++c) {
-    const double v = sq_dist(q, C.data() + c * d, d);
-    if (v < best) {
-      best = v;
-      arg = c;
-    }
-  }
-  return {arg, best};
+  return dd::nearest_index(k, [&](int64_t c) { return dd::sq_distance(q, C.data() + c * d, d); });
 }
 
 double estimate_bandwidth(const std::vector<float>& x, int64_t n, int64_t d) {
@@ -72,7 +56,7 @@ double estimate_bandwidth(const std::vector<float>& x, int64_t n, int64_t d) {
   std::vector<double> kth(static_cast<size_t>(n));
   default_pool().parallel_for(n, [&](int64_t i) {
     std::vector<double> r(static_cast<size_t>(n));
-    for (int64_t j = 0; j < n; ++j) r[j] = sq_dist(x.data() + i * d, x.data() + j * d, d);
+    for (int64_t j = 0; j < n; ++j) r[j] = dd::sq_distance(x.data() + i * d, x.data() + j * d, d);
     std::nth_element(r.begin(), r.begin() + (k - 1), r.end());
     kth[i] = std::sqrt(r[k - 1]);
   });
@@ -153,7 +137,7 @@ class MeanShift final : public lin::ParamEstimator {
         int64_t c = 0;
         for (int64_t j = 0; j < n; ++j) {
           const float* r = x.data() + j * d;
-          if (sq_dist(m.data(), r, d) <= h2) {
+          if (dd::sq_distance(m.data(), r, d) <= h2) {
             for (int64_t f = 0; f < d; ++f) sum[f] += static_cast<double>(r[f]);
             ++c;
           }
@@ -198,7 +182,7 @@ class MeanShift final : public lin::ParamEstimator {
     for (int64_t i = 0; i < c_all; ++i) {
       if (!unique[i]) continue;
       for (int64_t j = 0; j < c_all; ++j)
-        if (sq_dist(cand[i].first.data(), cand[j].first.data(), d) <= h2) unique[j] = 0;
+        if (dd::sq_distance(cand[i].first.data(), cand[j].first.data(), d) <= h2) unique[j] = 0;
       unique[i] = 1;
     }
     centers_.clear();

@@ -41,6 +41,7 @@
 #include "core/thread_pool.h"
 #include "ml/cluster/density_clustering.h"
 #include "ml/linear/common.h"
+#include "ml/registry.h"
 
 namespace bl::ml {
 
@@ -115,18 +116,36 @@ std::vector<int64_t> nearest_row_labels(const HostRows& train, const std::vector
   const HostRows q = host_rows(X);
   std::vector<int64_t> out(static_cast<size_t>(q.n));
   default_pool().parallel_for(q.n, [&](int64_t i) {
-    double best = std::numeric_limits<double>::infinity();
-    int64_t arg = 0;
-    for (int64_t j = 0; j < train.n; ++j) {
-      const double v = sq_distance(q.row(i), train.row(j), train.d);
-      if (v < best) {
-        best = v;
-        arg = j;
-      }
-    }
-    out[i] = labels[arg];
+    const float* a = q.row(i);
+    out[i] = labels[nearest_index(train.n, [&](int64_t j) { return sq_distance(a, train.row(j), train.d); }).first];
   });
   return out;
+}
+
+Tensor NearestLabelClusterer::predict(const Tensor& X) const {
+  BL_CHECK(fitted_, name_, ": predict before fit");
+  lin::check_predict_X(name_, X, rows_.d);
+  return Tensor::from_vector(nearest_row_labels(rows_, labels_, X), {X.dim(0)}, X.device());
+}
+
+void NearestLabelClusterer::save_labelled_rows(nlohmann::json& state) const {
+  state["n_features"] = rows_.d;
+  state["n_samples"] = rows_.n;
+  state["labels"] = labels_;
+  lin::put_f32(state, "train_rows", rows_.x);
+}
+
+void NearestLabelClusterer::load_labels(const nlohmann::json& state, int64_t min_n, int64_t& n, int64_t& d) {
+  d = lin::get_int(state, "n_features", 1, name_);
+  n = lin::get_int(state, "n_samples", min_n, name_);
+  BL_CHECK(n <= (int64_t{1} << 40) / d, name_, ": model state: n_samples x n_features is too large");
+  labels_ = ints_from_state(state, "labels", n, -1, n, name_);
+}
+
+void NearestLabelClusterer::load_train_rows(const nlohmann::json& state, int64_t n, int64_t d) {
+  rows_.n = n;
+  rows_.d = d;
+  rows_.x = lin::get_f32(state, "train_rows", n * d, name_);
 }
 
 double round_15_decimals(double x) { return std::nearbyint(x * 1e15) / 1e15; }
@@ -299,17 +318,17 @@ std::vector<int64_t> xi_clusters(const std::vector<double>& reach, const std::ve
   return clusters;
 }
 
-class Optics final : public lin::ParamEstimator {
+class Optics final : public dd::NearestLabelClusterer {
  public:
   Optics()
-      : lin::ParamEstimator("optics", {{"cluster_method", K::choice, "xi", 0, {"xi", "dbscan"}},
-                                       {"eps", K::number_or_word, "none", 0.0, {"none"}},
-                                       {"max_eps", K::number_or_word, "inf", 0.0, {"inf"}},
-                                       {"metric", K::choice, "euclidean", 0, {"euclidean", "minkowski"}},
-                                       {"min_cluster_size", K::number_or_word, "none", 0.0, {"none"}, true},
-                                       {"min_samples", K::number, "5", 0.0, {}, true},
-                                       {"predecessor_correction", K::boolean, "true"},
-                                       {"xi", K::number, "0.05", 0.0}}) {}
+      : dd::NearestLabelClusterer("optics", {{"cluster_method", K::choice, "xi", 0, {"xi", "dbscan"}},
+                                             {"eps", K::number_or_word, "none", 0.0, {"none"}},
+                                             {"max_eps", K::number_or_word, "inf", 0.0, {"inf"}},
+                                             {"metric", K::choice, "euclidean", 0, {"euclidean", "minkowski"}},
+                                             {"min_cluster_size", K::number_or_word, "none", 0.0, {"none"}, true},
+                                             {"min_samples", K::number, "5", 0.0, {}, true},
+                                             {"predecessor_correction", K::boolean, "true"},
+                                             {"xi", K::number, "0.05", 0.0}}) {}
 
   Estimator& fit(const Tensor& X, const Tensor&) override {
     check_X(name_, X);
@@ -386,44 +405,31 @@ class Optics final : public lin::ParamEstimator {
     return *this;
   }
 
-  Tensor predict(const Tensor& X) const override {
-    BL_CHECK(fitted_, name_, ": predict before fit");
-    lin::check_predict_X(name_, X, rows_.d);
-    return Tensor::from_vector(dd::nearest_row_labels(rows_, labels_, X), {X.dim(0)}, X.device());
-  }
-
   void save_state(nlohmann::json& state) const override {
-    state["n_features"] = rows_.d;
-    state["n_samples"] = rows_.n;
-    state["labels"] = labels_;
+    save_labelled_rows(state);
     state["ordering"] = ordering_;
     state["predecessor"] = pred_;
     state["cluster_hierarchy"] = hierarchy_;
     state["core_distances_f64"] = dd::f64_to_hex(core_);
     state["reachability_f64"] = dd::f64_to_hex(reach_);
-    lin::put_f32(state, "train_rows", rows_.x);
   }
 
   void load_state(const nlohmann::json& state) override {
-    const int64_t d = lin::get_int(state, "n_features", 1, name_), n = lin::get_int(state, "n_samples", 1, name_);
-    BL_CHECK(n <= (int64_t{1} << 40) / d, name_, ": model state: n_samples x n_features is too large");
-    labels_ = dd::ints_from_state(state, "labels", n, -1, n, name_);
+    int64_t n = 0, d = 0;
+    load_labels(state, 1, n, d);
     ordering_ = dd::ints_from_state(state, "ordering", n, 0, n, name_);
     pred_ = dd::ints_from_state(state, "predecessor", n, -1, n, name_);
     hierarchy_ = dd::ints_from_state(state, "cluster_hierarchy", -1, 0, n, name_);
     BL_CHECK(hierarchy_.size() % 2 == 0, name_, ": model state: cluster_hierarchy must hold (start, end) pairs");
     core_ = dd::f64_from_state(state, "core_distances_f64", n, name_);
     reach_ = dd::f64_from_state(state, "reachability_f64", n, name_);
-    rows_.n = n;
-    rows_.d = d;
-    rows_.x = lin::get_f32(state, "train_rows", n * d, name_);
+    load_train_rows(state, n, d);
     fitted_ = true;
   }
 
  private:
-  dd::HostRows rows_;
   std::vector<double> core_, reach_;
-  std::vector<int64_t> labels_, ordering_, pred_, hierarchy_;
+  std::vector<int64_t> ordering_, pred_, hierarchy_;
 };
 
 }  // namespace

@@ -23,10 +23,11 @@
 #include <vector>
 
 #include "core/error.h"
-#include "ml/cluster/cluster_estimators.h"
+#include "ml/cluster/density_clustering.h"
 #include "ml/decomposition/symmetric_eigen64.h"
 #include "ml/host_math.h"
 #include "ml/linear/common.h"
+#include "ml/registry.h"
 
 namespace bl::ml {
 
@@ -34,19 +35,20 @@ namespace {
 
 using lin::ParamSpec;
 using K = ParamSpec::Kind;
+namespace dd = density_detail;
 
 constexpr int64_t kMaxRows = 4096;
 
-class SpectralClustering final : public lin::ParamEstimator {
+class SpectralClustering final : public dd::NearestLabelClusterer {
  public:
   SpectralClustering()
-      : lin::ParamEstimator("spectral_clustering",
-                            {{"affinity", K::choice, "rbf", 0, {"rbf", "nearest_neighbors"}},
-                             {"assign_labels", K::choice, "kmeans", 0, {"kmeans"}},
-                             {"gamma", K::number, "1", 0.0, {}, true},
-                             {"n_clusters", K::integer, "8", 1},
-                             {"n_neighbors", K::integer, "10", 1},
-                             {"random_state", K::integer, "0", 0}}) {}
+      : dd::NearestLabelClusterer("spectral_clustering",
+                                  {{"affinity", K::choice, "rbf", 0, {"rbf", "nearest_neighbors"}},
+                                   {"assign_labels", K::choice, "kmeans", 0, {"kmeans"}},
+                                   {"gamma", K::number, "1", 0.0, {}, true},
+                                   {"n_clusters", K::integer, "8", 1},
+                                   {"n_neighbors", K::integer, "10", 1},
+                                   {"random_state", K::integer, "0", 0}}) {}
 
   Estimator& fit(const Tensor& X, const Tensor&) override {
     check_X(name_, X);
@@ -56,14 +58,7 @@ class SpectralClustering final : public lin::ParamEstimator {
     std::vector<float> x = X.to(Device::cpu()).contiguous().to_vector<float>();
     std::vector<double> dist2(static_cast<size_t>(n * n), 0.0);
     for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j < n; ++j) {
-        double s = 0.0;
-        for (int64_t a = 0; a < d; ++a) {
-          const double t = static_cast<double>(x[i * d + a]) - static_cast<double>(x[j * d + a]);
-          s += t * t;
-        }
-        dist2[i * n + j] = s;
-      }
+      for (int64_t j = 0; j < n; ++j) dist2[i * n + j] = dd::sq_distance(x.data() + i * d, x.data() + j * d, d);
     std::vector<double> A(static_cast<size_t>(n * n), 0.0);
     if (params_.text("affinity") == "rbf") {
       const double gamma = params_.number("gamma");
@@ -107,32 +102,11 @@ class SpectralClustering final : public lin::ParamEstimator {
     n_ = n;
     d_ = d;
     k_ = k;
-    X_ = std::move(x);
+    rows_.x = std::move(x);
+    rows_.n = n;
+    rows_.d = d;
     fitted_ = true;
     return *this;
-  }
-
-  Tensor predict(const Tensor& X) const override {
-    BL_CHECK(fitted_, name_, ": predict before fit");
-    lin::check_predict_X(name_, X, d_);
-    const int64_t m = X.dim(0);
-    std::vector<float> q = X.to(Device::cpu()).contiguous().to_vector<float>();
-    std::vector<int64_t> out(static_cast<size_t>(m), 0);
-    for (int64_t i = 0; i < m; ++i) {
-      double best = 0.0;
-      for (int64_t j = 0; j < n_; ++j) {
-        double s = 0.0;
-        for (int64_t a = 0; a < d_; ++a) {
-          const double t = static_cast<double>(q[i * d_ + a]) - static_cast<double>(X_[j * d_ + a]);
-          s += t * t;
-        }
-        if (j == 0 || s < best) {
-          best = s;
-          out[i] = labels_[j];
-        }
-      }
-    }
-    return Tensor::from_vector(out, {m}, X.device());
   }
 
   void save_state(nlohmann::json& state) const override {
@@ -140,7 +114,7 @@ class SpectralClustering final : public lin::ParamEstimator {
     state["n_samples"] = n_;
     state["n_clusters"] = k_;
     state["labels"] = labels_;
-    lin::put_f32(state, "fit_X", X_);
+    lin::put_f32(state, "fit_X", rows_.x);
   }
 
   void load_state(const nlohmann::json& state) override {
@@ -157,14 +131,14 @@ class SpectralClustering final : public lin::ParamEstimator {
                ": model state: labels must be integers in [0, n_clusters)");
       labels_.push_back(v.get<int64_t>());
     }
-    X_ = lin::get_f32(state, "fit_X", n_ * d_, name_);
+    rows_.x = lin::get_f32(state, "fit_X", n_ * d_, name_);
+    rows_.n = n_;
+    rows_.d = d_;
     fitted_ = true;
   }
 
  private:
   int64_t n_ = 0, d_ = 0, k_ = 0;
-  std::vector<int64_t> labels_;
-  std::vector<float> X_;
 };
 
 }  // namespace

@@ -7,14 +7,15 @@
 // sqrt(explained_variance) when whiten.
 #include <algorithm>
 
+#include "bitlearn/ml/decomposition.h"
 #include "bitlearn/ops.h"
 #include "contract/arith.h"
 #include "core/error.h"
 #include "ml/decomposition/centered_gram.h"
 #include "ml/size_limits.h"
 #include "ml/decomposition/jacobi_eigen.h"
-#include "ml/decomposition/pca.h"
 #include "ml/linear/common.h"
+#include "ml/registry.h"
 
 namespace bl::ml {
 

@@ -31,8 +31,6 @@
 // [0.5, 1). No libm function (lgamma, pow) is used. A query with no training row within the
 // support of a compact kernel gets -inf, as scikit-learn. score(X) is the binary64 sum of
 // score_samples in row order.
-#include "ml/density/kernel_density.h"
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -43,6 +41,7 @@
 #include "contract/math.h"
 #include "core/error.h"
 #include "ml/linear/common.h"
+#include "ml/registry.h"
 
 namespace bl::ml {
 

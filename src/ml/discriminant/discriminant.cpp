@@ -47,9 +47,9 @@
 #include "contract/arith.h"
 #include "contract/math.h"
 #include "core/error.h"
-#include "ml/discriminant/discriminant.h"
 #include "ml/linear/common.h"
 #include "ml/linear/linear_classifier.h"
+#include "ml/registry.h"
 
 namespace bl::ml {
 

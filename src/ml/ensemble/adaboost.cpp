@@ -10,8 +10,8 @@
 #include "ml/ensemble/ensemble_estimators.h"
 #include "ml/ensemble/sub_estimators.h"
 #include "ml/ensemble/weighted_tree.h"
+#include "ml/registry.h"
 #include "ml/tree/tree_model.h"
-#include "ml/tree/tree_estimators.h"
 
 namespace bl::ml {
 

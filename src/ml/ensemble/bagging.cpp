@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "ml/ensemble/ensemble_estimators.h"
 #include "ml/ensemble/sub_estimators.h"
+#include "ml/registry.h"
 #include "ml/tree/tree_model.h"
 #include "io/json_number.h"
 
@@ -211,5 +212,25 @@ class Bagging : public Estimator {
 
 std::unique_ptr<Estimator> make_bagging_classifier() { return std::make_unique<Bagging>(true); }
 std::unique_ptr<Estimator> make_bagging_regressor() { return std::make_unique<Bagging>(false); }
+
+std::vector<int64_t> draw_indices(uint64_t seed, uint64_t stream, int64_t n, int64_t m, bool replace) {
+  std::vector<int64_t> out;
+  out.reserve(static_cast<size_t>(m));
+  if (replace) {
+    for (int64_t i = 0; i < m; ++i) {
+      out.push_back(random_below(seed, stream, static_cast<uint64_t>(i), static_cast<uint32_t>(n)));
+    }
+  } else {
+    std::vector<int64_t> perm(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) perm[i] = i;
+    for (int64_t i = 0; i < m; ++i) {  // position i takes a draw from [i, n)
+      const int64_t j = i + random_below(seed, stream, static_cast<uint64_t>(i), static_cast<uint32_t>(n - i));
+      std::swap(perm[i], perm[j]);
+      out.push_back(perm[i]);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
 
 }  // namespace bl::ml

@@ -10,6 +10,7 @@
 #include "core/thread_pool.h"
 #include "ml/ensemble/ensemble_estimators.h"
 #include "ml/ensemble/sub_estimators.h"
+#include "ml/registry.h"
 #include "ml/tree/tree_model.h"
 #include "io/json_number.h"
 

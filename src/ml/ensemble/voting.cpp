@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "ml/ensemble/ensemble_estimators.h"
 #include "ml/ensemble/sub_estimators.h"
+#include "ml/registry.h"
 #include "ml/tree/tree_model.h"
 
 namespace bl::ml {

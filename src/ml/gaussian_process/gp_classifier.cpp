@@ -39,8 +39,6 @@
 // nothing is optimized. log_marginal_likelihood: the mean over the problems.
 // State: the training rows and class of each row, each problem's fitted kernel (text, 17 digits)
 // and log marginal likelihood; load recomputes the mode from them by the same code (same bytes).
-#include "ml/gaussian_process/gp_classifier.h"
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -51,6 +49,7 @@
 #include "ml/gaussian_process/gp_kernel_expr.h"
 #include "ml/gaussian_process/gp_regressor.h"
 #include "ml/linear/common.h"
+#include "ml/registry.h"
 
 namespace bl::ml {
 
@@ -60,7 +59,6 @@ using lin::ParamSpec;
 using PK = ParamSpec::Kind;
 using gp::KernelExpr;
 
-constexpr int64_t kMaxRows = int64_t{1} << 13;
 constexpr const char* kDefaultKernel = "ConstantKernel(1.0, \"fixed\") * RBF(1.0, \"fixed\")";
 constexpr double kTwoOverSqrtPi = 1.1283791670955125739;  // 2 / sqrt(pi) in binary64
 constexpr double kLambda[5] = {0.41, 0.4, 0.37, 0.44, 0.39};
@@ -216,10 +214,8 @@ class GpClassifier final : public gp::KernelParamEstimator {
                              {"random_state", PK::integer, "0", 0}}) {}
 
   Estimator& fit(const Tensor& X, const Tensor& y) override {
-    check_Xy(name_, X, y);
+    gp::check_fit_rows(name_, X, y);
     const int64_t n = X.dim(0), d = X.dim(1);
-    BL_CHECK(n <= kMaxRows, name_, ": ", n, " rows would need a ", n, " x ", n,
-             " kernel matrix factorized on the host; the limit is ", kMaxRows, " rows (subsample the data)");
     BL_CHECK(params_.text("multi_class") == "one_vs_rest", name_,
              ": multi_class=one_vs_one is not supported; use multi_class=one_vs_rest");
     lin::EncodedLabels enc = lin::encode_labels(name_, y);
@@ -316,9 +312,7 @@ class GpClassifier final : public gp::KernelParamEstimator {
   }
 
   void load_state(const nlohmann::json& state) override {
-    d_ = lin::get_int(state, "n_features", 1, name_);
-    n_ = lin::get_int(state, "n_samples", 1, name_);
-    BL_CHECK(n_ <= kMaxRows && d_ <= (int64_t{1} << 40) / n_, name_, ": model state: n_samples x n_features is too large");
+    gp::load_shape(state, name_, n_, d_);
     const int64_t c = lin::get_int(state, "n_classes", 2, name_);
     BL_CHECK(c <= n_, name_, ": model state: n_classes=", c, " exceeds n_samples");
     classes_ = lin::get_f32(state, "classes", c, name_);

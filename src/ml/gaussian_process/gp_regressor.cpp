@@ -49,6 +49,7 @@
 #include "ml/gaussian_process/gp_kernel_expr.h"
 #include "ml/linear/common.h"
 #include "ml/linear/lbfgs.h"
+#include "ml/registry.h"
 
 namespace bl::ml {
 
@@ -134,6 +135,19 @@ std::vector<double> cholesky_inverse(const std::vector<double>& L, int64_t n) {
       Kinv[j * n + i] = s;
     }
   return Kinv;
+}
+
+void check_fit_rows(const std::string& est, const Tensor& X, const Tensor& y) {
+  check_Xy(est, X, y);
+  const int64_t n = X.dim(0);
+  BL_CHECK(n <= kMaxRows, est, ": ", n, " rows would need a ", n, " x ", n,
+           " kernel matrix factorized on the host; the limit is ", kMaxRows, " rows (subsample the data)");
+}
+
+void load_shape(const nlohmann::json& state, const std::string& est, int64_t& n, int64_t& d) {
+  d = lin::get_int(state, "n_features", 1, est);
+  n = lin::get_int(state, "n_samples", 1, est);
+  BL_CHECK(n <= kMaxRows && d <= (int64_t{1} << 40) / n, est, ": model state: n_samples x n_features is too large");
 }
 
 void maximize_lml(KernelExpr& kernel, const LmlFunction& lml_of, int64_t restarts, uint64_t seed) {
@@ -233,7 +247,6 @@ using gp::f64_from_hex;
 using gp::f64_to_hex;
 using gp::forward;
 
-constexpr int64_t kMaxRows = int64_t{1} << 13;
 constexpr double kLog2Pi = 1.8378770664093454836;  // log(2 pi) in binary64
 
 struct Posterior {
@@ -285,10 +298,8 @@ class GpRegressor final : public gp::KernelParamEstimator {
                              {"random_state", PK::integer, "0", 0}}) {}
 
   Estimator& fit(const Tensor& X, const Tensor& y) override {
-    check_Xy(name_, X, y);
+    gp::check_fit_rows(name_, X, y);
     const int64_t n = X.dim(0), d = X.dim(1);
-    BL_CHECK(n <= kMaxRows, name_, ": ", n, " rows would need a ", n, " x ", n,
-             " kernel matrix factorized on the host; the limit is ", kMaxRows, " rows (subsample the data)");
     x_ = X.to(Device::cpu()).contiguous().to_vector<float>();
     y_ = lin::y_to_host(y);
     n_ = n;
@@ -332,9 +343,7 @@ class GpRegressor final : public gp::KernelParamEstimator {
   }
 
   void load_state(const nlohmann::json& state) override {
-    d_ = lin::get_int(state, "n_features", 1, name_);
-    n_ = lin::get_int(state, "n_samples", 1, name_);
-    BL_CHECK(n_ <= kMaxRows && d_ <= (int64_t{1} << 40) / n_, name_, ": model state: n_samples x n_features is too large");
+    gp::load_shape(state, name_, n_, d_);
     BL_CHECK(state.contains("kernel") && state["kernel"].is_string(), name_, ": model state: missing kernel");
     kernel_ = gp::parse_kernel(state["kernel"].get<std::string>());
     alpha_ = f64_from_hex(state, "alpha", 1, name_)[0];

@@ -30,6 +30,13 @@ std::vector<double> cholesky_inverse(const std::vector<double>& L, int64_t n);
 std::string f64_to_hex(const std::vector<double>& v);
 std::vector<double> f64_from_hex(const nlohmann::json& state, const std::string& key, int64_t n, const std::string& est);
 
+// The n x n kernel matrices are factorized on the host: at most kMaxRows training rows.
+constexpr int64_t kMaxRows = int64_t{1} << 13;
+// X and y checked for fit (check_Xy, at most kMaxRows rows).
+void check_fit_rows(const std::string& est, const Tensor& X, const Tensor& y);
+// n_features (d) and n_samples (n) of a model state: n at most kMaxRows, n x d at most 2^40.
+void load_shape(const nlohmann::json& state, const std::string& est, int64_t& n, int64_t& d);
+
 // The log marginal likelihood of a kernel at its current values, and (want_grad) its gradient in
 // log(theta) of the free hyper-parameters in free_hypers order; false where it is not defined (a
 // matrix that is not positive definite).
@@ -57,8 +64,6 @@ class KernelParamEstimator : public lin::ParamEstimator {
 };
 
 }  // namespace gp
-
-std::unique_ptr<Estimator> make_gaussian_process_regressor();
 
 // The predictive standard deviation of a fitted gaussian_process_regressor at the rows of X (f32
 // [m] on X's device); any other estimator is a bl::Error.

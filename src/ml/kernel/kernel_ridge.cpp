@@ -10,8 +10,6 @@
 // below n * 2^-23 * max diagonal (numerically singular), is an error asking for a larger alpha. n is
 // limited to 2^13 rows (the [n, n] matrix on the host).
 // Predict: K(X, X_fit) @ c through the contract GEMM, in row blocks of X.
-#include "ml/kernel/kernel_ridge.h"
-
 #include <algorithm>
 #include <cmath>
 
@@ -21,6 +19,7 @@
 #include "ml/kernel/kernels.h"
 #include "ml/linear/cholesky.h"
 #include "ml/linear/common.h"
+#include "ml/registry.h"
 
 namespace bl::ml {
 

@@ -22,9 +22,9 @@
 #include "ml/cluster/distances.h"
 #include "ml/decomposition/symmetric_eigen64.h"
 #include "ml/kernel/kernels.h"
-#include "ml/kernel_approximation/kernel_approximation.h"
 #include "io/json_number.h"
 #include "ml/linear/common.h"
+#include "ml/registry.h"
 
 namespace bl::ml {
 

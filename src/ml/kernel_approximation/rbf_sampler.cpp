@@ -15,8 +15,8 @@
 #include "contract/arith.h"
 #include "contract/rng.h"
 #include "core/error.h"
-#include "ml/kernel_approximation/kernel_approximation.h"
 #include "ml/linear/common.h"
+#include "ml/registry.h"
 
 namespace bl::ml {
 

@@ -18,6 +18,7 @@
 #include "ml/linear/common.h"
 #include "ml/linear/linear_base.h"
 #include "ml/linear/linear_models.h"
+#include "ml/registry.h"
 
 namespace bl::ml {
 

@@ -10,7 +10,7 @@
 #include "core/error.h"
 #include "ml/linear/lbfgs.h"
 #include "ml/linear/linear_base.h"
-#include "ml/linear/linear_models.h"
+#include "ml/registry.h"
 
 namespace bl::ml {
 

@@ -15,7 +15,7 @@
 #include "contract/arith.h"
 #include "core/error.h"
 #include "ml/linear/common.h"
-#include "ml/linear/linear_models.h"
+#include "ml/registry.h"
 
 namespace bl::ml {
 

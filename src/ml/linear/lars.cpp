@@ -18,7 +18,7 @@
 #include "ml/linear/centered_problem.h"
 #include "ml/linear/cholesky.h"
 #include "ml/linear/linear_base.h"
-#include "ml/linear/linear_models.h"
+#include "ml/registry.h"
 
 namespace bl::ml {
 

@@ -24,6 +24,7 @@
 #include "core/error.h"
 #include "ml/decomposition/jacobi_eigen.h"
 #include "ml/linear/cholesky.h"
+#include "ml/registry.h"
 #include "ml/size_limits.h"
 #include "ml/linear/linear_base.h"
 #include "ml/linear/common.h"

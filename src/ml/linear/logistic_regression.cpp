@@ -21,6 +21,7 @@
 #include "ml/linear/lbfgs.h"
 #include "ml/linear/linear_classifier.h"
 #include "ml/linear/linear_models.h"
+#include "ml/registry.h"
 
 namespace bl::ml {
 

@@ -34,7 +34,7 @@
 #include "core/thread_pool.h"
 #include "ml/linear/linear_base.h"
 #include "ml/linear/linear_classifier.h"
-#include "ml/linear/linear_models.h"
+#include "ml/registry.h"
 
 namespace bl::ml {
 

@@ -42,8 +42,8 @@
 #include "bitlearn/ml/progress.h"
 #include "core/error.h"
 #include "ml/host_math.h"
-#include "ml/mixture/gaussian_mixture.h"
 #include "ml/mixture/mixture_common.h"
+#include "ml/registry.h"
 
 namespace bl::ml {
 
@@ -69,35 +69,11 @@ struct Priors {
   std::vector<double> m0, c0;  // c0: d x d (full, tied), d (diag), 1 (spherical)
 };
 
-// sum log diag P_j for each component (binary64).
-std::vector<double> log_det_of(const Mixture& m) {
-  const int64_t k = m.k, d = m.d;
-  std::vector<double> out(static_cast<size_t>(k), 0.0);
-  double tied = 0.0;
-  if (m.type == CovType::tied)
-    for (int64_t a = 0; a < d; ++a) tied += log64(m.prec[a * d + a]);
-  for (int64_t j = 0; j < k; ++j) {
-    double s = 0.0;
-    switch (m.type) {
-      case CovType::full:
-        for (int64_t a = 0; a < d; ++a) s += log64(m.prec[j * d * d + a * d + a]);
-        break;
-      case CovType::tied: s = tied; break;
-      case CovType::diag:
-        for (int64_t a = 0; a < d; ++a) s += log64(m.prec[j * d + a]);
-        break;
-      case CovType::spherical: s = static_cast<double>(d) * log64(m.prec[j]); break;
-    }
-    out[j] = s;
-  }
-  return out;
-}
-
 // m.log_det and m.log_w (the expected log weights plus the Wishart terms) of the header.
 void posterior_logs(Mixture& m, const Posterior& q) {
   const int64_t k = m.k, d = m.d;
   const double dd = static_cast<double>(d);
-  m.log_det = log_det_of(m);
+  m.log_det = sum_log_diag(m, [](double v) { return log64(v); });
   m.log_w.assign(static_cast<size_t>(k), 0.0);
   double sum_a = 0.0, stick = 0.0;
   if (!q.process)
@@ -266,65 +242,41 @@ class BayesianGaussianMixture final : public MixtureEstimator {
               {"dirichlet_process", "dirichlet_distribution"}}}) {}
 
   Estimator& fit(const Tensor& X, const Tensor&) override {
-    const int64_t k = params_.integer("n_components");
-    std::vector<float> x = fit_rows(name_, X, k);
-    const int64_t n = X.dim(0), d = X.dim(1);
-    const CovType type = cov_type_of(params_.text("covariance_type"));
-    const double tol = params_.number("tol"), reg = params_.number("reg_covar");
-    const int64_t max_iter = params_.integer("max_iter"), n_init = params_.integer("n_init");
-    const int64_t rs = params_.integer("random_state");
-    const std::string init = params_.text("init_params");
+    const FitSetup f = fit_setup(name_, params_, X);
+    const int64_t n = f.n, k = f.k;
     const bool process = params_.text("weight_concentration_prior_type") == "dirichlet_process";
-    const Priors p = priors(x, n, d, k, type);
+    const Priors p = priors(f.x, n, f.d, k, f.type);
 
-    const double neg_inf = -std::numeric_limits<double>::infinity();
-    double best_lb = neg_inf;
-    Mixture best;
-    Posterior best_q;
-    int64_t best_iter = 0;
-    bool best_conv = false, have_best = false;
-    std::vector<double> w, l, resp;
-    for (int64_t t = 0; t < n_init; ++t) {
+    // A run's state: the mixture m, the posterior q and the statistics g of the responsibilities.
+    struct Run {
       Mixture m, g;
-      m.type = g.type = type;
-      m.k = g.k = k;
-      m.d = g.d = d;
       Posterior q;
-      q.process = process;
-      resp = initial_resp(X, x, n, d, k, init, static_cast<uint64_t>(rs + t));
-      gaussian_statistics(g, x, n, resp, reg);
-      update(m, q, g, p, name_);
-      double lb = neg_inf;
-      bool conv = false;
-      int64_t it = 0;
-      for (it = 1; it <= max_iter; ++it) {
-        const double prev = lb;
-        weighted_log_prob(m, x, n, w);
-        normalize(w, n, k, l, &resp);
-        gaussian_statistics(g, x, n, resp, reg);
-        update(m, q, g, p, name_);
-        lb = lower_bound(m, q, w, l, resp, n);
-        BL_CHECK(!std::isnan(lb), name_, ": the lower bound is NaN");
-        report_progress("bayesian_gaussian_mixture VI", it, max_iter);
-        if (std::fabs(lb - prev) < tol) {
-          conv = true;
-          break;
-        }
-      }
-      if (it > max_iter) it = max_iter;
-      if (!have_best || lb > best_lb) {
-        best_lb = lb;
-        best = m;
-        best_q = q;
-        best_iter = it;
-        best_conv = conv;
-        have_best = true;
-      }
-    }
-    report_progress("bayesian_gaussian_mixture VI", max_iter, max_iter);
-    if (!best_conv && max_iter > 0) warn_not_converged(name_ + " VI", max_iter);
-    best.weights = expected_weights(best_q, k);
-    store(best, best_iter, best_conv, best_lb);
+    };
+    std::vector<double> w, l, resp;
+    auto start = [&](int64_t t) {
+      Run r;
+      r.m.type = r.g.type = f.type;
+      r.m.k = r.g.k = k;
+      r.m.d = r.g.d = f.d;
+      r.q.process = process;
+      resp = initial_resp(X, f.x, n, f.d, k, f.init, static_cast<uint64_t>(f.random_state + t));
+      gaussian_statistics(r.g, f.x, n, resp, f.reg);
+      update(r.m, r.q, r.g, p, name_);
+      return r;
+    };
+    auto step = [&](Run& r) {
+      weighted_log_prob(r.m, f.x, n, w);
+      normalize(w, n, k, l, &resp);
+      gaussian_statistics(r.g, f.x, n, resp, f.reg);
+      update(r.m, r.q, r.g, p, name_);
+      const double lb = lower_bound(r.m, r.q, w, l, resp, n);
+      BL_CHECK(!std::isnan(lb), name_, ": the lower bound is NaN");
+      return lb;
+    };
+    BestRun<Run> best = best_of_runs<Run>(f, name_ + " VI", start, step);
+    const Posterior& best_q = best.state.q;
+    best.state.m.weights = expected_weights(best_q, k);
+    store(best.state.m, best.n_iter, best.converged, best.bound);
     process_ = process;
     a_ = to_f32(best_q.a);
     b_ = to_f32(best_q.b);

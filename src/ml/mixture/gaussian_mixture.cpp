@@ -41,8 +41,8 @@
 #include "bitlearn/ml/progress.h"
 #include "contract/math.h"
 #include "core/error.h"
-#include "ml/mixture/gaussian_mixture.h"
 #include "ml/mixture/mixture_common.h"
+#include "ml/registry.h"
 
 namespace bl::ml {
 
@@ -56,27 +56,9 @@ double log32(double v) { return static_cast<double>(bl::log(static_cast<float>(v
 
 // log weights and log determinants of the precision factors (bl::log in binary32, summed in binary64).
 void derive_logs32(Mixture& m) {
-  const int64_t k = m.k, d = m.d;
-  m.log_w.assign(static_cast<size_t>(k), 0.0);
-  m.log_det.assign(static_cast<size_t>(k), 0.0);
-  for (int64_t j = 0; j < k; ++j) m.log_w[j] = log32(m.weights[j]);
-  double tied = 0.0;
-  if (m.type == CovType::tied)
-    for (int64_t a = 0; a < d; ++a) tied += log32(m.prec[a * d + a]);
-  for (int64_t j = 0; j < k; ++j) {
-    double s = 0.0;
-    switch (m.type) {
-      case CovType::full:
-        for (int64_t a = 0; a < d; ++a) s += log32(m.prec[j * d * d + a * d + a]);
-        break;
-      case CovType::tied: s = tied; break;
-      case CovType::diag:
-        for (int64_t a = 0; a < d; ++a) s += log32(m.prec[j * d + a]);
-        break;
-      case CovType::spherical: s = static_cast<double>(d) * log32(m.prec[j]); break;
-    }
-    m.log_det[j] = s;
-  }
+  m.log_w.assign(static_cast<size_t>(m.k), 0.0);
+  for (int64_t j = 0; j < m.k; ++j) m.log_w[j] = log32(m.weights[j]);
+  m.log_det = sum_log_diag(m, log32);
 }
 
 // The M-step: weights (nk, unnormalized), means and covariances from resp; then the precisions.
@@ -101,62 +83,34 @@ class GaussianMixture final : public MixtureEstimator {
              {"tol", K::number, "0.001", 0.0}}) {}
 
   Estimator& fit(const Tensor& X, const Tensor&) override {
-    const int64_t k = params_.integer("n_components");
-    std::vector<float> x = fit_rows(name_, X, k);
-    const int64_t n = X.dim(0), d = X.dim(1);
-    const CovType type = cov_type_of(params_.text("covariance_type"));
-    const double tol = params_.number("tol"), reg = params_.number("reg_covar");
-    const int64_t max_iter = params_.integer("max_iter"), n_init = params_.integer("n_init");
-    const int64_t rs = params_.integer("random_state");
-    const std::string init = params_.text("init_params");
-
-    const double neg_inf = -std::numeric_limits<double>::infinity();
-    double best_lb = neg_inf;
-    Mixture best;
-    int64_t best_iter = 0;
-    bool best_conv = false, have_best = false;
+    const FitSetup f = fit_setup(name_, params_, X);
+    const int64_t n = f.n, k = f.k;
     std::vector<double> w, l, resp;
-    for (int64_t t = 0; t < n_init; ++t) {
+    auto start = [&](int64_t t) {
       Mixture m;
-      m.type = type;
+      m.type = f.type;
       m.k = k;
-      m.d = d;
-      resp = initial_resp(X, x, n, d, k, init, static_cast<uint64_t>(rs + t));
-      m_step(m, x, n, resp, reg, name_);
+      m.d = f.d;
+      resp = initial_resp(X, f.x, n, f.d, k, f.init, static_cast<uint64_t>(f.random_state + t));
+      m_step(m, f.x, n, resp, f.reg, name_);
       for (double& v : m.weights) v /= static_cast<double>(n);
       derive_logs32(m);
-      double lb = neg_inf;
-      bool conv = false;
-      int64_t it = 0;
-      for (it = 1; it <= max_iter; ++it) {
-        const double prev = lb;
-        weighted_log_prob(m, x, n, w);
-        normalize(w, n, k, l, &resp);
-        lb = mean_of(l);
-        BL_CHECK(!std::isnan(lb), name_, ": the log-likelihood is NaN");
-        m_step(m, x, n, resp, reg, name_);
-        double total = 0.0;
-        for (double v : m.weights) total += v;
-        for (double& v : m.weights) v /= total;
-        derive_logs32(m);
-        report_progress("gaussian_mixture EM", it, max_iter);
-        if (std::fabs(lb - prev) < tol) {
-          conv = true;
-          break;
-        }
-      }
-      if (it > max_iter) it = max_iter;
-      if (!have_best || lb > best_lb) {
-        best_lb = lb;
-        best = m;
-        best_iter = it;
-        best_conv = conv;
-        have_best = true;
-      }
-    }
-    report_progress("gaussian_mixture EM", max_iter, max_iter);
-    if (!best_conv && max_iter > 0) warn_not_converged(name_ + " EM", max_iter);
-    store(best, best_iter, best_conv, best_lb);
+      return m;
+    };
+    auto step = [&](Mixture& m) {
+      weighted_log_prob(m, f.x, n, w);
+      normalize(w, n, k, l, &resp);
+      const double lb = mean_of(l);
+      BL_CHECK(!std::isnan(lb), name_, ": the log-likelihood is NaN");
+      m_step(m, f.x, n, resp, f.reg, name_);
+      double total = 0.0;
+      for (double v : m.weights) total += v;
+      for (double& v : m.weights) v /= total;
+      derive_logs32(m);
+      return lb;
+    };
+    const BestRun<Mixture> best = best_of_runs<Mixture>(f, name_ + " EM", start, step);
+    store(best.state, best.n_iter, best.converged, best.bound);
     derive();
     fitted_ = true;
     return *this;

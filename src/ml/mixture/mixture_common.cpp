@@ -271,6 +271,22 @@ std::vector<float> fit_rows(const std::string& est, const Tensor& X, int64_t k) 
   return X.to(Device::cpu()).contiguous().to_vector<float>();
 }
 
+FitSetup fit_setup(const std::string& est, const lin::ParamSet& params, const Tensor& X) {
+  FitSetup f;
+  f.k = params.integer("n_components");
+  f.x = fit_rows(est, X, f.k);
+  f.n = X.dim(0);
+  f.d = X.dim(1);
+  f.type = cov_type_of(params.text("covariance_type"));
+  f.tol = params.number("tol");
+  f.reg = params.number("reg_covar");
+  f.max_iter = params.integer("max_iter");
+  f.n_init = params.integer("n_init");
+  f.random_state = params.integer("random_state");
+  f.init = params.text("init_params");
+  return f;
+}
+
 // ---- MixtureEstimator ----
 
 Tensor MixtureEstimator::predict(const Tensor& X) const {

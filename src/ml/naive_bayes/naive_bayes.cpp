@@ -21,7 +21,7 @@
 #include "contract/math.h"
 #include "core/error.h"
 #include "ml/linear/common.h"
-#include "ml/naive_bayes/naive_bayes.h"
+#include "ml/registry.h"
 
 namespace bl::ml {
 

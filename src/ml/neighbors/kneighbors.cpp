@@ -18,9 +18,9 @@
 #include "kernels/matmul_packed.h"
 #include "ml/cluster/distances.h"
 #include "ml/linear/common.h"
-#include "ml/neighbors/kneighbors.h"
 #include "ml/neighbors/metric_neighbors.h"
 #include "ml/neighbors/training_rows.h"
+#include "ml/registry.h"
 
 namespace bl::ml {
 

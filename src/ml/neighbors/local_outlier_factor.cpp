@@ -31,8 +31,8 @@
 #include "kernels/matmul_packed.h"
 #include "ml/cluster/distances.h"
 #include "ml/linear/common.h"
-#include "ml/neighbors/kneighbors.h"
 #include "ml/neighbors/nearest_rows.h"
+#include "ml/registry.h"
 
 namespace bl::ml {
 

@@ -13,7 +13,7 @@
 #include "core/error.h"
 #include "ml/cluster/distances.h"
 #include "ml/linear/common.h"
-#include "ml/neighbors/kneighbors.h"
+#include "ml/registry.h"
 
 namespace bl::ml {
 

@@ -30,8 +30,8 @@
 #include "core/error.h"
 #include "ml/cluster/distances.h"
 #include "ml/linear/common.h"
-#include "ml/neighbors/kneighbors.h"
 #include "ml/neighbors/training_rows.h"
+#include "ml/registry.h"
 
 namespace bl::ml {
 

@@ -17,8 +17,6 @@
 //
 // Everything runs on X's device through the library's ops, so the weights do not depend on the
 // device or the thread count.
-#include "ml/neural/mlp_estimators.h"
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -28,6 +26,7 @@
 #include "bitlearn/ops.h"
 #include "core/error.h"
 #include "ml/linear/common.h"
+#include "ml/registry.h"
 
 namespace bl::ml {
 

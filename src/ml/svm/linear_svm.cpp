@@ -35,8 +35,6 @@
 // A problem not converged after max_iter outer iterations keeps its last iterate and warns
 // (ConvergenceWarning). n_iter: the largest outer-iteration count over the problems.
 // Predict: X coef^T + intercept on X's device (lin::LinearClassifierFit, LinearModelBase).
-#include "ml/svm/linear_svm.h"
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -48,6 +46,7 @@
 #include "core/thread_pool.h"
 #include "ml/linear/linear_base.h"
 #include "ml/linear/linear_classifier.h"
+#include "ml/registry.h"
 
 namespace bl::ml {
 

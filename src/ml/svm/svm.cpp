@@ -65,8 +65,6 @@
 // on the host. one_class_svm: decision_function the value, score_samples value + offset
 // (offset = rho = -intercept, one binary32 addition), predict +1 where the value is > 0, else -1
 // (libsvm's sign).
-#include "ml/svm/svm.h"
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -81,6 +79,7 @@
 #include "ml/host_math.h"
 #include "ml/kernel/kernels.h"
 #include "ml/linear/common.h"
+#include "ml/registry.h"
 
 namespace bl::ml {
 

@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "core/thread_pool.h"
 #include "ml/tree/cart_builder.h"
+#include "ml/registry.h"
 #include "ml/tree/tree_model.h"
 #include "io/json_number.h"
 
