@@ -229,26 +229,38 @@ Var log_softmax(const Var& x, int64_t dim) {
   });
 }
 
+namespace {
+
+// The gradients of op(a) x op(b) under the product `mm` (bl::matmul or bl::bmm, the same transposes):
+// each is one product of g with the other operand, the transposes chosen so that nothing is copied;
+// an operand without requires_grad gets none.
+std::vector<Tensor> product_grads(Tensor (*mm)(const Tensor&, const Tensor&, bool, bool), const Tensor& g,
+                                  const Tensor& av, const Tensor& bv, bool ga, bool gb, bool trans_a, bool trans_b) {
+  std::vector<Tensor> r(2);
+  if (!trans_a && !trans_b) {
+    if (ga) r[0] = mm(g, bv, false, true);
+    if (gb) r[1] = mm(av, g, true, false);
+  } else if (!trans_a && trans_b) {
+    if (ga) r[0] = mm(g, bv, false, false);
+    if (gb) r[1] = mm(g, av, true, false);
+  } else if (trans_a && !trans_b) {
+    if (ga) r[0] = mm(bv, g, false, true);
+    if (gb) r[1] = mm(av, g, false, false);
+  } else {
+    if (ga) r[0] = mm(bv, g, true, true);
+    if (gb) r[1] = mm(g, av, true, true);
+  }
+  return r;
+}
+
+}  // namespace
+
 Var matmul(const Var& a, const Var& b, bool trans_a, bool trans_b) {
   Tensor av = a.value(), bv = b.value();
   bool ga = a.requires_grad(), gb = b.requires_grad();
   return record("matmul", bl::matmul(av, bv, trans_a, trans_b), {a, b},
                 [av, bv, ga, gb, trans_a, trans_b](const Tensor& g) {
-                  std::vector<Tensor> r(2);
-                  if (!trans_a && !trans_b) {
-                    if (ga) r[0] = bl::matmul(g, bv, false, true);
-                    if (gb) r[1] = bl::matmul(av, g, true, false);
-                  } else if (!trans_a && trans_b) {
-                    if (ga) r[0] = bl::matmul(g, bv);
-                    if (gb) r[1] = bl::matmul(g, av, true, false);
-                  } else if (trans_a && !trans_b) {
-                    if (ga) r[0] = bl::matmul(bv, g, false, true);
-                    if (gb) r[1] = bl::matmul(av, g);
-                  } else {
-                    if (ga) r[0] = bl::matmul(bv, g, true, true);
-                    if (gb) r[1] = bl::matmul(g, av, true, true);
-                  }
-                  return r;
+                  return product_grads(bl::matmul, g, av, bv, ga, gb, trans_a, trans_b);
                 });
 }
 
@@ -277,21 +289,7 @@ Var bmm(const Var& a, const Var& b, bool trans_a, bool trans_b) {
   bool ga = a.requires_grad(), gb = b.requires_grad();
   return record("bmm", bl::bmm(av, bv, trans_a, trans_b), {a, b},
                 [av, bv, ga, gb, trans_a, trans_b](const Tensor& g) {
-                  std::vector<Tensor> r(2);
-                  if (!trans_a && !trans_b) {
-                    if (ga) r[0] = bl::bmm(g, bv, false, true);
-                    if (gb) r[1] = bl::bmm(av, g, true, false);
-                  } else if (!trans_a && trans_b) {
-                    if (ga) r[0] = bl::bmm(g, bv);
-                    if (gb) r[1] = bl::bmm(g, av, true, false);
-                  } else if (trans_a && !trans_b) {
-                    if (ga) r[0] = bl::bmm(bv, g, false, true);
-                    if (gb) r[1] = bl::bmm(av, g);
-                  } else {
-                    if (ga) r[0] = bl::bmm(bv, g, true, true);
-                    if (gb) r[1] = bl::bmm(g, av, true, true);
-                  }
-                  return r;
+                  return product_grads(bl::bmm, g, av, bv, ga, gb, trans_a, trans_b);
                 });
 }
 

@@ -102,32 +102,53 @@ BL_HD float attention_weighted_value(const float* p, const float* v, int64_t v_s
   return canonicalize(c);
 }
 
+// Where output row (b, t, h) reads and writes: its output row o, its query row q, the first key k
+// and value v of its key range (key/value head g = h / (n_heads / n_kv_heads)) and the range's key
+// count n (0: the row attends nothing and its output is +0).
+struct AttentionRowPlace {
+  float* o;
+  const float* q;
+  const float* k;
+  const float* v;
+  int64_t n;
+};
+BL_HD AttentionRowPlace attention_row_place(const AttentionArgs& a, const float* q, const float* k, const float* v,
+                                            const int64_t* q_pos, const int64_t* kv_len, float* out, int64_t b,
+                                            int64_t t, int64_t h) {
+  const int64_t g = h / (a.n_heads / a.n_kv_heads);
+  int64_t lo = 0, hi = -1;
+  attention_key_range(q_pos[b * a.q_len + t], kv_len[b], a.window, &lo, &hi);
+  AttentionRowPlace r;
+  r.o = out + b * a.o_sb + t * a.o_st + h * a.o_sh;
+  r.n = hi >= lo ? hi - lo + 1 : 0;
+  const int64_t first = r.n > 0 ? lo : 0;  // an empty range points at key 0, inside the cache
+  r.q = q + b * a.q_sb + t * a.q_st + h * a.q_sh;
+  r.k = k + b * a.k_sb + first * a.k_st + g * a.k_sh;
+  r.v = v + b * a.v_sb + first * a.v_st + g * a.v_sh;
+  return r;
+}
+
 // One output row (b, t, h) of the reference; scratch holds attention_row_scratch(kv_capacity)
 // floats.
 BL_HD void attention_row(const AttentionArgs& a, const float* q, const float* k, const float* v,
                          const int64_t* q_pos, const int64_t* kv_len, float* out, int64_t b,
                          int64_t t, int64_t h, float* scratch) {
-  float* o = out + b * a.o_sb + t * a.o_st + h * a.o_sh;
-  const int64_t g = h / (a.n_heads / a.n_kv_heads);
-  int64_t lo = 0, hi = -1;
-  attention_key_range(q_pos[b * a.q_len + t], kv_len[b], a.window, &lo, &hi);
-  const int64_t n = hi >= lo ? hi - lo + 1 : 0;
+  const AttentionRowPlace row = attention_row_place(a, q, k, v, q_pos, kv_len, out, b, t, h);
+  float* o = row.o;
+  const int64_t n = row.n;
   if (n == 0) {
     for (int64_t d = 0; d < a.head_dim; ++d) o[d] = 0.0f;
     return;
   }
-  const float* qr = q + b * a.q_sb + t * a.q_st + h * a.q_sh;
-  const float* kb = k + b * a.k_sb + lo * a.k_st + g * a.k_sh;
-  const float* vb = v + b * a.v_sb + lo * a.v_st + g * a.v_sh;
   float* s = scratch;
   float m = StepMax::init();
   for (int64_t j = 0; j < n; ++j) {
-    s[j] = attention_score(qr, kb + j * a.k_st, a.head_dim, a.scale);
+    s[j] = attention_score(row.q, row.k + j * a.k_st, a.head_dim, a.scale);
     m = max(m, s[j]);
   }
   const float sum = attention_softmax_sum(s, n, m, scratch + n);
   for (int64_t j = 0; j < n; ++j) s[j] = softmax_element(s[j], m, sum);
-  for (int64_t d = 0; d < a.head_dim; ++d) o[d] = attention_weighted_value(s, vb, a.v_st, n, d);
+  for (int64_t d = 0; d < a.head_dim; ++d) o[d] = attention_weighted_value(s, row.v, a.v_st, n, d);
 }
 
 // Throws bl::Error (naming the operand) when args are not a valid problem.

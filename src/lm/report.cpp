@@ -17,6 +17,16 @@ std::string float_bits_hex(float v) {
   return buf;
 }
 
+namespace {
+
+// A binary32 value in the report: the number, and beside it (key + "_bits") its exact bits in hex.
+void put_float(nlohmann::ordered_json& e, const std::string& key, float v) {
+  e[key] = v;
+  e[key + "_bits"] = float_bits_hex(v);
+}
+
+}  // namespace
+
 std::string report_json(const TrainResult& r, const TrainOptions& o) {
   nlohmann::ordered_json j;
   j["format"] = "bitlearn.lm.train.v1";
@@ -29,16 +39,10 @@ std::string report_json(const TrainResult& r, const TrainOptions& o) {
   for (const StepRecord& s : r.steps) {
     nlohmann::ordered_json e;
     e["step"] = s.step;
-    e["loss"] = s.loss;
-    e["loss_bits"] = float_bits_hex(s.loss);
-    e["grad_norm"] = s.grad_norm;
-    e["grad_norm_bits"] = float_bits_hex(s.grad_norm);
-    e["lr"] = s.lr;
-    e["lr_bits"] = float_bits_hex(s.lr);
-    if (s.val_loss >= 0) {
-      e["val_loss"] = s.val_loss;
-      e["val_loss_bits"] = float_bits_hex(s.val_loss);
-    }
+    put_float(e, "loss", s.loss);
+    put_float(e, "grad_norm", s.grad_norm);
+    put_float(e, "lr", s.lr);
+    if (s.val_loss >= 0) put_float(e, "val_loss", s.val_loss);
     if (!s.params_sha256.empty()) e["params_sha256"] = s.params_sha256;
     e["seconds"] = s.seconds;
     e["tokens"] = s.tokens;

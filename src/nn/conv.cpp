@@ -187,14 +187,24 @@ ag::Var conv2d(const ag::Var& x, const ag::Var& weight, const ag::Var& bias, con
 
 // ---- Conv2d / Conv1d ----
 
+namespace {
+
+void check_conv_layer(const char* layer, int64_t in, int64_t out, const Conv2dOptions& opt) {
+  BL_CHECK(in > 0 && out > 0 && opt.kernel > 0, layer, ": channels and kernel must be > 0");
+  BL_CHECK(opt.groups >= 1 && in % opt.groups == 0 && out % opt.groups == 0, layer, ": groups=",
+           opt.groups, " must divide in_channels=", in, " and out_channels=", out);
+}
+
+// The bound b of the U(-b, b) initialization of weight and bias: 1 / sqrt(fan_in).
+float init_bound(int64_t fan_in) { return bl::div(1.0f, bl::sqrt(static_cast<float>(fan_in))); }
+
+}  // namespace
+
 Conv2d::Conv2d(int64_t in, int64_t out, Conv2dOptions opt, InitStream& init)
     : in_channels(in), out_channels(out), options(opt) {
-  BL_CHECK(in > 0 && out > 0 && opt.kernel > 0, "Conv2d: channels and kernel must be > 0");
-  BL_CHECK(opt.groups >= 1 && in % opt.groups == 0 && out % opt.groups == 0, "Conv2d: groups=",
-           opt.groups, " must divide in_channels=", in, " and out_channels=", out);
+  check_conv_layer("Conv2d", in, out, opt);
   int64_t cg = in / opt.groups;
-  int64_t fan_in = cg * opt.kernel * opt.kernel;
-  float bound = bl::div(1.0f, bl::sqrt(static_cast<float>(fan_in)));
+  float bound = init_bound(cg * opt.kernel * opt.kernel);
   weight = register_parameter("weight", init::uniform({out, opt.kernel, opt.kernel, cg},
                                                       bl::neg(bound), bound, init.seed, init.take()));
   if (opt.bias)
@@ -209,11 +219,9 @@ ag::Var Conv2d::forward(const ag::Var& x) {
 
 Conv1d::Conv1d(int64_t in, int64_t out, Conv2dOptions opt, InitStream& init)
     : in_channels(in), out_channels(out), options(opt) {
-  BL_CHECK(in > 0 && out > 0 && opt.kernel > 0, "Conv1d: channels and kernel must be > 0");
-  BL_CHECK(opt.groups >= 1 && in % opt.groups == 0 && out % opt.groups == 0, "Conv1d: groups=",
-           opt.groups, " must divide in_channels=", in, " and out_channels=", out);
+  check_conv_layer("Conv1d", in, out, opt);
   int64_t cg = in / opt.groups;
-  float bound = bl::div(1.0f, bl::sqrt(static_cast<float>(cg * opt.kernel)));
+  float bound = init_bound(cg * opt.kernel);
   weight = register_parameter("weight", init::uniform({out, 1, opt.kernel, cg}, bl::neg(bound), bound,
                                                       init.seed, init.take()));
   if (opt.bias)

@@ -73,38 +73,28 @@ nlohmann::json build_json(const std::vector<std::string>& id_to_word,
         special_tokens.begin() + i) {
       continue;  // a repeated special token keeps its first id
     }
-    Json t;
-    t["id"] = static_cast<int32_t>(std::find(id_to_word.begin(), id_to_word.end(), special_tokens[i]) -
-                                   id_to_word.begin());
-    t["content"] = special_tokens[i];
-    t["single_word"] = false;
-    t["lstrip"] = false;
-    t["rstrip"] = false;
-    t["normalized"] = false;
-    t["special"] = true;
-    added.push_back(t);
+    const int32_t id = static_cast<int32_t>(std::find(id_to_word.begin(), id_to_word.end(), special_tokens[i]) -
+                                            id_to_word.begin());
+    added.push_back({{"id", id}, {"content", special_tokens[i]}, {"single_word", false}, {"lstrip", false},
+                     {"rstrip", false}, {"normalized", false}, {"special", true}});
   }
   root["added_tokens"] = added;
   root["normalizer"] = nullptr;
-  Json byte_level;
-  byte_level["type"] = "ByteLevel";
-  byte_level["add_prefix_space"] = false;
-  byte_level["trim_offsets"] = true;
-  byte_level["use_regex"] = true;
+  const Json byte_level = {
+      {"type", "ByteLevel"}, {"add_prefix_space", false}, {"trim_offsets", true}, {"use_regex", true}};
   root["pre_tokenizer"] = byte_level;
   root["post_processor"] = nullptr;
   Json decoder = byte_level;
   decoder["add_prefix_space"] = true;
   root["decoder"] = decoder;
-  Json model;
-  model["type"] = "BPE";
-  model["dropout"] = nullptr;
-  model["unk_token"] = nullptr;
-  model["continuing_subword_prefix"] = nullptr;
-  model["end_of_word_suffix"] = nullptr;
-  model["fuse_unk"] = false;
-  model["byte_fallback"] = false;
-  model["ignore_merges"] = false;
+  Json model = {{"type", "BPE"},
+                {"dropout", nullptr},
+                {"unk_token", nullptr},
+                {"continuing_subword_prefix", nullptr},
+                {"end_of_word_suffix", nullptr},
+                {"fuse_unk", false},
+                {"byte_fallback", false},
+                {"ignore_merges", false}};
   Json vocab = Json::object();
   for (size_t i = 0; i < id_to_word.size(); ++i) vocab[id_to_word[i]] = static_cast<int32_t>(i);
   model["vocab"] = vocab;

@@ -635,16 +635,15 @@ class Parser {
     e->args.push_back(std::move(b));
     return e;
   }
-  ExprPtr or_expr() {
-    ExprPtr a = and_expr();
-    while (accept_name("or")) a = binary(std::move(a), "or", and_expr());
+  // One left-associative precedence level, `a op b op c ...`: `accept` takes the operator (a keyword or
+  // a symbol), `next` parses an operand of the next tighter level.
+  ExprPtr left_chain(const char* op, bool (Parser::*accept)(const char*), ExprPtr (Parser::*next)()) {
+    ExprPtr a = (this->*next)();
+    while ((this->*accept)(op)) a = binary(std::move(a), op, (this->*next)());
     return a;
   }
-  ExprPtr and_expr() {
-    ExprPtr a = not_expr();
-    while (accept_name("and")) a = binary(std::move(a), "and", not_expr());
-    return a;
-  }
+  ExprPtr or_expr() { return left_chain("or", &Parser::accept_name, &Parser::and_expr); }
+  ExprPtr and_expr() { return left_chain("and", &Parser::accept_name, &Parser::not_expr); }
   ExprPtr not_expr() {
     Nesting guard(*this);
     if (accept_name("not")) {
@@ -694,11 +693,7 @@ class Parser {
       else return a;
     }
   }
-  ExprPtr concat() {
-    ExprPtr a = multiplicative();
-    while (accept_op("~")) a = binary(std::move(a), "~", multiplicative());
-    return a;
-  }
+  ExprPtr concat() { return left_chain("~", &Parser::accept_op, &Parser::multiplicative); }
   ExprPtr multiplicative() {
     ExprPtr a = power();
     for (;;) {
@@ -743,14 +738,17 @@ class Parser {
         e->args.push_back(std::move(a));
         a = std::move(e);
       } else if (accept_op("(")) {
-        auto e = make(Expr::Kind::call);
-        e->args.push_back(std::move(a));
-        arguments(*e);
-        a = std::move(e);
+        a = call(std::move(a));
       } else {
         return a;
       }
     }
+  }
+  ExprPtr call(ExprPtr callee) {  // after '('
+    auto e = make(Expr::Kind::call);
+    e->args.push_back(std::move(callee));
+    arguments(*e);
+    return e;
   }
   void arguments(Expr& e) {  // after '(' : positional then keyword arguments, up to ')'
     if (accept_op(")")) return;
@@ -794,13 +792,26 @@ class Parser {
         }
         expect_op("]");
       } else if (accept_op("(")) {
-        auto e = make(Expr::Kind::call);
-        e->args.push_back(std::move(a));
-        arguments(*e);
-        a = std::move(e);
+        a = call(std::move(a));
       } else {
         return a;
       }
+    }
+  }
+  // A list or dict literal after its opening bracket: items (a dict's as key ':' value) separated by
+  // commas, a trailing comma allowed, up to `close`.
+  ExprPtr collection(Expr::Kind kind, const char* close) {
+    auto e = make(kind);
+    if (accept_op(close)) return e;
+    for (;;) {
+      e->args.push_back(expression());
+      if (kind == Expr::Kind::dict) {
+        expect_op(":");
+        e->args.push_back(expression());
+      }
+      if (accept_op(close)) return e;
+      expect_op(",");
+      if (accept_op(close)) return e;
     }
   }
   ExprPtr primary() {
@@ -835,32 +846,8 @@ class Parser {
           expect_op(")");
           return e;
         }
-        if (t.text == "[") {
-          auto e = make(Expr::Kind::list);
-          if (!accept_op("]")) {
-            for (;;) {
-              e->args.push_back(expression());
-              if (accept_op("]")) break;
-              expect_op(",");
-              if (accept_op("]")) break;
-            }
-          }
-          return e;
-        }
-        if (t.text == "{") {
-          auto e = make(Expr::Kind::dict);
-          if (!accept_op("}")) {
-            for (;;) {
-              e->args.push_back(expression());
-              expect_op(":");
-              e->args.push_back(expression());
-              if (accept_op("}")) break;
-              expect_op(",");
-              if (accept_op("}")) break;
-            }
-          }
-          return e;
-        }
+        if (t.text == "[") return collection(Expr::Kind::list, "]");
+        if (t.text == "{") return collection(Expr::Kind::dict, "}");
         break;
       case Token::Kind::end: --p_; fail("the expression ends early");
     }
@@ -930,6 +917,25 @@ class Builder {
     for (size_t k = 0; k < skip_words; ++k) ps.expect_name();
     return ps;
   }
+  static NodePtr node(Node::Kind kind, size_t offset) {
+    auto n = std::make_unique<Node>();
+    n->kind = kind;
+    n->offset = offset;
+    return n;
+  }
+  // The node of a statement that names its targets first ({% for x ... %}, {% set x ... %}), and the
+  // statement's parser past the keyword and the first name (which the node holds).
+  std::pair<NodePtr, Parser> targets_statement(Node::Kind kind) {
+    Parser ps = parser(pieces_[p_], 1);
+    NodePtr n = node(kind, pieces_[p_].offset);
+    n->names.push_back(ps.expect_name());
+    return {std::move(n), std::move(ps)};
+  }
+  // A statement that is its keyword alone ({% else %}, {% endif %}, {% endfor %}): checked and passed.
+  void bare_statement() {
+    parser(pieces_[p_], 1).expect_end();
+    ++p_;
+  }
   // Statements up to one whose first word is in `until` (left for the caller) or the end.
   NodePtr body(const std::vector<std::string>& until) {
     // Blocks nest at most 256 deep (a hostile template cannot exhaust the stack).
@@ -951,9 +957,7 @@ class Builder {
         continue;
       }
       if (pc.kind == Piece::Kind::output) {
-        auto n = std::make_unique<Node>();
-        n->kind = Node::Kind::output;
-        n->offset = pc.offset;
+        NodePtr n = node(Node::Kind::output, pc.offset);
         Parser ps = parser(pc, 0);
         n->exprs.push_back(ps.expression());
         ps.expect_end();
@@ -978,9 +982,7 @@ class Builder {
     return b;
   }
   NodePtr branch() {
-    auto n = std::make_unique<Node>();
-    n->kind = Node::Kind::branch;
-    n->offset = pieces_[p_].offset;
+    NodePtr n = node(Node::Kind::branch, pieces_[p_].offset);
     for (;;) {
       const Piece& pc = pieces_[p_];
       const std::string word = head(pc);
@@ -991,23 +993,16 @@ class Builder {
         ++p_;
         n->children.push_back(body({"elif", "else", "endif"}));
       } else if (word == "else") {
-        parser(pc, 1).expect_end();
-        ++p_;
+        bare_statement();
         n->children.push_back(body({"endif"}));
       } else {  // endif
-        parser(pc, 1).expect_end();
-        ++p_;
+        bare_statement();
         return n;
       }
     }
   }
   NodePtr loop() {
-    auto n = std::make_unique<Node>();
-    n->kind = Node::Kind::loop;
-    const Piece& pc = pieces_[p_];
-    n->offset = pc.offset;
-    Parser ps = parser(pc, 1);
-    n->names.push_back(ps.expect_name());
+    auto [n, ps] = targets_statement(Node::Kind::loop);
     while (ps.accept_op(",")) n->names.push_back(ps.expect_name());
     if (!ps.accept_name("in")) ps.fail("expected 'in'");
     // `for m in xs if cond` parses as the conditional `xs if cond` (no else): that is a loop filter.
@@ -1024,28 +1019,21 @@ class Builder {
     ++p_;
     n->children.push_back(body({"else", "endfor"}));
     if (head(pieces_[p_]) == "else") {
-      parser(pieces_[p_], 1).expect_end();
-      ++p_;
+      bare_statement();
       n->children.push_back(body({"endfor"}));
     }
-    parser(pieces_[p_], 1).expect_end();
-    ++p_;
-    return n;
+    bare_statement();
+    return std::move(n);  // a structured binding is not moved on return by itself
   }
   NodePtr assignment() {
-    auto n = std::make_unique<Node>();
-    n->kind = Node::Kind::set;
-    const Piece& pc = pieces_[p_];
-    n->offset = pc.offset;
-    Parser ps = parser(pc, 1);
-    n->names.push_back(ps.expect_name());
+    auto [n, ps] = targets_statement(Node::Kind::set);
     if (ps.accept_op(".")) n->names.push_back(ps.expect_name());
     if (ps.peek().kind == Token::Kind::op && ps.peek().text == ",") ps.fail("assignments to several names are not supported");
     if (!ps.accept_op("=")) ps.fail("block assignments ({% set x %}...{% endset %}) are not supported; expected '='");
     n->exprs.push_back(ps.expression());
     ps.expect_end();
     ++p_;
-    return n;
+    return std::move(n);
   }
 
   const std::vector<Piece>& pieces_;

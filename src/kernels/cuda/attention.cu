@@ -37,23 +37,18 @@ __global__ void attention_block_rows_kernel(AttentionArgs a, const float* q, con
     const int64_t h = r % a.n_heads;
     const int64_t t = (r / a.n_heads) % a.q_len;
     const int64_t b = r / (a.n_heads * a.q_len);
-    float* o = out + b * a.o_sb + t * a.o_st + h * a.o_sh;
-    const int64_t g = h / (a.n_heads / a.n_kv_heads);
-    int64_t lo = 0, hi = -1;
-    attention_key_range(q_pos[b * a.q_len + t], kv_len[b], a.window, &lo, &hi);
-    const int64_t n = hi >= lo ? hi - lo + 1 : 0;
+    const AttentionRowPlace row = attention_row_place(a, q, k, v, q_pos, kv_len, out, b, t, h);
+    float* o = row.o;
+    const int64_t n = row.n;
     if (n == 0) {
       for (int64_t d = threadIdx.x; d < a.head_dim; d += blockDim.x) o[d] = 0.0f;
       __syncthreads();
       continue;
     }
-    const float* qr = q + b * a.q_sb + t * a.q_st + h * a.q_sh;
-    const float* kb = k + b * a.k_sb + lo * a.k_st + g * a.k_sh;
-    const float* vb = v + b * a.v_sb + lo * a.v_st + g * a.v_sh;
     float* s = scratch;
     float local_max = StepMax::init();
     for (int64_t j = threadIdx.x; j < n; j += blockDim.x) {
-      s[j] = attention_score(qr, kb + j * a.k_st, a.head_dim, a.scale);
+      s[j] = attention_score(row.q, row.k + j * a.k_st, a.head_dim, a.scale);
       local_max = max(local_max, s[j]);
     }
     shared_max[threadIdx.x] = local_max;
@@ -91,7 +86,7 @@ __global__ void attention_block_rows_kernel(AttentionArgs a, const float* q, con
     for (int64_t j = threadIdx.x; j < n; j += blockDim.x) s[j] = softmax_element(s[j], m, sum);
     __syncthreads();
     for (int64_t d = threadIdx.x; d < a.head_dim; d += blockDim.x)
-      o[d] = attention_weighted_value(s, vb, a.v_st, n, d);
+      o[d] = attention_weighted_value(s, row.v, a.v_st, n, d);
     __syncthreads();
   }
 }

@@ -11,10 +11,12 @@
 
 namespace bl::cuda {
 
-__device__ __forceinline__ float4 exp_quad(float4 x) {
+// The four-wide form over a fast evaluation `split(x, &hard)` with exp_split's contract (hard set
+// where the rounding is in doubt): its four calls first, then exp_settle for the doubtful ones.
+template <class Split>
+__device__ __forceinline__ float4 exp_quad_with(float4 x, Split split) {
   bool h0, h1, h2, h3;
-  float4 y = make_float4(exp_split(x.x, &h0), exp_split(x.y, &h1), exp_split(x.z, &h2),
-                         exp_split(x.w, &h3));
+  float4 y = make_float4(split(x.x, &h0), split(x.y, &h1), split(x.z, &h2), split(x.w, &h3));
   if (h0 || h1 || h2 || h3) {  // rare: about 2^-19 of inputs
     if (h0) y.x = exp_settle(x.x);
     if (h1) y.y = exp_settle(x.y);
@@ -22,6 +24,10 @@ __device__ __forceinline__ float4 exp_quad(float4 x) {
     if (h3) y.w = exp_settle(x.w);
   }
   return y;
+}
+
+__device__ __forceinline__ float4 exp_quad(float4 x) {
+  return exp_quad_with(x, [](float v, bool* hard) { return exp_split(v, hard); });
 }
 
 }  // namespace bl::cuda

@@ -19,33 +19,27 @@
 namespace bl {
 namespace {
 
-// Multiprocessors of the current device (read once per device index).
-int64_t current_multiprocessors() {
+// An attribute of the current device, read once per device index (a reading <= 0 is kept as 1);
+// `beyond` for a device index past the 64 cached.
+template <cudaDeviceAttr ATTR>
+int64_t current_device_attribute(int64_t beyond) {
   static int64_t cached[64] = {};
   int dev = 0;
   BL_CUDA_CHECK(cudaGetDevice(&dev));
-  if (dev < 0 || dev >= 64) return 132;
+  if (dev < 0 || dev >= 64) return beyond;
   if (cached[dev] == 0) {
     int v = 0;
-    BL_CUDA_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev));
+    BL_CUDA_CHECK(cudaDeviceGetAttribute(&v, ATTR, dev));
     cached[dev] = v > 0 ? v : 1;
   }
   return cached[dev];
 }
 
-// Opt-in shared memory per block of the current device, bytes (read once per device index).
-int64_t current_smem_optin() {
-  static int64_t cached[64] = {};
-  int dev = 0;
-  BL_CUDA_CHECK(cudaGetDevice(&dev));
-  if (dev < 0 || dev >= 64) return 0;
-  if (cached[dev] == 0) {
-    int v = 0;
-    BL_CUDA_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-    cached[dev] = v > 0 ? v : 1;
-  }
-  return cached[dev];
-}
+// Multiprocessors of the current device.
+int64_t current_multiprocessors() { return current_device_attribute<cudaDevAttrMultiProcessorCount>(132); }
+
+// Opt-in shared memory per block of the current device, bytes.
+int64_t current_smem_optin() { return current_device_attribute<cudaDevAttrMaxSharedMemoryPerBlockOptin>(0); }
 
 // True when the leaf-parallel mode of the small tiles may split this product: a single product
 // (batch 1) on the default stream (where products share its scratch one after another) with two or
@@ -126,15 +120,7 @@ void run_tile(int tile, const MatmulArgs& args, const float* a, const float* b, 
     return;
   }
   MatmulDeviceArgs p;
-  p.m = args.m;
-  p.n = args.n;
-  p.k = args.k;
-  p.lda = args.lda;
-  p.ldb = args.ldb;
-  p.ldc = args.ldc;
-  p.stride_a = args.stride_a;
-  p.stride_b = args.stride_b;
-  p.stride_c = args.stride_c;
+  pipe_problem_sizes(args, p);
   p.trans_a = args.trans_a ? 1 : 0;
   p.trans_b = args.trans_b ? 1 : 0;
   p.tiles_m = p.tiles_n = 0;

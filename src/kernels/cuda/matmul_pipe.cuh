@@ -1,6 +1,7 @@
 // matmul_pipe.cuh: the data movement shared by the pipelined CUDA GEMM kernels (matmul.cu and
-// matmul_wide.cu): cp.async copies of operand slabs from global into shared memory. Only data
-// moves here; no arithmetic, so nothing in this file can change a bit of a product.
+// matmul_wide.cu): cp.async copies of operand slabs from global into shared memory, and the
+// problem's sizes copied into their argument structs. Only data moves here; no arithmetic, so
+// nothing in this file can change a bit of a product.
 //
 // Each operand slab is copied into shared memory as it is stored in global memory (k-contiguous
 // operands as [outer][BK + 4], outer-contiguous ones as [BK][outer + 4]) by asynchronous 16-byte
@@ -13,8 +14,25 @@
 
 #include <stdint.h>
 
+#include "kernels/matmul.h"
+
 namespace bl {
 namespace {
+
+// The sizes, row pitches and batch strides of a product, copied from MatmulArgs into a kernel's
+// argument struct (MatmulDeviceArgs, WideArgs); the caller sets the rest.
+template <class P>
+void pipe_problem_sizes(const MatmulArgs& args, P& p) {
+  p.m = args.m;
+  p.n = args.n;
+  p.k = args.k;
+  p.lda = args.lda;
+  p.ldb = args.ldb;
+  p.ldc = args.ldc;
+  p.stride_a = args.stride_a;
+  p.stride_b = args.stride_b;
+  p.stride_c = args.stride_c;
+}
 
 #if defined(__HIP_PLATFORM_AMD__)
 // AMD GPUs have no cp.async: the same copies done synchronously (src_bytes of the chunk are read,

@@ -378,15 +378,7 @@ template <class C, bool SPLIT>
 void launch_wide(const MatmulArgs& args, const float* a, const float* b, float* c, const float* bias,
                  const LaunchConfig& config, cudaStream_t stream) {
   WideArgs p;
-  p.m = args.m;
-  p.n = args.n;
-  p.k = args.k;
-  p.lda = args.lda;
-  p.ldb = args.ldb;
-  p.ldc = args.ldc;
-  p.stride_a = args.stride_a;
-  p.stride_b = args.stride_b;
-  p.stride_c = args.stride_c;
+  pipe_problem_sizes(args, p);
   p.tiles_m = (args.m + C::BM - 1) / C::BM;
   p.tiles_n = (args.n + C::BN - 1) / C::BN;
   p.leaves = SPLIT ? gemm_k_leaf_count(args.k) : 1;

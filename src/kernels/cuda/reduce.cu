@@ -24,6 +24,14 @@ struct FinishVar {
   BL_HD float operator()(float v) const { return take_sqrt ? finish_std(v, n, ddof) : finish_var(v, n, ddof); }
 };
 
+// The totals of every reduction under Step into out, then `finish` applied to each in place.
+template <class Step, class Finish>
+void reduce_and_finish(const float* x, const ReduceShape& shape, float* out, int64_t reductions, Finish finish,
+                       const LaunchConfig& config) {
+  cuda::reduce_totals<Step>(x, shape, nullptr, out, config);
+  cuda::map_totals(out, reductions, finish, config);
+}
+
 // Best (key, lowest index) of every (reduction, leaf) job, by one thread each.
 __global__ void arg_leaf_kernel(ArgReduceOp op, const float* x, int64_t n, int64_t inner, int64_t leaves,
                                 int64_t jobs, uint32_t* best_key, int64_t* best_index) {
@@ -58,37 +66,30 @@ void reduce_cuda(ReduceOp op, const float* x, ReduceShape shape, float* out, int
   const int64_t n = shape.n;
   switch (op) {
     case ReduceOp::sum:
-      cuda::reduce_totals<StepAdd>(x, shape, nullptr, out, config);
-      cuda::map_totals(out, reductions, FinishCanonical(), config);
+      reduce_and_finish<StepAdd>(x, shape, out, reductions, FinishCanonical(), config);
       break;
     case ReduceOp::mean:
-      cuda::reduce_totals<StepAdd>(x, shape, nullptr, out, config);
-      cuda::map_totals(out, reductions, FinishMean{n}, config);
+      reduce_and_finish<StepAdd>(x, shape, out, reductions, FinishMean{n}, config);
       break;
     case ReduceOp::var:
     case ReduceOp::std: {
       cuda::DeviceScratch<float> mean(reductions);
-      cuda::reduce_totals<StepAdd>(x, shape, nullptr, mean.ptr, config);
-      cuda::map_totals(mean.ptr, reductions, FinishMean{n}, config);
+      reduce_and_finish<StepAdd>(x, shape, mean.ptr, reductions, FinishMean{n}, config);
       cuda::reduce_totals<StepCenteredSquare>(x, shape, mean.ptr, out, config);
       cuda::map_totals(out, reductions, FinishVar{n, ddof, op == ReduceOp::std}, config);
       break;
     }
     case ReduceOp::max:
-      cuda::reduce_totals<StepMax>(x, shape, nullptr, out, config);
-      cuda::map_totals(out, reductions, FinishCanonical(), config);
+      reduce_and_finish<StepMax>(x, shape, out, reductions, FinishCanonical(), config);
       break;
     case ReduceOp::min:
-      cuda::reduce_totals<StepMin>(x, shape, nullptr, out, config);
-      cuda::map_totals(out, reductions, FinishCanonical(), config);
+      reduce_and_finish<StepMin>(x, shape, out, reductions, FinishCanonical(), config);
       break;
     case ReduceOp::l1:
-      cuda::reduce_totals<StepAddAbs>(x, shape, nullptr, out, config);
-      cuda::map_totals(out, reductions, FinishCanonical(), config);
+      reduce_and_finish<StepAddAbs>(x, shape, out, reductions, FinishCanonical(), config);
       break;
     case ReduceOp::l2:
-      cuda::reduce_totals<StepSquare>(x, shape, nullptr, out, config);
-      cuda::map_totals(out, reductions, FinishSqrt(), config);
+      reduce_and_finish<StepSquare>(x, shape, out, reductions, FinishSqrt(), config);
       break;
   }
   cuda::finish_sync();

@@ -63,16 +63,7 @@ __device__ __forceinline__ float exp_split_nonpositive(float x, bool* hard) {
 }
 
 __device__ __forceinline__ float4 exp_quad_nonpositive(float4 x) {
-  bool h0, h1, h2, h3;
-  float4 y = make_float4(exp_split_nonpositive(x.x, &h0), exp_split_nonpositive(x.y, &h1),
-                         exp_split_nonpositive(x.z, &h2), exp_split_nonpositive(x.w, &h3));
-  if (h0 || h1 || h2 || h3) {  // rare: about 2^-19 of inputs
-    if (h0) y.x = exp_settle(x.x);
-    if (h1) y.y = exp_settle(x.y);
-    if (h2) y.z = exp_settle(x.z);
-    if (h3) y.w = exp_settle(x.w);
-  }
-  return y;
+  return exp_quad_with(x, [](float v, bool* hard) { return exp_split_nonpositive(v, hard); });
 }
 #else
 __device__ __forceinline__ float4 exp_quad_nonpositive(float4 x) { return exp_quad(x); }
