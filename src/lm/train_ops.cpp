@@ -209,13 +209,27 @@ std::tuple<Tensor, Tensor, Tensor> attention_backward_products(const Tensor& q3,
     return {bmm(ds, k3), bmm(ds, q3, true, false), bmm(p, g3, true, false)};
   }
   const Tensor zero = scalar_on(q3, 0.0);
-  // acc + part over the first n keys; the keys past them get the +0 leaf.
-  auto fold = [&](const Tensor& acc, const Tensor& part, int64_t n) {
-    if (!acc.defined())
-      return n < T ? concat({part, Tensor::zeros({part.dim(0), T - n, part.dim(2)}, DType::f32, part.device())}, 1)
-                   : part;
-    if (n == T) return add(acc, part);
-    return concat({add(acc.slice(1, 0, n), part), add(acc.slice(1, n, T), zero)}, 1);
+  // acc <- acc + part over the first n keys, in place. The first block starts acc (its leaf, and +0
+  // for the keys it cannot see). A key past n that an earlier block reached gets the +0 leaf
+  // (adding +0 turns a -0 into +0): only with R > 1, where a block of a later query head sees
+  // fewer keys than the blocks before it.
+  auto fold = [&](Tensor& acc, const Tensor& part, int64_t n) {
+    if (!acc.defined()) {
+      if (n == T) {
+        acc = part;
+        return;
+      }
+      acc = Tensor::zeros({part.dim(0), T, part.dim(2)}, DType::f32, part.device());
+      Tensor head = acc.slice(1, 0, n);
+      copy_into(head, part);
+      return;
+    }
+    Tensor head = acc.slice(1, 0, n);
+    copy_into(head, add(head, part));
+    if (n < T && R > 1) {
+      Tensor tail = acc.slice(1, n, T);
+      copy_into(tail, add(tail, zero));
+    }
   };
   std::vector<Tensor> dq_blocks;
   Tensor dk, dv;
@@ -228,8 +242,8 @@ std::tuple<Tensor, Tensor, Tensor> attention_backward_products(const Tensor& q3,
                                                  first);
     const Tensor dq = bmm(ds, kb);
     dq_blocks.push_back(n < T ? add(dq, zero) : dq);
-    dk = fold(dk, bmm(ds, qb, true, false), n);
-    dv = fold(dv, bmm(p, gb, true, false), n);
+    fold(dk, bmm(ds, qb, true, false), n);
+    fold(dv, bmm(p, gb, true, false), n);
   }
   return {concat(dq_blocks, 1), dk, dv};
 }
@@ -306,10 +320,21 @@ ag::Var cross_entropy(const ag::Var& h, const ag::Var& w, const Tensor& labels, 
   for (const Tensor& l : losses) total = total.defined() ? add(total, mul(l, c)) : mul(l, c);
   if (shard_losses != nullptr) *shard_losses = losses;
   const Tensor hv = h.value();
-  return ag::record("lm_cross_entropy", total, {h, w}, [hv, w, labels, sh, c, kept](const Tensor& g) {
+  // With the logits kept (memory to spare), the input gradient's GEMM runs over several chunks'
+  // rows at once: its rows are independent, so the grouping changes no bit, and a taller product
+  // keeps more of the device busy.
+  const int64_t group_rows = keep_logits ? kLossInputGradRows : kLossChunkRows;
+  return ag::record("lm_cross_entropy", total, {h, w}, [hv, w, labels, sh, c, kept, group_rows](const Tensor& g) {
     // d loss_s / d logits = (softmax - onehot) / rows, times coef and the incoming gradient.
     const Tensor scale = mul(mul(g, c), scalar_on(hv, 1.0 / static_cast<double>(sh.rows)));
-    std::vector<Tensor> dh;
+    std::vector<Tensor> dh, pending;
+    int64_t pending_rows = 0;
+    auto flush = [&] {
+      if (pending.empty()) return;
+      dh.push_back(matmul(pending.size() == 1 ? pending[0] : concat(pending, 0), w.value()));
+      pending.clear();
+      pending_rows = 0;
+    };
     size_t chunk = 0;
     for_each_chunk(sh, [&](int64_t, int64_t b, int64_t e) {
       const Tensor hc = hv.slice(0, b, e);
@@ -321,9 +346,12 @@ ag::Var cross_entropy(const ag::Var& h, const ag::Var& w, const Tensor& labels, 
       logits = Tensor();
       p = scatter(p, 1, lc, sub(gather(p, 1, lc), scalar_on(p, 1.0)));
       p = mul(p, scale);
-      dh.push_back(matmul(p, w.value()));
       if (w.requires_grad()) fold_grad(w, matmul(p, hc, true, false));
+      if (pending_rows + (e - b) > group_rows) flush();
+      pending.push_back(p);
+      pending_rows += e - b;
     });
+    flush();
     return std::vector<Tensor>{concat(dh, 0), Tensor()};
   });
 }

@@ -29,6 +29,9 @@ struct Shards {
 // Rows of the loss computed per chunk (logits of at most this many rows live at once); a fixed
 // constant of the contract, since the head's gradient is folded chunk by chunk.
 constexpr int64_t kLossChunkRows = 1024;
+// Rows of the loss's input-gradient GEMM at once when the logits are kept (row-local: not a
+// constant of the contract, any grouping gives the same bits).
+constexpr int64_t kLossInputGradRows = 4096;
 
 // leaf.grad = g when it has none yet, else leaf.grad + g.
 void fold_grad(const ag::Var& leaf, const Tensor& g);
