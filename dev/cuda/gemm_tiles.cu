@@ -78,15 +78,7 @@ void run_tile(int tile, const MatmulArgs& args, const float* a, const float* b, 
     default: break;
   }
   MatmulDeviceArgs p;
-  p.m = args.m;
-  p.n = args.n;
-  p.k = args.k;
-  p.lda = args.lda;
-  p.ldb = args.ldb;
-  p.ldc = args.ldc;
-  p.stride_a = args.stride_a;
-  p.stride_b = args.stride_b;
-  p.stride_c = args.stride_c;
+  pipe_problem_sizes(args, p);
   p.trans_a = args.trans_a ? 1 : 0;
   p.trans_b = args.trans_b ? 1 : 0;
   p.tiles_m = p.tiles_n = 0;
