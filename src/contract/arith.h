@@ -31,20 +31,12 @@ BL_HD float div(float a, float b) { return a / b; }
 
 // Fused multiply-add: a*b+c with a single rounding.
 BL_HD float fma(float a, float b, float c) {
-#if BL_DEVICE_PASS
-  return __fmaf_rn(a, b, c);
-#else
-  return __builtin_fmaf(a, b, c);
-#endif
+  return BL_DEVICE_OR_HOST(__fmaf_rn(a, b, c), __builtin_fmaf(a, b, c));
 }
 
 // Correctly rounded square root.
 BL_HD float sqrt(float x) {
-#if BL_DEVICE_PASS
-  return __fsqrt_rn(x);
-#else
-  return __builtin_sqrtf(x);
-#endif
+  return BL_DEVICE_OR_HOST(__fsqrt_rn(x), __builtin_sqrtf(x));
 }
 
 BL_HD float abs(float x) { return float_of(bits_of(x) & 0x7FFFFFFFu); }

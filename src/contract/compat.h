@@ -31,6 +31,26 @@
 #define BL_DEVICE_PASS 0
 #endif
 
+// `device` while compiling device code, `host` otherwise: for the operations whose two versions
+// differ only in the intrinsic or the copy of a table they name.
+#if BL_DEVICE_PASS
+#define BL_DEVICE_OR_HOST(device, host) device
+#else
+#define BL_DEVICE_OR_HOST(device, host) host
+#endif
+
+// A constant table of `size` values of `type` from one value list: name##Host for host code and,
+// under a GPU compiler, name##Device in constant memory for device code. BL_CONSTANT_TABLE(name)
+// is the copy of the code being compiled.
+#if BL_GPU_COMPILER
+#define BL_DEVICE_TABLE_DEFINE(type, name, size, ...) static __constant__ type name##Device[size] = {__VA_ARGS__};
+#else
+#define BL_DEVICE_TABLE_DEFINE(type, name, size, ...)
+#endif
+#define BL_CONSTANT_TABLE_DEFINE(type, name, size, ...) \
+  BL_DEVICE_TABLE_DEFINE(type, name, size, __VA_ARGS__) constexpr type name##Host[size] = {__VA_ARGS__};
+#define BL_CONSTANT_TABLE(name) BL_DEVICE_OR_HOST(name##Device, name##Host)
+
 namespace bl {
 
 // Bit casts between binary32 and its 32-bit pattern.

@@ -60,39 +60,27 @@ namespace exp_f64_detail {
 
 // Explicit binary64 operations, one rounding each (no contraction on any compiler).
 BL_HD double f64_fma(double a, double b, double c) {
-#if BL_DEVICE_PASS
-  return __fma_rn(a, b, c);
-#else
-  return __builtin_fma(a, b, c);
-#endif
+  return BL_DEVICE_OR_HOST(__fma_rn(a, b, c), __builtin_fma(a, b, c));
 }
 
 BL_HD double f64_add(double a, double b) {
-#if BL_DEVICE_PASS
-  return __dadd_rn(a, b);
-#else
-  return a + b;
-#endif
+  return BL_DEVICE_OR_HOST(__dadd_rn(a, b), a + b);
+}
+
+// The bits of `from` as a To of the same size, in host code (memcpy: no aliasing rule broken).
+template <class To, class From>
+BL_HD To host_bit_cast(From from) {
+  To to;
+  memcpy(&to, &from, sizeof to);
+  return to;
 }
 
 BL_HD double f64_of_bits(uint64_t u) {
-#if BL_DEVICE_PASS
-  return __longlong_as_double(static_cast<long long>(u));
-#else
-  double d;
-  memcpy(&d, &u, sizeof d);
-  return d;
-#endif
+  return BL_DEVICE_OR_HOST(__longlong_as_double(static_cast<long long>(u)), host_bit_cast<double>(u));
 }
 
 BL_HD uint64_t bits_of_f64(double d) {
-#if BL_DEVICE_PASS
-  return static_cast<uint64_t>(__double_as_longlong(d));
-#else
-  uint64_t u;
-  memcpy(&u, &d, sizeof u);
-  return u;
-#endif
+  return BL_DEVICE_OR_HOST(static_cast<uint64_t>(__double_as_longlong(d)), host_bit_cast<uint64_t>(d));
 }
 
 // Taylor coefficient 1/i! rounded to binary64, i = 0..12 (the sabotage and control variants).
@@ -137,11 +125,7 @@ constexpr double kExpF64HostCoefficients[kExpF64Degree + 1] = {BL_EXP_F64_COEFFI
 // Taylor polynomial otherwise.
 BL_HD double exp_coefficient(int degree, int i) {
   if (degree != kExpF64Degree) return exp_taylor(i);
-#if BL_DEVICE_PASS
-  return kExpF64DeviceCoefficients[i];
-#else
-  return kExpF64HostCoefficients[i];
-#endif
+  return BL_DEVICE_OR_HOST(kExpF64DeviceCoefficients, kExpF64HostCoefficients)[i];
 }
 
 // binary32 -> binary64 on the integer bits (exact; no conversion instruction, which runs at a

@@ -198,12 +198,15 @@ BL_EXP_LOG_INLINE float gelu_tanh_fast(float x, bool* hard) {
   return select_f(is_nan(x), canonical_nan(), y);
 }
 
+// The body of the function `name` of this family (argument x): the float-float result of
+// name_fast, or name_exception's where name_fast reports its rounding in doubt.
+#define BL_EXP_LOG_SETTLED(name)                   \
+  bool hard;                                       \
+  float y = exp_log_detail::name##_fast(x, &hard); \
+  return exp_log_detail::select_f(hard, exp_log_detail::name##_exception(x, y), y)
+
 // e^x by the float-float path: the definition, and the path of every device without binary64.
-BL_EXP_LOG_INLINE float exp_float_float(float x) {
-  bool hard;
-  float y = exp_fast(x, &hard);
-  return select_f(hard, exp_exception(x, y), y);
-}
+BL_EXP_LOG_INLINE float exp_float_float(float x) { BL_EXP_LOG_SETTLED(exp); }
 
 }  // namespace exp_log_detail
 
@@ -232,67 +235,33 @@ BL_EXP_LOG_INLINE float exp_split(float x, bool* hard) {
 BL_EXP_LOG_INLINE float exp_settle(float x) { return exp_log_detail::exp_float_float(x); }
 
 // e^x - 1, correctly rounded, accurate near 0. expm1(+-0) = +-0, expm1(-inf) = -1.
-BL_EXP_LOG_INLINE float expm1(float x) {
-  bool hard;
-  float y = exp_log_detail::expm1_fast(x, &hard);
-  return exp_log_detail::select_f(hard, exp_log_detail::expm1_exception(x, y), y);
-}
+BL_EXP_LOG_INLINE float expm1(float x) { BL_EXP_LOG_SETTLED(expm1); }
 
 // Natural logarithm, correctly rounded. log(+-0) = -inf, log(x < 0) = NaN, log(1) = +0.
-BL_EXP_LOG_INLINE float log(float x) {
-  bool hard;
-  float y = exp_log_detail::log_fast(x, &hard);
-  return exp_log_detail::select_f(hard, exp_log_detail::log_exception(x, y), y);
-}
+BL_EXP_LOG_INLINE float log(float x) { BL_EXP_LOG_SETTLED(log); }
 
 // log(1 + x), correctly rounded. log1p(-1) = -inf, log1p(x < -1) = NaN, log1p(+-0) = +-0.
-BL_EXP_LOG_INLINE float log1p(float x) {
-  bool hard;
-  float y = exp_log_detail::log1p_fast(x, &hard);
-  return exp_log_detail::select_f(hard, exp_log_detail::log1p_exception(x, y), y);
-}
+BL_EXP_LOG_INLINE float log1p(float x) { BL_EXP_LOG_SETTLED(log1p); }
 
 // Base-2 logarithm, correctly rounded; log2(2^k) = k exactly. log2(+-0) = -inf, log2(x < 0) = NaN.
-BL_EXP_LOG_INLINE float log2(float x) {
-  bool hard;
-  float y = exp_log_detail::log2_fast(x, &hard);
-  return exp_log_detail::select_f(hard, exp_log_detail::log2_exception(x, y), y);
-}
+BL_EXP_LOG_INLINE float log2(float x) { BL_EXP_LOG_SETTLED(log2); }
 
 // Hyperbolic tangent, correctly rounded. tanh(+-0) = +-0, tanh(+-inf) = +-1.
-BL_EXP_LOG_INLINE float tanh(float x) {
-  bool hard;
-  float y = exp_log_detail::tanh_fast(x, &hard);
-  return exp_log_detail::select_f(hard, exp_log_detail::tanh_exception(x, y), y);
-}
+BL_EXP_LOG_INLINE float tanh(float x) { BL_EXP_LOG_SETTLED(tanh); }
 
 // Logistic function 1 / (1 + e^-x), correctly rounded. sigmoid(-inf) = +0, sigmoid(+inf) = 1.
-BL_EXP_LOG_INLINE float sigmoid(float x) {
-  bool hard;
-  float y = exp_log_detail::sigmoid_fast(x, &hard);
-  return exp_log_detail::select_f(hard, exp_log_detail::sigmoid_exception(x, y), y);
-}
+BL_EXP_LOG_INLINE float sigmoid(float x) { BL_EXP_LOG_SETTLED(sigmoid); }
 
 // x * sigmoid(x) with the exact product rounded once. silu(-inf) = -0, silu(+inf) = +inf.
-BL_EXP_LOG_INLINE float silu(float x) {
-  bool hard;
-  float y = exp_log_detail::silu_fast(x, &hard);
-  return exp_log_detail::select_f(hard, exp_log_detail::silu_exception(x, y), y);
-}
+BL_EXP_LOG_INLINE float silu(float x) { BL_EXP_LOG_SETTLED(silu); }
 
 // log(1 + e^x) rounded once. softplus(-inf) = +0, softplus(+inf) = +inf.
-BL_EXP_LOG_INLINE float softplus(float x) {
-  bool hard;
-  float y = exp_log_detail::softplus_fast(x, &hard);
-  return exp_log_detail::select_f(hard, exp_log_detail::softplus_exception(x, y), y);
-}
+BL_EXP_LOG_INLINE float softplus(float x) { BL_EXP_LOG_SETTLED(softplus); }
 
 // 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))) with exact constants, rounded once.
 // gelu_tanh(-inf) = -0, gelu_tanh(+inf) = +inf.
-BL_EXP_LOG_INLINE float gelu_tanh(float x) {
-  bool hard;
-  float y = exp_log_detail::gelu_tanh_fast(x, &hard);
-  return exp_log_detail::select_f(hard, exp_log_detail::gelu_tanh_exception(x, y), y);
-}
+BL_EXP_LOG_INLINE float gelu_tanh(float x) { BL_EXP_LOG_SETTLED(gelu_tanh); }
 
 }  // namespace bl
+
+#undef BL_EXP_LOG_SETTLED

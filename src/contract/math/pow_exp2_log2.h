@@ -96,18 +96,11 @@ BL_POW_INLINE ff log2_ff(float x) {
     1.8741676807403564f, -4.6630056260710262e-08f,\
     1.9152065515518188f, 9.845328108326612e-09f,\
     1.9571441411972046f, -1.7021804410433106e-08f
-#if BL_GPU_COMPILER
-static __constant__ float kExp2TableDevice[64] = {BL_EXP2_TABLE_VALUES};
-#endif
-constexpr float kExp2TableHost[64] = {BL_EXP2_TABLE_VALUES};
+BL_CONSTANT_TABLE_DEFINE(float, kExp2Table, 64, BL_EXP2_TABLE_VALUES)
 #undef BL_EXP2_TABLE_VALUES
 
 BL_HD ff exp2_table(uint32_t j) {
-#if BL_DEVICE_PASS
-  return ff{kExp2TableDevice[2 * j], kExp2TableDevice[2 * j + 1]};
-#else
-  return ff{kExp2TableHost[2 * j], kExp2TableHost[2 * j + 1]};
-#endif
+  return ff{BL_CONSTANT_TABLE(kExp2Table)[2 * j], BL_CONSTANT_TABLE(kExp2Table)[2 * j + 1]};
 }
 
 struct scaled {

@@ -52,18 +52,11 @@ namespace erf_detail {
 constexpr int kErfcIntervals = 35;
 constexpr int kErfcStride = 13;
 
-#if BL_GPU_COMPILER
-static __constant__ float kErfcCoefDevice[kErfcIntervals * kErfcStride] = {BL_ERFC_TABLE_VALUES};
-#endif
-constexpr float kErfcCoefHost[kErfcIntervals * kErfcStride] = {BL_ERFC_TABLE_VALUES};
+BL_CONSTANT_TABLE_DEFINE(float, kErfcCoef, kErfcIntervals * kErfcStride, BL_ERFC_TABLE_VALUES)
 
 // Coefficient i of the table (the device copy lives in constant memory).
 BL_HD float erfc_coef(int i) {
-#if BL_DEVICE_PASS
-  return kErfcCoefDevice[i];
-#else
-  return kErfcCoefHost[i];
-#endif
+  return BL_CONSTANT_TABLE(kErfcCoef)[i];
 }
 
 }  // namespace erf_detail

@@ -18,27 +18,16 @@ namespace trig_detail {
 #define BL_TWO_OVER_PI_WORDS                                                                   \
   0x00000000u, 0xA2F9836Eu, 0x4E441529u, 0xFC2757D1u, 0xF534DDC0u, 0xDB629599u, 0x3C439041u, \
       0xFE5163ABu, 0xDEBBC561u, 0xB7246E3Au
-#if BL_GPU_COMPILER
-static __constant__ uint32_t kTwoOverPiDevice[10] = {BL_TWO_OVER_PI_WORDS};
-#endif
-constexpr uint32_t kTwoOverPiHost[10] = {BL_TWO_OVER_PI_WORDS};
+BL_CONSTANT_TABLE_DEFINE(uint32_t, kTwoOverPi, 10, BL_TWO_OVER_PI_WORDS)
 #undef BL_TWO_OVER_PI_WORDS
 
 BL_HD uint32_t two_over_pi_word(int j) {
-#if BL_DEVICE_PASS
-  return kTwoOverPiDevice[j];
-#else
-  return kTwoOverPiHost[j];
-#endif
+  return BL_CONSTANT_TABLE(kTwoOverPi)[j];
 }
 
 // Number of leading zero bits of a nonzero 64-bit value.
 BL_HD int clz64(uint64_t v) {
-#if BL_DEVICE_PASS
-  return __clzll(static_cast<long long>(v));
-#else
-  return __builtin_clzll(v);
-#endif
+  return BL_DEVICE_OR_HOST(__clzll(static_cast<long long>(v)), __builtin_clzll(v));
 }
 
 // 2^k as a binary32, for -126 <= k <= 127.

@@ -26,61 +26,49 @@ __m256 canonicalize8(__m256 v) {
   return _mm256_blendv_ps(v, _mm256_set1_ps(canonical_nan()), nan_mask);
 }
 
-// Scores of `blocks` (1..4) groups of 8 keys starting at column 0 of kt: lanes over keys, each the
-// leaf fma chain over head_dim, then times scale (attention_score). Four groups at once keep four
-// independent chains in flight.
-void score_groups(const float* q, const float* kt, int64_t pitch, int64_t head_dim, float scale, int blocks,
-                  float* s) {
-  __m256 c[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
-  for (int64_t d0 = 0; d0 < head_dim; d0 += kGemmKLeaf) {
-    const int64_t d_end = d0 + kGemmKLeaf < head_dim ? d0 + kGemmKLeaf : head_dim;
+// c[i] (i < blocks, 1..4 groups of 8 lanes) = the leaf fma chain over k < len of
+// a[k] * b[k * pitch + 8 * i + lane] from +0.0 in ascending k, leaves of kGemmKLeaf steps folded
+// left to right. Four groups at once keep four independent chains in flight.
+__attribute__((always_inline)) inline void chain_groups(const float* a, const float* b, int64_t pitch, int64_t len,
+                                                        int blocks, __m256 c[4]) {
+  for (int i = 0; i < 4; ++i) c[i] = _mm256_setzero_ps();
+  for (int64_t k0 = 0; k0 < len; k0 += kGemmKLeaf) {
+    const int64_t k_end = k0 + kGemmKLeaf < len ? k0 + kGemmKLeaf : len;
     __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
     if (blocks == 4) {
-      for (int64_t d = d0; d < d_end; ++d) {
-        const __m256 qd = _mm256_broadcast_ss(q + d);
-        const float* row = kt + d * pitch;
-        acc[0] = _mm256_fmadd_ps(qd, _mm256_loadu_ps(row), acc[0]);
-        acc[1] = _mm256_fmadd_ps(qd, _mm256_loadu_ps(row + 8), acc[1]);
-        acc[2] = _mm256_fmadd_ps(qd, _mm256_loadu_ps(row + 16), acc[2]);
-        acc[3] = _mm256_fmadd_ps(qd, _mm256_loadu_ps(row + 24), acc[3]);
+      for (int64_t k = k0; k < k_end; ++k) {
+        const __m256 ak = _mm256_broadcast_ss(a + k);
+        const float* row = b + k * pitch;
+        acc[0] = _mm256_fmadd_ps(ak, _mm256_loadu_ps(row), acc[0]);
+        acc[1] = _mm256_fmadd_ps(ak, _mm256_loadu_ps(row + 8), acc[1]);
+        acc[2] = _mm256_fmadd_ps(ak, _mm256_loadu_ps(row + 16), acc[2]);
+        acc[3] = _mm256_fmadd_ps(ak, _mm256_loadu_ps(row + 24), acc[3]);
       }
     } else {
-      for (int64_t d = d0; d < d_end; ++d) {
-        const __m256 qd = _mm256_broadcast_ss(q + d);
-        const float* row = kt + d * pitch;
-        for (int i = 0; i < blocks; ++i) acc[i] = _mm256_fmadd_ps(qd, _mm256_loadu_ps(row + 8 * i), acc[i]);
+      for (int64_t k = k0; k < k_end; ++k) {
+        const __m256 ak = _mm256_broadcast_ss(a + k);
+        const float* row = b + k * pitch;
+        for (int i = 0; i < blocks; ++i) acc[i] = _mm256_fmadd_ps(ak, _mm256_loadu_ps(row + 8 * i), acc[i]);
       }
     }
-    for (int i = 0; i < blocks; ++i) c[i] = d0 == 0 ? acc[i] : _mm256_add_ps(c[i], acc[i]);
+    for (int i = 0; i < blocks; ++i) c[i] = k0 == 0 ? acc[i] : _mm256_add_ps(c[i], acc[i]);
   }
+}
+
+// Scores of `blocks` (1..4) groups of 8 keys starting at column 0 of kt: lanes over keys, each the
+// leaf fma chain over head_dim, then times scale (attention_score).
+void score_groups(const float* q, const float* kt, int64_t pitch, int64_t head_dim, float scale, int blocks,
+                  float* s) {
+  __m256 c[4];
+  chain_groups(q, kt, pitch, head_dim, blocks, c);
   const __m256 sc = _mm256_set1_ps(scale);
   for (int i = 0; i < blocks; ++i) _mm256_storeu_ps(s + 8 * i, canonicalize8(_mm256_mul_ps(c[i], sc)));
 }
 
 // o[d0 .. d0 + 8 * blocks) = the leaf fma chain over the n keys of p_j * v_j[d], lanes over d.
 void value_groups(const float* p, const float* v, int64_t v_st, int64_t n, int64_t d0, int blocks, float* o) {
-  __m256 c[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
-  for (int64_t j0 = 0; j0 < n; j0 += kGemmKLeaf) {
-    const int64_t j_end = j0 + kGemmKLeaf < n ? j0 + kGemmKLeaf : n;
-    __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
-    if (blocks == 4) {
-      for (int64_t j = j0; j < j_end; ++j) {
-        const __m256 pj = _mm256_broadcast_ss(p + j);
-        const float* row = v + j * v_st + d0;
-        acc[0] = _mm256_fmadd_ps(pj, _mm256_loadu_ps(row), acc[0]);
-        acc[1] = _mm256_fmadd_ps(pj, _mm256_loadu_ps(row + 8), acc[1]);
-        acc[2] = _mm256_fmadd_ps(pj, _mm256_loadu_ps(row + 16), acc[2]);
-        acc[3] = _mm256_fmadd_ps(pj, _mm256_loadu_ps(row + 24), acc[3]);
-      }
-    } else {
-      for (int64_t j = j0; j < j_end; ++j) {
-        const __m256 pj = _mm256_broadcast_ss(p + j);
-        const float* row = v + j * v_st + d0;
-        for (int i = 0; i < blocks; ++i) acc[i] = _mm256_fmadd_ps(pj, _mm256_loadu_ps(row + 8 * i), acc[i]);
-      }
-    }
-    for (int i = 0; i < blocks; ++i) c[i] = j0 == 0 ? acc[i] : _mm256_add_ps(c[i], acc[i]);
-  }
+  __m256 c[4];
+  chain_groups(p, v + d0, v_st, n, blocks, c);
   for (int i = 0; i < blocks; ++i) _mm256_storeu_ps(o + d0 + 8 * i, canonicalize8(c[i]));
 }
 

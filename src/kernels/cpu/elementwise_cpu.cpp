@@ -16,79 +16,61 @@ using namespace cpu;
 
 namespace {
 
-// ---- unary ----
 using UnaryFn = void (*)(const void*, const StridedView&, void*, int64_t, ThreadPool&);
-
-template <int OP>
-void unary_f32_one(const void* in, const StridedView& v, void* out, int64_t n, ThreadPool& pool) {
-  map1(static_cast<const float*>(in), v, static_cast<float*>(out), n, pool, UnaryF32Fn<OP>());
-}
-template <int OP, typename I, typename U>
-void unary_int_one(const void* in, const StridedView& v, void* out, int64_t n, ThreadPool& pool) {
-  map1(static_cast<const I*>(in), v, static_cast<I*>(out), n, pool, UnaryIntFn<OP, I, U>());
-}
-template <int... OPS>
-constexpr std::array<UnaryFn, sizeof...(OPS)> unary_f32_table(std::integer_sequence<int, OPS...>) {
-  return {&unary_f32_one<OPS>...};
-}
-template <typename I, typename U, int... OPS>
-constexpr std::array<UnaryFn, sizeof...(OPS)> unary_int_table(std::integer_sequence<int, OPS...>) {
-  return {&unary_int_one<OPS, I, U>...};
-}
-
-// ---- binary ----
 using BinaryFn = void (*)(const void*, const StridedView&, const void*, const StridedView&, void*,
                           int64_t, ThreadPool&);
 constexpr int kBinaryOpCount = static_cast<int>(BinaryOp::count_);
 constexpr int kCompareOpCount = static_cast<int>(CompareOp::count_);
 
-template <int OP>
-void binary_f32_one(const void* a, const StridedView& va, const void* b, const StridedView& vb,
-                    void* out, int64_t n, ThreadPool& pool) {
-  map2(static_cast<const float*>(a), va, static_cast<const float*>(b), vb, static_cast<float*>(out),
-       n, pool, BinaryF32Fn<OP>());
+// One entry point per (element types, element function F): the map loop with F inlined.
+template <typename In, typename Out, typename F>
+void map1_entry(const void* in, const StridedView& v, void* out, int64_t n, ThreadPool& pool) {
+  map1(static_cast<const In*>(in), v, static_cast<Out*>(out), n, pool, F());
 }
-template <int OP, typename I, typename U>
-void binary_int_one(const void* a, const StridedView& va, const void* b, const StridedView& vb,
-                    void* out, int64_t n, ThreadPool& pool) {
-  map2(static_cast<const I*>(a), va, static_cast<const I*>(b), vb, static_cast<I*>(out), n, pool,
-       BinaryIntFn<OP, I, U>());
+template <typename In, typename Out, typename F>
+void map2_entry(const void* a, const StridedView& va, const void* b, const StridedView& vb, void* out, int64_t n,
+                ThreadPool& pool) {
+  map2(static_cast<const In*>(a), va, static_cast<const In*>(b), vb, static_cast<Out*>(out), n, pool, F());
 }
-template <int OP, typename T>
-void compare_one(const void* a, const StridedView& va, const void* b, const StridedView& vb,
-                 void* out, int64_t n, ThreadPool& pool) {
-  map2(static_cast<const T*>(a), va, static_cast<const T*>(b), vb, static_cast<uint8_t*>(out), n,
-       pool, CompareFn<OP, T>());
+
+// The entry points of one kernel and dtype by op: element function F<OP> for OP = 0, 1, ...
+template <typename In, typename Out, template <int> class F, int... OPS>
+constexpr std::array<UnaryFn, sizeof...(OPS)> map1_table(std::integer_sequence<int, OPS...>) {
+  return {&map1_entry<In, Out, F<OPS>>...};
 }
-template <int... OPS>
-constexpr std::array<BinaryFn, sizeof...(OPS)> binary_f32_table(std::integer_sequence<int, OPS...>) {
-  return {&binary_f32_one<OPS>...};
+template <typename In, typename Out, template <int> class F, int... OPS>
+constexpr std::array<BinaryFn, sizeof...(OPS)> map2_table(std::integer_sequence<int, OPS...>) {
+  return {&map2_entry<In, Out, F<OPS>>...};
 }
-template <typename I, typename U, int... OPS>
-constexpr std::array<BinaryFn, sizeof...(OPS)> binary_int_table(std::integer_sequence<int, OPS...>) {
-  return {&binary_int_one<OPS, I, U>...};
-}
-template <typename T, int... OPS>
-constexpr std::array<BinaryFn, sizeof...(OPS)> compare_table(std::integer_sequence<int, OPS...>) {
-  return {&compare_one<OPS, T>...};
+// F<OP, Args...> as a template of OP alone (for the tables above).
+template <template <int, typename...> class F, typename... Args>
+struct BindOp {
+  template <int OP>
+  using type = F<OP, Args...>;
+};
+
+// The entry of op k in the f32, i32 or i64 table; a named error for any other dtype.
+template <class Fn, size_t N>
+Fn typed_entry(const std::array<Fn, N>& f32, const std::array<Fn, N>& i32, const std::array<Fn, N>& i64,
+               DType dtype, int k, const char* op_name) {
+  switch (dtype) {
+    case DType::f32: return f32[k];
+    case DType::i32: return i32[k];
+    case DType::i64: return i64[k];
+    default: throw Error(detail::concat(op_name, ": no CPU kernel for ", dtype_name(dtype)));
+  }
 }
 
 // ---- cast ----
-template <typename From, typename To>
-void cast_typed(const void* in, const StridedView& v, void* out, int64_t n, ThreadPool& pool) {
-  map1(static_cast<const From*>(in), v, static_cast<To*>(out), n, pool, CastFn<From, To>());
-}
 template <typename From>
 void cast_from(DType to, const void* in, const StridedView& v, void* out, int64_t n,
                ThreadPool& pool) {
   switch (to) {
-    case DType::f32: cast_typed<From, float>(in, v, out, n, pool); return;
-    case DType::i32: cast_typed<From, int32_t>(in, v, out, n, pool); return;
-    case DType::i64: cast_typed<From, int64_t>(in, v, out, n, pool); return;
-    case DType::u8: cast_typed<From, uint8_t>(in, v, out, n, pool); return;
-    case DType::boolean:
-      map1(static_cast<const From*>(in), v, static_cast<uint8_t*>(out), n, pool, CastBoolFn<From>());
-      return;
+    case DType::f32: map1_entry<From, float, CastFn<From, float>>(in, v, out, n, pool); return;
+    case DType::i32: map1_entry<From, int32_t, CastFn<From, int32_t>>(in, v, out, n, pool); return;
+    case DType::i64: map1_entry<From, int64_t, CastFn<From, int64_t>>(in, v, out, n, pool); return;
+    case DType::u8: map1_entry<From, uint8_t, CastFn<From, uint8_t>>(in, v, out, n, pool); return;
+    case DType::boolean: map1_entry<From, uint8_t, CastBoolFn<From>>(in, v, out, n, pool); return;
   }
 }
 
@@ -96,42 +78,29 @@ void cast_from(DType to, const void* in, const StridedView& v, void* out, int64_
 
 void unary_cpu(UnaryOp op, DType dtype, const void* in, const StridedView& v, void* out, int64_t n,
                ThreadPool& pool) {
-  static constexpr auto f32 = unary_f32_table(std::make_integer_sequence<int, kUnaryOpCount>());
-  static constexpr auto i32 =
-      unary_int_table<int32_t, uint32_t>(std::make_integer_sequence<int, kUnaryOpCount>());
-  static constexpr auto i64 =
-      unary_int_table<int64_t, uint64_t>(std::make_integer_sequence<int, kUnaryOpCount>());
-  int k = static_cast<int>(op);
-  switch (dtype) {
-    case DType::f32: f32[k](in, v, out, n, pool); return;
-    case DType::i32: i32[k](in, v, out, n, pool); return;
-    case DType::i64: i64[k](in, v, out, n, pool); return;
-    default: throw Error(detail::concat(unary_op_name(op), ": no CPU kernel for ", dtype_name(dtype)));
-  }
+  using Ops = std::make_integer_sequence<int, kUnaryOpCount>;
+  static constexpr auto f32 = map1_table<float, float, UnaryF32Fn>(Ops());
+  static constexpr auto i32 = map1_table<int32_t, int32_t, BindOp<UnaryIntFn, int32_t, uint32_t>::type>(Ops());
+  static constexpr auto i64 = map1_table<int64_t, int64_t, BindOp<UnaryIntFn, int64_t, uint64_t>::type>(Ops());
+  typed_entry(f32, i32, i64, dtype, static_cast<int>(op), unary_op_name(op))(in, v, out, n, pool);
 }
 
 void binary_cpu(BinaryOp op, DType dtype, const void* a, const StridedView& va, const void* b,
                 const StridedView& vb, void* out, int64_t n, ThreadPool& pool) {
-  static constexpr auto f32 = binary_f32_table(std::make_integer_sequence<int, kBinaryOpCount>());
-  static constexpr auto i32 =
-      binary_int_table<int32_t, uint32_t>(std::make_integer_sequence<int, kBinaryOpCount>());
-  static constexpr auto i64 =
-      binary_int_table<int64_t, uint64_t>(std::make_integer_sequence<int, kBinaryOpCount>());
-  int k = static_cast<int>(op);
-  switch (dtype) {
-    case DType::f32: f32[k](a, va, b, vb, out, n, pool); return;
-    case DType::i32: i32[k](a, va, b, vb, out, n, pool); return;
-    case DType::i64: i64[k](a, va, b, vb, out, n, pool); return;
-    default: throw Error(detail::concat(binary_op_name(op), ": no CPU kernel for ", dtype_name(dtype)));
-  }
+  using Ops = std::make_integer_sequence<int, kBinaryOpCount>;
+  static constexpr auto f32 = map2_table<float, float, BinaryF32Fn>(Ops());
+  static constexpr auto i32 = map2_table<int32_t, int32_t, BindOp<BinaryIntFn, int32_t, uint32_t>::type>(Ops());
+  static constexpr auto i64 = map2_table<int64_t, int64_t, BindOp<BinaryIntFn, int64_t, uint64_t>::type>(Ops());
+  typed_entry(f32, i32, i64, dtype, static_cast<int>(op), binary_op_name(op))(a, va, b, vb, out, n, pool);
 }
 
 void compare_cpu(CompareOp op, DType dtype, const void* a, const StridedView& va, const void* b,
                  const StridedView& vb, uint8_t* out, int64_t n, ThreadPool& pool) {
-  static constexpr auto f32 = compare_table<float>(std::make_integer_sequence<int, kCompareOpCount>());
-  static constexpr auto i32 = compare_table<int32_t>(std::make_integer_sequence<int, kCompareOpCount>());
-  static constexpr auto i64 = compare_table<int64_t>(std::make_integer_sequence<int, kCompareOpCount>());
-  static constexpr auto u8 = compare_table<uint8_t>(std::make_integer_sequence<int, kCompareOpCount>());
+  using Ops = std::make_integer_sequence<int, kCompareOpCount>;
+  static constexpr auto f32 = map2_table<float, uint8_t, BindOp<CompareFn, float>::type>(Ops());
+  static constexpr auto i32 = map2_table<int32_t, uint8_t, BindOp<CompareFn, int32_t>::type>(Ops());
+  static constexpr auto i64 = map2_table<int64_t, uint8_t, BindOp<CompareFn, int64_t>::type>(Ops());
+  static constexpr auto u8 = map2_table<uint8_t, uint8_t, BindOp<CompareFn, uint8_t>::type>(Ops());
   int k = static_cast<int>(op);
   switch (dtype) {
     case DType::f32: f32[k](a, va, b, vb, out, n, pool); return;

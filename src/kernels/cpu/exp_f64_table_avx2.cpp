@@ -15,20 +15,8 @@
 #include "kernels/cpu/simd/exp_f64_table.h"
 #include "kernels/cpu/simd/exp_vec_avx2.h"
 
-namespace bl {
-namespace exp_f64_simd {
-
-void run_table_avx2(const float* x, float* out, int64_t n, int degree, int margin_bits, int64_t* fallbacks) {
-  run_table<simd::Avx2Exp>(x, out, n, degree, margin_bits, fallbacks);
-}
-
-void run_table_stream_avx2(const float* x, float* out, int64_t n) { run_stream<simd::Avx2Exp>(x, out, n); }
-
-float run_table_shift_leaf_avx2(const float* x, float m, float* e, int64_t len, const float* next) {
-  return run_shift_leaf<simd::Avx2Exp>(x, m, e, len, next);
-}
-
-}  // namespace exp_f64_simd
-}  // namespace bl
+namespace bl::exp_f64_simd {
+BL_EXP_F64_TABLE_ENTRY_POINTS(avx2, simd::Avx2Exp)
+}  // namespace bl::exp_f64_simd
 
 #endif  // x86-64

@@ -24,9 +24,9 @@ namespace bl {
 using matmul_detail::kMatmulTileCols;
 using matmul_detail::kMatmulTileRows;
 using matmul_detail::kMatmulTileRowsAvx512;
-using matmul_detail::TileKernel;
 using cpu::balanced_block;
 using cpu::ceil_div;
+using cpu::PackBuffer;
 
 namespace {
 
@@ -39,29 +39,13 @@ constexpr int64_t kTaskCols = 1024;
 // tasks at 1024^3 instead of the 8 that 1024-column blocks make, of which 16 threads ran half.
 // The portable and NEON variants keep 1024 (not measured on many-core machines).
 constexpr int64_t kTaskColsSimd = 256;
-static_assert(kTaskRows % kMatmulTileRows == 0, "task rows are whole tile panels");
-static_assert(kTaskRows % kMatmulTileRowsAvx512 == 0, "task rows are whole tile panels");
-static_assert(kTaskCols % kMatmulTileCols == 0, "task columns are whole tile panels");
-static_assert(kTaskColsSimd % (kMatmulTileCols * matmul_detail::kMatmulTilePanelsAvx512) == 0,
-              "task columns are whole tiles");
+static_assert(cpu::whole_tiles(kTaskRows, kTaskCols) && cpu::whole_tiles(kTaskRows, kTaskColsSimd),
+              "task blocks are whole tiles");
 
-// The tile of one ISA variant: rows per A panel and per tile, packed B panels per tile, the column
-// cap of a task, and the kernel. None of it changes a bit (every output is one task's fma chain).
-struct TileConfig {
-  int rows;
-  int col_panels;
+// The tile of one ISA variant (matmul_blocks.h) and the column cap of a task. None of it changes a
+// bit (every output is one task's fma chain).
+struct TileConfig : cpu::TileShape {
   int64_t task_cols;
-  TileKernel kernel;
-};
-
-// A float buffer aligned to 64 bytes, reused by the thread that owns it.
-struct PackBuffer {
-  std::vector<float> storage;
-  float* get(size_t n) {
-    if (storage.size() < n + 16) storage.resize(n + 16);
-    uintptr_t p = reinterpret_cast<uintptr_t>(storage.data());
-    return reinterpret_cast<float*>((p + 63) & ~static_cast<uintptr_t>(63));
-  }
 };
 
 // Rows [m0, m0 + mc) and k [k0, k0 + kc) of op(A) into panels of kPanelRows rows; rows past
@@ -312,18 +296,14 @@ void matmul_check_args(const char* op, const MatmulArgs& args, const float* a, c
 
 void matmul_cpu(const MatmulArgs& args, const float* a, const float* b, float* c,
                 ThreadPool* pool) {
-  static const TileConfig kPortable{kMatmulTileRows, 1, kTaskCols, &matmul_detail::matmul_tile_portable};
-  static const TileConfig kAvx2{kMatmulTileRows, 1, kTaskColsSimd, &matmul_detail::matmul_tile_avx2};
-  static const TileConfig kAvx512{kMatmulTileRowsAvx512, matmul_detail::kMatmulTilePanelsAvx512, kTaskColsSimd,
-                                  &matmul_detail::matmul_tile_avx512};
-  static const TileConfig kNeon{kMatmulTileRows, 1, kTaskCols, &matmul_detail::matmul_tile_neon};
-  const TileConfig* tile = select_isa<const TileConfig*>(&kPortable, &kAvx2, &kAvx512, &kNeon);
-  matmul_cpu_with("matmul_cpu", args, a, b, c, pool, *tile);
+  const int64_t task_cols = select_isa<int64_t>(kTaskCols, kTaskColsSimd, kTaskColsSimd, kTaskCols);
+  const TileConfig tile{cpu::active_tile(), task_cols};
+  matmul_cpu_with("matmul_cpu", args, a, b, c, pool, tile);
 }
 
 void matmul_cpu_portable(const MatmulArgs& args, const float* a, const float* b, float* c,
                          ThreadPool* pool) {
-  const TileConfig tile{kMatmulTileRows, 1, kTaskCols, &matmul_detail::matmul_tile_portable};
+  const TileConfig tile{cpu::kPortableTile, kTaskCols};
   matmul_cpu_with("matmul_cpu_portable", args, a, b, c, pool, tile);
 }
 

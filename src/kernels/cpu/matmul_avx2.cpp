@@ -34,10 +34,30 @@ inline void fold8(float* c, __m256 partial, bool first_leaf, bool last_leaf) {
   _mm256_storeu_ps(c, v);
 }
 
+// The tile's rows: X(r) for r = 0..5, in ascending order.
+#define BL_AVX2_TILE_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
+
+// One k step of row r: c<r>0, c<r>1 += A value r of the step * b0, b1 (one fused rounding each).
+#define BL_AVX2_STEP_ROW(r)                       \
+  {                                               \
+    const __m256 a = _mm256_broadcast_ss(pa + r); \
+    c##r##0 = _mm256_fmadd_ps(a, b0, c##r##0);    \
+    c##r##1 = _mm256_fmadd_ps(a, b1, c##r##1);    \
+  }
+// Row r of a full tile folded into C.
+#define BL_AVX2_FOLD_ROW(r)                           \
+  fold8(c + r * ldc, c##r##0, first_leaf, last_leaf); \
+  fold8(c + r * ldc + 8, c##r##1, first_leaf, last_leaf);
+// Row r of the partial spilled to `partial` (row-major, kMatmulTileCols floats a row).
+#define BL_AVX2_SPILL_ROW(r)                               \
+  _mm256_store_ps(partial + r * kMatmulTileCols, c##r##0); \
+  _mm256_store_ps(partial + r * kMatmulTileCols + 8, c##r##1);
+
 }  // namespace
 
 void matmul_tile_avx2(const float* packed_a, const float* packed_b, int64_t kc, float* c,
                       int64_t ldc, int rows, int cols, bool first_leaf, bool last_leaf) {
+  // Named accumulators (not an array) so the compiler keeps all 12 in registers.
   __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
   __m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
   __m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps();
@@ -55,75 +75,35 @@ void matmul_tile_avx2(const float* packed_a, const float* packed_b, int64_t kc, 
   // Unrolled so loop overhead does not compete with the FMAs for dispatch slots.
 #pragma GCC unroll 4
   for (int64_t k = 0; k < kc; ++k) {
-    __m256 b0 = _mm256_loadu_ps(pb);
-    __m256 b1 = _mm256_loadu_ps(pb + 8);
-    __m256 a;
-    a = _mm256_broadcast_ss(pa + 0);
-    c00 = _mm256_fmadd_ps(a, b0, c00);
-    c01 = _mm256_fmadd_ps(a, b1, c01);
-    a = _mm256_broadcast_ss(pa + 1);
-    c10 = _mm256_fmadd_ps(a, b0, c10);
-    c11 = _mm256_fmadd_ps(a, b1, c11);
-    a = _mm256_broadcast_ss(pa + 2);
-    c20 = _mm256_fmadd_ps(a, b0, c20);
-    c21 = _mm256_fmadd_ps(a, b1, c21);
-    a = _mm256_broadcast_ss(pa + 3);
-    c30 = _mm256_fmadd_ps(a, b0, c30);
-    c31 = _mm256_fmadd_ps(a, b1, c31);
-    a = _mm256_broadcast_ss(pa + 4);
-    c40 = _mm256_fmadd_ps(a, b0, c40);
-    c41 = _mm256_fmadd_ps(a, b1, c41);
-    a = _mm256_broadcast_ss(pa + 5);
-    c50 = _mm256_fmadd_ps(a, b0, c50);
-    c51 = _mm256_fmadd_ps(a, b1, c51);
+    const __m256 b0 = _mm256_loadu_ps(pb);
+    const __m256 b1 = _mm256_loadu_ps(pb + 8);
+    BL_AVX2_TILE_ROWS(BL_AVX2_STEP_ROW)
     pa += kMatmulTileRows;
     pb += kMatmulTileCols;
   }
 
   if (rows == kMatmulTileRows && cols == kMatmulTileCols) {
-    fold8(c + 0 * ldc, c00, first_leaf, last_leaf);
-    fold8(c + 0 * ldc + 8, c01, first_leaf, last_leaf);
-    fold8(c + 1 * ldc, c10, first_leaf, last_leaf);
-    fold8(c + 1 * ldc + 8, c11, first_leaf, last_leaf);
-    fold8(c + 2 * ldc, c20, first_leaf, last_leaf);
-    fold8(c + 2 * ldc + 8, c21, first_leaf, last_leaf);
-    fold8(c + 3 * ldc, c30, first_leaf, last_leaf);
-    fold8(c + 3 * ldc + 8, c31, first_leaf, last_leaf);
-    fold8(c + 4 * ldc, c40, first_leaf, last_leaf);
-    fold8(c + 4 * ldc + 8, c41, first_leaf, last_leaf);
-    fold8(c + 5 * ldc, c50, first_leaf, last_leaf);
-    fold8(c + 5 * ldc + 8, c51, first_leaf, last_leaf);
+    BL_AVX2_TILE_ROWS(BL_AVX2_FOLD_ROW)
     return;
   }
   // Edge tile: spill the partial and fold only the part inside C.
   alignas(32) float partial[kMatmulTileRows * kMatmulTileCols];
-  _mm256_store_ps(partial + 0, c00);
-  _mm256_store_ps(partial + 8, c01);
-  _mm256_store_ps(partial + 16, c10);
-  _mm256_store_ps(partial + 24, c11);
-  _mm256_store_ps(partial + 32, c20);
-  _mm256_store_ps(partial + 40, c21);
-  _mm256_store_ps(partial + 48, c30);
-  _mm256_store_ps(partial + 56, c31);
-  _mm256_store_ps(partial + 64, c40);
-  _mm256_store_ps(partial + 72, c41);
-  _mm256_store_ps(partial + 80, c50);
-  _mm256_store_ps(partial + 88, c51);
+  BL_AVX2_TILE_ROWS(BL_AVX2_SPILL_ROW)
   matmul_fold_partial(partial, c, ldc, rows, cols, first_leaf, last_leaf);
 }
+
+#undef BL_AVX2_TILE_ROWS
+#undef BL_AVX2_STEP_ROW
+#undef BL_AVX2_FOLD_ROW
+#undef BL_AVX2_SPILL_ROW
 
 }  // namespace matmul_detail
 }  // namespace bl
 
 #else  // not compiled for AVX2+FMA (non-x86 targets): never called, see cpu_has_avx2_fma().
 
-namespace bl {
-namespace matmul_detail {
-void matmul_tile_avx2(const float* packed_a, const float* packed_b, int64_t kc, float* c,
-                      int64_t ldc, int rows, int cols, bool first_leaf, bool last_leaf) {
-  matmul_tile_portable(packed_a, packed_b, kc, c, ldc, rows, cols, first_leaf, last_leaf);
-}
-}  // namespace matmul_detail
-}  // namespace bl
+namespace bl::matmul_detail {
+BL_MATMUL_TILE_PORTABLE_FALLBACK(matmul_tile_avx2)
+}  // namespace bl::matmul_detail
 
 #endif

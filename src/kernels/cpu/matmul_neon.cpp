@@ -84,13 +84,8 @@ void matmul_tile_neon(const float* packed_a, const float* packed_b, int64_t kc, 
 
 #else  // not an AArch64 build: never called (active_isa() is never neon here).
 
-namespace bl {
-namespace matmul_detail {
-void matmul_tile_neon(const float* packed_a, const float* packed_b, int64_t kc, float* c,
-                      int64_t ldc, int rows, int cols, bool first_leaf, bool last_leaf) {
-  matmul_tile_portable(packed_a, packed_b, kc, c, ldc, rows, cols, first_leaf, last_leaf);
-}
-}  // namespace matmul_detail
-}  // namespace bl
+namespace bl::matmul_detail {
+BL_MATMUL_TILE_PORTABLE_FALLBACK(matmul_tile_neon)
+}  // namespace bl::matmul_detail
 
 #endif

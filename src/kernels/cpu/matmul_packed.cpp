@@ -22,7 +22,6 @@ namespace bl {
 
 using matmul_detail::kMatmulTileCols;
 using matmul_detail::kMatmulTileRows;
-using matmul_detail::TileKernel;
 using cpu::balanced_block;
 using cpu::ceil_div;
 
@@ -34,26 +33,7 @@ namespace {
 // (256 x 16) in L1 while the tile kernel sweeps the row panels.
 constexpr int64_t kPackedTaskRows = 72;
 constexpr int64_t kPackedTaskCols = 96;
-static_assert(kPackedTaskRows % kMatmulTileRows == 0, "task rows are whole tile panels");
-static_assert(kPackedTaskRows % matmul_detail::kMatmulTileRowsAvx512 == 0, "task rows are whole tile panels");
-static_assert(kPackedTaskCols % (kMatmulTileCols * matmul_detail::kMatmulTilePanelsAvx512) == 0,
-              "task columns are whole tiles");
-
-// The tile of the active ISA: rows per A panel, packed B panels per tile, kernel (as matmul_cpu).
-struct PackedTile {
-  int rows;
-  int col_panels;
-  TileKernel kernel;
-};
-
-PackedTile pick_tile() {
-  static const PackedTile kPortable{kMatmulTileRows, 1, &matmul_detail::matmul_tile_portable};
-  static const PackedTile kAvx2{kMatmulTileRows, 1, &matmul_detail::matmul_tile_avx2};
-  static const PackedTile kAvx512{matmul_detail::kMatmulTileRowsAvx512, matmul_detail::kMatmulTilePanelsAvx512,
-                                  &matmul_detail::matmul_tile_avx512};
-  static const PackedTile kNeon{kMatmulTileRows, 1, &matmul_detail::matmul_tile_neon};
-  return *select_isa<const PackedTile*>(&kPortable, &kAvx2, &kAvx512, &kNeon);
-}
+static_assert(cpu::whole_tiles(kPackedTaskRows, kPackedTaskCols), "task blocks are whole tiles");
 
 // One leaf (k0, kc) and one column panel p of op(B) into dst (kc steps of kMatmulTileCols).
 void pack_b_panel(const float* b, int64_t n, int64_t ldb, bool trans_b, int64_t k0, int64_t kc, int64_t p,
@@ -94,16 +74,6 @@ void pack_a_panel(const float* a, int64_t m, int64_t lda, int64_t p, int64_t k0,
     for (int r = 0; r < kPanelRows; ++r) out[r] = src[r][k];
   }
 }
-
-// A float buffer aligned to 64 bytes, reused by the thread that owns it.
-struct RowPackBuffer {
-  std::vector<float> storage;
-  float* get(size_t n) {
-    if (storage.size() < n + 16) storage.resize(n + 16);
-    uintptr_t p = reinterpret_cast<uintptr_t>(storage.data());
-    return reinterpret_cast<float*>((p + 63) & ~static_cast<uintptr_t>(63));
-  }
-};
 
 }  // namespace
 
@@ -150,7 +120,7 @@ void matmul_cpu_packed_b(const float* a, int64_t m, int64_t lda, const PackedMat
     return;
   }
   BL_CHECK(a != nullptr, "matmul_cpu_packed_b: A is null");
-  const PackedTile tile = pick_tile();
+  const cpu::TileShape tile = cpu::active_tile();
   ThreadPool& workers = pool ? *pool : default_pool();
 
   // Phase 1: pack all of A once (pure copies, any partition gives the same bytes): leaf l, row
@@ -158,7 +128,7 @@ void matmul_cpu_packed_b(const float* a, int64_t m, int64_t lda, const PackedMat
   const int64_t panels_m_total = ceil_div(m, tile.rows);
   const int64_t padded_m = panels_m_total * tile.rows;
   const int64_t leaves = gemm_k_leaf_count(k);
-  thread_local RowPackBuffer buf;  // the calling thread's; reused across calls
+  thread_local cpu::PackBuffer buf;  // the calling thread's; reused across calls
   float* packed_a = buf.get(static_cast<size_t>(padded_m * k));
   workers.parallel_for(leaves * panels_m_total, [&](int64_t t) {
     const int64_t leaf = t / panels_m_total, p = t % panels_m_total;

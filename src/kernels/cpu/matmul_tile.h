@@ -53,3 +53,12 @@ void matmul_fold_partial(const float* partial, float* c, int64_t ldc, int rows, 
 
 }  // namespace matmul_detail
 }  // namespace bl
+
+// The tile kernel `name` where its instruction set is not compiled for this target: never called
+// (the dispatch checks the CPU first); it runs the portable kernel. Expanded inside namespace
+// bl::matmul_detail.
+#define BL_MATMUL_TILE_PORTABLE_FALLBACK(name)                                                         \
+  void name(const float* packed_a, const float* packed_b, int64_t kc, float* c, int64_t ldc, int rows, \
+            int cols, bool first_leaf, bool last_leaf) {                                               \
+    matmul_tile_portable(packed_a, packed_b, kc, c, ldc, rows, cols, first_leaf, last_leaf);           \
+  }

@@ -20,22 +20,21 @@
 namespace bl::cpu {
 namespace {
 
-// v with every NaN lane replaced by the canonical NaN.
-inline __m256 canonical8(__m256 v) { return simd::Avx2::canonical(v, _mm256_set1_ps(canonical_nan())); }
+using simd::Avx2;
 
 // Eight layer norm outputs from x, gamma, beta at their first element.
 inline __m256 layer_norm8(const float* x, __m256 mean, __m256 den, const float* gamma,
                           const float* beta) {
   const __m256 t = _mm256_div_ps(_mm256_sub_ps(_mm256_loadu_ps(x), mean), den);
-  if (gamma && beta) return canonical8(_mm256_fmadd_ps(t, _mm256_loadu_ps(gamma), _mm256_loadu_ps(beta)));
-  if (gamma) return canonical8(_mm256_mul_ps(t, _mm256_loadu_ps(gamma)));
-  if (beta) return canonical8(_mm256_add_ps(t, _mm256_loadu_ps(beta)));
-  return canonical8(t);
+  if (gamma && beta) return Avx2::canonical(_mm256_fmadd_ps(t, _mm256_loadu_ps(gamma), _mm256_loadu_ps(beta)));
+  if (gamma) return Avx2::canonical(_mm256_mul_ps(t, _mm256_loadu_ps(gamma)));
+  if (beta) return Avx2::canonical(_mm256_add_ps(t, _mm256_loadu_ps(beta)));
+  return Avx2::canonical(t);
 }
 
 inline __m256 rms_norm8(const float* x, __m256 den, const float* gamma) {
   const __m256 t = _mm256_div_ps(_mm256_loadu_ps(x), den);
-  return canonical8(gamma ? _mm256_mul_ps(t, _mm256_loadu_ps(gamma)) : t);
+  return Avx2::canonical(gamma ? _mm256_mul_ps(t, _mm256_loadu_ps(gamma)) : t);
 }
 
 // Copies the last `len` (< 8) values of src into an 8-float buffer padded with zeros.

@@ -45,47 +45,46 @@ void check_reduce_args(const char* op_name, const void* x, ReduceShape shape, co
   BL_CHECK(reductions * shape.n == 0 || x != nullptr, op_name, ": input pointer is null");
 }
 
+namespace {
+
+// out[r] = finish(total of Step over reduction r) for every reduction, the totals on the sum
+// schedule (reduce_rows.h); center: per-reduction values the step subtracts (or null).
+template <class Step, class Finish>
+void reduce_finished(const float* x, ReduceShape shape, const float* center, float* out, ThreadPool& pool,
+                     Finish finish) {
+  cpu::reduce_totals<Step>(x, shape, center, out, pool);
+  const int64_t reductions = shape.outer * shape.inner;
+  for (int64_t r = 0; r < reductions; ++r) out[r] = finish(out[r]);
+}
+
+float canonical_total(float total) { return canonicalize(total); }
+
+}  // namespace
+
 void reduce_cpu(ReduceOp op, const float* x, ReduceShape shape, float* out, int64_t ddof,
                 ThreadPool& pool) {
   const char* name = reduce_op_name(op);
   check_reduce_args(name, x, shape, out, op == ReduceOp::max || op == ReduceOp::min);
   BL_CHECK(ddof >= 0, name, ": ddof must be >= 0, got ", ddof);
-  const int64_t reductions = shape.outer * shape.inner;
   const int64_t n = shape.n;
+  const auto mean_of = [n](float total) { return finish_mean(total, n); };
   switch (op) {
-    case ReduceOp::sum:
-      cpu::reduce_totals<StepAdd>(x, shape, nullptr, out, pool);
-      for (int64_t r = 0; r < reductions; ++r) out[r] = canonicalize(out[r]);
-      break;
-    case ReduceOp::mean:
-      cpu::reduce_totals<StepAdd>(x, shape, nullptr, out, pool);
-      for (int64_t r = 0; r < reductions; ++r) out[r] = finish_mean(out[r], n);
-      break;
+    case ReduceOp::sum: reduce_finished<StepAdd>(x, shape, nullptr, out, pool, canonical_total); break;
+    case ReduceOp::mean: reduce_finished<StepAdd>(x, shape, nullptr, out, pool, mean_of); break;
     case ReduceOp::var:
     case ReduceOp::std: {
-      std::vector<float> mean(static_cast<size_t>(reductions));
-      cpu::reduce_totals<StepAdd>(x, shape, nullptr, mean.data(), pool);
-      for (auto& m : mean) m = finish_mean(m, n);
-      cpu::reduce_totals<StepCenteredSquare>(x, shape, mean.data(), out, pool);
-      for (int64_t r = 0; r < reductions; ++r)
-        out[r] = op == ReduceOp::var ? finish_var(out[r], n, ddof) : finish_std(out[r], n, ddof);
+      std::vector<float> mean(static_cast<size_t>(shape.outer * shape.inner));
+      reduce_finished<StepAdd>(x, shape, nullptr, mean.data(), pool, mean_of);
+      reduce_finished<StepCenteredSquare>(x, shape, mean.data(), out, pool, [op, n, ddof](float total) {
+        return op == ReduceOp::var ? finish_var(total, n, ddof) : finish_std(total, n, ddof);
+      });
       break;
     }
-    case ReduceOp::max:
-      cpu::reduce_totals<StepMax>(x, shape, nullptr, out, pool);
-      for (int64_t r = 0; r < reductions; ++r) out[r] = canonicalize(out[r]);
-      break;
-    case ReduceOp::min:
-      cpu::reduce_totals<StepMin>(x, shape, nullptr, out, pool);
-      for (int64_t r = 0; r < reductions; ++r) out[r] = canonicalize(out[r]);
-      break;
-    case ReduceOp::l1:
-      cpu::reduce_totals<StepAddAbs>(x, shape, nullptr, out, pool);
-      for (int64_t r = 0; r < reductions; ++r) out[r] = canonicalize(out[r]);
-      break;
+    case ReduceOp::max: reduce_finished<StepMax>(x, shape, nullptr, out, pool, canonical_total); break;
+    case ReduceOp::min: reduce_finished<StepMin>(x, shape, nullptr, out, pool, canonical_total); break;
+    case ReduceOp::l1: reduce_finished<StepAddAbs>(x, shape, nullptr, out, pool, canonical_total); break;
     case ReduceOp::l2:
-      cpu::reduce_totals<StepSquare>(x, shape, nullptr, out, pool);
-      for (int64_t r = 0; r < reductions; ++r) out[r] = canonicalize(sqrt(out[r]));
+      reduce_finished<StepSquare>(x, shape, nullptr, out, pool, [](float total) { return canonicalize(sqrt(total)); });
       break;
   }
 }

@@ -37,26 +37,20 @@ float scalar_contiguous_leaf(const float* x, int64_t len, float c) {
 }
 
 // Leaf functions compiled for AVX2+FMA (reduce_avx2.cpp), AVX-512 (reduce_avx512.cpp) and AArch64
-// NEON (reduce_neon.cpp), all from simd/reduce_leaf.h; call each only under its ISA variant
+// NEON (reduce_neon.cpp), all from simd/reduce_leaf.h: leaf_<name>_<isa> for the names sum,
+// abs_sum, square_sum, centered_square_sum, max and min. Call each only under its ISA variant
 // (best_contiguous_leaf picks). max / min ignore c and need len >= 1.
-float leaf_sum_avx2(const float* x, int64_t len, float c);
-float leaf_abs_sum_avx2(const float* x, int64_t len, float c);
-float leaf_square_sum_avx2(const float* x, int64_t len, float c);
-float leaf_centered_square_sum_avx2(const float* x, int64_t len, float c);
-float leaf_max_avx2(const float* x, int64_t len, float c);
-float leaf_min_avx2(const float* x, int64_t len, float c);
-float leaf_sum_avx512(const float* x, int64_t len, float c);
-float leaf_abs_sum_avx512(const float* x, int64_t len, float c);
-float leaf_square_sum_avx512(const float* x, int64_t len, float c);
-float leaf_centered_square_sum_avx512(const float* x, int64_t len, float c);
-float leaf_max_avx512(const float* x, int64_t len, float c);
-float leaf_min_avx512(const float* x, int64_t len, float c);
-float leaf_sum_neon(const float* x, int64_t len, float c);
-float leaf_abs_sum_neon(const float* x, int64_t len, float c);
-float leaf_square_sum_neon(const float* x, int64_t len, float c);
-float leaf_centered_square_sum_neon(const float* x, int64_t len, float c);
-float leaf_max_neon(const float* x, int64_t len, float c);
-float leaf_min_neon(const float* x, int64_t len, float c);
+#define BL_DECLARE_REDUCE_LEAVES(isa)                                         \
+  float leaf_sum_##isa(const float* x, int64_t len, float c);                 \
+  float leaf_abs_sum_##isa(const float* x, int64_t len, float c);             \
+  float leaf_square_sum_##isa(const float* x, int64_t len, float c);          \
+  float leaf_centered_square_sum_##isa(const float* x, int64_t len, float c); \
+  float leaf_max_##isa(const float* x, int64_t len, float c);                 \
+  float leaf_min_##isa(const float* x, int64_t len, float c);
+BL_DECLARE_REDUCE_LEAVES(avx2)
+BL_DECLARE_REDUCE_LEAVES(avx512)
+BL_DECLARE_REDUCE_LEAVES(neon)
+#undef BL_DECLARE_REDUCE_LEAVES
 
 // Whether CPU kernels may use their SIMD versions (default true; tests turn it off to check the
 // scalar versions too). Results are the same either way.
@@ -70,37 +64,20 @@ template <class Step>
 inline ContiguousLeafFn best_contiguous_leaf() {
   return &scalar_contiguous_leaf<Step>;
 }
-template <>
-inline ContiguousLeafFn best_contiguous_leaf<StepAdd>() {
-  return select_isa<ContiguousLeafFn>(kernel_isa(), &scalar_contiguous_leaf<StepAdd>, &leaf_sum_avx2,
-                                      &leaf_sum_avx512, &leaf_sum_neon);
-}
-template <>
-inline ContiguousLeafFn best_contiguous_leaf<StepAddAbs>() {
-  return select_isa<ContiguousLeafFn>(kernel_isa(), &scalar_contiguous_leaf<StepAddAbs>, &leaf_abs_sum_avx2,
-                                      &leaf_abs_sum_avx512, &leaf_abs_sum_neon);
-}
-template <>
-inline ContiguousLeafFn best_contiguous_leaf<StepSquare>() {
-  return select_isa<ContiguousLeafFn>(kernel_isa(), &scalar_contiguous_leaf<StepSquare>, &leaf_square_sum_avx2,
-                                      &leaf_square_sum_avx512, &leaf_square_sum_neon);
-}
-template <>
-inline ContiguousLeafFn best_contiguous_leaf<StepMax>() {
-  return select_isa<ContiguousLeafFn>(kernel_isa(), &scalar_contiguous_leaf<StepMax>, &leaf_max_avx2,
-                                      &leaf_max_avx512, &leaf_max_neon);
-}
-template <>
-inline ContiguousLeafFn best_contiguous_leaf<StepMin>() {
-  return select_isa<ContiguousLeafFn>(kernel_isa(), &scalar_contiguous_leaf<StepMin>, &leaf_min_avx2,
-                                      &leaf_min_avx512, &leaf_min_neon);
-}
-template <>
-inline ContiguousLeafFn best_contiguous_leaf<StepCenteredSquare>() {
-  return select_isa<ContiguousLeafFn>(kernel_isa(), &scalar_contiguous_leaf<StepCenteredSquare>,
-                                      &leaf_centered_square_sum_avx2, &leaf_centered_square_sum_avx512,
-                                      &leaf_centered_square_sum_neon);
-}
+// The specialization of best_contiguous_leaf for a Step with SIMD leaves leaf_<name>_<isa>.
+#define BL_BEST_CONTIGUOUS_LEAF(Step, name)                                                               \
+  template <>                                                                                             \
+  inline ContiguousLeafFn best_contiguous_leaf<Step>() {                                                  \
+    return select_isa<ContiguousLeafFn>(kernel_isa(), &scalar_contiguous_leaf<Step>, &leaf_##name##_avx2, \
+                                        &leaf_##name##_avx512, &leaf_##name##_neon);                      \
+  }
+BL_BEST_CONTIGUOUS_LEAF(StepAdd, sum)
+BL_BEST_CONTIGUOUS_LEAF(StepAddAbs, abs_sum)
+BL_BEST_CONTIGUOUS_LEAF(StepSquare, square_sum)
+BL_BEST_CONTIGUOUS_LEAF(StepMax, max)
+BL_BEST_CONTIGUOUS_LEAF(StepMin, min)
+BL_BEST_CONTIGUOUS_LEAF(StepCenteredSquare, centered_square_sum)
+#undef BL_BEST_CONTIGUOUS_LEAF
 
 // Tree totals of Step for every reduction r = o * inner + j into totals[r]; centers[r] is the
 // step's c (null means 0). n == 0 gives Step::init().

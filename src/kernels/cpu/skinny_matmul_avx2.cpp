@@ -9,29 +9,11 @@
 #undef BL_HD
 #define BL_HD static inline
 
-#include "kernels/skinny_matmul.h"
+#include "kernels/cpu/simd/skinny_columns.h"
 
 #if defined(__AVX2__) && defined(__FMA__)
-#include "kernels/cpu/simd/skinny_columns.h"
 #include "kernels/cpu/simd/vec_avx2.h"
-
-namespace bl::skinny_detail {
-
-void columns_avx2(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k, int64_t n0,
-                  int64_t n1) {
-  skinny_columns<::bl::simd::Avx2>(a, b, c, m, n, k, n0, n1);
-}
-
-}  // namespace bl::skinny_detail
-
+BL_SKINNY_COLUMNS_ENTRY(columns_avx2, ::bl::simd::Avx2)
 #else
-
-#include "core/error.h"
-
-namespace bl::skinny_detail {
-void columns_avx2(const float*, const float*, float*, int64_t, int64_t, int64_t, int64_t, int64_t) {
-  throw Error("skinny_matmul: the AVX2 columns were not compiled for this target");
-}
-}  // namespace bl::skinny_detail
-
+BL_SKINNY_COLUMNS_MISSING(columns_avx2, "AVX2")
 #endif

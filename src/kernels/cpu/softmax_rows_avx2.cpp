@@ -19,12 +19,8 @@
 #include <cstdint>
 
 namespace bl::cpu {
-namespace {
 
-// v with every NaN lane replaced by the canonical NaN.
-inline __m256 canonical8(__m256 v) { return simd::Avx2::canonical(v, _mm256_set1_ps(canonical_nan())); }
-
-}  // namespace
+using simd::Avx2;
 
 void softmax_shift_avx2(const float* x, int64_t n, float m, float* out) {
   const __m256 mv = _mm256_set1_ps(m);
@@ -36,7 +32,7 @@ void softmax_shift_avx2(const float* x, int64_t n, float m, float* out) {
 void softmax_divide_avx2(float* y, int64_t n, float s) {
   const __m256 sv = _mm256_set1_ps(s);
   int64_t i = 0;
-  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, canonical8(_mm256_div_ps(_mm256_loadu_ps(y + i), sv)));
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, Avx2::canonical(_mm256_div_ps(_mm256_loadu_ps(y + i), sv)));
   for (; i < n; ++i) y[i] = canonicalize(div(y[i], s));
 }
 
@@ -44,7 +40,7 @@ void log_softmax_finish_avx2(const float* x, int64_t n, float m, float log_s, fl
   const __m256 mv = _mm256_set1_ps(m), lv = _mm256_set1_ps(log_s);
   int64_t i = 0;
   for (; i + 8 <= n; i += 8)
-    _mm256_storeu_ps(y + i, canonical8(_mm256_sub_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), mv), lv)));
+    _mm256_storeu_ps(y + i, Avx2::canonical(_mm256_sub_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), mv), lv)));
   for (; i < n; ++i) y[i] = canonicalize(sub(sub(x[i], m), log_s));
 }
 
@@ -61,7 +57,7 @@ void softmax_divide_stream_avx2(const float* e, int64_t n, float s, float* y) {
   const int64_t head = unaligned_head(y, n);
   int64_t i = 0;
   for (; i < head; ++i) y[i] = canonicalize(div(e[i], s));
-  for (; i + 8 <= n; i += 8) _mm256_stream_ps(y + i, canonical8(_mm256_div_ps(_mm256_loadu_ps(e + i), sv)));
+  for (; i + 8 <= n; i += 8) _mm256_stream_ps(y + i, Avx2::canonical(_mm256_div_ps(_mm256_loadu_ps(e + i), sv)));
   for (; i < n; ++i) y[i] = canonicalize(div(e[i], s));
   _mm_sfence();
 }
@@ -72,7 +68,7 @@ void log_softmax_finish_stream_avx2(const float* x, int64_t n, float m, float lo
   int64_t i = 0;
   for (; i < head; ++i) y[i] = canonicalize(sub(sub(x[i], m), log_s));
   for (; i + 8 <= n; i += 8)
-    _mm256_stream_ps(y + i, canonical8(_mm256_sub_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), mv), lv)));
+    _mm256_stream_ps(y + i, Avx2::canonical(_mm256_sub_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), mv), lv)));
   for (; i < n; ++i) y[i] = canonicalize(sub(sub(x[i], m), log_s));
   _mm_sfence();
 }

@@ -206,3 +206,15 @@ void run_table(const float* x, float* out, int64_t n, int degree, int margin_bit
 
 }  // namespace
 }  // namespace bl::exp_f64_simd
+
+// The entry points of exp_f64_simd.h for one instruction set (run_table_<isa>,
+// run_table_stream_<isa>, run_table_shift_leaf_<isa>) over the traits T; expanded inside
+// namespace bl::exp_f64_simd by the per-ISA translation unit.
+#define BL_EXP_F64_TABLE_ENTRY_POINTS(isa, T)                                                                    \
+  void run_table_##isa(const float* x, float* out, int64_t n, int degree, int margin_bits, int64_t* fallbacks) { \
+    run_table<T>(x, out, n, degree, margin_bits, fallbacks);                                                     \
+  }                                                                                                              \
+  void run_table_stream_##isa(const float* x, float* out, int64_t n) { run_stream<T>(x, out, n); }               \
+  float run_table_shift_leaf_##isa(const float* x, float m, float* e, int64_t len, const float* next) {          \
+    return run_shift_leaf<T>(x, m, e, len, next);                                                                \
+  }

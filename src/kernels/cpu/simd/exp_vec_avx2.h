@@ -1,6 +1,7 @@
 // exp_vec_avx2.h: the traits of the table-driven binary64 exp (exp_f64_table.h) for AVX2+FMA:
 // blocks of 8 floats evaluated as two halves of 4 doubles; the 16-entry table read by a gather.
-// Include only from *_avx2.cpp; unnamed namespace, as in vec_avx2.h.
+// Include only from *_avx2.cpp; unnamed namespace, as in vec_avx2.h. The float operations common to
+// every leaf (set1, zero, loadu, store, storeu, add, sub) come from the Avx2 traits of vec_avx2.h.
 #pragma once
 
 #include <immintrin.h>
@@ -8,23 +9,19 @@
 #include <cstdint>
 #include <cstring>
 
+#include "kernels/cpu/simd/vec_avx2.h"
+
 namespace bl::simd {
 namespace {
 
-struct Avx2Exp {
-  static constexpr int kLanes = 8;  // floats per block; each half holds kLanes / 2 doubles
-  using F = __m256;                 // a block of floats
+// kLanes: floats per block; each half holds kLanes / 2 doubles. F: a block of floats.
+struct Avx2Exp : Avx2 {
   using M = __m256;                 // a lane mask of a block (all-ones lanes)
   using H = __m128;                 // half a block of floats
   using D = __m256d;                // half a block as doubles
   using Q = __m256i;                // the same bits as 64-bit integers
   using Table = const double*;      // where the 16 table entries are
 
-  static F set1(float v) { return _mm256_set1_ps(v); }
-  static F zero() { return _mm256_setzero_ps(); }
-  static F loadu(const float* p) { return _mm256_loadu_ps(p); }
-  static void storeu(float* p, F v) { _mm256_storeu_ps(p, v); }
-  static void store(float* aligned, F v) { _mm256_store_ps(aligned, v); }
   static F load(const float* aligned) { return _mm256_load_ps(aligned); }
   static void stream(float* aligned, F v) { _mm256_stream_ps(aligned, v); }
   static void stream_fence() { _mm_sfence(); }  // streamed lines visible to other threads
@@ -41,8 +38,6 @@ struct Avx2Exp {
     _mm256_store_ps(s, v);
     std::memcpy(p, s, static_cast<size_t>(n) * sizeof(float));
   }
-  static F sub(F a, F b) { return _mm256_sub_ps(a, b); }
-  static F add(F a, F b) { return _mm256_add_ps(a, b); }
 
   static M first(int64_t n) {
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);

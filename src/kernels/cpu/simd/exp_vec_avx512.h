@@ -1,19 +1,20 @@
 // exp_vec_avx512.h: the traits of the table-driven binary64 exp (exp_f64_table.h) for AVX-512
 // (F, VL, DQ): blocks of 16 floats evaluated as two halves of 8 doubles; the 16-entry table sits
 // in two registers and is read by one two-source permute (vpermt2pd) instead of a gather. Include
-// only from *_avx512.cpp; unnamed namespace, as in vec_avx512.h.
+// only from *_avx512.cpp; unnamed namespace, as in vec_avx512.h. The float operations common to
+// every leaf (set1, zero, loadu, store, storeu, add, sub) come from the Avx512 traits of vec_avx512.h.
 #pragma once
 
 #include <immintrin.h>
 
 #include <cstdint>
 
+#include "kernels/cpu/simd/vec_avx512.h"
+
 namespace bl::simd {
 namespace {
 
-struct Avx512Exp {
-  static constexpr int kLanes = 16;
-  using F = __m512;
+struct Avx512Exp : Avx512 {
   using M = __mmask16;
   using H = __m256;
   using D = __m512d;
@@ -22,11 +23,6 @@ struct Avx512Exp {
     __m512d lo, hi;  // entries 0..7 and 8..15
   };
 
-  static F set1(float v) { return _mm512_set1_ps(v); }
-  static F zero() { return _mm512_setzero_ps(); }
-  static F loadu(const float* p) { return _mm512_loadu_ps(p); }
-  static void storeu(float* p, F v) { _mm512_storeu_ps(p, v); }
-  static void store(float* aligned, F v) { _mm512_store_ps(aligned, v); }
   static F load(const float* aligned) { return _mm512_load_ps(aligned); }
   static void stream(float* aligned, F v) { _mm512_stream_ps(aligned, v); }
   static void stream_fence() { _mm_sfence(); }  // streamed lines visible to other threads
@@ -36,8 +32,6 @@ struct Avx512Exp {
   static F load_first(const float* p, int64_t n) { return _mm512_maskz_loadu_ps(first_bits(n), p); }
   // The first n lanes of v into p[0..n); writes nothing else.
   static void store_first(float* p, int64_t n, F v) { _mm512_mask_storeu_ps(p, first_bits(n), v); }
-  static F sub(F a, F b) { return _mm512_sub_ps(a, b); }
-  static F add(F a, F b) { return _mm512_add_ps(a, b); }
 
   static M first(int64_t n) { return first_bits(n); }
   static M ge(F a, float b) { return _mm512_cmp_ps_mask(a, _mm512_set1_ps(b), _CMP_GE_OQ); }

@@ -111,20 +111,18 @@ float leaf_extremum(const float* x, int64_t len) {
 }  // namespace
 }  // namespace bl::simd
 
+// Defines leaf_<name>_<isa> in bl::cpu: the lane leaf of Step with the vector step Vec, traits V.
+#define BL_DEFINE_REDUCE_LANES_LEAF(isa, V, name, Vec, Step)            \
+  float leaf_##name##_##isa(const float* x, int64_t len, float c) {     \
+    return ::bl::simd::leaf_lanes<V, ::bl::simd::Vec, Step>(x, len, c); \
+  }
+
 // Defines the six contiguous leaves of reduce_rows.h for one ISA: leaf_sum_<isa> ... leaf_min_<isa>
 // in bl::cpu, from the generic leaves above instantiated with traits V.
-#define BL_DEFINE_REDUCE_LEAVES(isa, V)                                                                 \
-  float leaf_sum_##isa(const float* x, int64_t len, float c) {                                         \
-    return ::bl::simd::leaf_lanes<V, ::bl::simd::VecAdd, StepAdd>(x, len, c);                           \
-  }                                                                                                     \
-  float leaf_abs_sum_##isa(const float* x, int64_t len, float c) {                                     \
-    return ::bl::simd::leaf_lanes<V, ::bl::simd::VecAddAbs, StepAddAbs>(x, len, c);                     \
-  }                                                                                                     \
-  float leaf_square_sum_##isa(const float* x, int64_t len, float c) {                                  \
-    return ::bl::simd::leaf_lanes<V, ::bl::simd::VecSquare, StepSquare>(x, len, c);                     \
-  }                                                                                                     \
-  float leaf_centered_square_sum_##isa(const float* x, int64_t len, float c) {                         \
-    return ::bl::simd::leaf_lanes<V, ::bl::simd::VecCenteredSquare, StepCenteredSquare>(x, len, c);     \
-  }                                                                                                     \
+#define BL_DEFINE_REDUCE_LEAVES(isa, V)                                                           \
+  BL_DEFINE_REDUCE_LANES_LEAF(isa, V, sum, VecAdd, StepAdd)                                       \
+  BL_DEFINE_REDUCE_LANES_LEAF(isa, V, abs_sum, VecAddAbs, StepAddAbs)                             \
+  BL_DEFINE_REDUCE_LANES_LEAF(isa, V, square_sum, VecSquare, StepSquare)                          \
+  BL_DEFINE_REDUCE_LANES_LEAF(isa, V, centered_square_sum, VecCenteredSquare, StepCenteredSquare) \
   float leaf_max_##isa(const float* x, int64_t len, float) { return ::bl::simd::leaf_extremum<V, true>(x, len); } \
   float leaf_min_##isa(const float* x, int64_t len, float) { return ::bl::simd::leaf_extremum<V, false>(x, len); }

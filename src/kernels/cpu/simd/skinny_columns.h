@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "contract/arith.h"
+#include "core/error.h"
 #include "kernels/skinny_matmul.h"
 
 namespace bl::skinny_detail {
@@ -42,3 +43,22 @@ void skinny_columns(const float* a, const float* b, float* c, int64_t m, int64_t
 
 }  // namespace
 }  // namespace bl::skinny_detail
+
+// The columns entry point bl::skinny_detail::name of kernels/skinny_matmul.h over the traits V;
+// expanded at global scope by the per-ISA translation unit.
+#define BL_SKINNY_COLUMNS_ENTRY(name, V)                                                           \
+  namespace bl::skinny_detail {                                                                    \
+  void name(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k, int64_t n0, \
+            int64_t n1) {                                                                          \
+    skinny_columns<V>(a, b, c, m, n, k, n0, n1);                                                   \
+  }                                                                                                \
+  }
+
+// The entry point `name` where its instruction set is not compiled for this target: never called
+// (the dispatch checks the CPU first), an error if it were. Expanded at global scope.
+#define BL_SKINNY_COLUMNS_MISSING(name, isa_text)                                              \
+  namespace bl::skinny_detail {                                                                \
+  void name(const float*, const float*, float*, int64_t, int64_t, int64_t, int64_t, int64_t) { \
+    throw Error("skinny_matmul: the " isa_text " columns were not compiled for this target");  \
+  }                                                                                            \
+  }

@@ -1,12 +1,16 @@
 // vec_avx2.h: the vector traits of the AVX2+FMA build (8 floats a register). Include only from
 // *_avx2.cpp (compiled with -mavx2 -mfma). The traits live in an unnamed namespace so every leaf
 // instantiated with them stays private to its translation unit (scripts/check_isa_objects.sh).
-// The operation set is the one of every traits header in this folder (vec_scalar.h lists it).
+// The operation set is the one of every traits header in this folder (vec_scalar.h lists it), plus
+// canonical(v) with the contract's canonical NaN: include after BL_HD is redefined as
+// `static inline`, as every *_avx2.cpp does before its first contract header.
 #pragma once
 
 #include <immintrin.h>
 
 #include <cstdint>
+
+#include "contract/arith.h"
 
 namespace bl::simd {
 namespace {
@@ -24,6 +28,8 @@ struct Avx2 {
   static void storeu(float* p, F v) { _mm256_storeu_ps(p, v); }
   // v with every NaN slot replaced by `nan` (the canonical NaN, broadcast).
   static F canonical(F v, F nan) { return _mm256_blendv_ps(v, nan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q)); }
+  // v with every NaN slot replaced by the canonical NaN of contract/arith.h.
+  static F canonical(F v) { return canonical(v, set1(canonical_nan())); }
   static F add(F a, F b) { return _mm256_add_ps(a, b); }
   static F sub(F a, F b) { return _mm256_sub_ps(a, b); }
   static F fma(F a, F b, F c) { return _mm256_fmadd_ps(a, b, c); }
