@@ -47,62 +47,6 @@ __global__ void map3_kernel(const C* c, StridedView vc, const A* a, StridedView 
     out[i] = f(c[strided_offset(vc, i)], a[strided_offset(va, i)], b[strided_offset(vb, i)]);
 }
 
-// A strided view addressed in 32-bit arithmetic (GPU integer division is far cheaper in 32 bits):
-// used when the element count and every offset fit in int32. Addressing only: the element read
-// is the same, so nothing but speed changes.
-struct StridedView32 {
-  int ndim = 0;
-  uint32_t shape[kMaxDims] = {};
-  uint32_t strides[kMaxDims] = {};
-  int identity = 0;  // reads element i at offset i
-};
-
-__device__ __forceinline__ uint32_t offset32(const StridedView32& v, uint32_t linear) {
-  if (v.identity) return linear;
-  uint32_t offset = 0;
-  for (int d = v.ndim - 1; d >= 0; --d) {
-    const uint32_t extent = v.shape[d];
-    const uint32_t q = linear / extent;
-    offset += (linear - q * extent) * v.strides[d];
-    linear = q;
-  }
-  return offset;
-}
-
-// The 32-bit form of v for n elements, or false when some size or offset does not fit.
-bool view32(const StridedView& v, int64_t n, StridedView32* out) {
-  constexpr int64_t kMax = 0x7FFFFFFF;
-  if (n > kMax) return false;
-  int64_t last = 0;
-  for (int d = 0; d < v.ndim; ++d) {
-    if (v.shape[d] < 1 || v.shape[d] > kMax || v.strides[d] < 0 || v.strides[d] > kMax) return false;
-    last += (v.shape[d] - 1) * v.strides[d];
-    if (last > kMax) return false;
-  }
-  out->ndim = v.ndim;
-  for (int d = 0; d < v.ndim; ++d) {
-    out->shape[d] = static_cast<uint32_t>(v.shape[d]);
-    out->strides[d] = static_cast<uint32_t>(v.strides[d]);
-  }
-  out->identity = strided_is_identity(v) ? 1 : 0;
-  return true;
-}
-
-template <typename Out, typename A, typename B, typename F>
-__global__ void map2_kernel32(const A* a, StridedView32 va, const B* b, StridedView32 vb, Out* out, uint32_t n,
-                              F f) {
-  const uint32_t step = gridDim.x * blockDim.x;
-  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step)
-    out[i] = f(a[offset32(va, i)], b[offset32(vb, i)]);
-}
-
-template <typename T>
-__global__ void strided_copy_kernel32(const T* src, StridedView32 sv, T* dst, StridedView32 dv, uint32_t n) {
-  const uint32_t step = gridDim.x * blockDim.x;
-  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step)
-    dst[offset32(dv, i)] = src[offset32(sv, i)];
-}
-
 // f of four elements. exp has a four-wide form with the same bits (exp_quad.cuh): its rare
 // settling step comes after all four fast evaluations instead of after each.
 template <typename F>
@@ -284,12 +228,7 @@ void map2(const A* a, const StridedView& va, const B* b, const StridedView& vb, 
     }
   }
   GridShape g = grid_for(n, cfg);
-  StridedView32 a32, b32;
-  if (view32(va, n, &a32) && view32(vb, n, &b32)) {
-    map2_kernel32<<<g.blocks, g.threads>>>(a, a32, b, b32, out, static_cast<uint32_t>(n), f);
-  } else {
-    map2_kernel<<<g.blocks, g.threads>>>(a, va, b, vb, identity, out, n, f);
-  }
+  map2_kernel<<<g.blocks, g.threads>>>(a, va, b, vb, identity, out, n, f);
   cuda_sync_check(op);
 }
 
@@ -419,13 +358,8 @@ void strided_copy_typed(const void* src, const StridedView& sv, void* dst, const
     return;
   }
   GridShape g = grid_for(n, cfg);
-  StridedView32 s32, d32;
-  if (view32(sv, n, &s32) && view32(dv, n, &d32)) {
-    strided_copy_kernel32<<<g.blocks, g.threads>>>(static_cast<const T*>(src), s32, static_cast<T*>(dst), d32,
-                                                   static_cast<uint32_t>(n));
-  } else {
-    strided_copy_kernel<<<g.blocks, g.threads>>>(static_cast<const T*>(src), sv, static_cast<T*>(dst), dv, n);
-  }
+  strided_copy_kernel<<<g.blocks, g.threads>>>(static_cast<const T*>(src), sv, static_cast<T*>(dst),
+                                               dv, n);
   cuda_sync_check("copy");
 }
 
