@@ -52,6 +52,7 @@ _CLASS_NAMES = {
     "svc": "SVC", "svr": "SVR", "nu_svc": "NuSVC", "nu_svr": "NuSVR", "one_class_svm": "OneClassSVM",
     "kernel_density": "KernelDensity", "bisecting_kmeans": "BisectingKMeans", "rbf_sampler": "RBFSampler",
     "nystroem": "Nystroem",
+    "truncated_svd": "TruncatedSVD", "kernel_pca": "KernelPCA", "nmf": "NMF",
     "gaussian_process_regressor": "GaussianProcessRegressor",
     "optics": "OPTICS", "hdbscan": "HDBSCAN", "affinity_propagation": "AffinityPropagation", "birch": "Birch",
     "gaussian_process_classifier": "GaussianProcessClassifier",
@@ -68,7 +69,10 @@ _NEIGHBORS = {"nearest_neighbors"}
 _FIT_ONLY_CLUSTER = {"dbscan", "agglomerative_clustering", "optics", "hdbscan", "spectral_clustering"}
 # Clusterers with predict but no score (scikit-learn's MeanShift).
 _NO_SCORE_CLUSTER = {"mean_shift", "affinity_propagation", "birch"}
-_TRANSFORMER = {"pca", "rbf_sampler", "nystroem"}
+_TRANSFORMER = {"pca", "rbf_sampler", "nystroem", "truncated_svd", "kernel_pca", "factor_analysis", "nmf"}
+_TRANSFORMER |= {"standard_scaler", "min_max_scaler", "max_abs_scaler", "robust_scaler", "normalizer",
+                 "polynomial_features"}
+_TRANSFORMER |= {"simple_imputer", "ordinal_encoder", "one_hot_encoder"}
 # Density estimators with score_samples, score and sample only (scikit-learn's KernelDensity).
 _DENSITY = {"kernel_density"}
 _OUTLIER = {"isolation_forest", "local_outlier_factor", "one_class_svm"}
@@ -78,8 +82,8 @@ _REGRESSORS = {"linear_regression", "ridge", "lasso", "elastic_net", "bayesian_r
                "svr", "gaussian_process_regressor", "nu_svr", "linear_svr"}
 # Targets must be positive (Gamma: > 0, Poisson: >= 0).
 _POSITIVE_Y = {"gamma_regressor", "poisson_regressor"}
-# X must be non-negative (counts; categorical_nb: integer categories).
-_POSITIVE_X = {"multinomial_nb", "complement_nb", "categorical_nb"}
+# X must be non-negative (counts, NMF; categorical_nb: integer categories).
+_POSITIVE_X = {"multinomial_nb", "complement_nb", "categorical_nb", "nmf"}
 # Count models whose training score scikit-learn's checks do not hold to 0.83 (as its own).
 _POOR_SCORE = {"multinomial_nb", "complement_nb", "bernoulli_nb", "categorical_nb"}
 # Classifiers without predict_proba.
@@ -88,6 +92,7 @@ _NO_PROBA = {"nearest_centroid", "linear_svc"}
 _SVM = {"svc", "nu_svc", "svr", "nu_svr", "one_class_svm"}
 # Hist gradient boosting treats NaN as missing; every other estimator refuses NaN in X.
 _ALLOW_NAN = {"hist_gradient_boosting_classifier", "hist_gradient_boosting_regressor"}
+_ALLOW_NAN |= {"simple_imputer"}  # NaN marks the values it fills in
 
 
 def _class_name(name):
@@ -343,7 +348,7 @@ class BitlearnEstimator(BaseEstimator):
             b = _hex_f32(state["intercept"])
             self.intercept_ = b if (self._kind == "classifier" or b.size != 1) else b[0]
         for key in ("cluster_centers", "components", "explained_variance", "explained_variance_ratio",
-                    "mean"):
+                    "mean", "singular_values"):
             if isinstance(state.get(key), str):
                 v = _hex_f32(state[key])
                 if key in ("cluster_centers", "components"):
@@ -407,6 +412,15 @@ class BitlearnEstimator(BaseEstimator):
         if isinstance(state.get("normalization"), str):  # nystroem
             self.normalization_ = _hex_f32(state["normalization"]).reshape(state["n_components"], -1)
             self.component_indices_ = np.asarray(state["component_indices"], dtype=np.int64)
+        if isinstance(state.get("scaled_eigenvectors"), str):  # kernel_pca
+            self.eigenvalues_ = _hex_f32(state["eigenvalues"])
+            self.eigenvectors_ = _hex_f32(state["eigenvectors"]).reshape(state["n_components"], -1).T
+            self.X_fit_ = _hex_f32(state["training_rows"]).reshape(-1, d)
+        if isinstance(state.get("noise_variance"), str):  # factor_analysis
+            self.noise_variance_ = _hex_f32(state["noise_variance"])
+            self.loglike_ = [float(v) for v in _hex_f32(state["loglike"])]
+        if isinstance(state.get("reconstruction_err"), str):  # nmf
+            self.reconstruction_err_ = float(_hex_f32(state["reconstruction_err"])[0])
 
     def _set_mixture_attributes(self, state, d):
         """Gaussian mixture: weights_, means_, covariances_, precisions_cholesky_, precisions_,

@@ -152,6 +152,10 @@ class ExtraTreesRegressor(_RegressorBase):
     """registry name: extra_trees_regressor"""
     def __init__(self, *, bootstrap: bool = False, criterion: str = 'squared_error', max_depth: Any = None, max_features: str = 'all', min_samples_leaf: float = 1, min_samples_split: float = 2, n_estimators: float = 100, random_state: float = 0, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
+class FactorAnalysis(_TransformerBase):
+    """registry name: factor_analysis"""
+    def __init__(self, *, max_iter: float = 1000, n_components: Any = None, tol: float = 0.01, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
 class GammaRegressor(_RegressorBase):
     """registry name: gamma_regressor"""
     def __init__(self, *, alpha: float = 1, fit_intercept: bool = True, max_iter: float = 100, tol: float = 0.0001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
@@ -212,6 +216,10 @@ class KernelDensity(_DensityBase):
     """registry name: kernel_density"""
     def __init__(self, *, bandwidth: float = 1, kernel: str = 'gaussian', metric: str = 'euclidean', device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
+class KernelPCA(_TransformerBase):
+    """registry name: kernel_pca"""
+    def __init__(self, *, coef0: float = 1, degree: float = 3, gamma: Any = None, kernel: str = 'linear', n_components: Any = None, remove_zero_eig: bool = False, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
 class KernelRidge(_RegressorBase):
     """registry name: kernel_ridge"""
     def __init__(self, *, alpha: float = 1, coef0: float = 1, degree: float = 3, gamma: Any = None, kernel: str = 'linear', device: str = 'cpu', n_jobs: Any = None) -> None: ...
@@ -260,9 +268,17 @@ class MLPRegressor(_RegressorBase):
     """registry name: mlp_regressor"""
     def __init__(self, *, activation: str = 'relu', alpha: float = 0.0001, batch_size: str = 'auto', beta_1: float = 0.9, beta_2: float = 0.999, epsilon: float = 1e-08, hidden_layer_sizes: float = 100, learning_rate_init: float = 0.001, max_iter: float = 200, momentum: float = 0.9, n_iter_no_change: float = 10, nesterovs_momentum: bool = True, random_state: float = 0, shuffle: bool = True, solver: str = 'adam', tol: float = 0.0001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
+class MaxAbsScaler(_TransformerBase):
+    """registry name: max_abs_scaler"""
+    def __init__(self, *, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
 class MeanShift(_ClusterBase):
     """registry name: mean_shift"""
     def __init__(self, *, bandwidth: Any = None, bin_seeding: bool = False, cluster_all: bool = True, max_iter: float = 300, min_bin_freq: float = 1, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class MinMaxScaler(_TransformerBase):
+    """registry name: min_max_scaler"""
+    def __init__(self, *, clip: bool = False, feature_range: str = '0,1', device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
 class MiniBatchKMeans(_ClusterBase):
     """registry name: minibatch_kmeans"""
@@ -272,6 +288,10 @@ class MultinomialNB(_ClassifierBase):
     """registry name: multinomial_nb"""
     def __init__(self, *, alpha: float = 1, fit_prior: bool = True, force_alpha: bool = True, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
+class NMF(_TransformerBase):
+    """registry name: nmf"""
+    def __init__(self, *, init: Any = None, max_iter: float = 200, n_components: str = 'auto', random_state: float = 0, solver: str = 'cd', tol: float = 0.0001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
 class NearestCentroid(_ClassifierBase):
     """registry name: nearest_centroid"""
     def __init__(self, *, metric: str = 'euclidean', device: str = 'cpu', n_jobs: Any = None) -> None: ...
@@ -279,6 +299,10 @@ class NearestCentroid(_ClassifierBase):
 class NearestNeighbors(_NeighborsBase):
     """registry name: nearest_neighbors"""
     def __init__(self, *, metric: str = 'minkowski', n_neighbors: float = 5, p: float = 2, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class Normalizer(_TransformerBase):
+    """registry name: normalizer"""
+    def __init__(self, *, norm: str = 'l2', device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
 class NuSVC(_ClassifierBase):
     """registry name: nu_svc"""
@@ -300,6 +324,14 @@ class OneClassSVM(_OutlierBase):
     """registry name: one_class_svm"""
     def __init__(self, *, coef0: float = 0, degree: float = 3, gamma: str = 'scale', kernel: str = 'rbf', max_iter: float = -1, nu: float = 0.5, tol: float = 0.001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
+class OneHotEncoder(_TransformerBase):
+    """registry name: one_hot_encoder"""
+    def __init__(self, *, drop: Any = None, handle_unknown: str = 'error', device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class OrdinalEncoder(_TransformerBase):
+    """registry name: ordinal_encoder"""
+    def __init__(self, *, handle_unknown: str = 'error', unknown_value: Any = None, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
 class PCA(_TransformerBase):
     """registry name: pca"""
     def __init__(self, *, n_components: float = 0, whiten: bool = False, device: str = 'cpu', n_jobs: Any = None) -> None: ...
@@ -307,6 +339,10 @@ class PCA(_TransformerBase):
 class PoissonRegressor(_RegressorBase):
     """registry name: poisson_regressor"""
     def __init__(self, *, alpha: float = 1, fit_intercept: bool = True, max_iter: float = 100, tol: float = 0.0001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class PolynomialFeatures(_TransformerBase):
+    """registry name: polynomial_features"""
+    def __init__(self, *, degree: float = 2, include_bias: bool = True, interaction_only: bool = False, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
 class QuadraticDiscriminantAnalysis(_ClassifierBase):
     """registry name: quadratic_discriminant_analysis"""
@@ -340,6 +376,10 @@ class Ridge(_RegressorBase):
     """registry name: ridge"""
     def __init__(self, *, alpha: float = 1, fit_intercept: bool = True, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
+class RobustScaler(_TransformerBase):
+    """registry name: robust_scaler"""
+    def __init__(self, *, quantile_range: str = '25,75', with_centering: bool = True, with_scaling: bool = True, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
 class SGDClassifier(_ClassifierBase):
     """registry name: sgd_classifier"""
     def __init__(self, *, alpha: float = 0.0001, epsilon: float = 0.1, eta0: float = 0.01, fit_intercept: bool = True, l1_ratio: float = 0.15, learning_rate: str = 'optimal', loss: str = 'hinge', max_iter: float = 1000, n_iter_no_change: float = 5, penalty: str = 'l2', power_t: float = 0.5, random_state: float = 0, shuffle: bool = True, tol: float = 0.001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
@@ -356,6 +396,10 @@ class SVR(_RegressorBase):
     """registry name: svr"""
     def __init__(self, *, C: float = 1, coef0: float = 0, degree: float = 3, epsilon: float = 0.1, gamma: str = 'scale', kernel: str = 'rbf', max_iter: float = -1, tol: float = 0.001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
+class SimpleImputer(_TransformerBase):
+    """registry name: simple_imputer"""
+    def __init__(self, *, fill_value: Any = None, strategy: str = 'mean', device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
 class SpectralClustering(_ClusterBase):
     """registry name: spectral_clustering"""
     def __init__(self, *, affinity: str = 'rbf', assign_labels: str = 'kmeans', gamma: float = 1, n_clusters: float = 8, n_neighbors: float = 10, random_state: float = 0, device: str = 'cpu', n_jobs: Any = None) -> None: ...
@@ -367,6 +411,14 @@ class StackingClassifier(_ClassifierBase):
 class StackingRegressor(_RegressorBase):
     """registry name: stacking_regressor"""
     def __init__(self, *, cv: float = 5, estimators: str = '', final_estimator: str = 'ridge', passthrough: bool = False, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class StandardScaler(_TransformerBase):
+    """registry name: standard_scaler"""
+    def __init__(self, *, with_mean: bool = True, with_std: bool = True, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class TruncatedSVD(_TransformerBase):
+    """registry name: truncated_svd"""
+    def __init__(self, *, algorithm: str = 'randomized', n_components: float = 2, n_iter: float = 5, n_oversamples: float = 10, random_state: float = 0, tol: float = 0, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
 class TweedieRegressor(_RegressorBase):
     """registry name: tweedie_regressor"""

@@ -27,6 +27,11 @@ EXPECTED = {
                                 "which the library refuses with its own message (no n_features in it)",
     },
 }
+# The encoders learn the values seen at fit as categories: this check transforms other continuous
+# rows, whose values are unseen categories, refused under the default handle_unknown="error".
+for _name in ("ordinal_encoder", "one_hot_encoder"):
+    EXPECTED[_name] = {"check_fit_idempotent": "continuous test rows hold categories unseen at fit, refused "
+                                               "by the default handle_unknown=\"error\" (as scikit-learn's)"}
 
 
 def instances():

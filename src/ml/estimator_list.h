@@ -51,6 +51,10 @@ BL_ML_ESTIMATOR(local_outlier_factor)
 
 // src/ml/decomposition/
 BL_ML_ESTIMATOR(pca)
+BL_ML_ESTIMATOR(truncated_svd)
+BL_ML_ESTIMATOR(kernel_pca)
+BL_ML_ESTIMATOR(factor_analysis)
+BL_ML_ESTIMATOR(nmf)
 
 // src/ml/tree/ (trees and forests)
 BL_ML_ESTIMATOR(decision_tree_classifier)
@@ -119,3 +123,14 @@ BL_ML_ESTIMATOR(gaussian_process_classifier)
 // src/ml/neural/ (multi-layer perceptrons)
 BL_ML_ESTIMATOR(mlp_classifier)
 BL_ML_ESTIMATOR(mlp_regressor)
+
+// src/ml/preprocessing/
+BL_ML_ESTIMATOR(standard_scaler)
+BL_ML_ESTIMATOR(min_max_scaler)
+BL_ML_ESTIMATOR(max_abs_scaler)
+BL_ML_ESTIMATOR(robust_scaler)
+BL_ML_ESTIMATOR(normalizer)
+BL_ML_ESTIMATOR(polynomial_features)
+BL_ML_ESTIMATOR(simple_imputer)
+BL_ML_ESTIMATOR(ordinal_encoder)
+BL_ML_ESTIMATOR(one_hot_encoder)

@@ -302,14 +302,31 @@ MODEL_ESTIMATORS = [
     ("bayesian_gaussian_mixture", "cls", ["n_components=2"]),
     ("nearest_neighbors", "cls", ["n_neighbors=3"]),
     ("spectral_clustering", "cls", ["n_clusters=2"]),
+    ("truncated_svd", "cls", ["n_components=2"]),
+    ("kernel_pca", "cls", ["n_components=2", "kernel=rbf"]),
+    ("factor_analysis", "cls", ["n_components=2"]),
+    ("standard_scaler", "cls", []),
+    ("min_max_scaler", "cls", []),
+    ("max_abs_scaler", "cls", []),
+    ("robust_scaler", "cls", []),
+    ("normalizer", "cls", []),
+    ("polynomial_features", "cls", ["degree=2"]),
+    ("simple_imputer", "cls", ["strategy=median"]),
+    ("ordinal_encoder", "cls", []),
+    ("one_hot_encoder", "cls", ["handle_unknown=ignore"]),
 ]
+# Transformers fitted without a target and read through --output transform (nmf needs non-negative
+# data, which the fixtures are not).
+TRANSFORMERS = ("truncated_svd", "kernel_pca", "factor_analysis", "standard_scaler", "min_max_scaler",
+                "max_abs_scaler", "robust_scaler", "normalizer", "polynomial_features", "simple_imputer",
+                "ordinal_encoder", "one_hot_encoder")
 # Unsupervised estimators: fitted without --target; those without predict are read by this output.
 UNSUPERVISED = ("kmeans", "pca", "isolation_forest", "gaussian_mixture", "dbscan", "bisecting_kmeans",
                 "local_outlier_factor", "kernel_density", "nystroem", "rbf_sampler", "agglomerative_clustering",
                 "mean_shift", "optics", "hdbscan", "affinity_propagation", "birch", "bayesian_gaussian_mixture",
-                "nearest_neighbors", "spectral_clustering")
+                "nearest_neighbors", "spectral_clustering") + TRANSFORMERS
 PREDICT_OUTPUT = {"pca": "transform", "nystroem": "transform", "rbf_sampler": "transform",
-                  "kernel_density": "score_samples"}
+                  "kernel_density": "score_samples", **{t: "transform" for t in TRANSFORMERS}}
 
 
 def idx_images(n, rows=28, cols=28):
