@@ -120,4 +120,17 @@ inline void expect_predict_before_fit_refused_and_state_round_trip(const std::st
   EXPECT_EQ(back->predict(X).to_vector<int64_t>(), est->predict(X).to_vector<int64_t>()) << name;
 }
 
+// A fitted transformer's state loaded into a new estimator, and its model file read back, give the
+// same model file and the same transform output on test.
+inline void expect_transformer_state_round_trip(const ml::Estimator& est, const Tensor& test) {
+  const std::string name = est.name();
+  const std::vector<float> want = est.transform(test).to_vector<float>();
+  auto back = ml::make_estimator(name);
+  back->load_state(state_of(est));
+  EXPECT_EQ(back->to_json_text(), est.to_json_text()) << name;
+  EXPECT_EQ(back->transform(test).to_vector<float>(), want) << name;
+  auto from_text = ml::estimator_from_json_text(est.to_json_text());
+  EXPECT_EQ(from_text->transform(test).to_vector<float>(), want) << name;
+}
+
 }  // namespace bl::ml_common

@@ -258,8 +258,7 @@ class Birch final : public lin::ParamEstimator {
   }
 
   Tensor transform(const Tensor& X) const override {
-    BL_CHECK(fitted_, name_, ": transform before fit");
-    lin::check_predict_X(name_, X, d_);
+    check_transform_X(X, d_);
     const dd::HostRows q = dd::host_rows(X);
     std::vector<float> out(static_cast<size_t>(q.n * k_));
     default_pool().parallel_for(q.n, [&](int64_t i) {

@@ -150,8 +150,7 @@ class BisectingKMeans final : public lin::ParamEstimator {
     return Tensor::from_vector(out, {m}, X.device());
   }
   Tensor transform(const Tensor& X) const override {
-    BL_CHECK(fitted_, name_, ": transform before fit");
-    lin::check_predict_X(name_, X, d_);
+    check_transform_X(X, d_);
     Tensor C = Tensor::from_vector(cluster_centers_, {k_, d_}, X.device());
     return bl::sqrt(sq_distances(X, row_sq_norms(X), C, row_sq_norms(C)));
   }

@@ -134,8 +134,7 @@ class KMeansBase : public lin::ParamEstimator {
     return assign(X, row_sq_norms(X), centers_tensor(X.device())).labels;
   }
   Tensor transform(const Tensor& X) const override {
-    BL_CHECK(fitted_, name_, ": transform before fit");
-    lin::check_predict_X(name_, X, d_);
+    check_transform_X(X, d_);
     Tensor C = centers_tensor(X.device());
     return bl::sqrt(sq_distances(X, row_sq_norms(X), C, row_sq_norms(C)));
   }

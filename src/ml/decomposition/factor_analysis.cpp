@@ -109,8 +109,7 @@ class FactorAnalysis final : public lin::ParamEstimator {
   }
 
   Tensor transform(const Tensor& X) const override {
-    BL_CHECK(fitted_, name_, ": transform before fit");
-    lin::check_predict_X(name_, X, d_);
+    check_transform_X(X, d_);
     const Device dev = X.device();
     Tensor Xc = bl::sub(X, Tensor::from_vector(mean_, {d_}, dev));
     return bl::matmul(Xc, Tensor::from_vector(projection_, {d_, k_}, dev));

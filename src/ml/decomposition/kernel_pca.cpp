@@ -120,8 +120,7 @@ class KernelPCA final : public lin::ParamEstimator {
   }
 
   Tensor transform(const Tensor& X) const override {
-    BL_CHECK(fitted_, name_, ": transform before fit");
-    lin::check_predict_X(name_, X, d_);
+    check_transform_X(X, d_);
     const Device dev = X.device();
     Tensor Kp = kernel(X, Tensor::from_vector(x_fit_, {n_, d_}, dev));
     Tensor Kc = bl::sub(Kp, Tensor::from_vector(col_means_, {n_}, dev));

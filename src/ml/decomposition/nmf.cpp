@@ -129,8 +129,7 @@ class NMF final : public lin::ParamEstimator {
   }
 
   Tensor transform(const Tensor& X) const override {
-    BL_CHECK(fitted_, name_, ": transform before fit");
-    lin::check_predict_X(name_, X, d_);
+    check_transform_X(X, d_);
     const std::vector<double> xh = host_nonnegative(X);
     const int64_t n = X.dim(0);
     std::vector<double> h(components_.begin(), components_.end());

@@ -84,8 +84,7 @@ class TruncatedSVD final : public lin::ParamEstimator {
   }
 
   Tensor transform(const Tensor& X) const override {
-    BL_CHECK(fitted_, name_, ": transform before fit");
-    lin::check_predict_X(name_, X, d_);
+    check_transform_X(X, d_);
     return bl::matmul(X, Tensor::from_vector(components_, {k_, d_}, X.device()), false, true);
   }
 

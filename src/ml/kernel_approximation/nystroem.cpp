@@ -98,8 +98,7 @@ class Nystroem final : public lin::ParamEstimator {
   }
 
   Tensor transform(const Tensor& X) const override {
-    BL_CHECK(fitted_, name_, ": transform before fit");
-    lin::check_predict_X(name_, X, d_);
+    check_transform_X(X, d_);
     const Device dev = X.device();
     Tensor Kx = kernel_matrix(X, Tensor::from_vector(components_, {k_, d_}, dev), spec_);
     return bl::matmul(Kx, Tensor::from_vector(norm_, {k_, k_}, dev), false, true);

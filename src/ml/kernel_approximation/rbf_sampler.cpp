@@ -56,8 +56,7 @@ class RBFSampler final : public lin::ParamEstimator {
   }
 
   Tensor transform(const Tensor& X) const override {
-    BL_CHECK(fitted_, name_, ": transform before fit");
-    lin::check_predict_X(name_, X, d_);
+    check_transform_X(X, d_);
     const Device dev = X.device();
     Tensor P = bl::add(bl::matmul(X, Tensor::from_vector(w_, {d_, c_}, dev)), Tensor::from_vector(b_, {1, c_}, dev));
     const float scale = static_cast<float>(std::sqrt(2.0 / static_cast<double>(c_)));

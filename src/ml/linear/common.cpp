@@ -136,6 +136,11 @@ void check_predict_X(const std::string& est, const Tensor& X, int64_t n_features
            n_features);
 }
 
+void ParamEstimator::check_transform_X(const Tensor& X, int64_t n_features) const {
+  BL_CHECK(fitted_, name_, ": transform before fit");
+  check_predict_X(name_, X, n_features);
+}
+
 float dot(const std::vector<float>& a, const std::vector<float>& b) {
   float s = 0.0f;
   for (size_t i = 0; i < a.size(); ++i) s = bl::fma(a[i], b[i], s);

@@ -58,6 +58,9 @@ class ParamEstimator : public Estimator {
   bool fitted() const override { return fitted_; }
 
  protected:
+  // Checks a transform's X: fitted ("transform before fit"), then check_predict_X.
+  void check_transform_X(const Tensor& X, int64_t n_features) const;
+
   std::string name_;
   ParamSet params_;
   bool fitted_ = false;

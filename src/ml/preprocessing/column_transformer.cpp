@@ -15,8 +15,7 @@ void ColumnTransformer::check_fit_input(const Tensor& X, const Tensor& y, bool a
 }
 
 void ColumnTransformer::check_transform_input(const Tensor& X) const {
-  BL_CHECK(fitted_, name_, ": transform before fit");
-  lin::check_predict_X(name_, X, d_);
+  check_transform_X(X, d_);
 }
 
 Tensor ColumnTransformer::row_on(const std::vector<float>& v, const Tensor& X) const {
@@ -27,6 +26,13 @@ std::vector<float> ColumnTransformer::get_finite_row(const nlohmann::json& state
   std::vector<float> v = lin::get_f32(state, key, d_, name_);
   for (size_t j = 0; j < v.size(); ++j)
     BL_CHECK(std::isfinite(v[j]), name_, ": model state field '", key, "' holds ", v[j], " at column ", j);
+  return v;
+}
+
+std::vector<float> ColumnTransformer::get_divisor_row(const nlohmann::json& state, const std::string& key) const {
+  std::vector<float> v = get_finite_row(state, key);
+  for (size_t j = 0; j < v.size(); ++j)
+    BL_CHECK(v[j] != 0.0f, name_, ": model state: ", key, " of column ", j, " is 0");
   return v;
 }
 

@@ -28,6 +28,8 @@ class ColumnTransformer : public lin::ParamEstimator {
   Tensor row_on(const std::vector<float>& v, const Tensor& X) const;
   // The f32 state field `key` with d_ values, each finite.
   std::vector<float> get_finite_row(const nlohmann::json& state, const std::string& key) const;
+  // The same for a row transform divides by: every value also nonzero.
+  std::vector<float> get_divisor_row(const nlohmann::json& state, const std::string& key) const;
 
   int64_t d_ = 0;
 };

@@ -201,9 +201,7 @@ class MaxAbsScaler final : public ColumnTransformer {
   void load_state(const nlohmann::json& state) override {
     d_ = lin::get_int(state, "n_features", 1, name_);
     max_abs_ = get_finite_row(state, "max_abs");
-    scale_ = get_finite_row(state, "scale");
-    for (int64_t j = 0; j < d_; ++j)
-      BL_CHECK(scale_[j] != 0.0f, name_, ": model state: scale of column ", j, " is 0");
+    scale_ = get_divisor_row(state, "scale");
     fitted_ = true;
   }
 
@@ -301,9 +299,7 @@ class RobustScaler final : public PairParamTransformer {
   void load_state(const nlohmann::json& state) override {
     d_ = lin::get_int(state, "n_features", 1, name_);
     center_ = get_finite_row(state, "center");
-    scale_ = get_finite_row(state, "scale");
-    for (int64_t j = 0; j < d_; ++j)
-      BL_CHECK(scale_[j] != 0.0f, name_, ": model state: scale of column ", j, " is 0");
+    scale_ = get_divisor_row(state, "scale");
     fitted_ = true;
   }
 
