@@ -14,3 +14,6 @@
 #if __has_include("bitlearn/ops_matmul.h")
 #include "bitlearn/ops_matmul.h"
 #endif
+#if __has_include("bitlearn/ops_train.h")
+#include "bitlearn/ops_train.h"
+#endif

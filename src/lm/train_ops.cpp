@@ -33,20 +33,6 @@ Tensor rows_of(const Tensor& t, Shards sh, int64_t s) { return t.slice(0, s * sh
 // [count * rows, C] -> [count, rows, C]: one batch entry per shard.
 Tensor by_shard(const Tensor& t, Shards sh) { return t.contiguous().reshape({sh.count, sh.rows, t.dim(1)}); }
 
-// [N, heads*D] -> rotate_half per head: (-x2, x1).
-Tensor rotate_half(const Tensor& x, int64_t D) {
-  const int64_t N = x.dim(0), heads = x.dim(1) / D, half = D / 2;
-  Tensor x3 = x.reshape({N, heads, D});
-  return concat({neg(x3.slice(2, half, D)), x3.slice(2, 0, half)}, 2).reshape({N, heads * D});
-}
-
-// The transpose of rotate_half: (z2, -z1).
-Tensor rotate_half_t(const Tensor& z, int64_t D) {
-  const int64_t N = z.dim(0), heads = z.dim(1) / D, half = D / 2;
-  Tensor z3 = z.reshape({N, heads, D});
-  return concat({z3.slice(2, half, D), neg(z3.slice(2, 0, half))}, 2).reshape({N, heads * D});
-}
-
 // Attention layouts: q rows [batch*T, G*R*D] <-> [batch*G, R*T, D]; k/v rows [batch*T, G*D] <->
 // [batch*G, T, D].
 Tensor q_to_heads(const Tensor& q, int64_t B, int64_t T, int64_t G, int64_t R, int64_t D) {
@@ -144,15 +130,10 @@ ag::Var norm(const ag::Var& x, const ag::Var& w, const ag::Var& b, bool is_layer
   const bool has_b = b.defined();
   return ag::record("lm_norm", y, inputs, [xv, w, b, has_b, is_layer_norm, eps, sh](const Tensor& g) {
     std::vector<Tensor> out(has_b ? 3 : 2);
-    const Tensor e = scalar_on(xv, eps);
-    Tensor centered = is_layer_norm ? sub(xv, mean(xv, {-1}, true)) : xv;
-    Tensor r = rsqrt(add(mean(square(centered), {-1}, true), e));
-    Tensor xhat = mul(centered, r);
-    Tensor dxhat = mul(g, w.value());
-    Tensor inner = sub(dxhat, mul(xhat, mean(mul(dxhat, xhat), {-1}, true)));
-    if (is_layer_norm) inner = sub(inner, mean(dxhat, {-1}, true));
-    out[0] = mul(r, inner);
-    if (w.requires_grad()) fold_shards(w, sum(by_shard(mul(g, xhat), sh), {1}));
+    // The fused backward: the bits of the composed ops (bitlearn/ops_train.h).
+    auto [dx, g_xhat] = norm_backward(xv, g, w.value(), eps, is_layer_norm);
+    out[0] = dx;
+    if (w.requires_grad()) fold_shards(w, sum(by_shard(g_xhat, sh), {1}));
     if (has_b && b.requires_grad()) fold_shards(b, sum(by_shard(g, sh), {1}));
     return out;
   });
@@ -172,31 +153,24 @@ ag::Var embedding(const ag::Var& w, const Tensor& ids, Shards sh) {
 ag::Var gelu_tanh(const ag::Var& x) {
   const Tensor xv = x.value();
   return ag::record("lm_gelu_tanh", bl::gelu_tanh(xv), {x}, [xv](const Tensor& g) {
-    // d/dx 0.5 x (1 + tanh(u)), u = c (x + a x^3): 0.5 (1 + t) + 0.5 x (1 - t^2) c (1 + 3 a x^2).
-    const Tensor c = scalar_on(xv, 0.7978845608028654), a = scalar_on(xv, 0.044715);
-    const Tensor half = scalar_on(xv, 0.5), one = scalar_on(xv, 1.0), three_a = scalar_on(xv, 3 * 0.044715);
-    Tensor x2 = square(xv);
-    Tensor t = tanh(mul(c, add(xv, mul(a, mul(x2, xv)))));
-    Tensor left = mul(half, add(one, t));
-    Tensor right = mul(mul(half, xv), mul(sub(one, square(t)), mul(c, add(one, mul(three_a, x2)))));
-    return std::vector<Tensor>{mul(g, add(left, right))};
+    return std::vector<Tensor>{gelu_tanh_backward(xv, g)};
+  });
+}
+
+ag::Var swiglu(const ag::Var& a, const ag::Var& b) {
+  const Tensor av = a.value(), bv = b.value();
+  return ag::record("lm_swiglu", bl::swiglu(av, bv), {a, b}, [av, bv](const Tensor& g) {
+    auto [da, db] = swiglu_backward(av, bv, g);
+    return std::vector<Tensor>{da, db};
   });
 }
 
 ag::Var rope(const ag::Var& x, const Tensor& cos_rows, const Tensor& sin_rows, int64_t D) {
   const Tensor xv = x.value();
-  const int64_t N = xv.dim(0), heads = xv.dim(1) / D;
+  const int64_t heads = xv.dim(1) / D;
   BL_CHECK(heads * D == xv.dim(1) && D % 2 == 0, "lm rope: width ", xv.dim(1), " is not heads x ", D);
-  const Tensor c = cos_rows.reshape({N, 1, D}), s = sin_rows.reshape({N, 1, D});
-  auto apply = [&](const Tensor& t, const Tensor& rot) {
-    return add(mul(t.reshape({N, heads, D}), c), mul(rot.reshape({N, heads, D}), s)).reshape({N, heads * D});
-  };
-  Tensor y = apply(xv, rotate_half(xv, D));
-  return ag::record("lm_rope", y, {x}, [c, s, N, heads, D](const Tensor& g) {
-    Tensor g3 = g.reshape({N, heads, D});
-    Tensor gc = mul(g3, c).reshape({N, heads * D});
-    Tensor gs = mul(g3, s).reshape({N, heads * D});
-    return std::vector<Tensor>{add(gc, rotate_half_t(gs, D))};
+  return ag::record("lm_rope", bl::rope(xv, cos_rows, sin_rows, D), {x}, [cos_rows, sin_rows, D](const Tensor& g) {
+    return std::vector<Tensor>{bl::rope(g, cos_rows, sin_rows, D, true)};
   });
 }
 

@@ -46,11 +46,14 @@ ag::Var norm(const ag::Var& x, const ag::Var& w, const ag::Var& b, bool layer_no
 // Rows of w [V, C] at ids (i64 [N]): [N, C]; the weight gradient is bl::embedding_backward per shard.
 ag::Var embedding(const ag::Var& w, const Tensor& ids, Shards sh);
 
-// GELU with the tanh approximation (forward bl::gelu_tanh).
+// GELU with the tanh approximation (forward bl::gelu_tanh, backward bl::gelu_tanh_backward).
 ag::Var gelu_tanh(const ag::Var& x);
 
+// SwiGLU silu(a) * b as one node (bl::swiglu, bl::swiglu_backward): the bits of ag::mul(ag::silu(a), b).
+ag::Var swiglu(const ag::Var& a, const ag::Var& b);
+
 // Rotary embedding of x [N, heads * D] with per-row tables cos, sin [N, D] (constants):
-// x * cos + rotate_half(x) * sin, rotate_half(x) = (-x2, x1) per head.
+// x * cos + rotate_half(x) * sin, rotate_half(x) = (-x2, x1) per head (bl::rope, both directions).
 ag::Var rope(const ag::Var& x, const Tensor& cos_rows, const Tensor& sin_rows, int64_t head_dim);
 
 // The backward products of causal self-attention from q3, g3 [BG, R*T, D] (query heads of a

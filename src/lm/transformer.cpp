@@ -227,9 +227,11 @@ ag::Var Transformer::block_forward(const Block& b, const ag::Var& h, int64_t seq
   x = train_ops::norm(h2, b.n2w, b.n2b, ln, c.norm_eps, sh);
   ag::Var mlp;
   if (c.gated_mlp) {
-    ag::Var g = activate(c.activation, train_ops::linear(x, b.gate, ag::Var(), false, sh));
-    mlp = train_ops::linear(ag::mul(g, train_ops::linear(x, b.up, ag::Var(), false, sh)), b.down, ag::Var(),
-                            false, sh);
+    ag::Var a = train_ops::linear(x, b.gate, ag::Var(), false, sh);
+    ag::Var u = train_ops::linear(x, b.up, ag::Var(), false, sh);
+    // SwiGLU as one fused node; other gates as activation then product (the same bits either way).
+    ag::Var gated = c.activation == models::Activation::silu ? train_ops::swiglu(a, u) : ag::mul(activate(c.activation, a), u);
+    mlp = train_ops::linear(gated, b.down, ag::Var(), false, sh);
   } else {
     ag::Var u = activate(c.activation, train_ops::linear(x, b.up, b.upb, true, sh));
     mlp = train_ops::linear(u, b.down, b.downb, true, sh);

@@ -252,6 +252,27 @@ void attention_backward(Device d, const AttentionBackwardArgs& args, const float
       [&](const LaunchConfig& c) { attention_backward_cuda(args, s, dp, p, ds, c); });
 }
 
+void norm_backward(Device d, const NormBackwardArgs& args, const float* x, const float* g, const float* w, float* dx,
+                   float* gx) {
+  run(d, "norm_backward",
+      [&](ThreadPool& pool) { norm_backward_cpu(args, x, g, w, dx, gx, pool); },
+      [&](const LaunchConfig& c) { norm_backward_cuda(args, x, g, w, dx, gx, c); });
+}
+
+void rope(Device d, const RopeArgs& args, const float* x, const float* cos, const float* sin, float* y) {
+  run(d, args.backward ? "rope_backward" : "rope",
+      [&](ThreadPool& pool) { rope_cpu(args, x, cos, sin, y, pool); },
+      [&](const LaunchConfig& c) { rope_cuda(args, x, cos, sin, y, c); });
+}
+
+void train_map(Device d, TrainMap op, int64_t n, const float* in0, const float* in1, const float* in2, float* out0,
+               float* out1) {
+  static const char* const names[] = {"swiglu", "swiglu_backward", "gelu_tanh_backward"};
+  run(d, names[static_cast<int>(op)],
+      [&](ThreadPool& pool) { train_map_cpu(op, n, in0, in1, in2, out0, out1, pool); },
+      [&](const LaunchConfig& c) { train_map_cuda(op, n, in0, in1, in2, out0, out1, c); });
+}
+
 void im2col(Device d, const float* x, const Im2colShape& s, float pad_value, float* out) {
   run(d, "im2col",
       [&](ThreadPool& p) { im2col_cpu(x, s, pad_value, out, p); },

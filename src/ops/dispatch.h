@@ -26,6 +26,7 @@
 #include "kernels/math_map.h"
 #include "kernels/matmul.h"
 #include "kernels/norm.h"
+#include "kernels/norm_backward.h"
 #include "kernels/reduce.h"
 #include "kernels/rng_fill.h"
 #include "kernels/selective_scan.h"
@@ -33,6 +34,7 @@
 #include "kernels/softmax.h"
 #include "kernels/sort.h"
 #include "kernels/tile_max.h"
+#include "kernels/train_maps.h"
 
 namespace bl::dispatch {
 
@@ -86,6 +88,13 @@ void attention(Device d, const AttentionArgs& args, const float* q, const float*
                const int64_t* q_pos, const int64_t* kv_len, float* out);
 void attention_backward(Device d, const AttentionBackwardArgs& args, const float* s, const float* dp, float* p,
                         float* ds);
+
+// Fused pieces of the decoder's training pass (kernels/norm_backward.h, train_maps.h).
+void norm_backward(Device d, const NormBackwardArgs& args, const float* x, const float* g, const float* w, float* dx,
+                   float* gx);
+void rope(Device d, const RopeArgs& args, const float* x, const float* cos, const float* sin, float* y);
+void train_map(Device d, TrainMap op, int64_t n, const float* in0, const float* in1, const float* in2, float* out0,
+               float* out1);
 
 // Layer kernels (kernels/im2col.h, tile_max.h, lstm_cell.h, selective_scan.h).
 void im2col(Device d, const float* x, const Im2colShape& s, float pad_value, float* out);

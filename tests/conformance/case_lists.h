@@ -14,6 +14,7 @@
 #include "conformance/cases_matmul.h"
 #include "conformance/cases_reduce.h"
 #include "conformance/cases_shape.h"
+#include "conformance/cases_train.h"
 
 namespace bl::conformance {
 
@@ -30,6 +31,8 @@ inline const std::vector<CaseList>& case_lists() {
       {"matmul", "matmul", &matmul_cases},
       {"attention", "attention", &attention_cases},
       {"attention_backward", "attention_backward", &attention_backward_cases},
+      {"norm_backward", "norm_backward", &norm_backward_cases},
+      {"train_maps", "train_maps (rope, swiglu, gelu_tanh backward)", &train_map_cases},
       {"index", "index", &index_cases},
       {"shape", "shape (copy, concat)", &shape_cases},
       {"im2col", "im2col", &im2col_cases},

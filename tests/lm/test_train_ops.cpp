@@ -54,6 +54,51 @@ TEST(LmTrainOps, FusedSoftmaxBackwardEqualsTheComposedOps) {
 
 // A block of query rows over only the keys it may see gives the bits of those rows of the whole
 // problem (first_position names the block's first query).
+// The fused norm backward, rotary embedding, SwiGLU and GELU-tanh backward (bitlearn/ops_train.h)
+// give the bits of the composed Tensor ops they replace, special values included; the composed
+// forms below are the trainer's earlier op sequences.
+TEST(LmTrainOps, FusedTrainingOpsEqualTheComposedOps) {
+  const int64_t N = 37, D = 8, heads = 3;
+  for (bool special : {false, true}) {
+    const Tensor x = random_tensor({N, 96}, 31, 3.0f, special), g = random_tensor({N, 96}, 32, 1.0f, special);
+    const Tensor w = random_tensor({96}, 33, 2.0f, special);
+    for (bool layer : {false, true}) {
+      const float eps = 1e-5f;
+      const Tensor e = Tensor::scalar(eps, DType::f32);
+      const Tensor c = layer ? sub(x, mean(x, {-1}, true)) : x;
+      const Tensor r = rsqrt(add(mean(square(c), {-1}, true), e));
+      const Tensor xhat = mul(c, r), d = mul(g, w);
+      Tensor inner = sub(d, mul(xhat, mean(mul(d, xhat), {-1}, true)));
+      if (layer) inner = sub(inner, mean(d, {-1}, true));
+      auto [dx, gx] = norm_backward(x, g, w, eps, layer);
+      EXPECT_TRUE(same_bits(dx, mul(r, inner))) << "norm dx, layer " << layer << " special " << special;
+      EXPECT_TRUE(same_bits(gx, mul(g, xhat))) << "norm g*xhat, layer " << layer << " special " << special;
+    }
+    const Tensor q = random_tensor({N, heads * D}, 34, 2.0f, special);
+    const Tensor co = random_tensor({N, D}, 35, 1.0f, special), si = random_tensor({N, D}, 36, 1.0f, special);
+    const Tensor c3 = co.reshape({N, 1, D}), s3 = si.reshape({N, 1, D});
+    const Tensor q3 = q.reshape({N, heads, D});
+    const Tensor rot = concat({neg(q3.slice(2, D / 2, D)), q3.slice(2, 0, D / 2)}, 2);
+    EXPECT_TRUE(same_bits(rope(q, co, si, D), add(mul(q3, c3), mul(rot, s3)).reshape({N, heads * D}))) << special;
+    const Tensor z3 = mul(q3, s3);
+    const Tensor rot_t = concat({z3.slice(2, D / 2, D), neg(z3.slice(2, 0, D / 2))}, 2);
+    EXPECT_TRUE(same_bits(rope(q, co, si, D, true), add(mul(q3, c3), rot_t).reshape({N, heads * D}))) << special;
+    const Tensor a = random_tensor({N, 96}, 37, 6.0f, special), b = random_tensor({N, 96}, 38, 2.0f, special);
+    EXPECT_TRUE(same_bits(swiglu(a, b), mul(silu(a), b))) << special;
+    const Tensor one = Tensor::scalar(1.0, DType::f32);
+    const Tensor s = sigmoid(a), dsilu = mul(s, add(one, mul(a, sub(one, s))));
+    auto [da, db] = swiglu_backward(a, b, g);
+    EXPECT_TRUE(same_bits(da, mul(mul(g, b), dsilu))) << special;
+    EXPECT_TRUE(same_bits(db, mul(g, silu(a)))) << special;
+    const Tensor k = Tensor::scalar(0.7978845608028654, DType::f32), qc = Tensor::scalar(0.044715, DType::f32);
+    const Tensor half = Tensor::scalar(0.5, DType::f32), three_q = Tensor::scalar(3 * 0.044715, DType::f32);
+    const Tensor x2 = square(a), t = tanh(mul(k, add(a, mul(qc, mul(x2, a)))));
+    const Tensor left = mul(half, add(one, t));
+    const Tensor right = mul(mul(half, a), mul(sub(one, square(t)), mul(k, add(one, mul(three_q, x2)))));
+    EXPECT_TRUE(same_bits(gelu_tanh_backward(a, g), mul(g, add(left, right)))) << special;
+  }
+}
+
 TEST(LmTrainOps, SoftmaxBackwardOfABlockEqualsThoseRowsOfTheWhole) {
   const int64_t BG = 2, T = 600;
   for (int64_t window : {0, 100}) {

@@ -1,41 +1,21 @@
 // CUDA attention backward (kernels/attention_backward.h): one 32-lane group per row, rows striding
-// over the grid. Lane L of a group takes the keys j with j mod 32 == L of every sum-schedule leaf
-// in ascending order, so its partial sums are exactly lane L of leaf_reduce; the lanes are folded
-// by shuffles in the schedule's halving order and the leaf values (at most 32, one per lane) by
-// leaf_tree on lane 0. The maximum is order-free. Every value is the reference's, for any launch.
+// over the grid; the row sums run on the sum schedule through group_sum (group_sum.cuh). The
+// maximum is order-free. Every value is the reference's, for any launch.
 #include <cstdint>
 
 #include "core/cuda_check.h"
 #include "core/error.h"
 #include "kernels/attention_backward.h"
+#include "kernels/cuda/group_sum.cuh"
 #include "kernels/cuda/reduce_cuda.cuh"
 
 namespace bl {
 namespace {
 
-constexpr int kLanes = 32;
-constexpr unsigned kFull = 0xFFFFFFFFu;
-static_assert(kReduceLanes == kLanes, "one group lane per sum-schedule lane");
-static_assert(kAttentionBackwardMaxKeys / kReduceLeaf <= kLanes, "one leaf value per lane");
-
-// Sum-schedule reduction of the group's row: leaf l's lanes fold by halving; returns the leaf
-// tree's value on every lane. value(j) gives the row's element j.
-template <class Step, class Value>
-__device__ float group_sum(int64_t n, int lane, float c, Value value) {
-  const int64_t leaves = reduce_leaf_count(n);
-  float mine = 0.0f;  // lane l keeps leaf l's value
-  for (int64_t l = 0; l < leaves; ++l) {
-    const int64_t start = l * kReduceLeaf, end = start + kReduceLeaf < n ? start + kReduceLeaf : n;
-    float acc = Step::init();
-    for (int64_t j = start + lane; j < end; j += kLanes) acc = Step::apply(acc, value(j), c);
-    for (int w = kLanes / 2; w >= 1; w /= 2) acc = Step::combine(acc, __shfl_down_sync(kFull, acc, w, kLanes));
-    acc = __shfl_sync(kFull, acc, 0, kLanes);
-    if (lane == l) mine = acc;
-  }
-  float leaf_values[kLanes];
-  for (int l = 0; l < kLanes; ++l) leaf_values[l] = __shfl_sync(kFull, mine, l, kLanes);
-  return leaf_tree<Step>(leaf_values, leaves);
-}
+constexpr int kLanes = cuda::kGroupLanes;
+constexpr unsigned kFull = cuda::kGroupMask;
+static_assert(kAttentionBackwardMaxKeys <= cuda::kGroupSumMaxLength, "one leaf value per lane");
+using cuda::group_sum;
 
 __global__ void attention_backward_kernel(AttentionBackwardArgs a, const float* s, const float* dp, float* p,
                                           float* ds) {

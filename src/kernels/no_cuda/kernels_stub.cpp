@@ -12,6 +12,7 @@
 #include "kernels/math_map.h"
 #include "kernels/matmul.h"
 #include "kernels/norm.h"
+#include "kernels/norm_backward.h"
 #include "kernels/reduce.h"
 #include "kernels/rng_fill.h"
 #include "kernels/selective_scan.h"
@@ -19,6 +20,7 @@
 #include "kernels/softmax.h"
 #include "kernels/sort.h"
 #include "kernels/tile_max.h"
+#include "kernels/train_maps.h"
 #include "core/error.h"
 
 namespace bl {
@@ -32,6 +34,9 @@ namespace {
 
 void attention_cuda(const AttentionArgs&, const float*, const float*, const float*, const int64_t*, const int64_t*, float*, const LaunchConfig&) { no_cuda("attention"); }
 void adam_cuda(const AdamScalars&, const float*, const float*, const float*, const float*, float*, float*, float*, int64_t, const LaunchConfig&) { no_cuda("adam_update"); }
+void norm_backward_cuda(const NormBackwardArgs&, const float*, const float*, const float*, float*, float*, const LaunchConfig&) { no_cuda("norm_backward"); }
+void rope_cuda(const RopeArgs&, const float*, const float*, const float*, float*, const LaunchConfig&) { no_cuda("rope"); }
+void train_map_cuda(TrainMap, int64_t, const float*, const float*, const float*, float*, float*, const LaunchConfig&) { no_cuda("train_map"); }
 void attention_backward_cuda(const AttentionBackwardArgs&, const float*, const float*, float*, float*, const LaunchConfig&) { no_cuda("attention_backward"); }
 void attention_cuda_sabotaged_fold(const AttentionArgs&, const float*, const float*, const float*, const int64_t*, const int64_t*, float*) { no_cuda("attention_cuda_sabotaged_fold"); }
 void unary_cuda(UnaryOp, DType, const void*, const StridedView&, void*, int64_t, const LaunchConfig&) { no_cuda("unary"); }
