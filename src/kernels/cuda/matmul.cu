@@ -50,7 +50,8 @@ bool leaf_parallel_applies(const MatmulArgs& args, void* stream) {
 
 // The tile by shape, so that small products still fill the device: a 128 x 128 tile when it gives
 // every multiprocessor a tile (the warp tiles where the device has the shared memory for them,
-// else the 128 x 128 pipeline), else the 128 x 64 pipeline when that does. Below that (products
+// else the 128 x 128 pipeline) without a nearly empty last wave, else the 128 x 64 pipeline when
+// that fills the device. Below that (products
 // with few rows, such as a 128-token prefill) the small warp tiles (32 x 64), with the k leaves
 // run in parallel and folded in the same launch when a single product has two or more of them.
 // Where a device gives a block less shared memory (AMD: 64 KiB per workgroup), each choice falls
@@ -64,7 +65,12 @@ int tile_by_shape(const MatmulArgs& args, void* stream) {
   const bool fits_pipe128 = static_cast<int64_t>(pipe_smem_bytes<128, 128, 32, 3>()) <= optin;
   const bool fits_pipe128x64 = static_cast<int64_t>(pipe_smem_bytes<128, 64, 16, 4>()) <= optin;
   const bool fits_small = static_cast<int64_t>(matmul_small_tiles_smem_bytes()) <= optin;
-  if (tiles(128, 128) >= sms) {
+  const int64_t big = tiles(128, 128);
+  // A second wave of big tiles that holds less than half a wave leaves most multiprocessors idle
+  // for as long as a full one (4 x 768 x 768 weight gradients: 144 tiles on 132 multiprocessors);
+  // the 128 x 64 pipeline, three blocks per multiprocessor, runs such a product in one wave.
+  const bool ragged = big < 2 * sms && 2 * (big - sms) < sms && fits_pipe128x64 && tiles(128, 64) <= 3 * sms;
+  if (big >= sms && !ragged) {
     if (fits_warp128) return kMatmulTileWarp128;
     if (fits_pipe128) return kMatmulTilePipe128;
   }
