@@ -183,33 +183,30 @@ std::tuple<Tensor, Tensor, Tensor> attention_backward_products(const Tensor& q3,
     return {bmm(ds, k3), bmm(ds, q3, true, false), bmm(p, g3, true, false)};
   }
   const Tensor zero = scalar_on(q3, 0.0);
-  // dk and dv are held as one accumulator per GEMM leaf of keys (rows [256 L, 256 L + 256) of the
-  // result), joined at the end. A block that sees the first n keys (whole leaves) adds its part
-  // leaf by leaf: acc_L <- acc_L + part rows of leaf L. The first block starts every accumulator
-  // (its leaf, and +0 for the keys it cannot see). A leaf past n that an earlier block reached gets
-  // the +0 leaf (adding +0 turns a -0 into +0): only with R > 1, where a block of a later query
-  // head sees fewer keys than the blocks before it.
-  const int64_t key_leaves = (T + kGemmKLeaf - 1) / kGemmKLeaf;
-  auto leaf_rows = [&](const Tensor& t, int64_t L) { return t.slice(1, L * kGemmKLeaf, std::min(T, (L + 1) * kGemmKLeaf)); };
-  auto fold = [&](std::vector<Tensor>& acc, const Tensor& part, int64_t n) {
-    const int64_t seen = (n + kGemmKLeaf - 1) / kGemmKLeaf;
-    if (acc.empty()) {
-      for (int64_t L = 0; L < key_leaves; ++L) {
-        if (L < seen) {
-          acc.push_back(leaf_rows(part, L));
-        } else {
-          const int64_t rows_L = std::min(T, (L + 1) * kGemmKLeaf) - L * kGemmKLeaf;
-          acc.push_back(Tensor::zeros({part.dim(0), rows_L, part.dim(2)}, DType::f32, part.device()));
-        }
+  // acc <- acc + part over the first n keys, in place. The first block starts acc (its leaf, and +0
+  // for the keys it cannot see). A key past n that an earlier block reached gets the +0 leaf
+  // (adding +0 turns a -0 into +0): only with R > 1, where a block of a later query head sees
+  // fewer keys than the blocks before it.
+  auto fold = [&](Tensor& acc, const Tensor& part, int64_t n) {
+    if (!acc.defined()) {
+      if (n == T) {
+        acc = part;
+        return;
       }
+      acc = Tensor::zeros({part.dim(0), T, part.dim(2)}, DType::f32, part.device());
+      Tensor head = acc.slice(1, 0, n);
+      copy_into(head, part);
       return;
     }
-    for (int64_t L = 0; L < key_leaves; ++L) {
-      if (L < seen) acc[static_cast<size_t>(L)] = add(acc[static_cast<size_t>(L)], leaf_rows(part, L));
-      else if (R > 1) acc[static_cast<size_t>(L)] = add(acc[static_cast<size_t>(L)], zero);
+    Tensor head = acc.slice(1, 0, n);
+    copy_into(head, add(head, part));
+    if (n < T && R > 1) {
+      Tensor tail = acc.slice(1, n, T);
+      copy_into(tail, add(tail, zero));
     }
   };
-  std::vector<Tensor> dq_blocks, dk_leaves, dv_leaves;
+  std::vector<Tensor> dq_blocks;
+  Tensor dk, dv;
   for (int64_t a = 0; a < rows; a += kGemmKLeaf) {
     const int64_t len = std::min(kGemmKLeaf, rows - a), first = a % T;
     const int64_t n = std::min(T, (first + len + kGemmKLeaf - 1) / kGemmKLeaf * kGemmKLeaf);
@@ -219,11 +216,9 @@ std::tuple<Tensor, Tensor, Tensor> attention_backward_products(const Tensor& q3,
                                                  first);
     const Tensor dq = bmm(ds, kb);
     dq_blocks.push_back(n < T ? add(dq, zero) : dq);
-    fold(dk_leaves, bmm(ds, qb, true, false), n);
-    fold(dv_leaves, bmm(p, gb, true, false), n);
+    fold(dk, bmm(ds, qb, true, false), n);
+    fold(dv, bmm(p, gb, true, false), n);
   }
-  const Tensor dk = key_leaves == 1 ? dk_leaves[0].contiguous() : concat(dk_leaves, 1);
-  const Tensor dv = key_leaves == 1 ? dv_leaves[0].contiguous() : concat(dv_leaves, 1);
   return {concat(dq_blocks, 1), dk, dv};
 }
 
