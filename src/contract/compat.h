@@ -53,25 +53,17 @@
 
 namespace bl {
 
-// Bit casts between binary32 and its 32-bit pattern.
-BL_HD uint32_t bits_of(float x) {
-#if BL_DEVICE_PASS
-  return __float_as_uint(x);
-#else
-  uint32_t u;
-  memcpy(&u, &x, sizeof u);
-  return u;
-#endif
+// The bits of `from` as a `To` of the same size (host code; device code names the intrinsic).
+template <typename To, typename From>
+BL_HD To bit_copy(From from) {
+  static_assert(sizeof(To) == sizeof(From), "bit_copy: the two types differ in size");
+  To to;
+  memcpy(&to, &from, sizeof to);
+  return to;
 }
 
-BL_HD float float_of(uint32_t u) {
-#if BL_DEVICE_PASS
-  return __uint_as_float(u);
-#else
-  float x;
-  memcpy(&x, &u, sizeof x);
-  return x;
-#endif
-}
+// Bit casts between binary32 and its 32-bit pattern.
+BL_HD uint32_t bits_of(float x) { return BL_DEVICE_OR_HOST(__float_as_uint(x), bit_copy<uint32_t>(x)); }
+BL_HD float float_of(uint32_t u) { return BL_DEVICE_OR_HOST(__uint_as_float(u), bit_copy<float>(u)); }
 
 }  // namespace bl

@@ -14,6 +14,8 @@
 #include "core/digest.h"
 #include "core/error.h"
 #include "core/thread_pool.h"
+#include "io/json_array.h"
+#include "lm/report.h"
 
 namespace bl::lm {
 
@@ -319,9 +321,7 @@ std::string evidence_json(const EvidenceResult& r) {
   j["identical"] = r.identical;
   j["divergences"] = r.divergences;
   j["digest"] = r.digest;
-  j["routes"] = nlohmann::ordered_json::array();
-  for (const RouteResult& route : r.routes) {
-    nlohmann::ordered_json e;
+  j["routes"] = json_object_array(r.routes, [](const RouteResult& route, nlohmann::ordered_json& e) {
     e["route"] = route.name;
     e["ran"] = route.ran;
     if (!route.skip_reason.empty()) e["skip_reason"] = route.skip_reason;
@@ -332,18 +332,13 @@ std::string evidence_json(const EvidenceResult& r) {
     e["records_sha256"] = route.records_sha256;
     e["checkpoint_sha256"] = route.checkpoint_sha256;
     e["report"] = route.report_path;
-    e["records"] = nlohmann::ordered_json::array();
-    for (const StepRecord& s : route.steps) {
-      nlohmann::ordered_json x;
+    e["records"] = json_object_array(route.steps, [](const StepRecord& s, nlohmann::ordered_json& x) {
       x["step"] = s.step;
-      x["loss"] = s.loss;
-      x["loss_bits"] = float_bits_hex(s.loss);
+      put_float(x, "loss", s.loss);
       x["grad_norm_bits"] = float_bits_hex(s.grad_norm);
       x["params_sha256"] = s.params_sha256;
-      e["records"].push_back(x);
-    }
-    j["routes"].push_back(e);
-  }
+    });
+  });
   return j.dump(1) + "\n";
 }
 

@@ -6,6 +6,8 @@
 #include <sstream>
 
 #include "bitlearn/lm.h"
+#include "io/json_array.h"
+#include "lm/report.h"
 
 namespace bl::lm {
 
@@ -17,15 +19,10 @@ std::string float_bits_hex(float v) {
   return buf;
 }
 
-namespace {
-
-// A binary32 value in the report: the number, and beside it (key + "_bits") its exact bits in hex.
 void put_float(nlohmann::ordered_json& e, const std::string& key, float v) {
   e[key] = v;
   e[key + "_bits"] = float_bits_hex(v);
 }
-
-}  // namespace
 
 std::string report_json(const TrainResult& r, const TrainOptions& o) {
   nlohmann::ordered_json j;
@@ -35,9 +32,7 @@ std::string report_json(const TrainResult& r, const TrainOptions& o) {
   j["parameters"] = r.parameters;
   j["first_step"] = r.first_step;
   j["last_step"] = r.last_step;
-  j["steps"] = nlohmann::ordered_json::array();
-  for (const StepRecord& s : r.steps) {
-    nlohmann::ordered_json e;
+  j["steps"] = json_object_array(r.steps, [](const StepRecord& s, nlohmann::ordered_json& e) {
     e["step"] = s.step;
     put_float(e, "loss", s.loss);
     put_float(e, "grad_norm", s.grad_norm);
@@ -46,8 +41,7 @@ std::string report_json(const TrainResult& r, const TrainOptions& o) {
     if (!s.params_sha256.empty()) e["params_sha256"] = s.params_sha256;
     e["seconds"] = s.seconds;
     e["tokens"] = s.tokens;
-    j["steps"].push_back(e);
-  }
+  });
   j["final_params_sha256"] = r.final_params_sha256;
   j["checkpoint_sha256"] = r.checkpoint_sha256;
   return j.dump(1) + "\n";

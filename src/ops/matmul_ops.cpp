@@ -79,19 +79,12 @@ Tensor gemm(const Tensor& a, const Tensor& b, bool trans_a, bool trans_b, int64_
 
   GemmOperand ga = as_gemm_operand(a, trans_a);
   GemmOperand gb = as_gemm_operand(b, trans_b);
-  MatmulArgs args;
-  args.batch = batch;
-  args.m = m;
-  args.n = n;
-  args.k = ka;
-  args.trans_a = ga.trans;
-  args.trans_b = gb.trans;
+  // A dense C; the operands keep their own pitches and batch strides (0 where broadcast).
+  MatmulArgs args = matmul_dense_args(batch, m, n, ka, ga.trans, gb.trans);
   args.lda = ga.ld;
   args.ldb = gb.ld;
-  args.ldc = n;
   args.stride_a = ga.batch_stride;
   args.stride_b = gb.batch_stride;
-  args.stride_c = m * n;
   float* c = static_cast<float*>(out.raw_data());
   dispatch::matmul(a.device(), args, ga.ptr, gb.ptr, c);
   return out;

@@ -17,6 +17,7 @@
 #include "bitlearn/io.h"
 #include "bitlearn/verify.h"
 #include "core/error.h"
+#include "io/json_array.h"
 #include "io/json_number.h"
 
 namespace bl::verify {
@@ -63,15 +64,11 @@ void write_report_json(const Report& report, const std::string& path) {
   j["suite"] = suite_name(report.suite);
   j["threads"] = report.threads;
   j["cpu_isa"] = report.cpu_isa;
-  j["runs"] = nlohmann::ordered_json::array();
-  for (const DeviceRun& run : report.runs) {
-    nlohmann::ordered_json r;
+  j["runs"] = json_object_array(report.runs, [](const DeviceRun& run, nlohmann::ordered_json& r) {
     r["device"] = run.device;
     r["digest"] = run.digest;
     r["seconds"] = run.seconds;
-    r["checks"] = nlohmann::ordered_json::array();
-    for (const CheckResult& c : run.checks) {
-      nlohmann::ordered_json cj;
+    r["checks"] = json_object_array(run.checks, [](const CheckResult& c, nlohmann::ordered_json& cj) {
       cj["name"] = c.name;
       cj["state"] = state_name(c.state);
       cj["hash"] = c.hash;
@@ -79,10 +76,8 @@ void write_report_json(const Report& report, const std::string& path) {
       cj["reason"] = c.reason;
       if (c.cpu_only) cj["cpu_only"] = true;
       cj["seconds"] = c.seconds;
-      r["checks"].push_back(cj);
-    }
-    j["runs"].push_back(r);
-  }
+    });
+  });
   j["skipped_devices"] = report.skipped_devices;
   j["cross_device_divergences"] = report.cross_device_divergences;
   j["digest"] = report.runs.empty() ? std::string() : report.runs[0].digest;

@@ -73,18 +73,25 @@ BL_EXP_LOG_INLINE ff k_inv_ln2() { return ff{float_of(0x3FB8AA3Bu), float_of(0x3
 BL_EXP_LOG_INLINE ff k_one_sixth() { return ff{float_of(0x3E2AAAABu), float_of(0xB1AAAAABu)}; }
 BL_EXP_LOG_INLINE ff k_one_third() { return ff{float_of(0x3EAAAAABu), float_of(0xB22AAAABu)}; }
 
-// e^r - 1 for a binary32 r with |r| <= 0.0055, relative error below 2^-49.
-// Taylor series to r^6 (the r^7 term is below 2^-57 relative); the r/6 term and the product with
-// r^2 are kept in float-float so that the error stays relative to r, not to 1.
-BL_EXP_LOG_INLINE ff expm1_poly(float r) {
-  float tail = mul(mul(r, r), fma(fma(r, 1.0f / 720.0f, 1.0f / 120.0f), r, 1.0f / 24.0f));
-  ff q = ff_add_f(ff_mul_f(k_one_sixth(), r), tail);  // r/6 + r^2/24 + r^3/120 + r^4/720
-  ff q2 = fast_two_sum(0.5f, q.hi);
+// The shared end of expm1_poly and log1p_poly: r + r^2 * (half + q) as a normalized float-float,
+// with q = c3 * r + tail (c3 the float-float coefficient of r^3, tail the float terms from r^4 on).
+// The c3 * r term and the product with r^2 stay in float-float so that the error stays relative to r.
+BL_EXP_LOG_INLINE ff series_finish(float r, ff c3, float half, float tail) {
+  ff q = ff_add_f(ff_mul_f(c3, r), tail);
+  ff q2 = fast_two_sum(half, q.hi);
   q2.lo = add(q2.lo, q.lo);
   ff rq = ff_mul(two_prod(r, r), q2);
   ff p = fast_two_sum(r, rq.hi);
   p.lo = add(p.lo, rq.lo);
   return fast_two_sum(p.hi, p.lo);
+}
+
+// e^r - 1 for a binary32 r with |r| <= 0.0055, relative error below 2^-49.
+// Taylor series to r^6 (the r^7 term is below 2^-57 relative); the r/6 term and the product with
+// r^2 are kept in float-float so that the error stays relative to r, not to 1.
+BL_EXP_LOG_INLINE ff expm1_poly(float r) {
+  float tail = mul(mul(r, r), fma(fma(r, 1.0f / 720.0f, 1.0f / 120.0f), r, 1.0f / 24.0f));
+  return series_finish(r, k_one_sixth(), 0.5f, tail);  // q = r/6 + r^2/24 + r^3/120 + r^4/720
 }
 
 // Reduction of e^(xh + xl): e^x = 2^m * t * (1 + p) with t = 2^(j/64) from the table and
@@ -139,13 +146,7 @@ BL_EXP_LOG_INLINE ff expm1_from_parts(exp_parts e, int s) {
 // Series to r^7 (the r^8 term is below 2^-56 relative); r/3 and the product with r^2 in float-float.
 BL_EXP_LOG_INLINE ff log1p_poly(float r) {
   float tail = mul(mul(r, r), fma(fma(fma(r, 1.0f / 7.0f, -1.0f / 6.0f), r, 1.0f / 5.0f), r, -0.25f));
-  ff q = ff_add_f(ff_mul_f(k_one_third(), r), tail);  // r/3 - r^2/4 + r^3/5 - r^4/6 + r^5/7
-  ff q2 = fast_two_sum(-0.5f, q.hi);
-  q2.lo = add(q2.lo, q.lo);
-  ff rq = ff_mul(two_prod(r, r), q2);
-  ff p = fast_two_sum(r, rq.hi);
-  p.lo = add(p.lo, rq.lo);
-  return fast_two_sum(p.hi, p.lo);
+  return series_finish(r, k_one_third(), -0.5f, tail);  // q = r/3 - r^2/4 + r^3/5 - r^4/6 + r^5/7
 }
 
 // Reduction of a positive finite x: x = 2^k * z with z in [0.748, 1.496), z in sub-interval i,

@@ -16,14 +16,9 @@
 namespace bl {
 
 #if defined(__x86_64__) || defined(_M_X64)
-// exp goes to the explicit-SIMD binary64 kernel (exp_f64_cpu.h; same bits as bl::exp, fewer
-// operations than the compiled bl::exp loop).
+// exp goes to the explicit-SIMD binary64 kernel (math_map_chunk_with_exp).
 void math_map_chunk_avx2(MathFn fn, const float* x, const float* y, float* out, int64_t n) {
-  if (fn == MathFn::exp) {
-    exp_f64_table_avx2(x, out, n);
-    return;
-  }
-  math_map_chunk_loops(fn, x, y, out, n);
+  math_map_chunk_with_exp<exp_f64_table_avx2>(fn, x, y, out, n);
 }
 #endif
 

@@ -1,8 +1,8 @@
-// math_map_loop.h: the per-chunk loops of the CPU math map, included by math_map.cpp (baseline ISA)
-// and math_map_avx2.cpp (AVX2+FMA). Both compile the same source, so both follow the same
-// operation order as the reference (the functions are elementwise: no order across elements).
+// math_map_loop.h: the per-chunk loops of the CPU math map, included by math_map.cpp (baseline ISA),
+// math_map_avx2.cpp (AVX2+FMA) and math_map_avx512.cpp. All compile the same source, so all follow
+// the same operation order as the reference (the functions are elementwise: no order across elements).
 //
-// Everything here has internal linkage (unnamed namespace): the two translation units are built
+// Everything here has internal linkage (unnamed namespace): the translation units are built
 // for different instruction sets, and a shared out-of-line copy chosen by the linker could run
 // AVX2 code on a CPU without it.
 #pragma once
@@ -43,5 +43,18 @@ inline void math_map_chunk_loops(::bl::MathFn fn, const float* x, const float* y
 }
 
 #undef BL_MATH_MAP_UNARY_LOOP
+
+// The chunk loop of an ISA with an explicit-SIMD binary64 exp kernel (exp_f64_cpu.h; same bits as
+// bl::exp, fewer operations than the compiled bl::exp loop): exp goes to that kernel, every other
+// function to the loops above.
+template <void (*ExpKernel)(const float*, float*, int64_t)>
+inline void math_map_chunk_with_exp(::bl::MathFn fn, const float* x, const float* y, float* out,
+                                    int64_t n) {
+  if (fn == ::bl::MathFn::exp) {
+    ExpKernel(x, out, n);
+    return;
+  }
+  math_map_chunk_loops(fn, x, y, out, n);
+}
 
 }  // namespace

@@ -55,7 +55,6 @@ struct TileConfig : cpu::TileShape {
 template <int kPanelRows>
 void pack_a_panels(const MatmulArgs& args, const float* a, int64_t m0, int64_t mc, int64_t k0,
                    int64_t kc, float* dst) {
-  static const float kZeroRow[kGemmKLeaf] = {};
   for (int64_t p = 0; p < ceil_div(mc, kPanelRows); ++p) {
     float* panel = dst + p * kc * kPanelRows;
     int64_t row0 = m0 + p * kPanelRows;
@@ -70,13 +69,7 @@ void pack_a_panels(const MatmulArgs& args, const float* a, int64_t m0, int64_t m
       }
       continue;
     }
-    const float* src[kPanelRows];
-    for (int r = 0; r < kPanelRows; ++r)
-      src[r] = r < rows ? a + (row0 + r) * args.lda + k0 : kZeroRow;
-    for (int64_t k = 0; k < kc; ++k) {
-      float* out = panel + k * kPanelRows;
-      for (int r = 0; r < kPanelRows; ++r) out[r] = src[r][k];
-    }
+    cpu::pack_a_row_panel<kPanelRows>(a, args.lda, row0, rows, k0, kc, panel);
   }
 }
 
@@ -138,9 +131,7 @@ void run_task(const MatmulArgs& args, const float* a, const float* packed_b, int
               float* c, int64_t m0, int64_t mc, int64_t n0, int64_t nc, const TileConfig& tile) {
   thread_local PackBuffer buf_a;
   const int64_t panels_m = ceil_div(mc, tile.rows);
-  const int64_t panels_n = ceil_div(nc, kMatmulTileCols);
   const int64_t panel0 = n0 / kMatmulTileCols;
-  const int64_t tile_cols = int64_t{kMatmulTileCols} * tile.col_panels;
   float* packed_a = buf_a.get(static_cast<size_t>(panels_m * tile.rows * kGemmKLeaf));
   for (int64_t k0 = 0; k0 < args.k; k0 += kGemmKLeaf) {
     const int64_t kc = std::min<int64_t>(kGemmKLeaf, args.k - k0);
@@ -148,17 +139,8 @@ void run_task(const MatmulArgs& args, const float* a, const float* packed_b, int
     const bool last_leaf = (k0 + kc == args.k);
     const float* leaf_b = packed_b + k0 * padded_n;
     pack_a(args, a, m0, mc, k0, kc, tile.rows, packed_a);
-    for (int64_t jp = 0; jp < panels_n; jp += tile.col_panels) {
-      const int64_t col0 = n0 + jp * kMatmulTileCols;
-      const int cols = static_cast<int>(std::min<int64_t>(tile_cols, n0 + nc - col0));
-      const float* pb = leaf_b + (panel0 + jp) * kc * kMatmulTileCols;
-      for (int64_t ip = 0; ip < panels_m; ++ip) {
-        const int64_t row0 = m0 + ip * tile.rows;
-        const int rows = static_cast<int>(std::min<int64_t>(tile.rows, m0 + mc - row0));
-        tile.kernel(packed_a + ip * kc * tile.rows, pb, kc, c + row0 * args.ldc + col0, args.ldc,
-                    rows, cols, first_leaf, last_leaf);
-      }
-    }
+    cpu::leaf_tiles(tile, packed_a, leaf_b + panel0 * kc * kMatmulTileCols, kc, c, args.ldc, m0, mc, n0, nc,
+                    first_leaf, last_leaf);
   }
 }
 

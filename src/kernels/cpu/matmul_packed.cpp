@@ -64,15 +64,9 @@ void pack_b_panel(const float* b, int64_t n, int64_t ldb, bool trans_b, int64_t 
 // into dst, kc steps of panel_rows values; rows past M are zero (their outputs are never stored).
 template <int kPanelRows>
 void pack_a_panel(const float* a, int64_t m, int64_t lda, int64_t p, int64_t k0, int64_t kc, float* dst) {
-  static const float kZeroRow[kGemmKLeaf] = {};
   const int64_t row0 = p * kPanelRows;
   const int rows = static_cast<int>(std::min<int64_t>(kPanelRows, m - row0));
-  const float* src[kPanelRows];
-  for (int r = 0; r < kPanelRows; ++r) src[r] = r < rows ? a + (row0 + r) * lda + k0 : kZeroRow;
-  for (int64_t k = 0; k < kc; ++k) {
-    float* out = dst + k * kPanelRows;
-    for (int r = 0; r < kPanelRows; ++r) out[r] = src[r][k];
-  }
+  cpu::pack_a_row_panel<kPanelRows>(a, lda, row0, rows, k0, kc, dst);
 }
 
 }  // namespace
@@ -153,24 +147,15 @@ void matmul_cpu_packed_b(const float* a, int64_t m, int64_t lda, const PackedMat
   workers.parallel_for(blocks_m * blocks_n, [&](int64_t t) {
     const int64_t m0 = (t / blocks_n) * rows_per_task, n0 = (t % blocks_n) * cols_per_task;
     const int64_t mc = std::min(rows_per_task, m - m0), nc = std::min(cols_per_task, n - n0);
-    const int64_t panels_m = ceil_div(mc, tile.rows), panel_m0 = m0 / tile.rows;
-    const int64_t panels_n = ceil_div(nc, kMatmulTileCols), panel_n0 = n0 / kMatmulTileCols;
+    const int64_t panel_m0 = m0 / tile.rows;
+    const int64_t panel_n0 = n0 / kMatmulTileCols;
     for (int64_t k0 = 0; k0 < k; k0 += kGemmKLeaf) {
       const int64_t kc = std::min<int64_t>(kGemmKLeaf, k - k0);
       const bool first_leaf = k0 == 0, last_leaf = k0 + kc == k;
       const float* leaf_a = packed_a + k0 * padded_m;
       const float* leaf_b = packed_b + k0 * padded_n;
-      for (int64_t jp = 0; jp < panels_n; jp += tile.col_panels) {
-        const int64_t col0 = n0 + jp * kMatmulTileCols;
-        const int cols = static_cast<int>(std::min<int64_t>(tile_cols, n0 + nc - col0));
-        const float* pb = leaf_b + (panel_n0 + jp) * kc * kMatmulTileCols;
-        for (int64_t ip = 0; ip < panels_m; ++ip) {
-          const int64_t row0 = m0 + ip * tile.rows;
-          const int rows = static_cast<int>(std::min<int64_t>(tile.rows, m0 + mc - row0));
-          tile.kernel(leaf_a + (panel_m0 + ip) * kc * tile.rows, pb, kc, c + row0 * ldc + col0, ldc, rows, cols,
-                      first_leaf, last_leaf);
-        }
-      }
+      cpu::leaf_tiles(tile, leaf_a + panel_m0 * kc * tile.rows, leaf_b + panel_n0 * kc * kMatmulTileCols, kc, c,
+                      ldc, m0, mc, n0, nc, first_leaf, last_leaf);
     }
   });
 }

@@ -1,7 +1,8 @@
 // exp_vec_avx2.h: the traits of the table-driven binary64 exp (exp_f64_table.h) for AVX2+FMA:
 // blocks of 8 floats evaluated as two halves of 4 doubles; the 16-entry table read by a gather.
 // Include only from *_avx2.cpp; unnamed namespace, as in vec_avx2.h. The float operations common to
-// every leaf (set1, zero, loadu, store, storeu, add, sub) come from the Avx2 traits of vec_avx2.h.
+// every leaf (set1, zero, loadu, store, storeu, add, sub) come from the Avx2 traits of vec_avx2.h,
+// the members spelled alike for both widths from vec_x86.h.
 #pragma once
 
 #include <immintrin.h>
@@ -22,10 +23,9 @@ struct Avx2Exp : Avx2 {
   using Q = __m256i;                // the same bits as 64-bit integers
   using Table = const double*;      // where the 16 table entries are
 
-  static F load(const float* aligned) { return _mm256_load_ps(aligned); }
-  static void stream(float* aligned, F v) { _mm256_stream_ps(aligned, v); }
-  static void stream_fence() { _mm_sfence(); }  // streamed lines visible to other threads
-  static void prefetch(const float* p) { _mm_prefetch(reinterpret_cast<const char*>(p), _MM_HINT_T0); }
+  // load, stream, stream_fence, prefetch; set1_d, fma_d, fnma_d, sub_d, mul_d; as_q, as_d, and_q,
+  // add_q, sub_q, shl48_q.
+  BL_SIMD_X86_EXP_OPS(_mm256, si256)
   // p[0..n) into the first n lanes, zeros in the others (0 <= n < kLanes); reads only p[0..n).
   static F load_first(const float* p, int64_t n) {
     alignas(32) float v[8] = {0, 0, 0, 0, 0, 0, 0, 0};
@@ -61,18 +61,7 @@ struct Avx2Exp : Avx2 {
   static D widen(H v) { return _mm256_cvtps_pd(v); }
   static H narrow(D v) { return _mm256_cvtpd_ps(v); }
 
-  static D set1_d(double v) { return _mm256_set1_pd(v); }
-  static D fma_d(D a, D b, D c) { return _mm256_fmadd_pd(a, b, c); }   // a * b + c
-  static D fnma_d(D a, D b, D c) { return _mm256_fnmadd_pd(a, b, c); } // c - a * b
-  static D sub_d(D a, D b) { return _mm256_sub_pd(a, b); }
-  static D mul_d(D a, D b) { return _mm256_mul_pd(a, b); }
-  static Q as_q(D v) { return _mm256_castpd_si256(v); }
-  static D as_d(Q v) { return _mm256_castsi256_pd(v); }
   static Q set1_q(int64_t v) { return _mm256_set1_epi64x(v); }
-  static Q and_q(Q a, Q b) { return _mm256_and_si256(a, b); }
-  static Q add_q(Q a, Q b) { return _mm256_add_epi64(a, b); }
-  static Q sub_q(Q a, Q b) { return _mm256_sub_epi64(a, b); }
-  static Q shl48_q(Q a) { return _mm256_slli_epi64(a, 48); }
   // The rounding window's width as within() reads it: width + 1, for a signed "less than".
   static Q window_width(int64_t width) { return _mm256_set1_epi64x(width + 1); }
   // Bit l set where 0 <= d[l] <= width (window: window_width(width); d within [-2^62, 2^62]).

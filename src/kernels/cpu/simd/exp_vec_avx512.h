@@ -2,7 +2,8 @@
 // (F, VL, DQ): blocks of 16 floats evaluated as two halves of 8 doubles; the 16-entry table sits
 // in two registers and is read by one two-source permute (vpermt2pd) instead of a gather. Include
 // only from *_avx512.cpp; unnamed namespace, as in vec_avx512.h. The float operations common to
-// every leaf (set1, zero, loadu, store, storeu, add, sub) come from the Avx512 traits of vec_avx512.h.
+// every leaf (set1, zero, loadu, store, storeu, add, sub) come from the Avx512 traits of vec_avx512.h,
+// the members spelled alike for both widths from vec_x86.h.
 #pragma once
 
 #include <immintrin.h>
@@ -23,10 +24,9 @@ struct Avx512Exp : Avx512 {
     __m512d lo, hi;  // entries 0..7 and 8..15
   };
 
-  static F load(const float* aligned) { return _mm512_load_ps(aligned); }
-  static void stream(float* aligned, F v) { _mm512_stream_ps(aligned, v); }
-  static void stream_fence() { _mm_sfence(); }  // streamed lines visible to other threads
-  static void prefetch(const float* p) { _mm_prefetch(reinterpret_cast<const char*>(p), _MM_HINT_T0); }
+  // load, stream, stream_fence, prefetch; set1_d, fma_d, fnma_d, sub_d, mul_d; as_q, as_d, and_q,
+  // add_q, sub_q, shl48_q.
+  BL_SIMD_X86_EXP_OPS(_mm512, si512)
   static __mmask16 first_bits(int64_t n) { return static_cast<__mmask16>((1u << n) - 1u); }
   // p[0..n) into the first n lanes, zeros in the others (0 <= n < kLanes); reads only p[0..n).
   static F load_first(const float* p, int64_t n) { return _mm512_maskz_loadu_ps(first_bits(n), p); }
@@ -52,18 +52,7 @@ struct Avx512Exp : Avx512 {
   static D widen(H v) { return _mm512_cvtps_pd(v); }
   static H narrow(D v) { return _mm512_cvtpd_ps(v); }
 
-  static D set1_d(double v) { return _mm512_set1_pd(v); }
-  static D fma_d(D a, D b, D c) { return _mm512_fmadd_pd(a, b, c); }
-  static D fnma_d(D a, D b, D c) { return _mm512_fnmadd_pd(a, b, c); }
-  static D sub_d(D a, D b) { return _mm512_sub_pd(a, b); }
-  static D mul_d(D a, D b) { return _mm512_mul_pd(a, b); }
-  static Q as_q(D v) { return _mm512_castpd_si512(v); }
-  static D as_d(Q v) { return _mm512_castsi512_pd(v); }
   static Q set1_q(int64_t v) { return _mm512_set1_epi64(v); }
-  static Q and_q(Q a, Q b) { return _mm512_and_si512(a, b); }
-  static Q add_q(Q a, Q b) { return _mm512_add_epi64(a, b); }
-  static Q sub_q(Q a, Q b) { return _mm512_sub_epi64(a, b); }
-  static Q shl48_q(Q a) { return _mm512_slli_epi64(a, 48); }
   // The rounding window's width as within() reads it.
   static Q window_width(int64_t width) { return _mm512_set1_epi64(width); }
   // Bit l set where 0 <= d[l] <= width (window: window_width(width); as unsigned, a negative d is

@@ -11,50 +11,38 @@
 #include <cstdint>
 
 #include "contract/arith.h"
+#include "kernels/cpu/simd/vec_types.h"
+#include "kernels/cpu/simd/vec_x86.h"
 
 namespace bl::simd {
 namespace {
 
+// N: all-ones in the slots that saw a NaN.
 struct Avx2 {
-  static constexpr int kLanes = 8;
-  using F = __m256;
-  using I = __m256i;
-  using N = __m256;  // all-ones in the slots that saw a NaN
-
-  static F zero() { return _mm256_setzero_ps(); }
-  static F set1(float v) { return _mm256_set1_ps(v); }
-  static F loadu(const float* p) { return _mm256_loadu_ps(p); }
-  static void store(float* aligned, F v) { _mm256_store_ps(aligned, v); }
-  static void storeu(float* p, F v) { _mm256_storeu_ps(p, v); }
+  BL_SIMD_VEC_TYPES(8, __m256, __m256i, __m256)
+  // zero, set1, loadu, store, storeu, add, sub, fma; key (the total-order key of each slot:
+  // bits ^ ((bits >> 31) & 0x7FFFFFFF) as a signed integer), set1_i32, max_i32, min_i32.
+  BL_SIMD_X86_VEC_OPS(_mm256, si256)
   // v with every NaN slot replaced by `nan` (the canonical NaN, broadcast).
   static F canonical(F v, F nan) { return _mm256_blendv_ps(v, nan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q)); }
   // v with every NaN slot replaced by the canonical NaN of contract/arith.h.
   static F canonical(F v) { return canonical(v, set1(canonical_nan())); }
-  static F add(F a, F b) { return _mm256_add_ps(a, b); }
-  static F sub(F a, F b) { return _mm256_sub_ps(a, b); }
-  static F fma(F a, F b, F c) { return _mm256_fmadd_ps(a, b, c); }
   static F abs(F a) { return _mm256_and_ps(a, _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF))); }
 
-  // The total-order key of each slot: bits ^ ((bits >> 31) & 0x7FFFFFFF) as a signed integer.
-  static I key(F v) {
-    const __m256i u = _mm256_castps_si256(v);
-    return _mm256_xor_si256(u, _mm256_and_si256(_mm256_srai_epi32(u, 31), _mm256_set1_epi32(0x7FFFFFFF)));
-  }
-  static I set1_i32(int32_t v) { return _mm256_set1_epi32(v); }
-  static I max_i32(I a, I b) { return _mm256_max_epi32(a, b); }
-  static I min_i32(I a, I b) { return _mm256_min_epi32(a, b); }
-  // Horizontal steps, fixed: the two halves, then slots 2 apart, then 1 apart.
-  static int32_t hmax_i32(I v) {
-    __m128i m = _mm_max_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-    m = _mm_max_epi32(m, _mm_shuffle_epi32(m, _MM_SHUFFLE(1, 0, 3, 2)));
-    m = _mm_max_epi32(m, _mm_shuffle_epi32(m, _MM_SHUFFLE(2, 3, 0, 1)));
+  // Horizontal steps, fixed: the two halves, then slots 2 apart, then 1 apart; step(a, b) is the
+  // 128-bit max or min.
+  template <typename Step>
+  static int32_t hreduce_i32(I v, Step step) {
+    __m128i m = step(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    m = step(m, _mm_shuffle_epi32(m, _MM_SHUFFLE(1, 0, 3, 2)));
+    m = step(m, _mm_shuffle_epi32(m, _MM_SHUFFLE(2, 3, 0, 1)));
     return _mm_cvtsi128_si32(m);
+  }
+  static int32_t hmax_i32(I v) {
+    return hreduce_i32(v, [](__m128i a, __m128i b) { return _mm_max_epi32(a, b); });
   }
   static int32_t hmin_i32(I v) {
-    __m128i m = _mm_min_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-    m = _mm_min_epi32(m, _mm_shuffle_epi32(m, _MM_SHUFFLE(1, 0, 3, 2)));
-    m = _mm_min_epi32(m, _mm_shuffle_epi32(m, _MM_SHUFFLE(2, 3, 0, 1)));
-    return _mm_cvtsi128_si32(m);
+    return hreduce_i32(v, [](__m128i a, __m128i b) { return _mm_min_epi32(a, b); });
   }
 
   static N nan_none() { return _mm256_setzero_ps(); }

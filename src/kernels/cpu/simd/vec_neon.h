@@ -8,15 +8,14 @@
 
 #include <cstdint>
 
+#include "kernels/cpu/simd/vec_types.h"
+
 namespace bl::simd {
 namespace {
 
+// N: all-ones in the slots that saw only ordered values.
 struct Neon {
-  static constexpr int kLanes = 4;
-  using F = float32x4_t;
-  using I = int32x4_t;
-  using N = uint32x4_t;  // all-ones in the slots that saw only ordered values
-
+  BL_SIMD_VEC_TYPES(4, float32x4_t, int32x4_t, uint32x4_t)
   static F zero() { return vdupq_n_f32(0.0f); }
   static F set1(float v) { return vdupq_n_f32(v); }
   static F loadu(const float* p) { return vld1q_f32(p); }

@@ -15,15 +15,13 @@
 #include <cstdint>
 #include <cstring>
 
+#include "kernels/cpu/simd/vec_types.h"
+
 namespace bl::simd {
 namespace {
 
 struct Scalar {
-  static constexpr int kLanes = 1;
-  using F = float;
-  using I = int32_t;
-  using N = bool;
-
+  BL_SIMD_VEC_TYPES(1, float, int32_t, bool)
   static F zero() { return 0.0f; }
   static F set1(float v) { return v; }
   static F loadu(const float* p) { return *p; }
