@@ -1,5 +1,5 @@
 // The partitions of histogram boosting that write into the other row list
-// (partition_rows_serial_into / _blocked_into / partition_rows_into, ml/boosting/row_partition.h):
+// (partition_rows_serial / _blocked / partition_rows to PartitionTo::scratch, ml/boosting/row_partition.h):
 // the scratch arrays' positions [begin, end) must hold the stable partition of the node's
 // (row, g, h) triples byte for byte, with the same left count and sums, positions outside the
 // range untouched in both lists; node sizes 0, 1, primes, block boundaries and larger, block sizes
@@ -123,12 +123,14 @@ IntoResult run_into(const IntoCase& c, bool with_h, int64_t block, ThreadPool& p
   RowPartitionArrays a{rows.data(),     g.data(),     with_h ? h.data() : nullptr,
                        out.rows.data(), out.g.data(), with_h ? out.h.data() : nullptr};
   if (block == 0) {
-    out.left = partition_rows_serial_into(c.column.data(), c.goes_left, a, c.begin, c.end, &out.g_left, &out.h_left);
+    out.left = partition_rows_serial(c.column.data(), c.goes_left, a, c.begin, c.end, &out.g_left, &out.h_left,
+                                     PartitionTo::scratch);
   } else if (block == -1) {
-    out.left = partition_rows_into(c.column.data(), c.goes_left, a, c.begin, c.end, &out.g_left, &out.h_left, pool);
+    out.left = partition_rows(c.column.data(), c.goes_left, a, c.begin, c.end, &out.g_left, &out.h_left, pool,
+                              PartitionTo::scratch);
   } else {
-    out.left = partition_rows_blocked_into(c.column.data(), c.goes_left, a, c.begin, c.end, block, &out.g_left,
-                                           &out.h_left, pool);
+    out.left = partition_rows_blocked(c.column.data(), c.goes_left, a, c.begin, c.end, block, &out.g_left,
+                                      &out.h_left, pool, PartitionTo::scratch);
   }
   out.src_rows_outside = outside(rows, c.begin, c.end);
   out.src_g_outside = outside(g, c.begin, c.end);

@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "ml/boosting/boosting_estimators.h"
 #include "ml/boosting/hist_gbm.h"
+#include "ml/ensemble/sub_estimators.h"
 #include "ml/registry.h"
 #include "ml/tree/tree_model.h"
 #include "io/json_number.h"
@@ -169,8 +170,7 @@ class HistGradientBoosting : public Estimator {
   }
 
   void save_state(nlohmann::json& state) const override {
-    state["n_features"] = n_features_;
-    state["classes"] = classes_;
+    put_n_features_classes(state, n_features_, classes_);
     save_boost_model(model_, state);
   }
 
@@ -194,10 +194,7 @@ class HistGradientBoosting : public Estimator {
  private:
 
   std::vector<float> raw_scores(const Tensor& X) const {
-    BL_CHECK(fitted(), name(), ": predict before fit");
-    check_X(name(), X, /*allow_nan=*/true);
-    BL_CHECK(X.dim(1) == n_features_, name(), ": X has ", X.dim(1), " features, the model was fitted on ",
-             n_features_);
+    check_fitted_X(name(), fitted(), X, n_features_);
     Tensor hx = host_f32(X);
     return boosting_raw(model_, hx.data<float>(), hx.dim(0), hx.dim(1));
   }

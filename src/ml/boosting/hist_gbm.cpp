@@ -209,20 +209,27 @@ class TreeGrower {
     n_rows_ = n;
   }
 
+  // What both growths do first: start_tree, the per-node arrays emptied, an empty one-value tree.
+  Tree begin_tree(std::vector<int32_t> rows, const Quantized& g, const Quantized& h, const std::vector<char>& allowed,
+                  std::vector<int32_t>& node_split_bin, int64_t* g_root, int64_t* h_root) {
+    start_tree(std::move(rows), g, h, allowed, g_root, h_root);
+    Tree tree;
+    tree.n_values = 1;
+    node_split_bin.clear();
+    node_begin_.clear();
+    node_end_.clear();
+    node_depth_.clear();
+    return tree;
+  }
+
   // Grows one tree over `rows` with the quantized gradients; node_split_bin receives each node's
   // split bin (for the training-score update on bins).
   Tree grow(std::vector<int32_t> rows, const Quantized& g, const Quantized& h,
             const std::vector<char>& allowed, std::vector<int32_t>& node_split_bin) {
     int64_t g_root = 0, h_root = 0;
-    start_tree(std::move(rows), g, h, allowed, &g_root, &h_root);
-    Tree tree;
-    tree.n_values = 1;
+    Tree tree = begin_tree(std::move(rows), g, h, allowed, node_split_bin, &g_root, &h_root);
     node_g_.clear();
     node_h_.clear();
-    node_split_bin.clear();
-    node_begin_.clear();
-    node_end_.clear();
-    node_depth_.clear();
     std::vector<std::unique_ptr<NodeWork>> open;
     auto root = std::make_unique<NodeWork>();
     root->id = add_node(tree, node_split_bin, g_root, h_root);
@@ -274,14 +281,8 @@ class TreeGrower {
   Tree grow_symmetric(std::vector<int32_t> rows, const Quantized& g, const Quantized& h,
                       const std::vector<char>& allowed, std::vector<int32_t>& node_split_bin) {
     int64_t g_root = 0, h_root = 0;
-    start_tree(std::move(rows), g, h, allowed, &g_root, &h_root);
-    Tree tree;
-    tree.n_values = 1;
+    Tree tree = begin_tree(std::move(rows), g, h, allowed, node_split_bin, &g_root, &h_root);
     std::vector<int64_t> node_g, node_h;
-    node_split_bin.clear();
-    node_begin_.clear();
-    node_end_.clear();
-    node_depth_.clear();
     auto add_node = [&](int64_t gs, int64_t hs) {
       node_g.push_back(gs);
       node_h.push_back(hs);
@@ -778,7 +779,7 @@ class TreeGrower {
                          rows_[to].data(),   row_g_[to].data(),   has_h ? row_h_[to].data() : nullptr};
     const uint8_t* column = bins_by_column_.data() + static_cast<int64_t>(s.feature) * n_rows_;
     uint64_t gs = 0, hs = 0;
-    const int64_t nl = partition_rows_into(column, goes_left, a, begin, end, &gs, &hs, pool);
+    const int64_t nl = partition_rows(column, goes_left, a, begin, end, &gs, &hs, pool, PartitionTo::scratch);
     *gl = static_cast<int64_t>(gs);
     *hl = has_h ? static_cast<int64_t>(hs) : nl * h_->constant_q;
     return begin + nl;

@@ -152,8 +152,7 @@ int64_t blocked_impl(const uint8_t* column, const uint8_t* goes_left, const RowP
   return nl_total;
 }
 
-// The public forms below differ only in copy-back versus into-scratch; these pick the hessian
-// instantiation once for both.
+// These pick the hessian instantiation once for both destinations.
 template <bool kInto>
 int64_t serial_dispatch(const uint8_t* column, const uint8_t* goes_left, const RowPartitionArrays& a,
                         int64_t begin, int64_t end, uint64_t* g_left, uint64_t* h_left) {
@@ -161,10 +160,9 @@ int64_t serial_dispatch(const uint8_t* column, const uint8_t* goes_left, const R
              : serial_impl<false, kInto>(column, goes_left, a, begin, end, g_left, h_left);
 }
 
-int64_t blocked_dispatch(const char* caller, const uint8_t* column, const uint8_t* goes_left,
-                         const RowPartitionArrays& a, int64_t begin, int64_t end, int64_t block, bool copy_back,
-                         uint64_t* g_left, uint64_t* h_left, ThreadPool& pool) {
-  BL_CHECK(block >= 1, caller, ": block must be >= 1 rows, got ", block);
+int64_t blocked_dispatch(const uint8_t* column, const uint8_t* goes_left, const RowPartitionArrays& a,
+                         int64_t begin, int64_t end, int64_t block, bool copy_back, uint64_t* g_left,
+                         uint64_t* h_left, ThreadPool& pool) {
   if (end <= begin) return 0;
   return a.h ? blocked_impl<true>(column, goes_left, a, begin, end, block, copy_back, g_left, h_left, pool)
              : blocked_impl<false>(column, goes_left, a, begin, end, block, copy_back, g_left, h_left, pool);
@@ -173,47 +171,25 @@ int64_t blocked_dispatch(const char* caller, const uint8_t* column, const uint8_
 }  // namespace
 
 int64_t partition_rows_serial(const uint8_t* column, const uint8_t* goes_left, const RowPartitionArrays& a,
-                              int64_t begin, int64_t end, uint64_t* g_left, uint64_t* h_left) {
-  return serial_dispatch<false>(column, goes_left, a, begin, end, g_left, h_left);
+                              int64_t begin, int64_t end, uint64_t* g_left, uint64_t* h_left, PartitionTo to) {
+  return to == PartitionTo::scratch ? serial_dispatch<true>(column, goes_left, a, begin, end, g_left, h_left)
+                                    : serial_dispatch<false>(column, goes_left, a, begin, end, g_left, h_left);
 }
 
 int64_t partition_rows_blocked(const uint8_t* column, const uint8_t* goes_left, const RowPartitionArrays& a,
                                int64_t begin, int64_t end, int64_t block, uint64_t* g_left, uint64_t* h_left,
-                               ThreadPool& pool) {
-  return blocked_dispatch("partition_rows_blocked", column, goes_left, a, begin, end, block, true, g_left, h_left,
-                          pool);
-}
-
-int64_t partition_rows_serial_into(const uint8_t* column, const uint8_t* goes_left, const RowPartitionArrays& a,
-                                   int64_t begin, int64_t end, uint64_t* g_left, uint64_t* h_left) {
-  return serial_dispatch<true>(column, goes_left, a, begin, end, g_left, h_left);
-}
-
-int64_t partition_rows_blocked_into(const uint8_t* column, const uint8_t* goes_left, const RowPartitionArrays& a,
-                                    int64_t begin, int64_t end, int64_t block, uint64_t* g_left, uint64_t* h_left,
-                                    ThreadPool& pool) {
-  return blocked_dispatch("partition_rows_blocked_into", column, goes_left, a, begin, end, block, false, g_left,
-                          h_left, pool);
+                               ThreadPool& pool, PartitionTo to) {
+  BL_CHECK(block >= 1, "partition_rows_blocked: block must be >= 1 rows, got ", block);
+  return blocked_dispatch(column, goes_left, a, begin, end, block, to == PartitionTo::source, g_left, h_left, pool);
 }
 
 int64_t partition_rows(const uint8_t* column, const uint8_t* goes_left, const RowPartitionArrays& a,
-                       int64_t begin, int64_t end, uint64_t* g_left, uint64_t* h_left, ThreadPool& pool) {
+                       int64_t begin, int64_t end, uint64_t* g_left, uint64_t* h_left, ThreadPool& pool,
+                       PartitionTo to) {
   if (end - begin >= 2 * kPartitionBlock) {
-    return partition_rows_blocked(column, goes_left, a, begin, end, kPartitionBlock, g_left, h_left, pool);
+    return partition_rows_blocked(column, goes_left, a, begin, end, kPartitionBlock, g_left, h_left, pool, to);
   }
-  return partition_rows_serial(column, goes_left, a, begin, end, g_left, h_left);
-}
-
-}  // namespace bl::ml
-
-namespace bl::ml {
-
-int64_t partition_rows_into(const uint8_t* column, const uint8_t* goes_left, const RowPartitionArrays& a,
-                            int64_t begin, int64_t end, uint64_t* g_left, uint64_t* h_left, ThreadPool& pool) {
-  if (end - begin >= 2 * kPartitionBlock) {
-    return partition_rows_blocked_into(column, goes_left, a, begin, end, kPartitionBlock, g_left, h_left, pool);
-  }
-  return partition_rows_serial_into(column, goes_left, a, begin, end, g_left, h_left);
+  return partition_rows_serial(column, goes_left, a, begin, end, g_left, h_left, to);
 }
 
 }  // namespace bl::ml

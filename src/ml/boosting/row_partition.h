@@ -30,38 +30,34 @@ struct RowPartitionArrays {
   int64_t* scratch_h;
 };
 
+// Where a partition's result lands. source: back in the arrays' positions [begin, end) (the
+// scratch arrays only pass it through). scratch: in the scratch arrays' positions [begin, end),
+// the source positions [begin, end) left as scratch (their contents unspecified): tree growth
+// alternates the two sets of arrays level by level instead of copying each result back. Same
+// rows, order and sums either way.
+enum class PartitionTo { source, scratch };
+
 // Serial stable partition of positions [begin, end); returns the left count and adds the left
-// rows' g (and h) to *g_left, *h_left modulo 2^64. Branch-free: one pass, the right rows go
-// through the scratch arrays and are copied back after the left ones.
+// rows' g (and h) to *g_left, *h_left modulo 2^64. Branch-free: one pass over the rows. To source,
+// the right rows go through the scratch arrays and are copied back after the left ones; to
+// scratch, the left rows go to the scratch arrays, the right rows are compacted in the source and
+// then copied after the left ones.
 int64_t partition_rows_serial(const uint8_t* column, const uint8_t* goes_left, const RowPartitionArrays& a,
-                              int64_t begin, int64_t end, uint64_t* g_left, uint64_t* h_left);
+                              int64_t begin, int64_t end, uint64_t* g_left, uint64_t* h_left,
+                              PartitionTo to = PartitionTo::source);
 
 // Blocked stable partition, the same result as partition_rows_serial: fixed blocks of `block`
 // rows (a function of the node only) count their left rows, prefix offsets place each block's
-// left and right rows, the blocks scatter into the scratch arrays, which are copied back. Each
-// step is one set of pool tasks.
+// left and right rows, the blocks scatter into the scratch arrays, which are copied back when the
+// result goes to source. Each step is one set of pool tasks.
 int64_t partition_rows_blocked(const uint8_t* column, const uint8_t* goes_left, const RowPartitionArrays& a,
                                int64_t begin, int64_t end, int64_t block, uint64_t* g_left, uint64_t* h_left,
-                               ThreadPool& pool);
+                               ThreadPool& pool, PartitionTo to = PartitionTo::source);
 
 // The partition tree growth uses: blocked (kPartitionBlock) from 2 * kPartitionBlock rows up,
 // else serial on the calling thread.
 int64_t partition_rows(const uint8_t* column, const uint8_t* goes_left, const RowPartitionArrays& a,
-                       int64_t begin, int64_t end, uint64_t* g_left, uint64_t* h_left, ThreadPool& pool);
-
-// The same partitions, but the result lands in the scratch arrays' positions [begin, end) and the
-// source positions [begin, end) are left as scratch (their contents unspecified): tree growth
-// alternates the two sets of arrays level by level instead of copying each result back. The
-// serial form writes the left rows to the scratch arrays and compacts the right rows in the
-// source, then copies them after the left ones; the blocked form scatters into the scratch arrays
-// and stops there. Same rows, order and sums as partition_rows_serial.
-int64_t partition_rows_serial_into(const uint8_t* column, const uint8_t* goes_left, const RowPartitionArrays& a,
-                                   int64_t begin, int64_t end, uint64_t* g_left, uint64_t* h_left);
-int64_t partition_rows_blocked_into(const uint8_t* column, const uint8_t* goes_left, const RowPartitionArrays& a,
-                                    int64_t begin, int64_t end, int64_t block, uint64_t* g_left, uint64_t* h_left,
-                                    ThreadPool& pool);
-// Blocked (kPartitionBlock) from 2 * kPartitionBlock rows up, else serial on the calling thread.
-int64_t partition_rows_into(const uint8_t* column, const uint8_t* goes_left, const RowPartitionArrays& a,
-                            int64_t begin, int64_t end, uint64_t* g_left, uint64_t* h_left, ThreadPool& pool);
+                       int64_t begin, int64_t end, uint64_t* g_left, uint64_t* h_left, ThreadPool& pool,
+                       PartitionTo to = PartitionTo::source);
 
 }  // namespace bl::ml

@@ -46,8 +46,7 @@ namespace bl::ml {
 
 namespace {
 
-using lin::ParamSpec;
-using K = ParamSpec::Kind;
+using K = lin::ParamSpec::Kind;
 namespace dd = density_detail;
 
 constexpr int64_t kMaxRows = 4096;
@@ -114,8 +113,7 @@ class AffinityPropagation final : public lin::ParamEstimator {
   }
 
   Tensor predict(const Tensor& X) const override {
-    BL_CHECK(fitted_, name_, ": predict before fit");
-    lin::check_predict_X(name_, X, rows_.d);
+    check_predict_input(X, rows_.d);
     const int64_t m = X.dim(0), k = static_cast<int64_t>(centers_.size());
     if (k == 0) return Tensor::from_vector(std::vector<int64_t>(static_cast<size_t>(m), -1), {m}, X.device());
     dd::HostRows c;
@@ -128,9 +126,7 @@ class AffinityPropagation final : public lin::ParamEstimator {
   }
 
   void save_state(nlohmann::json& state) const override {
-    state["n_features"] = rows_.d;
-    state["n_samples"] = rows_.n;
-    state["n_iter"] = n_iter_;
+    lin::put_ints(state, {{"n_features", rows_.d}, {"n_samples", rows_.n}, {"n_iter", n_iter_}});
     state["labels"] = labels_;
     state["cluster_centers_indices"] = centers_;
     lin::put_f32(state, "cluster_centers", centers_x_);

@@ -56,8 +56,7 @@ namespace bl::ml {
 
 namespace {
 
-using lin::ParamSpec;
-using K = ParamSpec::Kind;
+using K = lin::ParamSpec::Kind;
 
 constexpr int64_t kMaxRows = int64_t{1} << 14;
 
@@ -191,26 +190,16 @@ std::vector<Merge> mst_edges(const std::vector<double>& D, int64_t n) {
 void number_merges(std::vector<Merge> m, int64_t n, bool ordered, std::vector<int64_t>& children,
                    std::vector<double>& dist) {
   std::stable_sort(m.begin(), m.end(), [](const Merge& a, const Merge& b) { return a.dist < b.dist; });
-  std::vector<int64_t> parent(static_cast<size_t>(2 * n - 1), -1);
-  auto find = [&](int64_t v) {
-    int64_t r = v;
-    while (parent[r] != -1) r = parent[r];
-    while (v != r) {
-      const int64_t p = parent[v];
-      parent[v] = r;
-      v = p;
-    }
-    return r;
-  };
+  density_detail::MergeForest forest(n);
   children.assign(static_cast<size_t>(2 * (n - 1)), 0);
   dist.assign(static_cast<size_t>(n - 1), 0.0);
   for (int64_t k = 0; k < n - 1; ++k) {
-    int64_t a = find(m[k].a), b = find(m[k].b);
+    int64_t a = forest.find(m[k].a), b = forest.find(m[k].b);
     if (ordered && a > b) std::swap(a, b);
     children[2 * k] = a;
     children[2 * k + 1] = b;
     dist[k] = m[k].dist;
-    parent[a] = parent[b] = n + k;
+    forest.join(a, b, n + k);
   }
 }
 
@@ -364,8 +353,7 @@ class AgglomerativeClustering final : public lin::ParamEstimator {
   }
 
   Tensor predict(const Tensor& X) const override {
-    BL_CHECK(fitted_, name_, ": predict before fit");
-    lin::check_predict_X(name_, X, d_);
+    check_predict_input(X, d_);
     const int64_t m = X.dim(0);
     const bool manhattan = params_.text("metric") == "manhattan";
     std::vector<float> q = X.to(Device::cpu()).contiguous().to_vector<float>();
@@ -380,9 +368,7 @@ class AgglomerativeClustering final : public lin::ParamEstimator {
   }
 
   void save_state(nlohmann::json& state) const override {
-    state["n_features"] = d_;
-    state["n_samples"] = n_;
-    state["n_leaves"] = n_;
+    lin::put_ints(state, {{"n_features", d_}, {"n_samples", n_}, {"n_leaves", n_}});
     state["n_connected_components"] = 1;
     state["n_clusters"] = n_clusters_;
     state["labels"] = labels_;

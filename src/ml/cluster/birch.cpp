@@ -39,8 +39,7 @@ namespace bl::ml {
 
 namespace {
 
-using lin::ParamSpec;
-using K = ParamSpec::Kind;
+using K = lin::ParamSpec::Kind;
 namespace dd = density_detail;
 
 double dot(const std::vector<double>& a, const std::vector<double>& b) {
@@ -252,8 +251,7 @@ class Birch final : public lin::ParamEstimator {
   }
 
   Tensor predict(const Tensor& X) const override {
-    BL_CHECK(fitted_, name_, ": predict before fit");
-    lin::check_predict_X(name_, X, d_);
+    check_predict_input(X, d_);
     return Tensor::from_vector(nearest(dd::host_rows(X)), {X.dim(0)}, X.device());
   }
 
@@ -268,9 +266,8 @@ class Birch final : public lin::ParamEstimator {
   }
 
   void save_state(nlohmann::json& state) const override {
-    state["n_features"] = d_;
-    state["n_subclusters"] = k_;
-    state["n_samples"] = static_cast<int64_t>(labels_.size());
+    lin::put_ints(state, {{"n_features", d_}, {"n_subclusters", k_},
+                          {"n_samples", static_cast<int64_t>(labels_.size())}});
     state["labels"] = labels_;
     state["subcluster_labels"] = sub_labels_;
     state["subcluster_centers_f64"] = dd::f64_to_hex(centers_);

@@ -33,8 +33,7 @@ namespace bl::ml {
 
 namespace {
 
-using lin::ParamSpec;
-using K = ParamSpec::Kind;
+using K = lin::ParamSpec::Kind;
 
 constexpr uint64_t kSeedStream = 7;
 
@@ -136,8 +135,7 @@ class BisectingKMeans final : public lin::ParamEstimator {
   }
 
   Tensor predict(const Tensor& X) const override {
-    BL_CHECK(fitted_, name_, ": predict before fit");
-    lin::check_predict_X(name_, X, d_);
+    check_predict_input(X, d_);
     const int64_t m = X.dim(0), nn = static_cast<int64_t>(left_.size());
     Tensor C = Tensor::from_vector(centers_, {nn, d_}, X.device());
     std::vector<float> D = sq_distances(X, row_sq_norms(X), C, row_sq_norms(C)).to(Device::cpu()).to_vector<float>();
@@ -162,14 +160,10 @@ class BisectingKMeans final : public lin::ParamEstimator {
   }
 
   void save_state(nlohmann::json& state) const override {
-    state["n_features"] = d_;
-    state["n_clusters"] = k_;
-    state["n_iter"] = n_iter_;
+    lin::put_ints(state, {{"n_features", d_}, {"n_clusters", k_}, {"n_iter", n_iter_}});
     state["tree_left"] = left_;
     state["tree_right"] = right_;
-    lin::put_f32(state, "tree_centers", centers_);
-    lin::put_f32(state, "cluster_centers", cluster_centers_);
-    lin::put_f32(state, "inertia", {inertia_});
+    lin::put_f32s(state, {{"tree_centers", centers_}, {"cluster_centers", cluster_centers_}, {"inertia", {inertia_}}});
   }
   void load_state(const nlohmann::json& state) override {
     d_ = lin::get_int(state, "n_features", 1, name_);

@@ -312,8 +312,7 @@ std::vector<int64_t> nearest_within_all_pairs(const Tensor& Q, const Tensor& C, 
 
 namespace {
 
-using lin::ParamSpec;
-using K = ParamSpec::Kind;
+using K = lin::ParamSpec::Kind;
 
 constexpr int64_t kMaxPairs = int64_t{1} << 27;
 
@@ -375,8 +374,7 @@ class Dbscan final : public lin::ParamEstimator {
   }
 
   Tensor predict(const Tensor& X) const override {
-    BL_CHECK(fitted_, name_, ": predict before fit");
-    lin::check_predict_X(name_, X, d_);
+    check_predict_input(X, d_);
     const int64_t m = X.dim(0), c = static_cast<int64_t>(core_.size());
     std::vector<int64_t> out(static_cast<size_t>(m), -1);
     if (c > 0) {
@@ -390,12 +388,10 @@ class Dbscan final : public lin::ParamEstimator {
   }
 
   void save_state(nlohmann::json& state) const override {
-    state["n_features"] = d_;
-    state["n_samples"] = n_;
+    lin::put_ints(state, {{"n_features", d_}, {"n_samples", n_}});
     state["labels"] = labels_;
     state["core_sample_indices"] = core_;
-    lin::put_f32(state, "components", components_);
-    lin::put_f32(state, "eps_squared", {eps2_});
+    lin::put_f32s(state, {{"components", components_}, {"eps_squared", {eps2_}}});
   }
 
   void load_state(const nlohmann::json& state) override {

@@ -1,7 +1,8 @@
 // density_clustering.h: the host-side helpers of the cluster family's exact host clusterers
 // (optics, hdbscan, affinity_propagation, birch; mean_shift, agglomerative_clustering and
-// spectral_clustering use the distance and nearest-row pieces), defined in optics.cpp, internal to
-// the library and its tests.
+// spectral_clustering use the distance and nearest-row pieces, agglomerative_clustering also the
+// merge-tree union-find, defined here), defined in optics.cpp, internal to the library and its
+// tests.
 //
 // Distances. Rows are copied to the host as binary32 and converted exactly to binary64; the
 // euclidean distance of rows a and b is sqrt(sum_f (x_af - x_bf)^2), the sum in feature order from
@@ -124,6 +125,28 @@ class NearestLabelClusterer : public lin::ParamEstimator {
 
   HostRows rows_;
   std::vector<int64_t> labels_;
+};
+
+// The union-find of a merge tree over n points (agglomerative_clustering, hdbscan's single
+// linkage): nodes 0..n-1 are the points, merge k makes node n + k the parent of the two roots it
+// joins. find returns a node's root and points every node on the walked path at it.
+class MergeForest {
+ public:
+  explicit MergeForest(int64_t n) : parent_(static_cast<size_t>(2 * n - 1), -1) {}
+  int64_t find(int64_t v) {
+    int64_t root = v;
+    while (parent_[root] != -1) root = parent_[root];
+    while (v != root) {
+      const int64_t p = parent_[v];
+      parent_[v] = root;
+      v = p;
+    }
+    return root;
+  }
+  void join(int64_t a, int64_t b, int64_t node) { parent_[a] = parent_[b] = node; }
+
+ private:
+  std::vector<int64_t> parent_;
 };
 
 // x rounded to 15 decimals as numpy's around: rint(x * 1e15) / 1e15 (ties to even; inf stays inf).

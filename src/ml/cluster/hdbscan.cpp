@@ -50,8 +50,7 @@ namespace bl::ml {
 
 namespace {
 
-using lin::ParamSpec;
-using K = ParamSpec::Kind;
+using K = lin::ParamSpec::Kind;
 namespace dd = density_detail;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -106,26 +105,17 @@ struct Linkage {
 
 Linkage single_linkage(std::vector<Edge> edges, int64_t n) {
   std::stable_sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) { return a.w < b.w; });
-  std::vector<int64_t> parent(static_cast<size_t>(2 * n - 1), -1), sz(static_cast<size_t>(2 * n - 1), 1);
-  auto find = [&](int64_t v) {
-    int64_t root = v;
-    while (parent[root] != -1) root = parent[root];
-    while (v != root) {
-      const int64_t p = parent[v];
-      parent[v] = root;
-      v = p;
-    }
-    return root;
-  };
+  dd::MergeForest forest(n);
+  std::vector<int64_t> sz(static_cast<size_t>(2 * n - 1), 1);
   Linkage t;
   for (int64_t k = 0; k + 1 < n; ++k) {
-    const int64_t a = find(edges[k].a), b = find(edges[k].b);
+    const int64_t a = forest.find(edges[k].a), b = forest.find(edges[k].b);
     t.left.push_back(a);
     t.right.push_back(b);
     t.w.push_back(edges[k].w);
     sz[n + k] = sz[a] + sz[b];
     t.size.push_back(sz[n + k]);
-    parent[a] = parent[b] = n + k;
+    forest.join(a, b, n + k);
   }
   return t;
 }

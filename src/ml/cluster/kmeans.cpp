@@ -129,8 +129,7 @@ class KMeansBase : public lin::ParamEstimator {
       : lin::ParamEstimator(std::move(name), std::move(specs)) {}
 
   Tensor predict(const Tensor& X) const override {
-    BL_CHECK(fitted_, name_, ": predict before fit");
-    lin::check_predict_X(name_, X, d_);
+    check_predict_input(X, d_);
     return assign(X, row_sq_norms(X), centers_tensor(X.device())).labels;
   }
   Tensor transform(const Tensor& X) const override {
@@ -145,11 +144,8 @@ class KMeansBase : public lin::ParamEstimator {
     return -bl::sum(a.mind).item();
   }
   void save_state(nlohmann::json& state) const override {
-    state["n_features"] = d_;
-    state["n_clusters"] = k_;
-    state["n_iter"] = n_iter_;
-    lin::put_f32(state, "cluster_centers", centers_);
-    lin::put_f32(state, "inertia", {inertia_});
+    lin::put_ints(state, {{"n_features", d_}, {"n_clusters", k_}, {"n_iter", n_iter_}});
+    lin::put_f32s(state, {{"cluster_centers", centers_}, {"inertia", {inertia_}}});
   }
   void load_state(const nlohmann::json& state) override {
     d_ = lin::get_int(state, "n_features", 1, name_);

@@ -39,8 +39,7 @@ namespace bl::ml {
 
 namespace {
 
-using lin::ParamSpec;
-using K = ParamSpec::Kind;
+using K = lin::ParamSpec::Kind;
 
 namespace dd = density_detail;
 
@@ -202,8 +201,7 @@ class MeanShift final : public lin::ParamEstimator {
   }
 
   Tensor predict(const Tensor& X) const override {
-    BL_CHECK(fitted_, name_, ": predict before fit");
-    lin::check_predict_X(name_, X, d_);
+    check_predict_input(X, d_);
     const int64_t m = X.dim(0);
     std::vector<float> q = X.to(Device::cpu()).contiguous().to_vector<float>();
     std::vector<int64_t> out(static_cast<size_t>(m));
@@ -212,10 +210,8 @@ class MeanShift final : public lin::ParamEstimator {
   }
 
   void save_state(nlohmann::json& state) const override {
-    state["n_features"] = d_;
-    state["n_clusters"] = k_;
-    state["n_iter"] = n_iter_;
-    state["n_samples"] = static_cast<int64_t>(labels_.size());
+    lin::put_ints(state, {{"n_features", d_}, {"n_clusters", k_}, {"n_iter", n_iter_},
+                          {"n_samples", static_cast<int64_t>(labels_.size())}});
     state["labels"] = labels_;
     lin::put_f32(state, "cluster_centers", centers_);
     int64_t bits;

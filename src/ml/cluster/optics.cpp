@@ -123,14 +123,12 @@ std::vector<int64_t> nearest_row_labels(const HostRows& train, const std::vector
 }
 
 Tensor NearestLabelClusterer::predict(const Tensor& X) const {
-  BL_CHECK(fitted_, name_, ": predict before fit");
-  lin::check_predict_X(name_, X, rows_.d);
+  check_predict_input(X, rows_.d);
   return Tensor::from_vector(nearest_row_labels(rows_, labels_, X), {X.dim(0)}, X.device());
 }
 
 void NearestLabelClusterer::save_labelled_rows(nlohmann::json& state) const {
-  state["n_features"] = rows_.d;
-  state["n_samples"] = rows_.n;
+  lin::put_ints(state, {{"n_features", rows_.d}, {"n_samples", rows_.n}});
   state["labels"] = labels_;
   lin::put_f32(state, "train_rows", rows_.x);
 }
@@ -200,8 +198,7 @@ int64_t size_or_fraction(double value, int64_t n, const std::string& est, const 
 
 namespace {
 
-using lin::ParamSpec;
-using K = ParamSpec::Kind;
+using K = lin::ParamSpec::Kind;
 namespace dd = density_detail;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();

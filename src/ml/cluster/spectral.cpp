@@ -33,8 +33,7 @@ namespace bl::ml {
 
 namespace {
 
-using lin::ParamSpec;
-using K = ParamSpec::Kind;
+using K = lin::ParamSpec::Kind;
 namespace dd = density_detail;
 
 constexpr int64_t kMaxRows = 4096;
@@ -110,9 +109,7 @@ class SpectralClustering final : public dd::NearestLabelClusterer {
   }
 
   void save_state(nlohmann::json& state) const override {
-    state["n_features"] = d_;
-    state["n_samples"] = n_;
-    state["n_clusters"] = k_;
+    lin::put_ints(state, {{"n_features", d_}, {"n_samples", n_}, {"n_clusters", k_}});
     state["labels"] = labels_;
     lin::put_f32(state, "fit_X", rows_.x);
   }

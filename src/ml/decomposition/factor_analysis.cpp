@@ -29,8 +29,7 @@ namespace bl::ml {
 
 namespace {
 
-using lin::ParamSpec;
-using K = ParamSpec::Kind;
+using K = lin::ParamSpec::Kind;
 
 constexpr double kSmall = 1e-12;
 constexpr double kLn2Pi = 1.8378770664093454836;
@@ -116,14 +115,10 @@ class FactorAnalysis final : public lin::ParamEstimator {
   }
 
   void save_state(nlohmann::json& state) const override {
-    state["n_features"] = d_;
-    state["n_components"] = k_;
-    state["n_iter"] = n_iter_;
+    lin::put_ints(state, {{"n_features", d_}, {"n_components", k_}, {"n_iter", n_iter_}});
     state["converged"] = converged_;
-    lin::put_f32(state, "mean", mean_);
-    lin::put_f32(state, "components", components_);
-    lin::put_f32(state, "noise_variance", noise_);
-    lin::put_f32(state, "projection", projection_);
+    lin::put_f32s(state, {{"mean", mean_}, {"components", components_}, {"noise_variance", noise_},
+                          {"projection", projection_}});
     std::vector<float> ll(loglike_.begin(), loglike_.end());
     lin::put_f32(state, "loglike", ll);
   }

@@ -30,8 +30,7 @@ namespace bl::ml {
 
 namespace {
 
-using lin::ParamSpec;
-using K = ParamSpec::Kind;
+using K = lin::ParamSpec::Kind;
 
 constexpr int64_t kMaxSamples = 4096;
 
@@ -130,19 +129,11 @@ class KernelPCA final : public lin::ParamEstimator {
   }
 
   void save_state(nlohmann::json& state) const override {
-    state["n_features"] = d_;
-    state["n_samples"] = n_;
-    state["n_components"] = k_;
-    state["kernel"] = spec_.kernel;
-    state["degree"] = spec_.degree;
-    lin::put_f32(state, "gamma_value", {spec_.gamma});
-    lin::put_f32(state, "coef0_value", {spec_.coef0});
-    lin::put_f32(state, "training_rows", x_fit_);
-    lin::put_f32(state, "fit_column_means", col_means_);
-    lin::put_f32(state, "fit_grand_mean", {grand_mean_});
-    lin::put_f32(state, "eigenvalues", eigenvalues_);
-    lin::put_f32(state, "eigenvectors", eigenvectors_);
-    lin::put_f32(state, "scaled_eigenvectors", alphas_);
+    lin::put_ints(state, {{"n_features", d_}, {"n_samples", n_}, {"n_components", k_}});
+    put_kernel_state(state, spec_);
+    lin::put_f32s(state, {{"training_rows", x_fit_}, {"fit_column_means", col_means_},
+                          {"fit_grand_mean", {grand_mean_}}, {"eigenvalues", eigenvalues_},
+                          {"eigenvectors", eigenvectors_}, {"scaled_eigenvectors", alphas_}});
   }
   void load_state(const nlohmann::json& state) override {
     d_ = lin::get_int(state, "n_features", 1, name_);
@@ -150,13 +141,7 @@ class KernelPCA final : public lin::ParamEstimator {
     BL_CHECK(n_ <= kMaxSamples, name_, ": model state: n_samples is more than ", kMaxSamples);
     k_ = lin::get_int(state, "n_components", 1, name_);
     BL_CHECK(k_ <= n_, name_, ": model state: n_components ", k_, " > n_samples ", n_);
-    BL_CHECK(state.contains("kernel") && state["kernel"].is_string(), name_, ": state field kernel is missing");
-    spec_.kernel = state["kernel"].get<std::string>();
-    params_.set({{"kernel", spec_.kernel}});
-    spec_.degree = lin::get_int(state, "degree", 0, name_);
-    BL_CHECK(spec_.degree <= 64, name_, ": model state: degree=", spec_.degree, " is too large (at most 64)");
-    spec_.gamma = lin::get_f32(state, "gamma_value", 1, name_)[0];
-    spec_.coef0 = lin::get_f32(state, "coef0_value", 1, name_)[0];
+    spec_ = get_kernel_state(state, name_, params_);
     x_fit_ = lin::get_f32(state, "training_rows", n_ * d_, name_);
     col_means_ = lin::get_f32(state, "fit_column_means", n_, name_);
     grand_mean_ = lin::get_f32(state, "fit_grand_mean", 1, name_)[0];

@@ -35,8 +35,7 @@ namespace bl::ml {
 
 namespace {
 
-using lin::ParamSpec;
-using K = ParamSpec::Kind;
+using K = lin::ParamSpec::Kind;
 
 constexpr uint64_t kStreamH = 1;
 constexpr uint64_t kStreamW = 2;
@@ -140,11 +139,8 @@ class NMF final : public lin::ParamEstimator {
   }
 
   void save_state(nlohmann::json& state) const override {
-    state["n_features"] = d_;
-    state["n_components"] = k_;
-    state["n_iter"] = n_iter_;
-    lin::put_f32(state, "components", components_);
-    lin::put_f32(state, "reconstruction_err", {err_});
+    lin::put_ints(state, {{"n_features", d_}, {"n_components", k_}, {"n_iter", n_iter_}});
+    lin::put_f32s(state, {{"components", components_}, {"reconstruction_err", {err_}}});
   }
   void load_state(const nlohmann::json& state) override {
     d_ = lin::get_int(state, "n_features", 1, name_);

@@ -21,8 +21,7 @@ namespace bl::ml {
 
 namespace {
 
-using lin::ParamSpec;
-using K = ParamSpec::Kind;
+using K = lin::ParamSpec::Kind;
 
 class PCA final : public lin::ParamEstimator {
  public:
@@ -67,12 +66,9 @@ class PCA final : public lin::ParamEstimator {
   }
 
   void save_state(nlohmann::json& state) const override {
-    state["n_features"] = d_;
-    state["n_components"] = nc_;
-    lin::put_f32(state, "mean", mean_);
-    lin::put_f32(state, "components", components_);
-    lin::put_f32(state, "explained_variance", variance_);
-    lin::put_f32(state, "explained_variance_ratio", ratio_);
+    lin::put_ints(state, {{"n_features", d_}, {"n_components", nc_}});
+    lin::put_f32s(state, {{"mean", mean_}, {"components", components_}, {"explained_variance", variance_},
+                          {"explained_variance_ratio", ratio_}});
   }
   void load_state(const nlohmann::json& state) override {
     d_ = lin::get_int(state, "n_features", 1, name());

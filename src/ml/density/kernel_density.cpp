@@ -47,8 +47,7 @@ namespace bl::ml {
 
 namespace {
 
-using lin::ParamSpec;
-using K = ParamSpec::Kind;
+using K = lin::ParamSpec::Kind;
 
 constexpr int64_t kBlockElems = int64_t{1} << 24;
 constexpr double kPi = 3.141592653589793;
@@ -121,11 +120,9 @@ class KernelDensity final : public lin::ParamEstimator {
   }
 
   void save_state(nlohmann::json& state) const override {
-    state["n_features"] = d_;
-    state["n_samples"] = n_;
+    lin::put_ints(state, {{"n_features", d_}, {"n_samples", n_}});
     state["kernel"] = kernel_;
-    lin::put_f32(state, "bandwidth", {h_});
-    lin::put_f32(state, "X_train", x_);
+    lin::put_f32s(state, {{"bandwidth", {h_}}, {"X_train", x_}});
   }
   void load_state(const nlohmann::json& state) override {
     d_ = lin::get_int(state, "n_features", 1, name_);

@@ -55,8 +55,7 @@ namespace bl::ml {
 
 namespace {
 
-using lin::ParamSpec;
-using K = ParamSpec::Kind;
+using K = lin::ParamSpec::Kind;
 
 // Largest feature count: the fit holds n_classes d x d binary64 matrices and runs O(d^3) sweeps.
 constexpr int64_t kMaxFeatures = 2048;
@@ -410,8 +409,7 @@ class LinearDiscriminant final : public lin::ParamEstimator {
     fit_.save(state);
     state["n_components"] = n_out_;
     state["center"] = center_;
-    lin::put_f32(state, "xbar", xbar_);
-    lin::put_f32(state, "scalings", scalings_);
+    lin::put_f32s(state, {{"xbar", xbar_}, {"scalings", scalings_}});
   }
 
   void load_state(const nlohmann::json& state) override {
@@ -559,14 +557,11 @@ class QuadraticDiscriminant final : public lin::ParamEstimator {
   double score(const Tensor& X, const Tensor& y) const override { return lin::accuracy_score(y, predict(X)); }
 
   void save_state(nlohmann::json& state) const override {
-    state["n_features"] = d_;
-    state["n_classes"] = static_cast<int64_t>(classes_.size());
+    lin::put_ints(state, {{"n_features", d_}, {"n_classes", static_cast<int64_t>(classes_.size())}});
     lin::put_labels(state, classes_, label_dtype_);
-    lin::put_f32(state, "class_log_prior", log_prior_);
-    lin::put_f32(state, "means", means_);
+    lin::put_f32s(state, {{"class_log_prior", log_prior_}, {"means", means_}});
     state["rank"] = rank_;
-    lin::put_f32(state, "rotations", rotations_);
-    lin::put_f32(state, "scalings", scalings_);
+    lin::put_f32s(state, {{"rotations", rotations_}, {"scalings", scalings_}});
   }
 
   void load_state(const nlohmann::json& state) override {
@@ -619,8 +614,7 @@ class QuadraticDiscriminant final : public lin::ParamEstimator {
   }
 
   Tensor joint_log_likelihood(const Tensor& X) const {
-    BL_CHECK(fitted_, name_, ": predict before fit");
-    lin::check_predict_X(name_, X, d_);
+    check_predict_input(X, d_);
     const int64_t d = d_, c = static_cast<int64_t>(classes_.size());
     Tensor A = X.contiguous();
     Tensor half = Tensor::scalar(-0.5, DType::f32, X.device());

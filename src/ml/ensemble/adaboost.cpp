@@ -61,11 +61,9 @@ class AdaBoostClassifier : public Estimator {
         max_depth_ = depth;
         min_samples_leaf_ = leaf;
       } else if (k == "n_estimators") {
-        n_estimators_ = param_int(est, k, v);
-        BL_CHECK(n_estimators_ >= 1, est, ": parameter n_estimators=", v, ": expected >= 1");
+        n_estimators_ = param_n_estimators(est, v);
       } else if (k == "learning_rate") {
-        learning_rate_ = param_double(est, k, v);
-        BL_CHECK(learning_rate_ > 0.0, est, ": parameter learning_rate=", v, ": expected > 0");
+        learning_rate_ = param_learning_rate(est, v);
       } else {
         throw Error(est + ": unknown parameter '" + k + "'");
       }
@@ -159,8 +157,7 @@ class AdaBoostClassifier : public Estimator {
   double score(const Tensor& X, const Tensor& y) const override { return accuracy_score(y, predict(X)); }
 
   void save_state(nlohmann::json& state) const override {
-    state["n_features"] = n_features_;
-    state["classes"] = classes_;
+    put_n_features_classes(state, n_features_, classes_);
     state["estimator_weights"] = f32_to_hex(alphas_);
     state["trees"] = trees_to_json(trees_);
   }
@@ -232,13 +229,9 @@ class AdaBoostRegressor : public Estimator {
     const std::string est = name();
     for (const auto& [k, v] : params) {
       if (k == "estimator") spec_ = parse_sub_spec(est, k, v);
-      else if (k == "n_estimators") {
-        n_estimators_ = param_int(est, k, v);
-        BL_CHECK(n_estimators_ >= 1, est, ": parameter n_estimators=", v, ": expected >= 1");
-      } else if (k == "learning_rate") {
-        learning_rate_ = param_double(est, k, v);
-        BL_CHECK(learning_rate_ > 0.0, est, ": parameter learning_rate=", v, ": expected > 0");
-      } else if (k == "loss") {
+      else if (k == "n_estimators") n_estimators_ = param_n_estimators(est, v);
+      else if (k == "learning_rate") learning_rate_ = param_learning_rate(est, v);
+      else if (k == "loss") {
         BL_CHECK(v == "linear" || v == "square" || v == "exponential", est, ": parameter loss=", v,
                  ": expected linear, square or exponential");
         loss_ = v;

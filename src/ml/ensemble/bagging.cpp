@@ -23,13 +23,11 @@ struct Member {
   std::unique_ptr<Estimator> model;
 };
 
-class Bagging : public Estimator {
+class Bagging : public TwoFormEnsemble {
  public:
-  explicit Bagging(bool classifier) : classifier_(classifier) {
+  explicit Bagging(bool classifier) : TwoFormEnsemble(classifier, "bagging_classifier", "bagging_regressor") {
     estimator_ = parse_sub_spec(name(), "estimator", classifier ? "decision_tree_classifier" : "decision_tree_regressor");
   }
-
-  std::string name() const override { return classifier_ ? "bagging_classifier" : "bagging_regressor"; }
 
   Params get_params() const override {
     return {{"estimator", sub_specs_text({estimator_})},
@@ -45,10 +43,8 @@ class Bagging : public Estimator {
     const std::string est = name();
     for (const auto& [k, v] : params) {
       if (k == "estimator") estimator_ = parse_sub_spec(est, k, v);
-      else if (k == "n_estimators") {
-        n_estimators_ = param_int(est, k, v);
-        BL_CHECK(n_estimators_ >= 1, est, ": parameter n_estimators=", v, ": expected >= 1");
-      } else if (k == "max_samples" || k == "max_features") {
+      else if (k == "n_estimators") n_estimators_ = param_n_estimators(est, v);
+      else if (k == "max_samples" || k == "max_features") {
         count_or_fraction(est, k, v, 1 << 30);  // validates the text
         (k == "max_samples" ? max_samples_ : max_features_) = v;
       } else if (k == "bootstrap") bootstrap_ = param_bool(est, k, v);
@@ -108,13 +104,8 @@ class Bagging : public Estimator {
     return Tensor::from_vector(average(X), {X.dim(0), static_cast<int64_t>(classes_.size())});
   }
 
-  double score(const Tensor& X, const Tensor& y) const override {
-    return classifier_ ? accuracy_score(y, predict(X)) : r2_score(y, predict(X));
-  }
-
   void save_state(nlohmann::json& state) const override {
-    state["n_features"] = n_features_;
-    state["classes"] = classes_;
+    put_n_features_classes(state, n_features_, classes_);
     state["soft"] = soft_;
     nlohmann::json list = nlohmann::json::array();
     for (const Member& m : members_) {
@@ -195,7 +186,6 @@ class Bagging : public Estimator {
     return acc;
   }
 
-  bool classifier_;
   SubSpec estimator_;
   int64_t n_estimators_ = 10;
   std::string max_samples_ = "1.0", max_features_ = "1.0";
@@ -203,8 +193,6 @@ class Bagging : public Estimator {
   uint64_t seed_ = 0;
 
   std::vector<Member> members_;
-  std::vector<double> classes_;
-  int64_t n_features_ = 0;
   bool soft_ = false;
 };
 

@@ -121,8 +121,7 @@ class IsolationForest : public Estimator {
   void set_params(const Params& params) override {
     for (const auto& [k, v] : params) {
       if (k == "n_estimators") {
-        n_estimators_ = param_int(kName, k, v);
-        BL_CHECK(n_estimators_ >= 1, kName, ": parameter n_estimators=", v, ": expected >= 1");
+        n_estimators_ = param_n_estimators(kName, v);
       } else if (k == "max_samples") {
         if (v != "auto") count_or_fraction(kName, k, v, 1 << 30);
         max_samples_ = v;

@@ -58,13 +58,11 @@ std::vector<int64_t> kfold_folds(int64_t n, int64_t n_splits) {
 
 namespace {
 
-class Stacking : public Estimator {
+class Stacking : public TwoFormEnsemble {
  public:
-  explicit Stacking(bool classifier) : classifier_(classifier) {
+  explicit Stacking(bool classifier) : TwoFormEnsemble(classifier, "stacking_classifier", "stacking_regressor") {
     final_ = parse_sub_spec(name(), "final_estimator", classifier ? "logistic_regression" : "ridge");
   }
-
-  std::string name() const override { return classifier_ ? "stacking_classifier" : "stacking_regressor"; }
 
   Params get_params() const override {
     return {{"estimators", sub_specs_text(specs_)},
@@ -151,13 +149,8 @@ class Stacking : public Estimator {
     return final_model_checked()->predict_proba(meta_features(X));
   }
 
-  double score(const Tensor& X, const Tensor& y) const override {
-    return classifier_ ? accuracy_score(y, predict(X)) : r2_score(y, predict(X));
-  }
-
   void save_state(nlohmann::json& state) const override {
-    state["n_features"] = n_features_;
-    state["classes"] = classes_;
+    put_n_features_classes(state, n_features_, classes_);
     state["estimators"] = save_sub_estimators(bases_);
     save_sub_estimator(*final_model_, state["final_estimator"]);
   }
@@ -221,7 +214,6 @@ class Stacking : public Estimator {
     return Tensor::from_vector(meta, {n, n_meta});
   }
 
-  bool classifier_;
   std::vector<SubSpec> specs_;
   SubSpec final_;
   int64_t cv_ = 5;
@@ -229,8 +221,6 @@ class Stacking : public Estimator {
 
   std::vector<std::unique_ptr<Estimator>> bases_;
   std::unique_ptr<Estimator> final_model_;
-  std::vector<double> classes_;
-  int64_t n_features_ = 0;
 };
 
 }  // namespace

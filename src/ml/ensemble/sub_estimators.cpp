@@ -236,14 +236,29 @@ void add_mapped_proba(const std::vector<double>& all, const std::vector<double>&
   }
 }
 
+void put_n_features_classes(nlohmann::json& state, int64_t n_features, const std::vector<double>& classes) {
+  state["n_features"] = n_features;
+  state["classes"] = classes;
+}
+
+double TwoFormEnsemble::score(const Tensor& X, const Tensor& y) const {
+  return classifier_ ? accuracy_score(y, predict(X)) : r2_score(y, predict(X));
+}
+
+int64_t param_n_estimators(const std::string& est, const std::string& v) {
+  const int64_t n = param_int(est, "n_estimators", v);
+  BL_CHECK(n >= 1, est, ": parameter n_estimators=", v, ": expected >= 1");
+  return n;
+}
+
+double param_learning_rate(const std::string& est, const std::string& v) {
+  const double r = param_double(est, "learning_rate", v);
+  BL_CHECK(r > 0.0, est, ": parameter learning_rate=", v, ": expected > 0");
+  return r;
+}
+
 std::vector<double> distinct_labels(const Tensor& y) {
-  Tensor h = y.to(Device::cpu()).contiguous();
-  std::vector<double> v(static_cast<size_t>(h.numel()));
-  for (int64_t i = 0; i < h.numel(); ++i) {
-    if (h.dtype() == DType::f32) v[i] = h.data<float>()[i];
-    else if (h.dtype() == DType::i32) v[i] = h.data<int32_t>()[i];
-    else v[i] = static_cast<double>(h.data<int64_t>()[i]);
-  }
+  std::vector<double> v = labels_as_doubles(y, "distinct_labels");
   std::sort(v.begin(), v.end());
   v.erase(std::unique(v.begin(), v.end()), v.end());
   return v;

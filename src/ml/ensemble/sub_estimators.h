@@ -17,6 +17,25 @@
 
 namespace bl::ml {
 
+// A meta-estimator with a classifier and a regressor form (bagging, voting, stacking): the form's
+// registry name, score (accuracy for the classifier, R^2 for the regressor), and what fit records:
+// the width of X and, for the classifier, the sorted classes.
+class TwoFormEnsemble : public Estimator {
+ public:
+  TwoFormEnsemble(bool classifier, const char* classifier_name, const char* regressor_name)
+      : classifier_(classifier), name_(classifier ? classifier_name : regressor_name) {}
+  std::string name() const override { return name_; }
+  double score(const Tensor& X, const Tensor& y) const override;
+
+ protected:
+  bool classifier_;
+  std::vector<double> classes_;
+  int64_t n_features_ = 0;
+
+ private:
+  std::string name_;
+};
+
 struct SubSpec {
   std::string name;
   Params params;
@@ -50,8 +69,11 @@ void require_state_keys(const nlohmann::json& state, const std::string& est,
                         std::initializer_list<const char*> keys);
 int64_t state_n_features(const nlohmann::json& state, const std::string& est);
 std::vector<double> state_classes(const nlohmann::json& state, const std::string& est, bool classifier);
+// What the last two read: state.n_features and state.classes (a JSON list, empty for a regressor).
+void put_n_features_classes(nlohmann::json& state, int64_t n_features, const std::vector<double>& classes);
 
-// Predict-time checks of an ensemble: fitted, X a 2-d f32 tensor (NaN allowed) with n_features columns.
+// Predict-time checks of an ensemble or a tree model: fitted, X a 2-d f32 tensor (NaN allowed) with
+// n_features columns.
 void check_fitted_X(const std::string& est, bool fitted, const Tensor& X, int64_t n_features);
 
 // The label of the largest score of each row (scores [n, classes.size()], the first on ties).
@@ -60,6 +82,11 @@ Tensor labels_of_best_scores(const std::vector<double>& classes, const std::vect
 // A count parameter given as an integer (>= 1) or as a fraction in (0, 1] of `total` (text with '.',
 // 'e' or 'E'; at least 1); throws naming `est` and `key`.
 int64_t count_or_fraction(const std::string& est, const std::string& key, const std::string& v, int64_t total);
+
+// The ensembles' shared hyper-parameters read from text, each throwing naming est: n_estimators
+// (an integer >= 1) and learning_rate (a number > 0).
+int64_t param_n_estimators(const std::string& est, const std::string& v);
+double param_learning_rate(const std::string& est, const std::string& v);
 
 // The rows `rows` (repeats allowed) and columns `cols` of host X [n, d] as a new f32 tensor.
 Tensor gather_rows_cols(const Tensor& X, const std::vector<int64_t>& rows, const std::vector<int64_t>& cols);

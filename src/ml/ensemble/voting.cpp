@@ -14,11 +14,9 @@ namespace bl::ml {
 
 namespace {
 
-class Voting : public Estimator {
+class Voting : public TwoFormEnsemble {
  public:
-  explicit Voting(bool classifier) : classifier_(classifier) {}
-
-  std::string name() const override { return classifier_ ? "voting_classifier" : "voting_regressor"; }
+  explicit Voting(bool classifier) : TwoFormEnsemble(classifier, "voting_classifier", "voting_regressor") {}
 
   Params get_params() const override {
     Params p{{"estimators", sub_specs_text(specs_)}, {"weights", weights_text_}};
@@ -74,13 +72,8 @@ class Voting : public Estimator {
     return Tensor::from_vector(combine(X, false), {X.dim(0), static_cast<int64_t>(classes_.size())});
   }
 
-  double score(const Tensor& X, const Tensor& y) const override {
-    return classifier_ ? accuracy_score(y, predict(X)) : r2_score(y, predict(X));
-  }
-
   void save_state(nlohmann::json& state) const override {
-    state["n_features"] = n_features_;
-    state["classes"] = classes_;
+    put_n_features_classes(state, n_features_, classes_);
     state["estimators"] = save_sub_estimators(models_);
   }
 
@@ -147,15 +140,12 @@ class Voting : public Estimator {
     return acc;
   }
 
-  bool classifier_;
   std::vector<SubSpec> specs_;
   std::vector<float> weights_;
   std::string weights_text_;
   bool soft_ = false;
 
   std::vector<std::unique_ptr<Estimator>> models_;
-  std::vector<double> classes_;
-  int64_t n_features_ = 0;
 };
 
 }  // namespace

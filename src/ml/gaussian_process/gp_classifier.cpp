@@ -291,9 +291,7 @@ class GpClassifier final : public gp::KernelParamEstimator {
   double score(const Tensor& X, const Tensor& y) const override { return lin::accuracy_score(y, predict(X)); }
 
   void save_state(nlohmann::json& state) const override {
-    state["n_features"] = d_;
-    state["n_samples"] = n_;
-    state["n_classes"] = static_cast<int64_t>(classes_.size());
+    lin::put_ints(state, {{"n_features", d_}, {"n_samples", n_}, {"n_classes", static_cast<int64_t>(classes_.size())}});
     lin::put_labels(state, classes_, label_dtype_);
     state["max_iter_predict"] = max_iter_;
     lin::put_f32(state, "X_train", x_);
@@ -378,8 +376,7 @@ class GpClassifier final : public gp::KernelParamEstimator {
   // The positive-class probability of every problem [m, outputs] (binary64) and, for one problem,
   // the latent mean (latent != nullptr).
   std::vector<double> probabilities(const Tensor& X, std::vector<double>* latent) const {
-    BL_CHECK(fitted_, name_, ": predict before fit");
-    lin::check_predict_X(name_, X, d_);
+    check_predict_input(X, d_);
     const int64_t m = X.dim(0), n = n_, P = outputs();
     const std::vector<float> xs = X.to(Device::cpu()).contiguous().to_vector<float>();
     const int64_t stride = P == 1 ? 1 : static_cast<int64_t>(classes_.size());

@@ -95,15 +95,18 @@ class Parser {
     return s;
   }
 
+  // The node op(left, right): sums and products are read left-associative, one pair at a time.
+  static KernelExpr pair_node(KernelExpr::Op op, KernelExpr left, KernelExpr right) {
+    KernelExpr node;
+    node.op = op;
+    node.kids.push_back(std::move(left));
+    node.kids.push_back(std::move(right));
+    return node;
+  }
+
   KernelExpr expr() {
     KernelExpr e = term();
-    while (eat("+")) {
-      KernelExpr s;
-      s.op = KernelExpr::Op::sum;
-      s.kids.push_back(std::move(e));
-      s.kids.push_back(term());
-      e = std::move(s);
-    }
+    while (eat("+")) e = pair_node(KernelExpr::Op::sum, std::move(e), term());
     return e;
   }
   KernelExpr term() {
@@ -112,11 +115,7 @@ class Parser {
       skip();
       if (t_.compare(i_, 2, "**") == 0) fail("'*' (a power only follows a number, as c**2)");
       if (!eat("*")) break;
-      KernelExpr p;
-      p.op = KernelExpr::Op::product;
-      p.kids.push_back(std::move(e));
-      p.kids.push_back(factor());
-      e = std::move(p);
+      e = pair_node(KernelExpr::Op::product, std::move(e), factor());
     }
     return e;
   }

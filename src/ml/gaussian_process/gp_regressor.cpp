@@ -330,14 +330,12 @@ class GpRegressor final : public gp::KernelParamEstimator {
   double score(const Tensor& X, const Tensor& y) const override { return lin::r2_score(y, predict(X)); }
 
   void save_state(nlohmann::json& state) const override {
-    state["n_features"] = d_;
-    state["n_samples"] = n_;
+    lin::put_ints(state, {{"n_features", d_}, {"n_samples", n_}});
     state["kernel"] = gp::kernel_text(kernel_);
     state["alpha"] = f64_to_hex({alpha_});
     state["normalize_y"] = normalize_;
     state["y_mean_std"] = f64_to_hex({y_mean_, y_std_});
-    lin::put_f32(state, "X_train", x_);
-    lin::put_f32(state, "y_train", y_);
+    lin::put_f32s(state, {{"X_train", x_}, {"y_train", y_}});
     state["dual_alpha"] = f64_to_hex(post_.a);
     state["log_marginal_likelihood"] = f64_to_hex({post_.lml});
   }
@@ -391,8 +389,7 @@ class GpRegressor final : public gp::KernelParamEstimator {
   }
 
   Tensor predict_impl(const Tensor& X, bool want_std) const {
-    BL_CHECK(fitted_, name_, ": predict before fit");
-    lin::check_predict_X(name_, X, d_);
+    check_predict_input(X, d_);
     const int64_t m = X.dim(0), n = n_;
     const std::vector<float> xs = X.to(Device::cpu()).contiguous().to_vector<float>();
     std::vector<float> out(static_cast<size_t>(m));

@@ -25,8 +25,7 @@ namespace bl::ml {
 
 namespace {
 
-using lin::ParamSpec;
-using K = ParamSpec::Kind;
+using K = lin::ParamSpec::Kind;
 
 constexpr int64_t kMaxRows = int64_t{1} << 13;
 constexpr int64_t kBlockElems = int64_t{1} << 24;
@@ -84,8 +83,7 @@ class KernelRidge final : public lin::ParamEstimator {
   }
 
   Tensor predict(const Tensor& X) const override {
-    BL_CHECK(fitted_, name_, ": predict before fit");
-    lin::check_predict_X(name_, X, d_);
+    check_predict_input(X, d_);
     const Device dev = X.device();
     KernelSpec spec = spec_for(d_);
     spec.gamma = gamma_;
@@ -105,11 +103,8 @@ class KernelRidge final : public lin::ParamEstimator {
   double score(const Tensor& X, const Tensor& y) const override { return lin::r2_score(y, predict(X)); }
 
   void save_state(nlohmann::json& state) const override {
-    state["n_features"] = d_;
-    state["n_samples"] = n_;
-    lin::put_f32(state, "gamma", {gamma_});
-    lin::put_f32(state, "X_fit", x_fit_);
-    lin::put_f32(state, "dual_coef", dual_);
+    lin::put_ints(state, {{"n_features", d_}, {"n_samples", n_}});
+    lin::put_f32s(state, {{"gamma", {gamma_}}, {"X_fit", x_fit_}, {"dual_coef", dual_}});
   }
 
   void load_state(const nlohmann::json& state) override {

@@ -14,6 +14,7 @@
 
 #include "bitlearn/ops.h"
 #include "contract/arith.h"
+#include "core/error.h"
 #include "ml/cluster/distances.h"
 
 namespace bl::ml {
@@ -55,6 +56,24 @@ Tensor kernel_matrix(const Tensor& A, const Tensor& B, const KernelSpec& k) {
   Tensor P = T;
   for (int64_t i = 1; i < k.degree; ++i) P = bl::mul(P, T);
   return P;
+}
+
+void put_kernel_state(nlohmann::json& state, const KernelSpec& spec) {
+  state["kernel"] = spec.kernel;
+  state["degree"] = spec.degree;
+  lin::put_f32s(state, {{"gamma_value", {spec.gamma}}, {"coef0_value", {spec.coef0}}});
+}
+
+KernelSpec get_kernel_state(const nlohmann::json& state, const std::string& est, lin::ParamSet& params) {
+  KernelSpec spec;
+  BL_CHECK(state.contains("kernel") && state["kernel"].is_string(), est, ": state field kernel is missing");
+  spec.kernel = state["kernel"].get<std::string>();
+  params.set({{"kernel", spec.kernel}});
+  spec.degree = lin::get_int(state, "degree", 0, est);
+  BL_CHECK(spec.degree <= 64, est, ": model state: degree=", spec.degree, " is too large (at most 64)");
+  spec.gamma = lin::get_f32(state, "gamma_value", 1, est)[0];
+  spec.coef0 = lin::get_f32(state, "coef0_value", 1, est)[0];
+  return spec;
 }
 
 }  // namespace bl::ml

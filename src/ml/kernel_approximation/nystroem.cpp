@@ -30,8 +30,7 @@ namespace bl::ml {
 
 namespace {
 
-using lin::ParamSpec;
-using K = ParamSpec::Kind;
+using K = lin::ParamSpec::Kind;
 
 constexpr uint64_t kSampleStream = 1;
 constexpr int64_t kMaxComponents = 4096;
@@ -105,27 +104,16 @@ class Nystroem final : public lin::ParamEstimator {
   }
 
   void save_state(nlohmann::json& state) const override {
-    state["n_features"] = d_;
-    state["n_components"] = k_;
-    state["kernel"] = spec_.kernel;
-    state["degree"] = spec_.degree;
-    lin::put_f32(state, "gamma_value", {spec_.gamma});
-    lin::put_f32(state, "coef0_value", {spec_.coef0});
+    lin::put_ints(state, {{"n_features", d_}, {"n_components", k_}});
+    put_kernel_state(state, spec_);
     state["component_indices"] = indices_;
-    lin::put_f32(state, "components", components_);
-    lin::put_f32(state, "normalization", norm_);
+    lin::put_f32s(state, {{"components", components_}, {"normalization", norm_}});
   }
   void load_state(const nlohmann::json& state) override {
     d_ = lin::get_int(state, "n_features", 1, name_);
     k_ = lin::get_int(state, "n_components", 1, name_);
     BL_CHECK(k_ <= kMaxComponents, name_, ": state n_components is more than ", kMaxComponents);
-    BL_CHECK(state.contains("kernel") && state["kernel"].is_string(), name_, ": state field kernel is missing");
-    spec_.kernel = state["kernel"].get<std::string>();
-    params_.set({{"kernel", spec_.kernel}});
-    spec_.degree = lin::get_int(state, "degree", 0, name_);
-    BL_CHECK(spec_.degree <= 64, name_, ": model state: degree=", spec_.degree, " is too large (at most 64)");
-    spec_.gamma = lin::get_f32(state, "gamma_value", 1, name_)[0];
-    spec_.coef0 = lin::get_f32(state, "coef0_value", 1, name_)[0];
+    spec_ = get_kernel_state(state, name_, params_);
     BL_CHECK(state.contains("component_indices") && state["component_indices"].is_array() &&
                  static_cast<int64_t>(state["component_indices"].size()) == k_,
              name_, ": state field component_indices is missing or of the wrong length");

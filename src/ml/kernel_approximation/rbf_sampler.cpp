@@ -22,8 +22,7 @@ namespace bl::ml {
 
 namespace {
 
-using lin::ParamSpec;
-using K = ParamSpec::Kind;
+using K = lin::ParamSpec::Kind;
 
 constexpr uint64_t kWeightStream = 1, kOffsetStream = 2;
 constexpr int64_t kMaxWeights = int64_t{1} << 28;
@@ -64,10 +63,8 @@ class RBFSampler final : public lin::ParamEstimator {
   }
 
   void save_state(nlohmann::json& state) const override {
-    state["n_features"] = d_;
-    state["n_components"] = c_;
-    lin::put_f32(state, "random_weights", w_);
-    lin::put_f32(state, "random_offset", b_);
+    lin::put_ints(state, {{"n_features", d_}, {"n_components", c_}});
+    lin::put_f32s(state, {{"random_weights", w_}, {"random_offset", b_}});
   }
   void load_state(const nlohmann::json& state) override {
     d_ = lin::get_int(state, "n_features", 1, name_);

@@ -24,8 +24,7 @@ namespace bl::ml {
 
 namespace {
 
-using lin::ParamSpec;
-using K = ParamSpec::Kind;
+using K = lin::ParamSpec::Kind;
 using Vec = std::vector<float>;
 
 class ArdRegression final : public LinearModelBase {
@@ -34,11 +33,9 @@ class ArdRegression final : public LinearModelBase {
       : LinearModelBase("ard_regression", lin::evidence_prior_specs({{"threshold_lambda", K::number, "1e+04", 0.0}})) {}
 
   Estimator& fit(const Tensor& X, const Tensor& y) override {
-    check_Xy(name_, X, y);
+    Tensor yf;
+    const lin::CenteredProblem cp = lin::check_and_center(name_, X, y, params_.boolean("fit_intercept"), &yf);
     const int64_t n = X.dim(0), d = X.dim(1);
-    const bool center = params_.boolean("fit_intercept");
-    Tensor yf = y_f32_on(y, X.device());
-    const lin::CenteredProblem cp = lin::center_problem(X, yf, center);
     const Vec& G = cp.gram;
     const Vec& b = cp.xty;
     const float a1 = static_cast<float>(params_.number("alpha_1")), a2 = static_cast<float>(params_.number("alpha_2"));
@@ -122,8 +119,7 @@ class ArdRegression final : public LinearModelBase {
 
  protected:
   void save_extra(nlohmann::json& state) const override {
-    lin::put_f32(state, "alpha", {alpha_});
-    lin::put_f32(state, "lambda", lambda_);
+    lin::put_f32s(state, {{"alpha", {alpha_}}, {"lambda", lambda_}});
   }
   void load_extra(const nlohmann::json& state) override {
     alpha_ = lin::get_f32(state, "alpha", 1, name_)[0];

@@ -24,19 +24,16 @@ namespace bl::ml {
 
 namespace {
 
-using lin::ParamSpec;
-using K = ParamSpec::Kind;
+using K = lin::ParamSpec::Kind;
 
 class BayesianRidge final : public lin::ParamEstimator {
  public:
   BayesianRidge() : lin::ParamEstimator("bayesian_ridge", lin::evidence_prior_specs({})) {}
 
   Estimator& fit(const Tensor& X, const Tensor& y) override {
-    check_Xy(name(), X, y);
+    Tensor yf;
+    const lin::CenteredProblem cp = lin::check_and_center(name(), X, y, params_.boolean("fit_intercept"), &yf);
     const int64_t n = X.dim(0), d = X.dim(1);
-    const bool center = params_.boolean("fit_intercept");
-    Tensor yf = y_f32_on(y, X.device());
-    const lin::CenteredProblem cp = lin::center_problem(X, yf, center);
     const std::vector<float>& G = cp.gram;
     const std::vector<float>& b = cp.xty;
     SymmetricEigen e = jacobi_eigen(G, d);
@@ -99,8 +96,7 @@ class BayesianRidge final : public lin::ParamEstimator {
 
   void save_state(nlohmann::json& state) const override {
     put_linear_state(state, coef_, intercept_, n_iter_);
-    lin::put_f32(state, "alpha", {alpha_});
-    lin::put_f32(state, "lambda", {lambda_});
+    lin::put_f32s(state, {{"alpha", {alpha_}}, {"lambda", {lambda_}}});
   }
   void load_state(const nlohmann::json& state) override {
     get_linear_state(state, name_, coef_, intercept_, n_iter_);
@@ -122,11 +118,7 @@ class BayesianRidge final : public lin::ParamEstimator {
 std::unique_ptr<Estimator> make_bayesian_ridge() { return std::make_unique<BayesianRidge>(); }
 
 bool bayesian_ridge_view(const Estimator& est, LinearView& out) {
-  auto* r = dynamic_cast<const BayesianRidge*>(&est);
-  if (!r) return false;
-  BL_CHECK(r->fitted(), est.name(), ": not fitted");
-  out = r->view();
-  return true;
+  return view_if<BayesianRidge>(est, out);
 }
 
 }  // namespace bl::ml

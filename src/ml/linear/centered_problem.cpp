@@ -1,11 +1,18 @@
 // centered_problem.cpp: see centered_problem.h.
 #include "ml/linear/centered_problem.h"
+#include "ml/linear/linear_base.h"
 #include "ml/size_limits.h"
 
 #include "bitlearn/ops.h"
 #include "contract/arith.h"
 
 namespace bl::ml::lin {
+
+CenteredProblem check_and_center(const std::string& est, const Tensor& X, const Tensor& y, bool center, Tensor* yf) {
+  check_Xy(est, X, y);
+  *yf = y_f32_on(y, X.device());
+  return center_problem(X, *yf, center);
+}
 
 CenteredProblem center_problem(const Tensor& X, const Tensor& yf, bool center) {
   const int64_t n = X.dim(0), d = X.dim(1);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "bitlearn/tensor.h"
@@ -22,6 +23,9 @@ struct CenteredProblem {
 
 // Centers X and yf (f32 on X's device) when center is true and forms the Gram products.
 CenteredProblem center_problem(const Tensor& X, const Tensor& yf, bool center);
+// The first steps of those fits: check_Xy naming est, y as f32 on X's device (into *yf), then
+// center_problem.
+CenteredProblem check_and_center(const std::string& est, const Tensor& X, const Tensor& y, bool center, Tensor* yf);
 
 // sum_i (yc_i - (Xc w)_i)^2 as Tensor ops on X's device.
 float residual_sum_squares(const CenteredProblem& cp, const std::vector<float>& w);

@@ -141,6 +141,30 @@ void ParamEstimator::check_transform_X(const Tensor& X, int64_t n_features) cons
   check_predict_X(name_, X, n_features);
 }
 
+void ParamEstimator::check_predict_input(const Tensor& X, int64_t n_features) const {
+  BL_CHECK(fitted_, name_, ": predict before fit");
+  check_predict_X(name_, X, n_features);
+}
+
+void ParamEstimator::set_params_with_extra(const Params& params, const char* extra_key, std::string* extra,
+                                           const std::function<std::string(const std::string&)>& read_extra,
+                                           const std::function<void(const ParamSet&)>& check_next) {
+  Params rest;
+  std::string kept = *extra;
+  for (const auto& [key, text] : params) {
+    if (extra_key && key == extra_key) {
+      kept = read_extra(text);
+    } else {
+      rest[key] = text;
+    }
+  }
+  ParamSet next = params_;
+  next.set(rest);
+  check_next(next);
+  params_ = next;
+  *extra = kept;
+}
+
 float dot(const std::vector<float>& a, const std::vector<float>& b) {
   float s = 0.0f;
   for (size_t i = 0; i < a.size(); ++i) s = bl::fma(a[i], b[i], s);
@@ -173,6 +197,14 @@ Tensor standardize(const Tensor& X, const ColumnStats& stats) {
 
 void put_f32(nlohmann::json& state, const std::string& key, const std::vector<float>& v) {
   state[key] = f32_to_hex(v);
+}
+
+void put_ints(nlohmann::json& state, std::initializer_list<IntField> fields) {
+  for (const IntField& f : fields) state[f.key] = f.value;
+}
+
+void put_f32s(nlohmann::json& state, std::initializer_list<F32Field> fields) {
+  for (const F32Field& f : fields) put_f32(state, f.key, f.values);
 }
 
 std::vector<float> get_f32(const nlohmann::json& state, const std::string& key, int64_t expected_size,

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
@@ -60,6 +62,15 @@ class ParamEstimator : public Estimator {
  protected:
   // Checks a transform's X: fitted ("transform before fit"), then check_predict_X.
   void check_transform_X(const Tensor& X, int64_t n_features) const;
+  // The same for predict (and the other methods that read new rows): "predict before fit".
+  void check_predict_input(const Tensor& X, int64_t n_features) const;
+  // set_params of an estimator that keeps one parameter, extra_key (null: none), outside its
+  // ParamSet: that text goes through read_extra (which validates it and returns the text to keep),
+  // the others through a copy of the ParamSet, which check_next then sees. *extra and the ParamSet
+  // change only when every check passes.
+  void set_params_with_extra(const Params& params, const char* extra_key, std::string* extra,
+                             const std::function<std::string(const std::string&)>& read_extra,
+                             const std::function<void(const ParamSet&)>& check_next);
 
   std::string name_;
   ParamSet params_;
@@ -106,6 +117,19 @@ std::vector<float> get_f32(const nlohmann::json& state, const std::string& key, 
                            const std::string& est);
 int64_t get_int(const nlohmann::json& state, const std::string& key, int64_t min_value,
                 const std::string& est);
+
+// Several fields at once, the way save_state lists them: integers as JSON numbers, float arrays
+// (a scalar as {x}) as hex. The keys land sorted in the JSON object, so the listing order is free.
+struct IntField {
+  const char* key;
+  int64_t value;
+};
+struct F32Field {
+  const char* key;
+  const std::vector<float>& values;
+};
+void put_ints(nlohmann::json& state, std::initializer_list<IntField> fields);
+void put_f32s(nlohmann::json& state, std::initializer_list<F32Field> fields);
 
 // Accuracy (fraction of equal labels) and R^2 in float64 on the host.
 double accuracy_score(const Tensor& y_true, const Tensor& y_pred);

@@ -16,8 +16,7 @@ namespace bl::ml {
 
 namespace {
 
-using lin::ParamSpec;
-using K = ParamSpec::Kind;
+using K = lin::ParamSpec::Kind;
 using Vec = std::vector<float>;
 
 class HuberRegressor final : public LinearModelBase {

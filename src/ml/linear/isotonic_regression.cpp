@@ -21,8 +21,7 @@ namespace bl::ml {
 
 namespace {
 
-using lin::ParamSpec;
-using K = ParamSpec::Kind;
+using K = lin::ParamSpec::Kind;
 
 class IsotonicRegression final : public lin::ParamEstimator {
  public:
@@ -112,8 +111,7 @@ class IsotonicRegression final : public lin::ParamEstimator {
 
   void save_state(nlohmann::json& state) const override {
     state["n_thresholds"] = static_cast<int64_t>(xs_.size());
-    lin::put_f32(state, "x_thresholds", xs_);
-    lin::put_f32(state, "y_thresholds", ys_);
+    lin::put_f32s(state, {{"x_thresholds", xs_}, {"y_thresholds", ys_}});
   }
   void load_state(const nlohmann::json& state) override {
     int64_t m = lin::get_int(state, "n_thresholds", 1, name());

@@ -40,11 +40,9 @@ class Lars final : public LinearModelBase {
         lasso_(lasso) {}
 
   Estimator& fit(const Tensor& X, const Tensor& y) override {
-    check_Xy(name_, X, y);
+    Tensor yf;
+    const lin::CenteredProblem cp = lin::check_and_center(name_, X, y, params_.boolean("fit_intercept"), &yf);
     const int64_t n = X.dim(0), d = X.dim(1);
-    const bool center = params_.boolean("fit_intercept");
-    Tensor yf = y_f32_on(y, X.device());
-    const lin::CenteredProblem cp = lin::center_problem(X, yf, center);
     const Vec& G = cp.gram;
     Vec c = cp.xty;
     const float nf = static_cast<float>(n);

@@ -39,8 +39,7 @@ void LinearModelBase::set_fit(std::vector<float> coef, float intercept, int64_t 
 void put_linear_state(nlohmann::json& state, const std::vector<float>& coef, float intercept, int64_t n_iter) {
   state["n_features"] = static_cast<int64_t>(coef.size());
   state["n_iter"] = n_iter;
-  lin::put_f32(state, "coef", coef);
-  lin::put_f32(state, "intercept", {intercept});
+  lin::put_f32s(state, {{"coef", coef}, {"intercept", {intercept}}});
 }
 
 void get_linear_state(const nlohmann::json& state, const std::string& est, std::vector<float>& coef,

@@ -2,6 +2,7 @@
 // (sgd_regressor, huber_regressor, quantile_regressor, the Tweedie family, ard_regression, lars,
 // lasso_lars): hyper-parameters, coef [n_features] and intercept, predict = link^-1(X w + b) as
 // Tensor ops on X's device, R^2 score, and the model file state (coef, intercept, n_iter).
+// Also the shape of the linear classifiers sgd_classifier and linear_svc (LinearClassifierBase).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -10,7 +11,9 @@
 
 #include "bitlearn/ml/estimator.h"
 #include "bitlearn/ml/linear.h"
+#include "core/error.h"
 #include "ml/linear/common.h"
+#include "ml/linear/linear_classifier.h"
 
 namespace bl::ml {
 
@@ -19,6 +22,25 @@ class HasLinearView {
  public:
   virtual ~HasLinearView() = default;
   virtual LinearView view() const = 0;
+};
+
+// The shared shape of the linear classifiers sgd_classifier and linear_svc: hyper-parameters, the
+// fitted lin::LinearClassifierFit (predict, decision_function and the accuracy score through it)
+// and its coefficients as a LinearView. The subclass fills fit_ and writes its state.
+class LinearClassifierBase : public lin::ParamEstimator, public HasLinearView {
+ public:
+  using lin::ParamEstimator::ParamEstimator;
+  bool fitted() const override { return fit_.fitted; }
+  Tensor predict(const Tensor& X) const override { return fit_.predict(name_, X); }
+  Tensor decision_function(const Tensor& X) const override { return fit_.decision_scores(name_, X); }
+  double score(const Tensor& X, const Tensor& y) const override { return lin::accuracy_score(y, predict(X)); }
+  LinearView view() const override {
+    BL_CHECK(fit_.fitted, name_, ": not fitted");
+    return LinearView{fit_.coef, fit_.intercept, fit_.outputs};
+  }
+
+ protected:
+  lin::LinearClassifierFit fit_;
 };
 
 class LinearModelBase : public lin::ParamEstimator, public HasLinearView {

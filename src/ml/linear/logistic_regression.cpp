@@ -22,13 +22,13 @@
 #include "ml/linear/linear_classifier.h"
 #include "ml/linear/linear_models.h"
 #include "ml/registry.h"
+#include "ml/weighted_fit.h"
 
 namespace bl::ml {
 
 namespace {
 
-using lin::ParamSpec;
-using K = ParamSpec::Kind;
+using K = lin::ParamSpec::Kind;
 using Vec = std::vector<float>;
 
 // The smooth part of the objective over the data, as a function of theta = [W (d*m), b (m)].
@@ -88,7 +88,7 @@ class LogisticLoss {
   int64_t n_, d_, m_;
 };
 
-class LogisticRegression final : public Estimator {
+class LogisticRegression final : public WeightedRowsFit<LogisticRegression> {
  public:
   LogisticRegression()
       : params_("logistic_regression", {{"C", K::number, "1", 1e-300},
@@ -101,15 +101,6 @@ class LogisticRegression final : public Estimator {
   void set_params(const Params& p) override { params_.set(p); }
   bool fitted() const override { return fit_.fitted; }
 
-  Estimator& fit(const Tensor& X, const Tensor& y) override { return fit_rows(X, y, nullptr); }
-  bool supports_sample_weight() const override { return true; }
-
- protected:
-  Estimator& fit_with_weights(const Tensor& X, const Tensor& y, const std::vector<float>& w) override {
-    return fit_rows(X, y, &w);
-  }
-
- public:
   Estimator& fit_rows(const Tensor& X, const Tensor& y, const std::vector<float>* weights) {
     check_Xy(name(), X, y);
     lin::EncodedLabels enc = lin::encode_labels(name(), y);
@@ -304,11 +295,7 @@ class LogisticRegression final : public Estimator {
 std::unique_ptr<Estimator> make_logistic_regression() { return std::make_unique<LogisticRegression>(); }
 
 bool logistic_view(const Estimator& est, LinearView& out) {
-  auto* r = dynamic_cast<const LogisticRegression*>(&est);
-  if (!r) return false;
-  BL_CHECK(r->fitted(), est.name(), ": not fitted");
-  out = r->view();
-  return true;
+  return view_if<LogisticRegression>(est, out);
 }
 
 }  // namespace bl::ml

@@ -25,8 +25,7 @@ namespace bl::ml {
 
 namespace {
 
-using lin::ParamSpec;
-using K = ParamSpec::Kind;
+using K = lin::ParamSpec::Kind;
 using Vec = std::vector<float>;
 
 float dot_t(const Tensor& a, const Tensor& b) { return static_cast<float>(bl::sum(bl::mul(a, b)).item()); }

@@ -327,13 +327,9 @@ class SgdRegressor final : public LinearModelBase {
   }
 };
 
-class SgdClassifier final : public Estimator, public HasLinearView {
+class SgdClassifier final : public LinearClassifierBase {
  public:
-  SgdClassifier() : params_("sgd_classifier", sgd_specs(true)) {}
-  std::string name() const override { return "sgd_classifier"; }
-  Params get_params() const override { return params_.all(); }
-  void set_params(const Params& p) override { params_.set(p); }
-  bool fitted() const override { return fit_.fitted; }
+  SgdClassifier() : LinearClassifierBase("sgd_classifier", sgd_specs(true)) {}
 
   Estimator& fit(const Tensor& X, const Tensor& y) override {
     check_Xy(name(), X, y);
@@ -372,9 +368,6 @@ class SgdClassifier final : public Estimator, public HasLinearView {
     return *this;
   }
 
-  Tensor predict(const Tensor& X) const override { return fit_.predict(name(), X); }
-  Tensor decision_function(const Tensor& X) const override { return fit_.decision_scores(name(), X); }
-
   // log_loss only: sigmoid of the decision; several classes normalize the one-vs-all sigmoids.
   Tensor predict_proba(const Tensor& X) const override {
     BL_CHECK(!fit_.fitted || log_loss_, name(), ": predict_proba needs loss=log_loss (this model was fit with loss=",
@@ -384,8 +377,6 @@ class SgdClassifier final : public Estimator, public HasLinearView {
     if (fit_.outputs == 1) return bl::concat({bl::sigmoid(bl::neg(Z)), p}, 1);
     return bl::div(p, bl::sum(p, {1}, true));
   }
-
-  double score(const Tensor& X, const Tensor& y) const override { return lin::accuracy_score(y, predict(X)); }
 
   void save_state(nlohmann::json& state) const override {
     state["written_by"] = name();
@@ -402,16 +393,9 @@ class SgdClassifier final : public Estimator, public HasLinearView {
     fit_ = std::move(loaded);
   }
 
-  LinearView view() const override {
-    BL_CHECK(fit_.fitted, name(), ": not fitted");
-    return LinearView{fit_.coef, fit_.intercept, fit_.outputs};
-  }
-
  private:
   std::string loss_name_or_default() const { return params_.text("loss"); }
 
-  lin::ParamSet params_;
-  lin::LinearClassifierFit fit_;
   bool log_loss_ = false;
 };
 

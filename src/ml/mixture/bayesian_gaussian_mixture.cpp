@@ -49,8 +49,7 @@ namespace bl::ml {
 
 namespace {
 
-using lin::ParamSpec;
-using K = ParamSpec::Kind;
+using K = lin::ParamSpec::Kind;
 using namespace mixture;
 
 constexpr double kLog2 = 0.69314718055994530942;
@@ -292,9 +291,7 @@ class BayesianGaussianMixture final : public MixtureEstimator {
     state["weight_concentration_prior_type"] = process_ ? "dirichlet_process" : "dirichlet_distribution";
     std::vector<float> wc = a_;
     wc.insert(wc.end(), b_.begin(), b_.end());
-    lin::put_f32(state, "weight_concentration", wc);
-    lin::put_f32(state, "mean_precision", mean_prec_);
-    lin::put_f32(state, "degrees_of_freedom", dof_);
+    lin::put_f32s(state, {{"weight_concentration", wc}, {"mean_precision", mean_prec_}, {"degrees_of_freedom", dof_}});
   }
 
   void load_extra(const nlohmann::json& state) override {

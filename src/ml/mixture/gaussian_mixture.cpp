@@ -48,8 +48,7 @@ namespace bl::ml {
 
 namespace {
 
-using lin::ParamSpec;
-using K = ParamSpec::Kind;
+using K = lin::ParamSpec::Kind;
 using namespace mixture;
 
 double log32(double v) { return static_cast<double>(bl::log(static_cast<float>(v))); }

@@ -324,16 +324,12 @@ double MixtureEstimator::score(const Tensor& X, const Tensor&) const {
 }
 
 void MixtureEstimator::save_state(nlohmann::json& state) const {
-  state["n_features"] = d_;
-  state["n_components"] = k_;
+  lin::put_ints(state, {{"n_features", d_}, {"n_components", k_}});
   state["covariance_type"] = cov_type_name(type_);
   state["n_iter"] = n_iter_;
   state["converged"] = converged_;
-  lin::put_f32(state, "lower_bound", {lower_bound_});
-  lin::put_f32(state, "weights", weights_);
-  lin::put_f32(state, "means", means_);
-  lin::put_f32(state, "covariances", cov_);
-  lin::put_f32(state, "precisions_cholesky", prec_);
+  lin::put_f32s(state, {{"lower_bound", {lower_bound_}}, {"weights", weights_}, {"means", means_},
+                        {"covariances", cov_}, {"precisions_cholesky", prec_}});
   save_extra(state);
 }
 
@@ -400,8 +396,7 @@ void MixtureEstimator::derive() {
 }
 
 std::vector<double> MixtureEstimator::weighted(const Tensor& X) const {
-  BL_CHECK(fitted_, name_, ": predict before fit");
-  lin::check_predict_X(name_, X, d_);
+  check_predict_input(X, d_);
   std::vector<float> x = X.to(Device::cpu()).contiguous().to_vector<float>();
   std::vector<double> w;
   weighted_log_prob(pm_, x, X.dim(0), w);

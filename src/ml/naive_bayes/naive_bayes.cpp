@@ -120,21 +120,16 @@ class NaiveBayes final : public lin::ParamEstimator {
 
   void save_state(nlohmann::json& state) const override {
     const int64_t c = static_cast<int64_t>(classes_.size());
-    state["n_features"] = d_;
-    state["n_classes"] = c;
+    lin::put_ints(state, {{"n_features", d_}, {"n_classes", c}});
     lin::put_labels(state, classes_, label_dtype_);
-    lin::put_f32(state, "class_count", class_count_);
-    lin::put_f32(state, "class_log_prior", log_prior_);
+    lin::put_f32s(state, {{"class_count", class_count_}, {"class_log_prior", log_prior_}});
     if (kind_ == Kind::gaussian) {
-      lin::put_f32(state, "theta", theta_);
-      lin::put_f32(state, "var", var_);
+      lin::put_f32s(state, {{"theta", theta_}, {"var", var_}});
     } else if (kind_ == Kind::categorical) {
       state["n_categories"] = n_categories_;
       lin::put_f32(state, "feature_log_prob", flp_);
     } else {
-      lin::put_f32(state, "feature_count", feature_count_);
-      lin::put_f32(state, "weight", weight_);
-      lin::put_f32(state, "bias", bias_);
+      lin::put_f32s(state, {{"feature_count", feature_count_}, {"weight", weight_}, {"bias", bias_}});
     }
   }
 
@@ -332,8 +327,7 @@ class NaiveBayes final : public lin::ParamEstimator {
   }
 
   Tensor joint_log_likelihood(const Tensor& X) const {
-    BL_CHECK(fitted_, name_, ": predict before fit");
-    lin::check_predict_X(name_, X, d_);
+    check_predict_input(X, d_);
     const int64_t m = X.dim(0), d = d_, c = static_cast<int64_t>(classes_.size());
     if (kind_ == Kind::multinomial || kind_ == Kind::complement || kind_ == Kind::bernoulli) {
       Tensor A = X.contiguous();

@@ -64,8 +64,7 @@ class NeighborsBase : public lin::ParamEstimator {
 
   // Neighbor indices [m, k] (host, nearest first) and their distances (not squared).
   void kneighbors(const Tensor& X, std::vector<int64_t>& idx, std::vector<float>& dist) const {
-    BL_CHECK(fitted_, name_, ": predict before fit");
-    lin::check_predict_X(name_, X, rows_.d);
+    check_predict_input(X, rows_.d);
     NeighborLists lists = metric_neighbors(X, rows_.X, rows_.n, rows_.d, params_.integer("n_neighbors"), metric(),
                                            params_.number("p"), name_);
     idx = std::move(lists.idx);

@@ -38,8 +38,7 @@ namespace bl::ml {
 
 namespace {
 
-using lin::ParamSpec;
-using K = ParamSpec::Kind;
+using K = lin::ParamSpec::Kind;
 
 constexpr const char* kName = "local_outlier_factor";
 
@@ -55,29 +54,20 @@ class LocalOutlierFactor final : public lin::ParamEstimator {
   }
 
   void set_params(const Params& params) override {
-    Params rest;
-    std::string contamination = contamination_;
-    for (const auto& [key, text] : params) {
-      if (key == "contamination") {
-        if (text == "auto") {
-          contamination = text;
-        } else {
-          const double c = param_double(name_, key, text);
+    set_params_with_extra(
+        params, "contamination", &contamination_,
+        [&](const std::string& text) {
+          if (text == "auto") return text;
+          const double c = param_double(name_, "contamination", text);
           BL_CHECK(c > 0.0 && c <= 0.5, name_, ": parameter contamination=", text,
                    ": expected auto or a value in (0, 0.5]");
-          contamination = param_text(c);
-        }
-      } else {
-        rest[key] = text;
-      }
-    }
-    lin::ParamSet next = params_;
-    next.set(rest);
-    BL_CHECK(next.boolean("novelty"), name_,
-             ": parameter novelty=false is not supported (only novelty=true: predict, decision_function "
-             "and score_samples on new rows)");
-    params_ = next;
-    contamination_ = contamination;
+          return param_text(c);
+        },
+        [&](const lin::ParamSet& next) {
+          BL_CHECK(next.boolean("novelty"), name_,
+                   ": parameter novelty=false is not supported (only novelty=true: predict, decision_function "
+                   "and score_samples on new rows)");
+        });
   }
 
   Estimator& fit(const Tensor& X, const Tensor&) override {
@@ -133,8 +123,7 @@ class LocalOutlierFactor final : public lin::ParamEstimator {
 
   // score_samples of each row of X (host, binary32).
   std::vector<float> scores(const Tensor& X) const {
-    BL_CHECK(fitted_, name_, ": predict before fit");
-    lin::check_predict_X(name_, X, d_);
+    check_predict_input(X, d_);
     const int64_t m = X.dim(0), k = k_;
     NeighborLists l = neighbors(X, k);
     std::vector<float> dist(l.dist.size()), out(static_cast<size_t>(m));
@@ -161,14 +150,9 @@ class LocalOutlierFactor final : public lin::ParamEstimator {
   }
 
   void save_state(nlohmann::json& state) const override {
-    state["n_features"] = d_;
-    state["n_samples"] = n_;
-    state["n_neighbors"] = k_;
-    lin::put_f32(state, "fit_X", X_);
-    lin::put_f32(state, "k_distance", k_distance_);
-    lin::put_f32(state, "lrd", lrd_);
-    lin::put_f32(state, "negative_outlier_factor", negative_outlier_factor_);
-    lin::put_f32(state, "offset", {offset_});
+    lin::put_ints(state, {{"n_features", d_}, {"n_samples", n_}, {"n_neighbors", k_}});
+    lin::put_f32s(state, {{"fit_X", X_}, {"k_distance", k_distance_}, {"lrd", lrd_},
+                          {"negative_outlier_factor", negative_outlier_factor_}, {"offset", {offset_}}});
   }
 
   void load_state(const nlohmann::json& state) override {

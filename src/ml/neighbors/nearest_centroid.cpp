@@ -19,8 +19,7 @@ namespace bl::ml {
 
 namespace {
 
-using lin::ParamSpec;
-using K = ParamSpec::Kind;
+using K = lin::ParamSpec::Kind;
 
 class NearestCentroid final : public lin::ParamEstimator {
  public:
@@ -63,8 +62,7 @@ class NearestCentroid final : public lin::ParamEstimator {
   }
 
   Tensor predict(const Tensor& X) const override {
-    BL_CHECK(fitted_, name_, ": predict before fit");
-    lin::check_predict_X(name_, X, d_);
+    check_predict_input(X, d_);
     const int64_t m = X.dim(0), d = d_, c = static_cast<int64_t>(classes_.size());
     Tensor D;
     if (params_.text("metric") == "euclidean") {
@@ -87,8 +85,7 @@ class NearestCentroid final : public lin::ParamEstimator {
   double score(const Tensor& X, const Tensor& y) const override { return lin::accuracy_score(y, predict(X)); }
 
   void save_state(nlohmann::json& state) const override {
-    state["n_features"] = d_;
-    state["n_classes"] = static_cast<int64_t>(classes_.size());
+    lin::put_ints(state, {{"n_features", d_}, {"n_classes", static_cast<int64_t>(classes_.size())}});
     lin::put_labels(state, classes_, label_dtype_);
     lin::put_f32(state, "centroids", centroids_);
   }

@@ -37,8 +37,7 @@ namespace bl::ml {
 
 namespace {
 
-using lin::ParamSpec;
-using K = ParamSpec::Kind;
+using K = lin::ParamSpec::Kind;
 
 // The exact square of r rounded once to binary32 (r * r = p + e exactly; p alone would round
 // twice where it falls on a binary32 midpoint).
@@ -76,28 +75,19 @@ class RadiusNeighbors final : public lin::ParamEstimator {
   }
 
   void set_params(const Params& params) override {
-    Params rest;
-    std::string label = outlier_label_;
-    for (const auto& [key, text] : params) {
-      if (classifier_ && key == "outlier_label") {
-        if (text == "none" || text == "most_frequent") {
-          label = text;
-        } else {
-          const double v = param_double(name_, key, text);
+    set_params_with_extra(
+        params, classifier_ ? "outlier_label" : nullptr, &outlier_label_,
+        [&](const std::string& text) {
+          if (text == "none" || text == "most_frequent") return text;
+          const double v = param_double(name_, "outlier_label", text);
           BL_CHECK(std::isfinite(v), name_, ": parameter outlier_label=", text,
                    ": expected none, most_frequent or a finite number");
-          label = param_text(v);
-        }
-      } else {
-        rest[key] = text;
-      }
-    }
-    lin::ParamSet next = params_;
-    next.set(rest);
-    const double r = next.number("radius");
-    BL_CHECK(r > 0.0, name_, ": parameter radius=", next.text("radius"), ": expected a number > 0");
-    params_ = next;
-    outlier_label_ = label;
+          return param_text(v);
+        },
+        [&](const lin::ParamSet& next) {
+          const double r = next.number("radius");
+          BL_CHECK(r > 0.0, name_, ": parameter radius=", next.text("radius"), ": expected a number > 0");
+        });
   }
 
   Estimator& fit(const Tensor& X, const Tensor& y) override {
@@ -118,8 +108,7 @@ class RadiusNeighbors final : public lin::ParamEstimator {
 
   // The training rows within the radius of each query of X, in blocks of queries on X's device.
   RadiusLists radius_neighbors(const Tensor& X) const {
-    BL_CHECK(fitted_, name_, ": predict before fit");
-    lin::check_predict_X(name_, X, rows_.d);
+    check_predict_input(X, rows_.d);
     const int64_t m = X.dim(0);
     const float r2 = square_to_f32(params_.number("radius"));
     Tensor T = Tensor::from_vector(rows_.X, {rows_.n, rows_.d}, X.device());

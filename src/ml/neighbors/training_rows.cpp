@@ -30,8 +30,7 @@ void TrainingRows::fit(const std::string& est, const Tensor& X_in, const Tensor&
 }
 
 void TrainingRows::save(nlohmann::json& state, Target t) const {
-  state["n_features"] = d;
-  state["n_samples"] = n;
+  lin::put_ints(state, {{"n_features", d}, {"n_samples", n}});
   lin::put_f32(state, "fit_X", X);
   if (t != Target::none) lin::put_f32(state, "fit_y", target);
   if (t == Target::classes) lin::put_labels(state, classes, label_dtype);

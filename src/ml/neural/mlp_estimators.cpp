@@ -168,13 +168,11 @@ class Mlp final : public lin::ParamEstimator {
 
   void save_state(nlohmann::json& state) const override {
     BL_CHECK(fitted_, name_, ": not fitted");
-    state["n_features"] = d_;
-    state["n_outputs"] = outputs_;
+    lin::put_ints(state, {{"n_features", d_}, {"n_outputs", outputs_}});
     state["hidden_layer_sizes"] = fitted_hidden_;
     state["activation"] = fitted_activation_;
     state["n_iter"] = n_iter_;
-    lin::put_f32(state, "loss", {loss_});
-    lin::put_f32(state, "loss_curve", loss_curve_);
+    lin::put_f32s(state, {{"loss", {loss_}}, {"loss_curve", loss_curve_}});
     if (classifier_) lin::put_labels(state, classes_, label_dtype_);
     std::vector<float> w;
     for (const auto& [key, v] : model_->named_parameters()) {

@@ -36,6 +36,16 @@ std::vector<float> ColumnTransformer::get_divisor_row(const nlohmann::json& stat
   return v;
 }
 
+void ColumnTransformer::save_rows(nlohmann::json& state, std::initializer_list<lin::F32Field> rows) const {
+  state["n_features"] = d_;
+  lin::put_f32s(state, rows);
+}
+
+void ColumnTransformer::load_rows(const nlohmann::json& state, std::initializer_list<StateRow> rows) {
+  d_ = lin::get_int(state, "n_features", 1, name_);
+  for (const StateRow& r : rows) *r.values = r.divisor ? get_divisor_row(state, r.key) : get_finite_row(state, r.key);
+}
+
 std::pair<double, double> parse_pair(const std::string& est, const std::string& key, const std::string& text) {
   std::string body;
   for (char c : text)

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,6 +31,18 @@ class ColumnTransformer : public lin::ParamEstimator {
   std::vector<float> get_finite_row(const nlohmann::json& state, const std::string& key) const;
   // The same for a row transform divides by: every value also nonzero.
   std::vector<float> get_divisor_row(const nlohmann::json& state, const std::string& key) const;
+
+  // A fitted per-column row in the model state (hex f32, d_ values); divisor: read back with
+  // get_divisor_row, else get_finite_row.
+  struct StateRow {
+    const char* key;
+    std::vector<float>* values;
+    bool divisor = false;
+  };
+  // save_state's body: n_features and the rows.
+  void save_rows(nlohmann::json& state, std::initializer_list<lin::F32Field> rows) const;
+  // load_state's reads: n_features into d_, then the rows in the listed order.
+  void load_rows(const nlohmann::json& state, std::initializer_list<StateRow> rows);
 
   int64_t d_ = 0;
 };

@@ -14,8 +14,7 @@ namespace bl::ml {
 
 namespace {
 
-using lin::ParamSpec;
-using K = ParamSpec::Kind;
+using K = lin::ParamSpec::Kind;
 
 // 1 where t is 0, else t.
 Tensor zero_to_one(const Tensor& t) {

@@ -19,8 +19,7 @@ namespace bl::ml {
 
 namespace {
 
-using lin::ParamSpec;
-using K = ParamSpec::Kind;
+using K = lin::ParamSpec::Kind;
 
 constexpr int64_t kMaxOutputFeatures = int64_t{1} << 20;
 
@@ -80,8 +79,7 @@ class PolynomialFeatures final : public prep::ColumnTransformer {
   }
 
   void save_state(nlohmann::json& state) const override {
-    state["n_features"] = d_;
-    state["n_output_features"] = n_out_;
+    lin::put_ints(state, {{"n_features", d_}, {"n_output_features", n_out_}});
   }
   void load_state(const nlohmann::json& state) override {
     d_ = lin::get_int(state, "n_features", 1, name_);

@@ -36,8 +36,7 @@ namespace bl::ml {
 
 namespace {
 
-using lin::ParamSpec;
-using K = ParamSpec::Kind;
+using K = lin::ParamSpec::Kind;
 using prep::ColumnTransformer;
 using prep::PairParamTransformer;
 
@@ -89,16 +88,10 @@ class StandardScaler final : public ColumnTransformer {
   }
 
   void save_state(nlohmann::json& state) const override {
-    state["n_features"] = d_;
-    lin::put_f32(state, "mean", mean_);
-    lin::put_f32(state, "var", var_);
-    lin::put_f32(state, "scale", scale_);
+    save_rows(state, {{"mean", mean_}, {"var", var_}, {"scale", scale_}});
   }
   void load_state(const nlohmann::json& state) override {
-    d_ = lin::get_int(state, "n_features", 1, name_);
-    mean_ = get_finite_row(state, "mean");
-    var_ = get_finite_row(state, "var");
-    scale_ = get_finite_row(state, "scale");
+    load_rows(state, {{"mean", &mean_}, {"var", &var_}, {"scale", &scale_}});
     for (int64_t j = 0; j < d_; ++j)
       BL_CHECK(var_[j] >= 0.0f && scale_[j] > 0.0f, name_, ": model state: column ", j, " has variance ", var_[j],
                " and scale ", scale_[j], " (expected >= 0 and > 0)");
@@ -152,20 +145,18 @@ class MinMaxScaler final : public PairParamTransformer {
   }
 
   void save_state(nlohmann::json& state) const override {
-    state["n_features"] = d_;
-    lin::put_f32(state, "data_min", data_min_);
-    lin::put_f32(state, "data_max", data_max_);
-    lin::put_f32(state, "data_range", range_);
-    lin::put_f32(state, "scale", scale_);
-    lin::put_f32(state, "min", min_);
+    save_rows(state, {{"data_min", data_min_},
+                      {"data_max", data_max_},
+                      {"data_range", range_},
+                      {"scale", scale_},
+                      {"min", min_}});
   }
   void load_state(const nlohmann::json& state) override {
-    d_ = lin::get_int(state, "n_features", 1, name_);
-    data_min_ = get_finite_row(state, "data_min");
-    data_max_ = get_finite_row(state, "data_max");
-    range_ = get_finite_row(state, "data_range");
-    scale_ = get_finite_row(state, "scale");
-    min_ = get_finite_row(state, "min");
+    load_rows(state, {{"data_min", &data_min_},
+                      {"data_max", &data_max_},
+                      {"data_range", &range_},
+                      {"scale", &scale_},
+                      {"min", &min_}});
     fitted_ = true;
   }
 
@@ -194,14 +185,10 @@ class MaxAbsScaler final : public ColumnTransformer {
   }
 
   void save_state(nlohmann::json& state) const override {
-    state["n_features"] = d_;
-    lin::put_f32(state, "max_abs", max_abs_);
-    lin::put_f32(state, "scale", scale_);
+    save_rows(state, {{"max_abs", max_abs_}, {"scale", scale_}});
   }
   void load_state(const nlohmann::json& state) override {
-    d_ = lin::get_int(state, "n_features", 1, name_);
-    max_abs_ = get_finite_row(state, "max_abs");
-    scale_ = get_divisor_row(state, "scale");
+    load_rows(state, {{"max_abs", &max_abs_}, {"scale", &scale_, true}});
     fitted_ = true;
   }
 
@@ -292,14 +279,10 @@ class RobustScaler final : public PairParamTransformer {
   }
 
   void save_state(nlohmann::json& state) const override {
-    state["n_features"] = d_;
-    lin::put_f32(state, "center", center_);
-    lin::put_f32(state, "scale", scale_);
+    save_rows(state, {{"center", center_}, {"scale", scale_}});
   }
   void load_state(const nlohmann::json& state) override {
-    d_ = lin::get_int(state, "n_features", 1, name_);
-    center_ = get_finite_row(state, "center");
-    scale_ = get_divisor_row(state, "scale");
+    load_rows(state, {{"center", &center_}, {"scale", &scale_, true}});
     fitted_ = true;
   }
 

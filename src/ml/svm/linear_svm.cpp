@@ -238,17 +238,13 @@ CdConfig cd_config(const lin::ParamSet& p) {
   return c;
 }
 
-class LinearSvc final : public Estimator, public HasLinearView {
+class LinearSvc final : public LinearClassifierBase {
  public:
   LinearSvc()
-      : params_("linear_svc",
-                common_specs({{"loss", K::choice, "squared_hinge", 0, {"squared_hinge", "hinge"}},
-                              {"multi_class", K::choice, "ovr", 0, {"ovr", "crammer_singer"}},
-                              {"penalty", K::choice, "l2", 0, {"l2", "l1"}}})) {}
-  std::string name() const override { return "linear_svc"; }
-  Params get_params() const override { return params_.all(); }
-  void set_params(const Params& p) override { params_.set(p); }
-  bool fitted() const override { return fit_.fitted; }
+      : LinearClassifierBase("linear_svc",
+                             common_specs({{"loss", K::choice, "squared_hinge", 0, {"squared_hinge", "hinge"}},
+                                           {"multi_class", K::choice, "ovr", 0, {"ovr", "crammer_singer"}},
+                                           {"penalty", K::choice, "l2", 0, {"l2", "l1"}}})) {}
 
   Estimator& fit(const Tensor& X, const Tensor& y) override {
     check_Xy(name(), X, y);
@@ -294,10 +290,6 @@ class LinearSvc final : public Estimator, public HasLinearView {
     return *this;
   }
 
-  Tensor predict(const Tensor& X) const override { return fit_.predict(name(), X); }
-  Tensor decision_function(const Tensor& X) const override { return fit_.decision_scores(name(), X); }
-  double score(const Tensor& X, const Tensor& y) const override { return lin::accuracy_score(y, predict(X)); }
-
   void save_state(nlohmann::json& state) const override {
     state["written_by"] = name();
     fit_.save(state);
@@ -308,15 +300,6 @@ class LinearSvc final : public Estimator, public HasLinearView {
     loaded.load(state, name());
     fit_ = std::move(loaded);
   }
-
-  LinearView view() const override {
-    BL_CHECK(fit_.fitted, name(), ": not fitted");
-    return LinearView{fit_.coef, fit_.intercept, fit_.outputs};
-  }
-
- private:
-  lin::ParamSet params_;
-  lin::LinearClassifierFit fit_;
 };
 
 class LinearSvr final : public LinearModelBase {

@@ -134,20 +134,33 @@ SmoResult solve_smo(const SmoProblem& pr) {
   SmoResult r;
   const double inf = std::numeric_limits<double>::infinity();
   std::vector<double> Ki(l), Kj(l), Kn(l);
+  auto kernel_row = [&](std::vector<double>& out, int64_t s) {
+    for (int64_t t = 0; t < l; ++t) out[t] = kv(s, t);
+  };
+  // The largest -y_t G_t over I_up, the y = +1 rows into (g_pos, i_pos) and the y = -1 rows into
+  // (g_neg, i_neg); given the same pair twice, one maximum over both signs. Ties: the later t.
+  auto up_max = [&](double& g_pos, int64_t& i_pos, double& g_neg, int64_t& i_neg) {
+    for (int64_t t = 0; t < l; ++t) {
+      if (pr.y[t] == 1) {
+        if (a[t] < C && -G[t] >= g_pos) g_pos = -G[t], i_pos = t;
+      } else if (a[t] > 0.0 && G[t] >= g_neg) {
+        g_neg = G[t], i_neg = t;
+      }
+    }
+  };
+  // Second-order selection: row t with gradient gap gd > 0 and curvature qc (kTau where not
+  // positive) becomes j when its objective is the lowest so far (ties: the later t).
+  auto second_order = [&](int64_t t, double gd, double qc, int64_t& j, double& obj_min) {
+    const double obj = -(gd * gd) / (qc > 0.0 ? qc : kTau);
+    if (obj <= obj_min) j = t, obj_min = obj;
+  };
   for (;;) {
     int64_t i = -1, j = -1;
     if (!pr.nu) {
       // i: the largest -y_t G_t over I_up.
       double gmax = -inf;
-      for (int64_t t = 0; t < l; ++t) {
-        if (pr.y[t] == 1) {
-          if (a[t] < C && -G[t] >= gmax) gmax = -G[t], i = t;
-        } else if (a[t] > 0.0 && G[t] >= gmax) {
-          gmax = G[t], i = t;
-        }
-      }
-      if (i >= 0)
-        for (int64_t t = 0; t < l; ++t) Ki[t] = kv(i, t);
+      up_max(gmax, i, gmax, i);
+      if (i >= 0) kernel_row(Ki, i);
       // j: second-order selection over I_low.
       double gmax2 = -inf, obj_min = inf;
       for (int64_t t = 0; t < l; ++t) {
@@ -155,20 +168,14 @@ SmoResult solve_smo(const SmoProblem& pr) {
           if (!(a[t] > 0.0)) continue;
           const double gd = gmax + G[t];
           if (G[t] >= gmax2) gmax2 = G[t];
-          if (i >= 0 && gd > 0.0) {
-            const double qc = QD[i] + QD[t] - 2.0 * static_cast<double>(pr.y[t]) * Ki[t];
-            const double obj = -(gd * gd) / (qc > 0.0 ? qc : kTau);
-            if (obj <= obj_min) j = t, obj_min = obj;
-          }
+          if (i >= 0 && gd > 0.0)
+            second_order(t, gd, QD[i] + QD[t] - 2.0 * static_cast<double>(pr.y[t]) * Ki[t], j, obj_min);
         } else {
           if (!(a[t] < C)) continue;
           const double gd = gmax - G[t];
           if (-G[t] >= gmax2) gmax2 = -G[t];
-          if (i >= 0 && gd > 0.0) {
-            const double qc = QD[i] + QD[t] + 2.0 * static_cast<double>(pr.y[t]) * Ki[t];
-            const double obj = -(gd * gd) / (qc > 0.0 ? qc : kTau);
-            if (obj <= obj_min) j = t, obj_min = obj;
-          }
+          if (i >= 0 && gd > 0.0)
+            second_order(t, gd, QD[i] + QD[t] + 2.0 * static_cast<double>(pr.y[t]) * Ki[t], j, obj_min);
         }
       }
       if (gmax + gmax2 < pr.tol || j < 0) break;
@@ -176,37 +183,21 @@ SmoResult solve_smo(const SmoProblem& pr) {
       // i+ over y = +1 (a < C), i- over y = -1 (a > 0); j against the i of its own sign.
       double gp = -inf, gn = -inf;
       int64_t ip = -1, in = -1;
-      for (int64_t t = 0; t < l; ++t) {
-        if (pr.y[t] == 1) {
-          if (a[t] < C && -G[t] >= gp) gp = -G[t], ip = t;
-        } else if (a[t] > 0.0 && G[t] >= gn) {
-          gn = G[t], in = t;
-        }
-      }
-      if (ip >= 0)
-        for (int64_t t = 0; t < l; ++t) Ki[t] = kv(ip, t);
-      if (in >= 0)
-        for (int64_t t = 0; t < l; ++t) Kn[t] = kv(in, t);
+      up_max(gp, ip, gn, in);
+      if (ip >= 0) kernel_row(Ki, ip);
+      if (in >= 0) kernel_row(Kn, in);
       double gp2 = -inf, gn2 = -inf, obj_min = inf;
       for (int64_t t = 0; t < l; ++t) {
         if (pr.y[t] == 1) {
           if (!(a[t] > 0.0)) continue;
           const double gd = gp + G[t];
           if (G[t] >= gp2) gp2 = G[t];
-          if (ip >= 0 && gd > 0.0) {
-            const double qc = QD[ip] + QD[t] - 2.0 * Ki[t];
-            const double obj = -(gd * gd) / (qc > 0.0 ? qc : kTau);
-            if (obj <= obj_min) j = t, obj_min = obj;
-          }
+          if (ip >= 0 && gd > 0.0) second_order(t, gd, QD[ip] + QD[t] - 2.0 * Ki[t], j, obj_min);
         } else {
           if (!(a[t] < C)) continue;
           const double gd = gn - G[t];
           if (-G[t] >= gn2) gn2 = -G[t];
-          if (in >= 0 && gd > 0.0) {
-            const double qc = QD[in] + QD[t] - 2.0 * Kn[t];
-            const double obj = -(gd * gd) / (qc > 0.0 ? qc : kTau);
-            if (obj <= obj_min) j = t, obj_min = obj;
-          }
+          if (in >= 0 && gd > 0.0) second_order(t, gd, QD[in] + QD[t] - 2.0 * Kn[t], j, obj_min);
         }
       }
       if (std::max(gp + gp2, gn + gn2) < pr.tol || j < 0) break;
@@ -218,7 +209,7 @@ SmoResult solve_smo(const SmoProblem& pr) {
       break;
     }
     ++r.iters;
-    for (int64_t t = 0; t < l; ++t) Kj[t] = kv(j, t);
+    kernel_row(Kj, j);
     const double yi = pr.y[i], yj = pr.y[j];
     const double Qij = yi * yj * Ki[j];
     const double oi = a[i], oj = a[j];
@@ -743,8 +734,7 @@ class Svm final : public lin::ParamEstimator {
       state["n_classes"] = static_cast<int64_t>(classes_.size());
       lin::put_labels(state, classes_, label_dtype_);
       if (!prob_a_.empty()) {
-        lin::put_f32(state, "prob_a", prob_a_);
-        lin::put_f32(state, "prob_b", prob_b_);
+        lin::put_f32s(state, {{"prob_a", prob_a_}, {"prob_b", prob_b_}});
       }
     }
     if (form_ == Form::one_class) lin::put_f32(state, "offset", {offset_});
@@ -753,9 +743,7 @@ class Svm final : public lin::ParamEstimator {
     state["support"] = support_;
     state["n_support"] = n_support_;
     state["n_iter"] = n_iter_;
-    lin::put_f32(state, "support_vectors", sv_);
-    lin::put_f32(state, "dual_coef", dual_);
-    lin::put_f32(state, "intercept", intercept_);
+    lin::put_f32s(state, {{"support_vectors", sv_}, {"dual_coef", dual_}, {"intercept", intercept_}});
   }
 
   void load_state(const nlohmann::json& state) override {
@@ -910,8 +898,7 @@ class Svm final : public lin::ParamEstimator {
 
   // Decision values [m, P] (P: class pairs, or 1) on X's device.
   Tensor raw_decision(const Tensor& X) const {
-    BL_CHECK(fitted_, name_, ": predict before fit");
-    lin::check_predict_X(name_, X, d_);
+    check_predict_input(X, d_);
     const Device dev = X.device();
     const int64_t m = X.dim(0), nsv = static_cast<int64_t>(support_.size());
     const int64_t c = svc_ ? static_cast<int64_t>(classes_.size()) : 2;

@@ -13,8 +13,10 @@
 #include "core/error.h"
 #include "core/thread_pool.h"
 #include "ml/tree/cart_builder.h"
+#include "ml/ensemble/sub_estimators.h"
 #include "ml/registry.h"
 #include "ml/tree/tree_model.h"
+#include "ml/weighted_fit.h"
 #include "io/json_number.h"
 
 namespace bl::ml {
@@ -56,7 +58,7 @@ int64_t isqrt(int64_t v) {
   return r;
 }
 
-class CartEstimator : public Estimator {
+class CartEstimator : public WeightedRowsFit<CartEstimator> {
  public:
   explicit CartEstimator(Kind kind) : kind_(kind) {
     criterion_ = kind.classifier ? Criterion::gini : Criterion::squared_error;
@@ -110,8 +112,7 @@ class CartEstimator : public Estimator {
       } else if (k == "random_state") {
         random_state_ = static_cast<uint64_t>(param_int(est, k, v));
       } else if (k == "n_estimators" && kind_.forest) {
-        n_estimators_ = param_int(est, k, v);
-        BL_CHECK(n_estimators_ >= 1, est, ": parameter n_estimators=", v, ": expected >= 1");
+        n_estimators_ = param_n_estimators(est, v);
       } else if (k == "bootstrap" && kind_.forest) {
         bootstrap_ = param_bool(est, k, v);
       } else {
@@ -122,15 +123,6 @@ class CartEstimator : public Estimator {
 
   bool fitted() const override { return !trees_.empty(); }
 
-  Estimator& fit(const Tensor& X, const Tensor& y) override { return fit_rows(X, y, nullptr); }
-  bool supports_sample_weight() const override { return true; }
-
- protected:
-  Estimator& fit_with_weights(const Tensor& X, const Tensor& y, const std::vector<float>& w) override {
-    return fit_rows(X, y, &w);
-  }
-
- public:
   // sample_weight: one per row (each tree's row weight is its bootstrap count times it), or null.
   Estimator& fit_rows(const Tensor& X, const Tensor& y, const std::vector<float>* sample_weight) {
     const std::string est = name();
@@ -302,8 +294,7 @@ class CartEstimator : public Estimator {
   }
 
   void save_state(nlohmann::json& state) const override {
-    state["n_features"] = n_features_;
-    state["classes"] = classes_;
+    put_n_features_classes(state, n_features_, classes_);
     state["trees"] = trees_to_json(trees_);
   }
 
@@ -345,10 +336,7 @@ class CartEstimator : public Estimator {
   }
 
   std::vector<float> values(const Tensor& X) const {
-    BL_CHECK(fitted(), name(), ": predict before fit");
-    check_X(name(), X, /*allow_nan=*/true);
-    BL_CHECK(X.dim(1) == n_features_, name(), ": X has ", X.dim(1), " features, the model was fitted on ",
-             n_features_);
+    check_fitted_X(name(), fitted(), X, n_features_);
     Tensor hx = host_f32(X);
     const int64_t k = kind_.classifier ? static_cast<int64_t>(classes_.size()) : 1;
     return average_tree_values(trees_, k, hx.data<float>(), hx.dim(0), hx.dim(1));

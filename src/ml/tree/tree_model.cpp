@@ -165,22 +165,20 @@ Tensor probability_columns(const std::vector<float>& p, int64_t n, int64_t k) {
   return Tensor::from_vector(two, {n, 2});
 }
 
-namespace {
-std::vector<double> as_doubles(const Tensor& t) {
-  Tensor h = t.to(Device::cpu()).contiguous();
+std::vector<double> labels_as_doubles(const Tensor& y, const std::string& caller) {
+  Tensor h = y.to(Device::cpu()).contiguous();
   std::vector<double> v(static_cast<size_t>(h.numel()));
   for (int64_t i = 0; i < h.numel(); ++i) {
     if (h.dtype() == DType::f32) v[i] = h.data<float>()[i];
     else if (h.dtype() == DType::i32) v[i] = h.data<int32_t>()[i];
     else if (h.dtype() == DType::i64) v[i] = static_cast<double>(h.data<int64_t>()[i]);
-    else throw Error("score: y must be f32, i32 or i64, got " + h.str());
+    else throw Error(caller + ": y must be f32, i32 or i64, got " + h.str());
   }
   return v;
 }
-}  // namespace
 
 double accuracy_score(const Tensor& y_true, const Tensor& y_pred) {
-  std::vector<double> a = as_doubles(y_true), b = as_doubles(y_pred);
+  std::vector<double> a = labels_as_doubles(y_true, "score"), b = labels_as_doubles(y_pred, "score");
   BL_CHECK(a.size() == b.size() && !a.empty(), "score: y has ", a.size(), " entries, predictions ",
            b.size());
   int64_t hits = 0;
@@ -189,7 +187,7 @@ double accuracy_score(const Tensor& y_true, const Tensor& y_pred) {
 }
 
 double r2_score(const Tensor& y_true, const Tensor& y_pred) {
-  std::vector<double> a = as_doubles(y_true), b = as_doubles(y_pred);
+  std::vector<double> a = labels_as_doubles(y_true, "score"), b = labels_as_doubles(y_pred, "score");
   BL_CHECK(a.size() == b.size() && !a.empty(), "score: y has ", a.size(), " entries, predictions ",
            b.size());
   double mean = 0.0;

@@ -65,6 +65,8 @@ int32_t argmax_row(const float* p, int64_t k);
 Tensor probability_columns(const std::vector<float>& p, int64_t n, int64_t k);
 
 // Accuracy (classifiers) and R^2 (regressors) in float64 on the host.
+// y (f32, i32 or i64, any device) as host doubles; another dtype throws naming `caller`.
+std::vector<double> labels_as_doubles(const Tensor& y, const std::string& caller);
 double accuracy_score(const Tensor& y_true, const Tensor& y_pred);
 double r2_score(const Tensor& y_true, const Tensor& y_pred);
 
