@@ -21,7 +21,7 @@ import time
 
 import numpy as np
 from sklearn import (cluster, datasets, decomposition, discriminant_analysis, gaussian_process,
-                     kernel_approximation, kernel_ridge, linear_model, mixture, naive_bayes, neighbors,
+                     kernel_approximation, kernel_ridge, linear_model, manifold, mixture, naive_bayes, neighbors,
                      neural_network, preprocessing, svm)
 from sklearn.metrics import accuracy_score, d2_tweedie_score, mean_pinball_loss, r2_score
 from threadpoolctl import threadpool_limits
@@ -93,6 +93,16 @@ CASES = {
                    lambda: decomposition.KernelPCA(kernel="rbf", gamma=0.05, n_components=5), "none"),
     "factor_analysis": ("reg", "factor_analysis", {"n_components": "5"},
                         lambda: decomposition.FactorAnalysis(n_components=5, svd_method="lapack"), "none"),
+    "incremental_pca": ("reg", "incremental_pca", {"n_components": "5"},
+                        lambda: decomposition.IncrementalPCA(n_components=5), "none"),
+    # fast_ica: 50 iterations in both (tol=0; the two start from other random numbers, so their
+    # convergence counts would differ).
+    "fast_ica": ("reg", "fast_ica", {"n_components": "5", "max_iter": "50", "tol": "0"},
+                 lambda: decomposition.FastICA(n_components=5, max_iter=50, tol=0.0, random_state=0), "none"),
+    "isomap": ("reg", "isomap", {"n_neighbors": "10"},
+               lambda: manifold.Isomap(n_neighbors=10), "none"),
+    "mds": ("reg", "mds", {"init": "classical_mds"},
+            lambda: manifold.MDS(init="classical_mds", n_init=1), "none"),
     "nmf_cd": ("word_counts", "nmf", {"n_components": "5"},
                lambda: decomposition.NMF(n_components=5, random_state=0), "none"),
     "nmf_mu": ("word_counts", "nmf", {"n_components": "5", "solver": "mu"},
@@ -179,6 +189,11 @@ CASES = {
     "min_max_scaler": ("reg", "min_max_scaler", {}, lambda: preprocessing.MinMaxScaler(), "none"),
     "max_abs_scaler": ("reg", "max_abs_scaler", {}, lambda: preprocessing.MaxAbsScaler(), "none"),
     "robust_scaler": ("reg", "robust_scaler", {}, lambda: preprocessing.RobustScaler(), "none"),
+    # quantile_transformer: every column sorted (no subsampling on either side); power_transformer: a
+    # bounded Brent search of lambda per column (yeo-johnson).
+    "quantile_transformer": ("reg", "quantile_transformer", {},
+                             lambda: preprocessing.QuantileTransformer(subsample=None), "none"),
+    "power_transformer": ("reg", "power_transformer", {}, lambda: preprocessing.PowerTransformer(), "none"),
 }
 
 
@@ -205,6 +220,11 @@ MAX_ROWS = {"quantile_regressor": 5000, "ard_regression": 200000,
             "spectral_clustering": 1000,
             # kernel_pca: a dense n x n eigen-decomposition (bitlearn's at most 4096 rows).
             "kernel_pca": 2000,
+            # mds: n x n dissimilarities, 300 SMACOF iterations of n^2 work in both (bitlearn's at most
+            # 4096 rows).
+            "mds": 2000,
+            # isomap: n x n geodesic distances (bitlearn's at most 4096 rows).
+            "isomap": 4000,
             # mlp: 20 epochs of mini-batches; a million rows takes minutes in both.
             "mlp_classifier": 100000, "mlp_regressor": 100000}
 

@@ -51,8 +51,9 @@ _CLASS_NAMES = {
     "gaussian_mixture": "GaussianMixture",
     "svc": "SVC", "svr": "SVR", "nu_svc": "NuSVC", "nu_svr": "NuSVR", "one_class_svm": "OneClassSVM",
     "kernel_density": "KernelDensity", "bisecting_kmeans": "BisectingKMeans", "rbf_sampler": "RBFSampler",
-    "nystroem": "Nystroem",
+    "nystroem": "Nystroem", "knn_imputer": "KNNImputer",
     "truncated_svd": "TruncatedSVD", "kernel_pca": "KernelPCA", "nmf": "NMF",
+    "incremental_pca": "IncrementalPCA", "fast_ica": "FastICA", "mds": "MDS",
     "gaussian_process_regressor": "GaussianProcessRegressor",
     "optics": "OPTICS", "hdbscan": "HDBSCAN", "affinity_propagation": "AffinityPropagation", "birch": "Birch",
     "gaussian_process_classifier": "GaussianProcessClassifier",
@@ -73,6 +74,10 @@ _TRANSFORMER = {"pca", "rbf_sampler", "nystroem", "truncated_svd", "kernel_pca",
 _TRANSFORMER |= {"standard_scaler", "min_max_scaler", "max_abs_scaler", "robust_scaler", "normalizer",
                  "polynomial_features"}
 _TRANSFORMER |= {"simple_imputer", "ordinal_encoder", "one_hot_encoder"}
+_TRANSFORMER |= {"quantile_transformer", "power_transformer", "knn_imputer"}
+_TRANSFORMER |= {"incremental_pca", "fast_ica", "isomap"}
+# Embeddings of the training rows only: fit / fit_transform, embedding_ (scikit-learn's MDS).
+_EMBEDDING = {"mds"}
 # Density estimators with score_samples, score and sample only (scikit-learn's KernelDensity).
 _DENSITY = {"kernel_density"}
 _OUTLIER = {"isolation_forest", "local_outlier_factor", "one_class_svm"}
@@ -92,7 +97,7 @@ _NO_PROBA = {"nearest_centroid", "linear_svc"}
 _SVM = {"svc", "nu_svc", "svr", "nu_svr", "one_class_svm"}
 # Hist gradient boosting treats NaN as missing; every other estimator refuses NaN in X.
 _ALLOW_NAN = {"hist_gradient_boosting_classifier", "hist_gradient_boosting_regressor"}
-_ALLOW_NAN |= {"simple_imputer"}  # NaN marks the values it fills in
+_ALLOW_NAN |= {"simple_imputer", "knn_imputer"}  # NaN marks the values they fill in
 
 
 def _class_name(name):
@@ -110,6 +115,8 @@ def _kind(name):
         return "density"
     if name in _TRANSFORMER:
         return "transformer"
+    if name in _EMBEDDING:
+        return "embedding"
     if name in _OUTLIER:
         return "outlier"
     if name in _LOADER:
@@ -421,6 +428,19 @@ class BitlearnEstimator(BaseEstimator):
             self.loglike_ = [float(v) for v in _hex_f32(state["loglike"])]
         if isinstance(state.get("reconstruction_err"), str):  # nmf
             self.reconstruction_err_ = float(_hex_f32(state["reconstruction_err"])[0])
+        if isinstance(state.get("noise_variance_value"), str):  # incremental_pca
+            self.var_ = _hex_f32(state["var"])
+            self.noise_variance_ = float(_hex_f32(state["noise_variance_value"])[0])
+            self.n_samples_seen_ = state["n_samples_seen"]
+            self.batch_size_ = state["batch_size_used"]
+        if isinstance(state.get("embedding"), str):  # mds, isomap
+            self.embedding_ = _hex_f32(state["embedding"]).reshape(state["n_samples"], -1)
+        if isinstance(state.get("stress"), str):  # mds
+            self.stress_ = float(_hex_f32(state["stress"])[0])
+        if isinstance(state.get("mixing"), str):  # fast_ica
+            self.mixing_ = _hex_f32(state["mixing"]).reshape(d, -1)
+            if isinstance(state.get("whitening"), str):
+                self.whitening_ = _hex_f32(state["whitening"]).reshape(-1, d)
 
     def _set_mixture_attributes(self, state, d):
         """Gaussian mixture: weights_, means_, covariances_, precisions_cholesky_, precisions_,
@@ -522,7 +542,7 @@ class BitlearnEstimator(BaseEstimator):
             idx = raw.astype(np.int64)
         return self.classes_[idx]
 
-    @available_if(lambda self: self._kind not in ("transformer", "density")
+    @available_if(lambda self: self._kind not in ("transformer", "density", "embedding")
                   and self._registry_name not in _FIT_ONLY_CLUSTER)
     def predict(self, X):
         """Predictions for X: labels (classifiers), values (regressors), cluster ids, or -1/1."""
@@ -788,6 +808,19 @@ class _TransformerBase(TransformerMixin, BitlearnEstimator):
         return self._output("transform", X)
 
 
+class _EmbeddingBase(BitlearnEstimator):
+    """Embeddings of the training rows (MDS): fit sets embedding_ and stress_; no transform."""
+
+    def fit_transform(self, X, y=None):
+        """Fits and returns embedding_ [n_samples, n_components]."""
+        return self.fit(X).embedding_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = getattr(self, "metric", None) == "precomputed"
+        return tags
+
+
 class _OutlierBase(OutlierMixin, BitlearnEstimator):
     # local_outlier_factor has only scikit-learn's novelty=True mode: no fit_predict.
     fit_predict = available_if(lambda self: self._registry_name != "local_outlier_factor")(
@@ -851,7 +884,8 @@ class _NeighborsBase(BitlearnEstimator):
 
 _BASES = {"classifier": _ClassifierBase, "regressor": _RegressorBase, "cluster": _ClusterBase,
           "transformer": _TransformerBase, "outlier": _OutlierBase, "loader": _LoaderBase,
-          "mixture": _MixtureBase, "density": _DensityBase, "neighbors": _NeighborsBase}
+          "mixture": _MixtureBase, "density": _DensityBase, "neighbors": _NeighborsBase,
+          "embedding": _EmbeddingBase}
 
 
 def _fit_weighted(self, X, y=None, sample_weight=None):

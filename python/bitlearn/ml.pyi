@@ -61,6 +61,11 @@ class _NeighborsBase(BitlearnEstimator):
     def kneighbors(self, X: Any = None, n_neighbors: Optional[int] = None,
                    return_distance: bool = True) -> Any: ...
 
+class _EmbeddingBase(BitlearnEstimator):
+    embedding_: np.ndarray
+    stress_: float
+    def fit_transform(self, X: Any, y: Any = None) -> np.ndarray: ...
+
 def estimator_class(name: str) -> type: ...
 def registry_name_of(cls_or_obj: Any) -> str: ...
 
@@ -156,6 +161,10 @@ class FactorAnalysis(_TransformerBase):
     """registry name: factor_analysis"""
     def __init__(self, *, max_iter: float = 1000, n_components: Any = None, tol: float = 0.01, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
+class FastICA(_TransformerBase):
+    """registry name: fast_ica"""
+    def __init__(self, *, algorithm: str = 'parallel', fun: str = 'logcosh', max_iter: float = 200, n_components: Any = None, random_state: float = 0, tol: float = 0.0001, whiten: str = 'unit-variance', device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
 class GammaRegressor(_RegressorBase):
     """registry name: gamma_regressor"""
     def __init__(self, *, alpha: float = 1, fit_intercept: bool = True, max_iter: float = 100, tol: float = 0.0001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
@@ -192,9 +201,17 @@ class HuberRegressor(_RegressorBase):
     """registry name: huber_regressor"""
     def __init__(self, *, alpha: float = 0.0001, epsilon: float = 1.35, fit_intercept: bool = True, max_iter: float = 100, tol: float = 1e-05, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
+class IncrementalPCA(_TransformerBase):
+    """registry name: incremental_pca"""
+    def __init__(self, *, batch_size: Any = None, n_components: Any = None, whiten: bool = False, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
 class IsolationForest(_OutlierBase):
     """registry name: isolation_forest"""
     def __init__(self, *, bootstrap: bool = False, contamination: str = 'auto', max_features: float = 1.0, max_samples: str = 'auto', n_estimators: float = 100, random_state: float = 0, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class Isomap(_TransformerBase):
+    """registry name: isomap"""
+    def __init__(self, *, n_components: float = 2, n_neighbors: float = 5, path_method: str = 'auto', device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
 class IsotonicRegression(_RegressorBase):
     """registry name: isotonic_regression"""
@@ -203,6 +220,10 @@ class IsotonicRegression(_RegressorBase):
 class KMeans(_ClusterBase):
     """registry name: kmeans"""
     def __init__(self, *, init: str = 'k-means++', max_iter: float = 300, n_clusters: float = 8, random_state: float = 0, tol: float = 0.0001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class KNNImputer(_TransformerBase):
+    """registry name: knn_imputer"""
+    def __init__(self, *, metric: str = 'nan_euclidean', n_neighbors: float = 5, weights: str = 'uniform', device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
 class KNeighborsClassifier(_ClassifierBase):
     """registry name: kneighbors_classifier"""
@@ -259,6 +280,10 @@ class LocalOutlierFactor(_OutlierBase):
 class LogisticRegression(_ClassifierBase):
     """registry name: logistic_regression"""
     def __init__(self, *, C: float = 1, fit_intercept: bool = True, max_iter: float = 100, penalty: str = 'l2', tol: float = 0.0001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class MDS(_EmbeddingBase):
+    """registry name: mds"""
+    def __init__(self, *, eps: float = 1e-06, init: str = 'random', max_iter: float = 300, metric: str = 'euclidean', n_components: float = 2, n_init: float = 1, normalized_stress: bool = False, random_state: float = 0, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
 class MLPClassifier(_ClassifierBase):
     """registry name: mlp_classifier"""
@@ -344,6 +369,10 @@ class PolynomialFeatures(_TransformerBase):
     """registry name: polynomial_features"""
     def __init__(self, *, degree: float = 2, include_bias: bool = True, interaction_only: bool = False, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
+class PowerTransformer(_TransformerBase):
+    """registry name: power_transformer"""
+    def __init__(self, *, method: str = 'yeo-johnson', standardize: bool = True, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
 class QuadraticDiscriminantAnalysis(_ClassifierBase):
     """registry name: quadratic_discriminant_analysis"""
     def __init__(self, *, reg_param: float = 0, tol: float = 0.0001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
@@ -351,6 +380,10 @@ class QuadraticDiscriminantAnalysis(_ClassifierBase):
 class QuantileRegressor(_RegressorBase):
     """registry name: quantile_regressor"""
     def __init__(self, *, alpha: float = 1, fit_intercept: bool = True, max_iter: float = 100, quantile: float = 0.5, tol: float = 1e-06, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class QuantileTransformer(_TransformerBase):
+    """registry name: quantile_transformer"""
+    def __init__(self, *, n_quantiles: float = 1000, output_distribution: str = 'uniform', device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
 class RBFSampler(_TransformerBase):
     """registry name: rbf_sampler"""

@@ -18,7 +18,8 @@ def ml_stub():
     from bitlearn import ml
     kinds = {"classifier": "_ClassifierBase", "regressor": "_RegressorBase", "cluster": "_ClusterBase",
              "transformer": "_TransformerBase", "outlier": "_OutlierBase", "loader": "_LoaderBase",
-             "mixture": "_MixtureBase", "density": "_DensityBase", "neighbors": "_NeighborsBase"}
+             "mixture": "_MixtureBase", "density": "_DensityBase", "neighbors": "_NeighborsBase",
+             "embedding": "_EmbeddingBase"}
     out = ['"""Type stubs of bitlearn.ml (written by python/stubs/make_stubs.py)."""',
            "from typing import Any, Optional", "", "import numpy as np", "",
            "class BitlearnEstimator:",
@@ -61,6 +62,8 @@ def ml_stub():
            "class _NeighborsBase(BitlearnEstimator):", "    n_samples_fit_: int",
            "    def kneighbors(self, X: Any = None, n_neighbors: Optional[int] = None,",
            "                   return_distance: bool = True) -> Any: ...", "",
+           "class _EmbeddingBase(BitlearnEstimator):", "    embedding_: np.ndarray", "    stress_: float",
+           "    def fit_transform(self, X: Any, y: Any = None) -> np.ndarray: ...", "",
            "def estimator_class(name: str) -> type: ...",
            "def registry_name_of(cls_or_obj: Any) -> str: ...", ""]
     for name, cls in sorted(ml._REGISTRY.items(), key=lambda kv: kv[1].__name__):

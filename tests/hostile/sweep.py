@@ -305,6 +305,10 @@ MODEL_ESTIMATORS = [
     ("truncated_svd", "cls", ["n_components=2"]),
     ("kernel_pca", "cls", ["n_components=2", "kernel=rbf"]),
     ("factor_analysis", "cls", ["n_components=2"]),
+    ("incremental_pca", "cls", ["n_components=2"]),
+    ("fast_ica", "cls", ["n_components=2"]),
+    ("mds", "cls", ["max_iter=20"]),
+    ("isomap", "cls", ["n_neighbors=3"]),
     ("standard_scaler", "cls", []),
     ("min_max_scaler", "cls", []),
     ("max_abs_scaler", "cls", []),
@@ -314,12 +318,16 @@ MODEL_ESTIMATORS = [
     ("simple_imputer", "cls", ["strategy=median"]),
     ("ordinal_encoder", "cls", []),
     ("one_hot_encoder", "cls", ["handle_unknown=ignore"]),
+    ("quantile_transformer", "cls", ["n_quantiles=10"]),
+    ("power_transformer", "cls", []),
+    ("knn_imputer", "cls", ["n_neighbors=3"]),
 ]
 # Transformers fitted without a target and read through --output transform (nmf needs non-negative
 # data, which the fixtures are not).
 TRANSFORMERS = ("truncated_svd", "kernel_pca", "factor_analysis", "standard_scaler", "min_max_scaler",
                 "max_abs_scaler", "robust_scaler", "normalizer", "polynomial_features", "simple_imputer",
-                "ordinal_encoder", "one_hot_encoder")
+                "ordinal_encoder", "one_hot_encoder", "quantile_transformer", "power_transformer",
+                "knn_imputer", "incremental_pca", "fast_ica", "mds", "isomap")
 # Unsupervised estimators: fitted without --target; those without predict are read by this output.
 UNSUPERVISED = ("kmeans", "pca", "isolation_forest", "gaussian_mixture", "dbscan", "bisecting_kmeans",
                 "local_outlier_factor", "kernel_density", "nystroem", "rbf_sampler", "agglomerative_clustering",

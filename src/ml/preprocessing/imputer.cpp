@@ -19,6 +19,7 @@
 #include "core/error.h"
 #include "core/thread_pool.h"
 #include "ml/preprocessing/column_transformer.h"
+#include "ml/preprocessing/host_numerics.h"
 #include "ml/registry.h"
 
 namespace bl::ml {
@@ -58,12 +59,7 @@ double column_statistic(const std::string& strategy, std::vector<float>& v) {
 // X for the imputer: 2-d f32, NaN allowed (the missing marker), no infinity (as scikit-learn).
 void check_imputer_X(const std::string& est, const Tensor& X) {
   check_X(est, X, /*allow_nan=*/true);
-  Tensor h = X.to(Device::cpu()).contiguous();
-  const float* p = h.data<float>();
-  const int64_t total = h.numel(), cols = h.dim(1);
-  for (int64_t i = 0; i < total; ++i)
-    BL_CHECK(!std::isinf(p[i]), est, ": X holds a non-finite value (infinity) at row ", i / cols, ", column ",
-             i % cols, " (counted from 0; only NaN marks a missing value)");
+  prep::check_no_infinity(est, X);
 }
 
 class SimpleImputer final : public prep::ColumnTransformer {
