@@ -32,7 +32,7 @@ inline const std::vector<CaseList>& case_lists() {
       {"attention", "attention", &attention_cases},
       {"attention_backward", "attention_backward", &attention_backward_cases},
       {"norm_backward", "norm_backward", &norm_backward_cases},
-      {"train_maps", "train_maps (rope, swiglu, gelu_tanh backward)", &train_map_cases},
+      {"train_maps", "train_maps", &train_map_cases},
       {"index", "index", &index_cases},
       {"shape", "shape (copy, concat)", &shape_cases},
       {"im2col", "im2col", &im2col_cases},
