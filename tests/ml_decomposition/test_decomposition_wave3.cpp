@@ -496,3 +496,30 @@ TEST(DecompositionWave3, RefusalsAreNamed) {
 
 }  // namespace
 }  // namespace bl
+
+namespace bl {
+namespace {
+
+// A count of 100 or more given to a number_or_word parameter is kept as "1e+02" (the shortest text
+// that reads back to it); every count parameter still reads it as the integer, and a fraction is
+// still refused.
+TEST(DecompositionParams, CountsOfAHundredOrMoreAreAccepted) {
+  const Data x = make_data(150, 120, 4, 0.1f, 41);
+  for (const char* name : {"kernel_pca", "factor_analysis", "nmf"}) {
+    ml::Params p{{"n_components", "100"}};
+    if (std::string(name) == "nmf") p["max_iter"] = "5";
+    if (std::string(name) == "factor_analysis") p["max_iter"] = "3";
+    auto est = ml::make_estimator(name, p);
+    Data pos = x;
+    for (float& v : pos.x) v = std::fabs(v);
+    est->fit(pos.X());
+    EXPECT_EQ(est->transform(pos.X()).dim(1), 100) << name;
+    ml::Params bad{{"n_components", "100.5"}};
+    EXPECT_NE(error_of([&] { ml::make_estimator(name, bad)->fit(pos.X()); }).find("expected an integer"),
+              std::string::npos)
+        << name;
+  }
+}
+
+}  // namespace
+}  // namespace bl
