@@ -61,6 +61,17 @@ std::vector<double> column_variances(const std::vector<double>& a, int64_t n, in
   return var;
 }
 
+std::vector<double> row_gram_lower(const std::vector<double>& a, int64_t k, int64_t d) {
+  std::vector<double> g(static_cast<size_t>(k * k), 0.0);
+  for (int64_t r = 0; r < k; ++r)
+    for (int64_t c = 0; c <= r; ++c) {
+      double s = 0.0;
+      for (int64_t j = 0; j < d; ++j) s += a[r * d + j] * a[c * d + j];
+      g[r * k + c] = s;
+    }
+  return g;
+}
+
 void flip_rows_by_largest(std::vector<double>& v, int64_t k, int64_t d) {
   for (int64_t t = 0; t < k; ++t) {
     double* row = &v[t * d];

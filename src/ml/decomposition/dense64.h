@@ -28,6 +28,10 @@ void orthonormalize_columns(std::vector<double>& a, int64_t n, int64_t l);
 // then the squared deviations summed in row order.
 std::vector<double> column_variances(const std::vector<double>& a, int64_t n, int64_t d);
 
+// The lower triangle (entries (a, b) with b <= a; the rest +0) of A A^T for A [k, d] row-major, each
+// entry summed over j in ascending order: the input symmetric_eigen64 reads.
+std::vector<double> row_gram_lower(const std::vector<double>& a, int64_t k, int64_t d);
+
 // Scales row t of v [k, d] so that its entry of largest magnitude (lowest index among ties) is
 // positive (scikit-learn's svd_flip with the decision on the right singular vectors).
 void flip_rows_by_largest(std::vector<double>& v, int64_t k, int64_t d);

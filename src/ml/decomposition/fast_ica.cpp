@@ -67,14 +67,7 @@ inline void contrast(int fun, double x, double& g, double& dg) {
 
 // (W W^T)^-1/2 W for W [k, k] (eigenvalues below the smallest normal raised to it).
 std::vector<double> sym_decorrelation(const std::vector<double>& w, int64_t k) {
-  std::vector<double> c(static_cast<size_t>(k * k), 0.0);
-  for (int64_t a = 0; a < k; ++a)
-    for (int64_t b = 0; b <= a; ++b) {
-      double s = 0.0;
-      for (int64_t j = 0; j < k; ++j) s += w[a * k + j] * w[b * k + j];
-      c[a * k + b] = s;
-    }
-  SymmetricEigen64 e = symmetric_eigen64(c, k, -1, "fast_ica");
+  SymmetricEigen64 e = symmetric_eigen64(dec::row_gram_lower(w, k, k), k, -1, "fast_ica");
   std::vector<double> m(static_cast<size_t>(k * k), 0.0), out(static_cast<size_t>(k * k), 0.0);
   for (int64_t a = 0; a < k; ++a)
     for (int64_t b = 0; b < k; ++b) {
@@ -208,17 +201,10 @@ class FastICA final : public lin::ParamEstimator {
   }
 
   void save_state(nlohmann::json& state) const override {
-    state["n_features"] = d_;
-    state["n_components"] = k_;
-    state["n_iter"] = n_iter_;
+    lin::put_ints(state, {{"n_features", d_}, {"n_components", k_}, {"n_iter", n_iter_}});
     state["whiten"] = whiten_;
-    lin::put_f32(state, "components", components_);
-    lin::put_f32(state, "mixing", mixing_);
-    lin::put_f32(state, "w_init", w_init_);
-    if (whiten_) {
-      lin::put_f32(state, "mean", mean_);
-      lin::put_f32(state, "whitening", whitening_);
-    }
+    lin::put_f32s(state, {{"components", components_}, {"mixing", mixing_}, {"w_init", w_init_}});
+    if (whiten_) lin::put_f32s(state, {{"mean", mean_}, {"whitening", whitening_}});
   }
   void load_state(const nlohmann::json& state) override {
     d_ = lin::get_int(state, "n_features", 1, name_);
@@ -359,14 +345,7 @@ class FastICA final : public lin::ParamEstimator {
   // pinv(C) [d, k] of C [k, d] of full row rank: C^T (C C^T)^-1, the inverse by symmetric_eigen64
   // (eigenvalues at most 1e-15 of the largest dropped, as a pseudo-inverse's cutoff).
   std::vector<float> pinv_rows(const std::vector<double>& c, int64_t k, int64_t d) const {
-    std::vector<double> g(static_cast<size_t>(k * k), 0.0);
-    for (int64_t a = 0; a < k; ++a)
-      for (int64_t b = 0; b <= a; ++b) {
-        double s = 0.0;
-        for (int64_t j = 0; j < d; ++j) s += c[a * d + j] * c[b * d + j];
-        g[a * k + b] = s;
-      }
-    SymmetricEigen64 e = symmetric_eigen64(g, k, -1, "fast_ica");
+    SymmetricEigen64 e = symmetric_eigen64(dec::row_gram_lower(c, k, d), k, -1, "fast_ica");
     const double cut = 1e-15 * std::max(e.values[0], 0.0);
     std::vector<double> inv(static_cast<size_t>(k * k), 0.0);
     for (int64_t a = 0; a < k; ++a)

@@ -124,17 +124,14 @@ class IncrementalPCA final : public lin::ParamEstimator {
   }
 
   void save_state(nlohmann::json& state) const override {
-    state["n_features"] = d_;
-    state["n_components"] = k_;
-    state["n_samples_seen"] = seen_;
-    state["batch_size_used"] = batch_;
-    lin::put_f32(state, "mean", mean_);
-    lin::put_f32(state, "var", var_);
-    lin::put_f32(state, "components", components_);
-    lin::put_f32(state, "singular_values", singular_);
-    lin::put_f32(state, "explained_variance", variance_);
-    lin::put_f32(state, "explained_variance_ratio", ratio_);
-    lin::put_f32(state, "noise_variance_value", {noise_});
+    lin::put_ints(state, {{"n_features", d_}, {"n_components", k_}, {"n_samples_seen", seen_}, {"batch_size_used", batch_}});
+    lin::put_f32s(state, {{"mean", mean_},
+                          {"var", var_},
+                          {"components", components_},
+                          {"singular_values", singular_},
+                          {"explained_variance", variance_},
+                          {"explained_variance_ratio", ratio_},
+                          {"noise_variance_value", {noise_}}});
   }
   void load_state(const nlohmann::json& state) override {
     d_ = lin::get_int(state, "n_features", 1, name_);

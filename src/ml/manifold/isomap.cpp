@@ -144,13 +144,9 @@ class Isomap final : public lin::ParamEstimator {
   }
 
   void save_state(nlohmann::json& state) const override {
-    state["n_features"] = d_;
-    state["n_samples"] = n_;
-    state["n_components"] = k_;
-    lin::put_f32(state, "training_rows", x_fit_);
-    lin::put_f32(state, "embedding", embedding_);
-    lin::put_f32(state, "eigenvalues", eigenvalues_);
-    lin::put_f32(state, "dual_vectors", alphas_);
+    lin::put_ints(state, {{"n_features", d_}, {"n_samples", n_}, {"n_components", k_}});
+    lin::put_f32s(state, {{"training_rows", x_fit_}, {"embedding", embedding_}, {"eigenvalues", eigenvalues_},
+                          {"dual_vectors", alphas_}});
   }
   void load_state(const nlohmann::json& state) override {
     d_ = lin::get_int(state, "n_features", 1, name_);

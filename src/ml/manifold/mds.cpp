@@ -172,12 +172,8 @@ class MDS final : public lin::ParamEstimator {
   }
 
   void save_state(nlohmann::json& state) const override {
-    state["n_features"] = d_;
-    state["n_samples"] = n_;
-    state["n_components"] = k_;
-    state["n_iter"] = n_iter_;
-    lin::put_f32(state, "embedding", embedding_);
-    lin::put_f32(state, "stress", {stress_});
+    lin::put_ints(state, {{"n_features", d_}, {"n_samples", n_}, {"n_components", k_}, {"n_iter", n_iter_}});
+    lin::put_f32s(state, {{"embedding", embedding_}, {"stress", {stress_}}});
     if (params_.text("metric") != "precomputed") lin::put_f32(state, "training_rows", x_fit_);
   }
   void load_state(const nlohmann::json& state) override {
