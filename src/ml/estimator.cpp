@@ -225,15 +225,8 @@ int64_t param_int(const std::string& est, const std::string& key, const std::str
   char* end = nullptr;
   errno = 0;
   long long v = std::strtoll(text.c_str(), &end, 10);
-  if (!text.empty() && end != text.c_str() + text.size()) {
-    // A whole number written as a float ("1e+02": how a number_or_word parameter keeps 100).
-    char* fend = nullptr;
-    const double d = std::strtod(text.c_str(), &fend);
-    BL_CHECK(fend == text.c_str() + text.size() && std::isfinite(d) && d == std::floor(d), est, ": parameter ",
-             key, "=", text, ": expected an integer");
-    BL_CHECK(std::fabs(d) < 9.2e18, est, ": parameter ", key, "=", text, ": beyond the range of a 64-bit integer");
-    return static_cast<int64_t>(d);
-  }
+  BL_CHECK(!text.empty() && end == text.c_str() + text.size(), est, ": parameter ", key, "=", text,
+           ": expected an integer");
   BL_CHECK(errno != ERANGE, est, ": parameter ", key, "=", text, ": beyond the range of a 64-bit integer");
   return static_cast<int64_t>(v);
 }

@@ -18,6 +18,7 @@
 #include "bitlearn/ops.h"
 #include "core/error.h"
 #include "ml/decomposition/dense64.h"
+#include "ml/decomposition/optional_count.h"
 #include "ml/decomposition/symmetric_eigen64.h"
 #include "ml/gaussian_process/gp_regressor.h"
 #include "ml/host_math.h"
@@ -46,8 +47,7 @@ class FactorAnalysis final : public lin::ParamEstimator {
     else check_X(name_, X);
     const int64_t n = X.dim(0), d = X.dim(1);
     BL_CHECK(n >= 2, name_, ": X needs at least 2 rows, got n_samples=", n);
-    const std::string& nc = params_.text("n_components");
-    const int64_t k = nc == "none" ? d : param_int(name_, "n_components", nc);
+    const int64_t k = dec::optional_count(params_, name_, "n_components", d);
     BL_CHECK(k <= d, name_, ": n_components=", k, " must be at most the feature count (n_features=", d, ")");
     check_square_matrix(n, d, "factor_analysis covariance matrix");
     Tensor mu = bl::mean(X, {0});

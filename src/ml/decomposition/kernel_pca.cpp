@@ -21,6 +21,7 @@
 #include "bitlearn/ops.h"
 #include "core/error.h"
 #include "ml/decomposition/dense64.h"
+#include "ml/decomposition/optional_count.h"
 #include "ml/decomposition/symmetric_eigen64.h"
 #include "ml/kernel/kernels.h"
 #include "ml/linear/common.h"
@@ -54,7 +55,7 @@ class KernelPCA final : public lin::ParamEstimator {
              " kernel matrix on the host; at most ", kMaxSamples, " rows");
     const std::string& nc = params_.text("n_components");
     const bool all = nc == "none";
-    const int64_t k = all ? n : std::min(n, param_int(name_, "n_components", nc));
+    const int64_t k = all ? n : std::min(n, dec::optional_count(params_, name_, "n_components", n));
     BL_CHECK(params_.integer("degree") <= 64, name_, ": degree=", params_.integer("degree"), " is too large (at most 64)");
     spec_.kernel = params_.text("kernel");
     spec_.gamma = params_.text("gamma") == "none" ? static_cast<float>(1.0 / static_cast<double>(d_))

@@ -28,6 +28,7 @@
 #include "contract/rng.h"
 #include "core/error.h"
 #include "ml/decomposition/dense64.h"
+#include "ml/decomposition/optional_count.h"
 #include "ml/linear/common.h"
 #include "ml/registry.h"
 
@@ -106,7 +107,7 @@ class NMF final : public lin::ParamEstimator {
     const int64_t n = X.dim(0), d = X.dim(1);
     const std::vector<double> xh = host_nonnegative(X);
     const std::string& nc = params_.text("n_components");
-    const int64_t k = nc == "auto" || nc == "none" ? d : param_int(name_, "n_components", nc);
+    const int64_t k = nc == "auto" || nc == "none" ? d : dec::optional_count(params_, name_, "n_components", d);
     std::string init = params_.text("init");
     if (init == "none") init = k <= std::min(n, d) ? "nndsvda" : "random";
     BL_CHECK(init == "random" || k <= std::min(n, d), name_, ": init=", init,
