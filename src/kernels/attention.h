@@ -162,18 +162,22 @@ void attention_reference(const AttentionArgs& args, const float* q, const float*
 void attention_cpu(const AttentionArgs& args, const float* q, const float* k, const float* v,
                    const int64_t* q_pos, const int64_t* kv_len, float* out, ThreadPool& pool);
 
-// LaunchConfig::variant that makes attention_cuda run the block-rows kernel on every shape.
+// LaunchConfig::variant that makes attention_cuda run the block-rows kernel on every shape, and
+// the one that makes it run the warp-rows kernel wherever that applies (instead of the tiled one).
 constexpr int kAttentionVariantBlockRows = 3;
+constexpr int kAttentionVariantWarpRows = 5;
 
-// CUDA: every pointer on the current device; default stream, returns when done. One 32-lane group
-// per row (head_dim <= 256 and shared memory permitting), else one block per row; config.variant ==
-// kAttentionVariantBlockRows forces the block-per-row kernel.
+// CUDA: every pointer on the current device; default stream, returns when done. Prefill shapes
+// without a window (head_dim <= 128, a multiple of 4) run 4 query rows per 32-lane group; other
+// shapes one 32-lane group per row (head_dim <= 256 and shared memory permitting), else one block
+// per row. config.variant selects a kernel (kAttentionVariantWarpRows, kAttentionVariantBlockRows).
 void attention_cuda(const AttentionArgs& args, const float* q, const float* k, const float* v,
                     const int64_t* q_pos, const int64_t* kv_len, float* out,
                     const LaunchConfig& config = LaunchConfig());
 
-// Sabotage arm for the tests only: the warp-rows kernel with its softmax lanes folded in a wrong
-// order. Throws bl::Error when the shape is outside that kernel.
+// Sabotage arm for the tests only: the kernel attention_cuda picks by default (tiled or warp
+// rows) with its softmax lanes folded in a wrong order. Throws bl::Error when the shape is outside
+// both.
 void attention_cuda_sabotaged_fold(const AttentionArgs& args, const float* q, const float* k, const float* v,
                                    const int64_t* q_pos, const int64_t* kv_len, float* out);
 

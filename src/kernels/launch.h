@@ -24,7 +24,8 @@ constexpr int kMatmulTileWarp128 = 10;     // 128 x 128 warp tiles
 constexpr int kMatmulTileSmall = 11;       // 32 x 64 small warp tiles over all of K
 constexpr int kMatmulTileSmallSplit = 14;  // the same, k leaves in parallel where that applies
 // attention_cuda: kAttentionVariantBlockRows (attention.h) runs the block-per-row kernel on every
-// shape (otherwise only where the warp-rows kernel does not apply).
+// shape (otherwise only where the warp-rows kernel does not apply); kAttentionVariantWarpRows runs
+// the warp-rows kernel wherever it applies (otherwise only where the tiled kernel does not).
 // Transposing copy (elementwise_cuda.cu): 7 runs the 64 x 64 tiles (otherwise only where the
 // 16-byte quads do not apply); 6 runs 32 x 32 tiles.
 

@@ -1,8 +1,8 @@
-// test_attention_cuda.cu: both CUDA attention kernels (warp rows, the default, and block rows, the
-// fallback) equal attention_reference bit for bit over many shapes (grouped-query heads, sliding
+// test_attention_cuda.cu: the three CUDA attention kernels (tiled for prefill shapes, warp rows,
+// block rows, the fallback) equal attention_reference bit for bit over many shapes (grouped-query heads, sliding
 // windows, padding rows, kv_len 0 / 1 / odd / > 32 / > 256 / > 4096, head_dim 1 / odd / 64 / 128 /
-// 256 / 257, packed q|k|v rows as in GPT-2, special values) under several launch configs; a warp-rows
-// kernel folding its softmax lanes in another order differs (sabotage arm). Skips without a GPU.
+// 256 / 257, packed q|k|v rows as in GPT-2, special values) under several launch configs; the tiled and
+// warp-rows kernels folding their softmax lanes in another order differ (sabotage arm). Skips without a GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -107,10 +107,20 @@ void run_case(const Case& c, const std::vector<LaunchConfig>& configs, uint64_t 
   }
 }
 
-std::vector<LaunchConfig> warp_rows_configs() {
+// The default choice (tiled or warp rows, whichever applies) under every conformance launch shape,
+// plus one group per block striding over the tiles and 512 threads.
+std::vector<LaunchConfig> default_configs() {
   std::vector<LaunchConfig> configs(std::begin(kConformanceLaunchConfigs), std::end(kConformanceLaunchConfigs));
-  configs.push_back({32, 2, 0});    // one row per block, two blocks striding over the tiles
-  configs.push_back({1024, 0, 1});  // 32 rows per block
+  configs.push_back({32, 2, 0});
+  configs.push_back({512, 0, 0});
+  return configs;
+}
+
+std::vector<LaunchConfig> warp_rows_configs() {
+  std::vector<LaunchConfig> configs;
+  for (const LaunchConfig& c : kConformanceLaunchConfigs) configs.push_back({c.block, c.grid_cap, kAttentionVariantWarpRows});
+  configs.push_back({32, 2, kAttentionVariantWarpRows});    // one row per block, two blocks striding over the tiles
+  configs.push_back({1024, 0, kAttentionVariantWarpRows});  // 32 rows per block
   return configs;
 }
 
@@ -139,10 +149,29 @@ const Case kCases[] = {
     {1, 1, 1, 1, 4, 50000, 0, Layout::decode, 0},      // scores beyond shared memory: block rows
 };
 
+// Shapes the tiled kernel takes (window 0, >= 16 queries, head_dim a multiple of 4 up to 128).
+const Case kTiledCases[] = {
+    {2, 600, 2, 1, 64, 600, 0, Layout::prefill, 0},     // padding rows, three GEMM leaves over keys
+    {1, 37, 3, 3, 32, 37, 0, Layout::prefill, 5},       // head_dim 32, special values
+    {2, 20, 2, 1, 64, 4200, 0, Layout::decode, 0},      // two softmax leaves, kv_len 4200 / 4199
+    {1, 70, 4, 2, 128, 300, 0, Layout::decode, 7},      // head_dim 128, special values
+    {1, 17, 2, 2, 96, 17, 0, Layout::prefill, 3},       // head_dim 96
+    {3, 24, 2, 2, 16, 24, 0, Layout::empty_second, 0},  // a sequence with kv_len 0
+    {1, 256, 2, 2, 64, 257, 0, Layout::decode, 11},     // rows ending on both sides of a GEMM leaf
+};
+
+TEST(AttentionCuda, DefaultKernelMatchesReference) {
+  BL_REQUIRE_GPU();
+  uint64_t seed = 500;
+  for (const Case& c : kCases) run_case(c, default_configs(), seed += 3);
+  for (const Case& c : kTiledCases) run_case(c, default_configs(), seed += 3);
+}
+
 TEST(AttentionCuda, WarpRowsMatchReference) {
   BL_REQUIRE_GPU();
   uint64_t seed = 700;
   for (const Case& c : kCases) run_case(c, warp_rows_configs(), seed += 3);
+  for (const Case& c : kTiledCases) run_case(c, warp_rows_configs(), seed += 3);
 }
 
 TEST(AttentionCuda, BlockRowsMatchReference) {
@@ -151,33 +180,40 @@ TEST(AttentionCuda, BlockRowsMatchReference) {
   for (const Case& c : kCases) run_case(c, block_rows_configs(), seed += 3);
 }
 
-TEST(AttentionCuda, SabotagedLaneFoldDiffers) {
-  BL_REQUIRE_GPU();
-  const Case c{1, 1, 1, 1, 64, 300, 0, Layout::decode, 0};
+// The default kernel with its softmax lanes folded in another order differs from the reference,
+// while the default kernel equals it: warp rows (one decode row) and tiled (a prefill block).
+void check_sabotaged_fold(const Case& c) {
   const AttentionArgs a = make_args(c);
-  const auto q = conformance::generate_floats(c.dim, 41, 2.0f);
-  const auto k = conformance::generate_floats(c.capacity * c.dim, 42, 2.0f);
-  const auto v = conformance::generate_floats(c.capacity * c.dim, 43, 1.0f);
+  const int64_t n_q = c.batch * c.q_len * c.heads * c.dim, n_k = c.batch * c.capacity * c.kv_heads * c.dim;
+  const auto q = conformance::generate_floats(n_q, 41, 2.0f);
+  const auto k = conformance::generate_floats(n_k, 42, 2.0f);
+  const auto v = conformance::generate_floats(n_k, 43, 1.0f);
   std::vector<int64_t> pos, len;
   positions(c, &pos, &len);
-  std::vector<float> expected(static_cast<size_t>(c.dim));
+  std::vector<float> expected(static_cast<size_t>(n_q));
   attention_reference(a, q.data(), k.data(), v.data(), pos.data(), len.data(), expected.data());
-  const Tensor qg = Tensor::from_vector(q, {c.dim}, kGpu);
-  const Tensor kg = Tensor::from_vector(k, {c.capacity * c.dim}, kGpu);
-  const Tensor vg = Tensor::from_vector(v, {c.capacity * c.dim}, kGpu);
-  const Tensor pg = Tensor::from_vector(pos, {1}, kGpu);
-  const Tensor lg = Tensor::from_vector(len, {1}, kGpu);
+  const Tensor qg = Tensor::from_vector(q, {n_q}, kGpu);
+  const Tensor kg = Tensor::from_vector(k, {n_k}, kGpu);
+  const Tensor vg = Tensor::from_vector(v, {n_k}, kGpu);
+  const Tensor pg = Tensor::from_vector(pos, {static_cast<int64_t>(pos.size())}, kGpu);
+  const Tensor lg = Tensor::from_vector(len, {static_cast<int64_t>(len.size())}, kGpu);
   const auto* qp = static_cast<const float*>(qg.raw_data());
   const auto* kp = static_cast<const float*>(kg.raw_data());
   const auto* vp = static_cast<const float*>(vg.raw_data());
   const auto* pp = static_cast<const int64_t*>(pg.raw_data());
   const auto* lp = static_cast<const int64_t*>(lg.raw_data());
-  Tensor good = Tensor::full({c.dim}, 3.0, DType::f32, kGpu);
+  Tensor good = Tensor::full({n_q}, 3.0, DType::f32, kGpu);
   attention_cuda(a, qp, kp, vp, pp, lp, static_cast<float*>(good.raw_data()));
-  EXPECT_TRUE(conformance::bits_equal(expected, good.to(Device::cpu()).to_vector<float>(), "warp rows"));
-  Tensor bad = Tensor::full({c.dim}, 3.0, DType::f32, kGpu);
+  EXPECT_TRUE(conformance::bits_equal(expected, good.to(Device::cpu()).to_vector<float>(), "default kernel"));
+  Tensor bad = Tensor::full({n_q}, 3.0, DType::f32, kGpu);
   attention_cuda_sabotaged_fold(a, qp, kp, vp, pp, lp, static_cast<float*>(bad.raw_data()));
   EXPECT_FALSE(conformance::bits_equal(expected, bad.to(Device::cpu()).to_vector<float>(), "sabotaged fold"));
+}
+
+TEST(AttentionCuda, SabotagedLaneFoldDiffers) {
+  BL_REQUIRE_GPU();
+  check_sabotaged_fold({1, 1, 1, 1, 64, 300, 0, Layout::decode, 0});    // warp rows
+  check_sabotaged_fold({1, 64, 2, 2, 64, 300, 0, Layout::decode, 0});   // tiled
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
-// CUDA attention: attention_cuda picks the kernel. The warp-rows kernel (attention_warp_rows.cu)
-// runs every shape it covers; the block-rows kernel below covers the rest, and
-// LaunchConfig::variant == kAttentionVariantBlockRows selects it for every shape, so tests and
-// benchmarks can compare the two.
+// CUDA attention: attention_cuda picks the kernel. The tiled kernel (attention_tiled.cu) runs the
+// prefill shapes it covers, the warp-rows kernel (attention_warp_rows.cu) every other shape it
+// covers, the block-rows kernel below the rest. LaunchConfig::variant kAttentionVariantWarpRows and
+// kAttentionVariantBlockRows select those two wherever they apply, so tests and benchmarks can
+// compare the three.
 //
 // Block rows: blocks stride over (batch, query, head) rows. Inside a block, threads compute the
 // scores (one key each, the GEMM-schedule dot product), the maximum (bl::max is order-free), the
@@ -116,6 +117,10 @@ void attention_cuda(const AttentionArgs& a, const float* q, const float* k, cons
   const int64_t rows = a.batch * a.q_len * a.n_heads;
   if (rows == 0 || a.head_dim == 0) return;
   const bool block_rows = config.variant == kAttentionVariantBlockRows;
+  if (!block_rows && config.variant != kAttentionVariantWarpRows && cuda::attention_tiled_applies(a, q, k, v)) {
+    cuda::attention_tiled(a, q, k, v, q_pos, kv_len, out, config, false);
+    return;
+  }
   if (!block_rows && cuda::attention_warp_rows(a, q, k, v, q_pos, kv_len, out, config, false)) return;
   cuda::attention_block_rows(a, q, k, v, q_pos, kv_len, out, config);
 }
@@ -125,6 +130,10 @@ void attention_cuda_sabotaged_fold(const AttentionArgs& a, const float* q, const
   attention_check_args(a);
   const int64_t rows = a.batch * a.q_len * a.n_heads;
   if (rows == 0 || a.head_dim == 0) return;
+  if (cuda::attention_tiled_applies(a, q, k, v)) {
+    cuda::attention_tiled(a, q, k, v, q_pos, kv_len, out, LaunchConfig(), true);
+    return;
+  }
   BL_CHECK(cuda::attention_warp_rows(a, q, k, v, q_pos, kv_len, out, LaunchConfig(), true),
            "attention_cuda_sabotaged_fold: the shape is outside the warp-rows kernel");
 }

@@ -1,6 +1,6 @@
-// attention_kernels.h: the two CUDA attention kernels behind attention_cuda (attention.cu picks one).
+// attention_kernels.h: the three CUDA attention kernels behind attention_cuda (attention.cu picks one).
 //
-// Both compute every value exactly as attention_row does, so either gives the reference's bits.
+// Each computes every value exactly as attention_row does, so any of them gives the reference's bits.
 #pragma once
 
 #include "kernels/attention.h"
@@ -15,6 +15,14 @@ namespace bl::cuda {
 bool attention_warp_rows(const AttentionArgs& a, const float* q, const float* k, const float* v,
                          const int64_t* q_pos, const int64_t* kv_len, float* out, const LaunchConfig& config,
                          bool reversed_fold);
+
+// Tiled rows (attention_tiled.cu): 4 query rows per 32-lane group, the scores computed three
+// times (maxima, sums, probabilities) instead of stored. attention_tiled_applies says whether it
+// covers the problem: window 0, at least 16 queries, head_dim a multiple of 4 up to 128, and
+// 16-byte aligned rows. `reversed_fold` as for warp rows.
+bool attention_tiled_applies(const AttentionArgs& a, const float* q, const float* k, const float* v);
+void attention_tiled(const AttentionArgs& a, const float* q, const float* k, const float* v, const int64_t* q_pos,
+                     const int64_t* kv_len, float* out, const LaunchConfig& config, bool reversed_fold);
 
 // Block rows (attention.cu): one block per query row with global scratch; covers every shape.
 void attention_block_rows(const AttentionArgs& a, const float* q, const float* k, const float* v,
