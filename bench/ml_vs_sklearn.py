@@ -103,6 +103,10 @@ CASES = {
                lambda: manifold.Isomap(n_neighbors=10), "none"),
     "mds": ("reg", "mds", {"init": "classical_mds"},
             lambda: manifold.MDS(init="classical_mds", n_init=1), "none"),
+    "spectral_embedding": ("reg", "spectral_embedding", {"n_neighbors": "10"},
+                           lambda: manifold.SpectralEmbedding(n_neighbors=10, random_state=0), "none"),
+    "locally_linear_embedding": ("reg", "locally_linear_embedding", {"n_neighbors": "10"},
+                                 lambda: manifold.LocallyLinearEmbedding(n_neighbors=10, random_state=0), "none"),
     "nmf_cd": ("word_counts", "nmf", {"n_components": "5"},
                lambda: decomposition.NMF(n_components=5, random_state=0), "none"),
     "nmf_mu": ("word_counts", "nmf", {"n_components": "5", "solver": "mu"},
@@ -194,6 +198,11 @@ CASES = {
     "quantile_transformer": ("reg", "quantile_transformer", {},
                              lambda: preprocessing.QuantileTransformer(subsample=None), "none"),
     "power_transformer": ("reg", "power_transformer", {}, lambda: preprocessing.PowerTransformer(), "none"),
+    # spline_transformer: the fit finds each column's knots (uniform: its range); target_encoder: the
+    # per-category target statistics of 20 category columns (fitted with the target, "fit" metric).
+    "spline_transformer": ("reg", "spline_transformer", {}, lambda: preprocessing.SplineTransformer(), "none"),
+    "target_encoder": ("categories", "target_encoder", {"target_type": "continuous"},
+                       lambda: preprocessing.TargetEncoder(target_type="continuous"), "fit"),
 }
 
 
@@ -225,6 +234,9 @@ MAX_ROWS = {"quantile_regressor": 5000, "ard_regression": 200000,
             "mds": 2000,
             # isomap: n x n geodesic distances (bitlearn's at most 4096 rows).
             "isomap": 4000,
+            # spectral_embedding, locally_linear_embedding: a dense n x n eigen-decomposition
+            # (bitlearn's at most 4096 rows).
+            "spectral_embedding": 4000, "locally_linear_embedding": 4000,
             # mlp: 20 epochs of mini-batches; a million rows takes minutes in both.
             "mlp_classifier": 100000, "mlp_regressor": 100000}
 

@@ -283,6 +283,11 @@ class Estimator:
 
     def predict_std(self, arg: Tensor, /) -> Tensor: ...
 
+    def target_encoder_cross_fit(self, X: Tensor, y: Tensor) -> Tensor:
+        """
+        A fitted target_encoder's encodings of its training rows by cross fitting (fit_transform).
+        """
+
     def get_params(self) -> dict[str, str]: ...
 
     def set_params(self, arg: Mapping[str, str], /) -> None: ...

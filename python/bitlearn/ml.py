@@ -76,8 +76,16 @@ _TRANSFORMER |= {"standard_scaler", "min_max_scaler", "max_abs_scaler", "robust_
 _TRANSFORMER |= {"simple_imputer", "ordinal_encoder", "one_hot_encoder"}
 _TRANSFORMER |= {"quantile_transformer", "power_transformer", "knn_imputer"}
 _TRANSFORMER |= {"incremental_pca", "fast_ica", "isomap"}
-# Embeddings of the training rows only: fit / fit_transform, embedding_ (scikit-learn's MDS).
-_EMBEDDING = {"mds"}
+_TRANSFORMER |= {"locally_linear_embedding"}
+# Transformers whose fit_transform is embedding_ (scikit-learn's LocallyLinearEmbedding).
+_EMBEDDING_TRANSFORMER = {"locally_linear_embedding"}
+_TRANSFORMER |= {"spline_transformer", "target_encoder"}
+# Transformers fitted on a target y (numeric; scikit-learn's TargetEncoder): fit(X, y), and fit_transform
+# by cross fitting.
+_TARGET_TRANSFORMER = {"target_encoder"}
+# Embeddings of the training rows only: fit / fit_transform, embedding_ (scikit-learn's MDS and
+# SpectralEmbedding).
+_EMBEDDING = {"mds", "spectral_embedding"}
 # Density estimators with score_samples, score and sample only (scikit-learn's KernelDensity).
 _DENSITY = {"kernel_density"}
 _OUTLIER = {"isolation_forest", "local_outlier_factor", "one_class_svm"}
@@ -255,12 +263,12 @@ class BitlearnEstimator(BaseEstimator):
         kind = self._kind
         if self._registry_name == "isotonic_regression" and getattr(X, "ndim", 2) == 1:
             X = np.asarray(X).reshape(-1, 1)
-        if kind in ("classifier", "regressor"):
+        if kind in ("classifier", "regressor") or self._registry_name in _TARGET_TRANSFORMER:
             if y is None:
                 raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
             X, y = validate_data(self, X, y, dtype=np.float32, order="C",
                                  ensure_all_finite="allow-nan" if self._registry_name in _ALLOW_NAN else True,
-                                 y_numeric=(kind == "regressor"), multi_output=False)
+                                 y_numeric=(kind != "classifier"), multi_output=False)
             X = self._positive_X(X)
         else:
             X = self._check_X(X, reset=True)
@@ -288,7 +296,7 @@ class BitlearnEstimator(BaseEstimator):
             self._labels_as_values = as_f32 is not None
             y = np.asarray(y, dtype=np.float32) if as_f32 is not None else encoded.astype(np.float32)
             self._fit_cpp(est, X, y, sample_weight)
-        elif kind == "regressor":
+        elif kind == "regressor" or self._registry_name in _TARGET_TRANSFORMER:
             y = np.asarray(y, dtype=np.float32)
             if self._registry_name in _POSITIVE_Y and np.any(y < 0):
                 raise ValueError(f"Negative values in data passed to {type(self).__name__} (y): "
@@ -433,10 +441,24 @@ class BitlearnEstimator(BaseEstimator):
             self.noise_variance_ = float(_hex_f32(state["noise_variance_value"])[0])
             self.n_samples_seen_ = state["n_samples_seen"]
             self.batch_size_ = state["batch_size_used"]
-        if isinstance(state.get("embedding"), str):  # mds, isomap
+        if isinstance(state.get("embedding"), str):  # mds, isomap, spectral_embedding, locally_linear_embedding
             self.embedding_ = _hex_f32(state["embedding"]).reshape(state["n_samples"], -1)
         if isinstance(state.get("stress"), str):  # mds
             self.stress_ = float(_hex_f32(state["stress"])[0])
+        if isinstance(state.get("reconstruction_error"), str):  # locally_linear_embedding
+            self.reconstruction_error_ = float(_hex_f32(state["reconstruction_error"])[0])
+        if isinstance(state.get("encodings_f64"), str):  # target_encoder: scikit-learn's fitted attributes
+            f64 = np.frombuffer(bytes.fromhex(state["encodings_f64"]), dtype="<f8")
+            means = np.frombuffer(bytes.fromhex(state["target_mean_f64"]), dtype="<f8").copy()
+            cats, at, self.categories_, self.encodings_ = _hex_f32(state["categories"]), 0, [], []
+            for j, n in enumerate(state["n_categories"]):  # encodings_: column j, class c at j * K + c
+                self.categories_.append(cats[sum(state["n_categories"][:j]):][:n].astype(np.float64))
+                for _ in range(len(means)):
+                    self.encodings_.append(f64[at:at + n].copy())
+                    at += n
+            self.target_type_ = state["target_type"]
+            self.target_mean_ = means if self.target_type_ == "multiclass" else float(means[0])
+            self.classes_ = _hex_f32(state["classes"]) if "classes" in state else None
         if isinstance(state.get("mixing"), str):  # fast_ica
             self.mixing_ = _hex_f32(state["mixing"]).reshape(d, -1)
             if isinstance(state.get("whitening"), str):
@@ -809,7 +831,8 @@ class _TransformerBase(TransformerMixin, BitlearnEstimator):
 
 
 class _EmbeddingBase(BitlearnEstimator):
-    """Embeddings of the training rows (MDS): fit sets embedding_ and stress_; no transform."""
+    """Embeddings of the training rows (MDS, SpectralEmbedding): fit sets embedding_ (MDS: and stress_);
+    no transform."""
 
     def fit_transform(self, X, y=None):
         """Fits and returns embedding_ [n_samples, n_components]."""
@@ -894,6 +917,25 @@ def _fit_weighted(self, X, y=None, sample_weight=None):
     return self._fit(X, y, sample_weight)
 
 
+def _cross_fit_transform(self, X, y):
+    """fit, then the training rows encoded by cross fitting (scikit-learn's TargetEncoder.fit_transform):
+    each row with the encodings fitted on the other cv folds. Without shuffle the folds are
+    scikit-learn's (KFold; StratifiedKFold for class targets); with shuffle they come from the
+    library's Philox permutation of random_state, not from NumPy's generator."""
+    self.fit(X, y)
+    X, y = validate_data(self, X, y, reset=False, dtype=np.float32, order="C", y_numeric=True)
+    _threads(self.n_jobs)
+    out = self._est.target_encoder_cross_fit(self._to_device(X), self._to_device(np.asarray(y, np.float32)))
+    return np.asarray(out.to("cpu"))
+
+
+def _target_tags(self):
+    tags = _TransformerBase.__sklearn_tags__(self)
+    tags.target_tags.required = True
+    tags.input_tags.categorical = True  # X's values are categories (scikit-learn's checks then round X)
+    return tags
+
+
 def _make_class(name):
     made = _core.Estimator.make(name)
     defaults = {k: _from_text(v) for k, v in sorted(made.get_params().items())}
@@ -914,6 +956,11 @@ def _make_class(name):
                "_registry_name": name, "_kind": kind, "_param_names": tuple(params)}
     if made.supports_sample_weight:  # fit(X, y, sample_weight=None), as scikit-learn's signature
         members["fit"] = _fit_weighted
+    if name in _TARGET_TRANSFORMER:
+        members["fit_transform"] = _cross_fit_transform
+        members["__sklearn_tags__"] = _target_tags
+    if name in _EMBEDDING_TRANSFORMER:  # fit_transform gives embedding_, as scikit-learn's
+        members["fit_transform"] = _EmbeddingBase.fit_transform
     cls = type(cls_name, (_GaussianProcessBase if name == "gaussian_process_regressor" else _BASES[kind],), members)
     return cls
 

@@ -277,6 +277,10 @@ class LocalOutlierFactor(_OutlierBase):
     """registry name: local_outlier_factor"""
     def __init__(self, *, contamination: str = 'auto', n_neighbors: float = 20, novelty: bool = True, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
+class LocallyLinearEmbedding(_TransformerBase):
+    """registry name: locally_linear_embedding"""
+    def __init__(self, *, method: str = 'standard', n_components: float = 2, n_neighbors: float = 5, reg: float = 0.001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
 class LogisticRegression(_ClassifierBase):
     """registry name: logistic_regression"""
     def __init__(self, *, C: float = 1, fit_intercept: bool = True, max_iter: float = 100, penalty: str = 'l2', tol: float = 0.0001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
@@ -437,6 +441,14 @@ class SpectralClustering(_ClusterBase):
     """registry name: spectral_clustering"""
     def __init__(self, *, affinity: str = 'rbf', assign_labels: str = 'kmeans', gamma: float = 1, n_clusters: float = 8, n_neighbors: float = 10, random_state: float = 0, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
+class SpectralEmbedding(_EmbeddingBase):
+    """registry name: spectral_embedding"""
+    def __init__(self, *, affinity: str = 'nearest_neighbors', gamma: Any = None, n_components: float = 2, n_neighbors: Any = None, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class SplineTransformer(_TransformerBase):
+    """registry name: spline_transformer"""
+    def __init__(self, *, degree: float = 3, extrapolation: str = 'constant', include_bias: bool = True, knots: str = 'uniform', n_knots: float = 5, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
 class StackingClassifier(_ClassifierBase):
     """registry name: stacking_classifier"""
     def __init__(self, *, cv: float = 5, estimators: str = '', final_estimator: str = 'logistic_regression', passthrough: bool = False, device: str = 'cpu', n_jobs: Any = None) -> None: ...
@@ -448,6 +460,10 @@ class StackingRegressor(_RegressorBase):
 class StandardScaler(_TransformerBase):
     """registry name: standard_scaler"""
     def __init__(self, *, with_mean: bool = True, with_std: bool = True, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class TargetEncoder(_TransformerBase):
+    """registry name: target_encoder"""
+    def __init__(self, *, cv: float = 5, random_state: float = 0, shuffle: bool = True, smooth: str = 'auto', target_type: str = 'auto', device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
 class TruncatedSVD(_TransformerBase):
     """registry name: truncated_svd"""

@@ -22,6 +22,7 @@
 #include "core/error.h"
 #include "core/thread_pool.h"
 #include "ml/gaussian_process/gp_regressor.h"
+#include "ml/preprocessing/target_encoder.h"
 
 namespace bl::py {
 
@@ -89,6 +90,12 @@ void bind_ml(nb::module_& m) {
            [](const PyEstimator& e, const Tensor& X) { nb::gil_scoped_release r; return e.get().score_samples(X); })
       .def("predict_std",
            [](const PyEstimator& e, const Tensor& X) { nb::gil_scoped_release r; return ml::gaussian_process_predict_std(e.get(), X); })
+      .def("target_encoder_cross_fit",
+           [](const PyEstimator& e, const Tensor& X, const Tensor& y) {
+             nb::gil_scoped_release r;
+             return ml::target_encoder_cross_fit(e.get(), X, y);
+           },
+           nb::arg("X"), nb::arg("y"), "A fitted target_encoder's encodings of its training rows by cross fitting (fit_transform).")
       .def("get_params", [](const PyEstimator& e) { return e.get().get_params(); })
       .def("set_params", [](PyEstimator& e, const ml::Params& p) { e.get().set_params(p); })
       .def_prop_ro("fitted", [](const PyEstimator& e) { return e.get().fitted(); })

@@ -23,75 +23,73 @@ import numpy as np
 import pytest
 from sklearn import decomposition
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.datasets import load_diabetes, load_digits, load_wine
 from sklearn.preprocessing import StandardScaler
 
+from _peer_common import assert_within_scale, axis_signs, features, fit_pair, transform_pair
 from bitlearn import ml
 
-_LOADERS = {"digits": load_digits, "wine": load_wine, "diabetes": load_diabetes}
+_DATA = ["diabetes", "digits", "wine"]
 
 
 def _data(name):
-    return _LOADERS[name]().data.astype(np.float32)
+    return features(name).astype(np.float32)
 
 
-@pytest.mark.parametrize("data", sorted(_LOADERS))
+@pytest.mark.parametrize("data", _DATA)
 @pytest.mark.parametrize("algorithm", ["arpack", "randomized"])
 def test_truncated_svd_matches_sklearn(data, algorithm):
     X = _data(data)
-    ours = ml.TruncatedSVD(n_components=5, algorithm=algorithm).fit(X)
-    theirs = decomposition.TruncatedSVD(n_components=5, algorithm=algorithm, random_state=0).fit(X.astype(np.float64))
+    ours, theirs = fit_pair(ml.TruncatedSVD(n_components=5, algorithm=algorithm),
+                            decomposition.TruncatedSVD(n_components=5, algorithm=algorithm, random_state=0), X)
     np.testing.assert_allclose(ours.singular_values_, theirs.singular_values_, rtol=1e-4)
     np.testing.assert_allclose(ours.explained_variance_ratio_, theirs.explained_variance_ratio_, atol=1e-6)
     np.testing.assert_allclose(ours.explained_variance_, theirs.explained_variance_, rtol=1e-4)
     np.testing.assert_allclose(ours.components_, theirs.components_, atol=1e-3)
-    a, b = ours.transform(X), theirs.transform(X.astype(np.float64))
+    a, b = transform_pair(ours, theirs, X)
     assert a.dtype == np.float32 and a.shape == (X.shape[0], 5)
-    assert np.max(np.abs(a - b)) <= 1e-3 * np.max(np.abs(b))
+    assert_within_scale(a, b, 1e-3)
 
 
-@pytest.mark.parametrize("data", sorted(_LOADERS))
+@pytest.mark.parametrize("data", _DATA)
 @pytest.mark.parametrize("kernel", ["linear", "rbf", "poly", "cosine", "sigmoid"])
 def test_kernel_pca_matches_sklearn(data, kernel):
     X = StandardScaler().fit_transform(_data(data)).astype(np.float32)
     train, test = X[::2], X[1::2]
     kw = dict(kernel=kernel, n_components=4, gamma=0.5 / X.shape[1])
-    ours = ml.KernelPCA(**kw).fit(train)
-    theirs = decomposition.KernelPCA(**kw).fit(train.astype(np.float64))
+    ours, theirs = fit_pair(ml.KernelPCA(**kw), decomposition.KernelPCA(**kw), train)
     np.testing.assert_allclose(ours.eigenvalues_, theirs.eigenvalues_, rtol=1e-5)
-    sign = np.sign(np.sum(ours.eigenvectors_ * theirs.eigenvectors_, axis=0))
+    sign = axis_signs(ours.eigenvectors_, theirs.eigenvectors_)
     np.testing.assert_allclose(ours.eigenvectors_ * sign, theirs.eigenvectors_, atol=1e-5)
-    a, b = ours.transform(test), theirs.transform(test.astype(np.float64))
-    assert np.max(np.abs(a * sign - b)) <= 1e-5 * np.max(np.abs(b))
+    a, b = transform_pair(ours, theirs, test)
+    assert_within_scale(a * sign, b, 1e-5)
 
 
 def test_kernel_pca_default_keeps_the_positive_spectrum():
     # Linear kernel on diabetes (10 features): the centered kernel has rank 10; scikit-learn's
     # n_components=None keeps the same 10 components.
     X = _data("diabetes")
-    ours = ml.KernelPCA().fit(X)
-    theirs = decomposition.KernelPCA().fit(X.astype(np.float64))
+    ours, theirs = fit_pair(ml.KernelPCA(), decomposition.KernelPCA(), X)
     assert ours.eigenvalues_.shape == theirs.eigenvalues_.shape == (10,)
     np.testing.assert_allclose(ours.eigenvalues_, theirs.eigenvalues_, rtol=1e-4)
 
 
-@pytest.mark.parametrize("data", sorted(_LOADERS))
+@pytest.mark.parametrize("data", _DATA)
 @pytest.mark.parametrize("n_components", [2, 5])
 def test_factor_analysis_matches_sklearn(data, n_components):
     # scikit-learn's exact SVD (svd_method="lapack"): the same EM, so the same iteration count;
     # components_ up to the sign of each factor.
     X = _data(data)
-    ours = ml.FactorAnalysis(n_components=n_components).fit(X)
-    theirs = decomposition.FactorAnalysis(n_components=n_components, svd_method="lapack").fit(X.astype(np.float64))
+    ours, theirs = fit_pair(ml.FactorAnalysis(n_components=n_components),
+                            decomposition.FactorAnalysis(n_components=n_components, svd_method="lapack"), X)
     assert ours.n_iter_ == theirs.n_iter_
     assert ours.loglike_[-1] == pytest.approx(theirs.loglike_[-1], rel=1e-6)
     np.testing.assert_allclose(ours.noise_variance_, theirs.noise_variance_, rtol=1e-4,
                                atol=1e-4 * np.max(theirs.noise_variance_))
-    sign = np.sign(np.sum(ours.components_ * theirs.components_, axis=1))[:, None]
+    sign = axis_signs(ours.components_, theirs.components_, axis=1)[:, None]
     scale = np.max(np.abs(theirs.components_))
     np.testing.assert_allclose(ours.components_ * sign, theirs.components_, atol=1e-5 * scale)
-    a, b = ours.transform(X), theirs.transform(X.astype(np.float64))
-    assert np.max(np.abs(a * sign.T - b)) <= 1e-5 * np.max(np.abs(b))
+    a, b = transform_pair(ours, theirs, X)
+    assert_within_scale(a * sign.T, b, 1e-5)
 
 
 def _nonnegative(name):
@@ -99,7 +97,7 @@ def _nonnegative(name):
     return X - X.min(axis=0) if X.min() < 0 else X  # diabetes is centered: shifted to >= 0
 
 
-@pytest.mark.parametrize("data", sorted(_LOADERS))
+@pytest.mark.parametrize("data", _DATA)
 @pytest.mark.parametrize("solver", ["cd", "mu"])
 @pytest.mark.parametrize("init", ["nndsvd", "nndsvda"])
 def test_nmf_matches_sklearn_from_nndsvd(data, solver, init):
@@ -113,11 +111,11 @@ def test_nmf_matches_sklearn_from_nndsvd(data, solver, init):
     assert ours.reconstruction_err_ == pytest.approx(theirs.reconstruction_err_, rel=1e-5)
     scale = np.max(theirs.components_)
     np.testing.assert_allclose(ours.components_, theirs.components_, atol=1e-3 * scale)
-    a, b = ours.transform(X), theirs.transform(X.astype(np.float64))
+    a, b = transform_pair(ours, theirs, X)
     assert np.linalg.norm(X - a @ ours.components_) <= 1.001 * np.linalg.norm(X - b @ theirs.components_)
 
 
-@pytest.mark.parametrize("data", sorted(_LOADERS))
+@pytest.mark.parametrize("data", _DATA)
 @pytest.mark.parametrize("solver", ["cd", "mu"])
 def test_nmf_random_init_fits_as_well(data, solver):
     # Philox draws, not NumPy's: another start, so the error is compared (within 5% or better).

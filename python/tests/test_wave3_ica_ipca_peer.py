@@ -13,33 +13,30 @@ feature that varies). From its own initialization the sources of a classic mixtu
 sawtooth) are recovered as well as scikit-learn's (the smallest matched correlation above 0.995 and
 within 1e-3 of scikit-learn's; measured 0.9982 parallel, 0.9962 deflation, both libraries).
 """
-import json
 import warnings
 
 import numpy as np
 import pytest
 from sklearn import decomposition
-from sklearn.datasets import load_diabetes, load_digits, load_wine
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import StandardScaler
 
+from _peer_common import assert_within_scale, features, fit_pair, state, state_array, transform_pair
 from bitlearn import ml
 
-_LOADERS = {"digits": load_digits, "wine": load_wine, "diabetes": load_diabetes}
+_DATA = ["diabetes", "digits", "wine"]
 
 
 def _data(name):
-    X = _LOADERS[name]().data
-    return X[:, X.std(axis=0) > 0].astype(np.float32)
+    return features(name, varying=True).astype(np.float32)
 
 
-@pytest.mark.parametrize("data", sorted(_LOADERS))
+@pytest.mark.parametrize("data", _DATA)
 @pytest.mark.parametrize("kw", [dict(n_components=5, batch_size=100), dict(batch_size=50), dict(n_components=3),
                                 dict(n_components=4, whiten=True, batch_size=64)])
 def test_incremental_pca_matches_sklearn(data, kw):
     X = _data(data)
-    ours = ml.IncrementalPCA(**kw).fit(X)
-    theirs = decomposition.IncrementalPCA(**kw).fit(X.astype(np.float64))
+    ours, theirs = fit_pair(ml.IncrementalPCA(**kw), decomposition.IncrementalPCA(**kw), X)
     assert ours.components_.shape == theirs.components_.shape
     assert ours.n_samples_seen_ == theirs.n_samples_seen_ and ours.batch_size_ == theirs.batch_size_
     np.testing.assert_allclose(ours.singular_values_, theirs.singular_values_, rtol=1e-6)
@@ -49,12 +46,12 @@ def test_incremental_pca_matches_sklearn(data, kw):
     np.testing.assert_allclose(ours.noise_variance_, theirs.noise_variance_, rtol=1e-6, atol=1e-12)
     np.testing.assert_allclose(ours.var_, theirs.var_, rtol=1e-6, atol=1e-6 * theirs.var_.max())
     np.testing.assert_allclose(ours.mean_, theirs.mean_, rtol=1e-6, atol=1e-6)
-    a, b = ours.transform(X), theirs.transform(X.astype(np.float64))
+    a, b = transform_pair(ours, theirs, X)
     assert a.dtype == np.float32
-    assert np.max(np.abs(a - b)) <= 1e-5 * np.max(np.abs(b))
+    assert_within_scale(a, b, 1e-5)
 
 
-@pytest.mark.parametrize("data", sorted(_LOADERS))
+@pytest.mark.parametrize("data", _DATA)
 @pytest.mark.parametrize("kw", [dict(), dict(algorithm="deflation"), dict(fun="exp"), dict(fun="cube"),
                                 dict(whiten="arbitrary-variance")])
 def test_fast_ica_matches_sklearn_from_the_same_start(data, kw):
@@ -63,13 +60,12 @@ def test_fast_ica_matches_sklearn_from_the_same_start(data, kw):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         ours = ml.FastICA(n_components=k, **kw).fit(X)
-        w0 = np.frombuffer(bytes.fromhex(json.loads(ours._est.state_json())["w_init"]), "<f4").reshape(k, k)
+        w0 = state_array(state(ours), "w_init", "<f4").reshape(k, k)
         theirs = decomposition.FastICA(n_components=k, w_init=w0.astype(np.float64), **kw).fit(X.astype(np.float64))
     assert ours.n_iter_ == theirs.n_iter_
     for ours_a, theirs_a in ((ours.components_, theirs.components_), (ours.mixing_, theirs.mixing_)):
-        assert np.max(np.abs(ours_a - theirs_a)) <= 1e-5 * np.max(np.abs(theirs_a))
-    a, b = ours.transform(X), theirs.transform(X.astype(np.float64))
-    assert np.max(np.abs(a - b)) <= 1e-5 * np.max(np.abs(b))
+        assert_within_scale(ours_a, theirs_a, 1e-5)
+    assert_within_scale(*transform_pair(ours, theirs, X), 1e-5)
 
 
 def _matched_correlation(S, T):

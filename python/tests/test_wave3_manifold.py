@@ -20,43 +20,41 @@ which the two libraries break differently).
 import numpy as np
 import pytest
 from sklearn import manifold
-from sklearn.datasets import load_digits, load_iris, load_wine, make_swiss_roll
+from sklearn.datasets import make_swiss_roll
 from sklearn.metrics import pairwise_distances
 from sklearn.preprocessing import StandardScaler
 
+from _peer_common import assert_within_scale, axis_signs, features, fit_pair, transform_pair
 from bitlearn import ml
 
-_LOADERS = {"iris": load_iris, "wine": load_wine, "digits": load_digits}
+_DATA = ["digits", "iris", "wine"]
 
 
 def _data(name):
-    X = _LOADERS[name]().data[:300]
-    return StandardScaler().fit_transform(X[:, X.std(axis=0) > 0]).astype(np.float32)
+    return StandardScaler().fit_transform(features(name, rows=300, varying=True)).astype(np.float32)
 
 
-@pytest.mark.parametrize("data", sorted(_LOADERS))
+@pytest.mark.parametrize("data", _DATA)
 @pytest.mark.parametrize("precomputed", [False, True])
 def test_mds_matches_sklearn_from_classical_scaling(data, precomputed):
     X = _data(data)
     Xin = pairwise_distances(X.astype(np.float64)).astype(np.float32) if precomputed else X
     metric = "precomputed" if precomputed else "euclidean"
-    ours = ml.MDS(init="classical_mds", metric=metric).fit(Xin)
-    theirs = manifold.MDS(init="classical_mds", metric=metric, n_init=1).fit(Xin.astype(np.float64))
+    ours, theirs = fit_pair(ml.MDS(init="classical_mds", metric=metric),
+                            manifold.MDS(init="classical_mds", metric=metric, n_init=1), Xin)
     assert ours.embedding_.shape == theirs.embedding_.shape == (len(X), 2)
     assert ours.n_iter_ == theirs.n_iter_
     np.testing.assert_allclose(ours.stress_, theirs.stress_, rtol=1e-6)
-    sign = np.sign(np.sum(ours.embedding_ * theirs.embedding_, axis=0))
-    assert np.max(np.abs(ours.embedding_ * sign - theirs.embedding_)) <= 1e-6 * np.max(np.abs(theirs.embedding_))
+    assert_within_scale(ours.embedding_ * axis_signs(ours.embedding_, theirs.embedding_), theirs.embedding_, 1e-6)
     t_ours = manifold.trustworthiness(X, ours.embedding_, n_neighbors=5)
     t_theirs = manifold.trustworthiness(X, theirs.embedding_, n_neighbors=5)
     assert abs(t_ours - t_theirs) <= 1e-4  # iris's duplicate rows: one neighbor-rank tie moves it 9e-6
 
 
-@pytest.mark.parametrize("data", sorted(_LOADERS))
+@pytest.mark.parametrize("data", _DATA)
 def test_mds_random_starts_fit_as_well_as_sklearn(data):
     X = _data(data)
-    ours = ml.MDS(n_init=4).fit(X)
-    theirs = manifold.MDS(init="random", n_init=4, random_state=0).fit(X.astype(np.float64))
+    ours, theirs = fit_pair(ml.MDS(n_init=4), manifold.MDS(init="random", n_init=4, random_state=0), X)
     assert ours.stress_ <= 1.01 * theirs.stress_
     t_ours = manifold.trustworthiness(X, ours.embedding_, n_neighbors=5)
     t_theirs = manifold.trustworthiness(X, theirs.embedding_, n_neighbors=5)
@@ -77,13 +75,12 @@ def test_isomap_matches_sklearn(data, path_method):
     X = _isomap_data(data)
     train, test = X[::2], X[1::2]
     kw = dict(n_neighbors=10, n_components=2, path_method=path_method)
-    ours = ml.Isomap(**kw).fit(train)
-    theirs = manifold.Isomap(**kw).fit(train.astype(np.float64))
-    sign = np.sign(np.sum(ours.embedding_ * theirs.embedding_, axis=0))
-    assert np.max(np.abs(ours.embedding_ * sign - theirs.embedding_)) <= 1e-6 * np.max(np.abs(theirs.embedding_))
+    ours, theirs = fit_pair(ml.Isomap(**kw), manifold.Isomap(**kw), train)
+    sign = axis_signs(ours.embedding_, theirs.embedding_)
+    assert_within_scale(ours.embedding_ * sign, theirs.embedding_, 1e-6)
     assert manifold.trustworthiness(train, ours.embedding_, n_neighbors=5) == pytest.approx(
         manifold.trustworthiness(train, theirs.embedding_, n_neighbors=5), abs=1e-9)
     if data == "digits":  # integer pixels: held-out rows meet ties among their 10th neighbors
         return
-    a, b = ours.transform(test), theirs.transform(test.astype(np.float64))
-    assert np.max(np.abs(a * sign - b)) <= 1e-6 * np.max(np.abs(b))
+    a, b = transform_pair(ours, theirs, test)
+    assert_within_scale(a * sign, b, 1e-6)

@@ -9,7 +9,6 @@ the fitted range included); power_transformer's lambdas agree with scipy's Brent
 their tolerance, its transforms (standardized or not, yeo-johnson and box-cox) within 1e-5 relative
 to each column's scale.
 """
-import json
 import warnings
 
 import numpy as np
@@ -17,29 +16,17 @@ import pytest
 from sklearn import preprocessing
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_wine
 
+from _peer_common import assert_within_column_scale, features, state, state_array, train_and_shifted
 from bitlearn import ml
 
-DATA = {"diabetes": load_diabetes, "wine": load_wine, "breast_cancer": load_breast_cancer}
+DATA = ["diabetes", "wine", "breast_cancer"]
 
 
-def _data(name):
-    X = DATA[name]().data.astype(np.float32)
-    return X, (X[::4] * np.float32(1.1) + np.float32(0.5))  # training rows, other rows
-
-
-def _state(est):
-    return json.loads(est._est.state_json())
-
-
-def _f64(state, key):
-    return np.frombuffer(bytes.fromhex(state[key]), dtype="<f8")
-
-
-@pytest.mark.parametrize("data", list(DATA))
+@pytest.mark.parametrize("data", DATA)
 @pytest.mark.parametrize("n_quantiles", [7, 100, 1000])
 @pytest.mark.parametrize("output_distribution", ["uniform", "normal"])
 def test_quantile_transformer(data, n_quantiles, output_distribution):
-    X, Q = _data(data)
+    X, Q = train_and_shifted(data)
     ours = ml.QuantileTransformer(n_quantiles=n_quantiles, output_distribution=output_distribution)
     theirs = preprocessing.QuantileTransformer(n_quantiles=n_quantiles, output_distribution=output_distribution,
                                                subsample=None)
@@ -48,9 +35,9 @@ def test_quantile_transformer(data, n_quantiles, output_distribution):
         theirs.fit(X.astype(np.float64))
     a = ours.fit_transform(X)
     assert a.dtype == np.float32 and a.shape == X.shape
-    st = _state(ours)
+    st = state(ours)
     assert st["n_quantiles"] == theirs.n_quantiles_
-    np.testing.assert_array_equal(_f64(st, "quantiles_f64").reshape(-1, X.shape[1]), theirs.quantiles_)
+    np.testing.assert_array_equal(state_array(st, "quantiles_f64", "<f8").reshape(-1, X.shape[1]), theirs.quantiles_)
     for rows in (X, Q):
         want = theirs.transform(rows.astype(np.float64))
         got = ours.transform(rows)
@@ -68,30 +55,23 @@ def _positive(X, train):
     return np.maximum((X - lo) / width + np.float32(0.5), np.float32(0.25)).astype(np.float32)
 
 
-def _scale_close(ours, theirs, rtol):
-    theirs = np.asarray(theirs, dtype=np.float64)
-    tol = rtol * np.maximum(1.0, np.abs(theirs).max(axis=0))
-    err = np.abs(np.asarray(ours, np.float64) - theirs)
-    assert np.all(err <= tol), np.max(err / tol)
-
-
-@pytest.mark.parametrize("data", list(DATA))
+@pytest.mark.parametrize("data", DATA)
 @pytest.mark.parametrize("method", ["yeo-johnson", "box-cox"])
 @pytest.mark.parametrize("standardize", [True, False])
 def test_power_transformer(data, method, standardize):
-    X, Q = _data(data)
+    X, Q = train_and_shifted(data)
     if method == "box-cox":
         X, Q = _positive(X, X), _positive(Q, X)
     ours = ml.PowerTransformer(method=method, standardize=standardize)
     theirs = preprocessing.PowerTransformer(method=method, standardize=standardize).fit(X.astype(np.float64))
     a = ours.fit_transform(X)
     assert a.dtype == np.float32 and a.shape == X.shape
-    lambdas = _f64(_state(ours), "lambdas_f64")
+    lambdas = state_array(state(ours), "lambdas_f64", "<f8")
     # Both are Brent searches stopped at about 1.5e-8 (1 + |lambda|): the maxima agree that closely,
     # up to the flatness of the likelihood around them.
     np.testing.assert_allclose(lambdas, theirs.lambdas_, rtol=0, atol=2e-5 * (1 + np.abs(theirs.lambdas_)).max())
-    _scale_close(a, theirs.transform(X.astype(np.float64)), 2e-5)
-    _scale_close(ours.transform(Q), theirs.transform(Q.astype(np.float64)), 2e-5)
+    assert_within_column_scale(a, theirs.transform(X.astype(np.float64)), 2e-5)
+    assert_within_column_scale(ours.transform(Q), theirs.transform(Q.astype(np.float64)), 2e-5)
 
 
 def test_power_transformer_refuses_non_positive_box_cox():
@@ -113,7 +93,7 @@ def test_quantile_then_bitlearn_model_in_a_pipeline():
 
 
 def _with_gaps(name, every=11):
-    X = DATA[name]().data.astype(np.float32)
+    X = features(name).astype(np.float32)
     X.reshape(-1)[::every] = np.nan
     Q = X[::3] * np.float32(1.1) + np.float32(0.5)
     Q.reshape(-1)[::5] = np.nan
@@ -121,7 +101,7 @@ def _with_gaps(name, every=11):
     return X, Q
 
 
-@pytest.mark.parametrize("data", list(DATA))
+@pytest.mark.parametrize("data", DATA)
 @pytest.mark.parametrize("weights", ["uniform", "distance"])
 @pytest.mark.parametrize("n_neighbors", [1, 5])
 def test_knn_imputer(data, weights, n_neighbors):
@@ -137,7 +117,7 @@ def test_knn_imputer(data, weights, n_neighbors):
     np.testing.assert_array_equal(a[observed], X[observed])
     for rows, got in ((X, a), (Q, ours.transform(Q))):
         want = theirs.transform(rows.astype(np.float64))
-        _scale_close(got, want, 2e-7)
+        assert_within_column_scale(got, want, 2e-7)
 
 
 def test_knn_imputer_refuses_an_all_missing_column():

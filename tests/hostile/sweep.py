@@ -309,6 +309,8 @@ MODEL_ESTIMATORS = [
     ("fast_ica", "cls", ["n_components=2"]),
     ("mds", "cls", ["max_iter=20"]),
     ("isomap", "cls", ["n_neighbors=3"]),
+    ("spectral_embedding", "cls", ["n_neighbors=3"]),
+    ("locally_linear_embedding", "cls", ["n_neighbors=3"]),
     ("standard_scaler", "cls", []),
     ("min_max_scaler", "cls", []),
     ("max_abs_scaler", "cls", []),
@@ -321,13 +323,16 @@ MODEL_ESTIMATORS = [
     ("quantile_transformer", "cls", ["n_quantiles=10"]),
     ("power_transformer", "cls", []),
     ("knn_imputer", "cls", ["n_neighbors=3"]),
+    ("spline_transformer", "cls", ["n_knots=4"]),
+    ("target_encoder", "reg", []),
 ]
 # Transformers fitted without a target and read through --output transform (nmf needs non-negative
 # data, which the fixtures are not).
 TRANSFORMERS = ("truncated_svd", "kernel_pca", "factor_analysis", "standard_scaler", "min_max_scaler",
                 "max_abs_scaler", "robust_scaler", "normalizer", "polynomial_features", "simple_imputer",
                 "ordinal_encoder", "one_hot_encoder", "quantile_transformer", "power_transformer",
-                "knn_imputer", "incremental_pca", "fast_ica", "mds", "isomap")
+                "knn_imputer", "incremental_pca", "fast_ica", "mds", "isomap", "spline_transformer",
+                "spectral_embedding", "locally_linear_embedding")
 # Unsupervised estimators: fitted without --target; those without predict are read by this output.
 UNSUPERVISED = ("kmeans", "pca", "isolation_forest", "gaussian_mixture", "dbscan", "bisecting_kmeans",
                 "local_outlier_factor", "kernel_density", "nystroem", "rbf_sampler", "agglomerative_clustering",
@@ -335,6 +340,7 @@ UNSUPERVISED = ("kmeans", "pca", "isolation_forest", "gaussian_mixture", "dbscan
                 "nearest_neighbors", "spectral_clustering") + TRANSFORMERS
 PREDICT_OUTPUT = {"pca": "transform", "nystroem": "transform", "rbf_sampler": "transform",
                   "kernel_density": "score_samples", **{t: "transform" for t in TRANSFORMERS}}
+PREDICT_OUTPUT["target_encoder"] = "transform"  # a transformer fitted with --target
 
 
 def idx_images(n, rows=28, cols=28):

@@ -1,6 +1,7 @@
 // family_checks.h: helpers shared by the estimator families' own tests: a host data set with its
-// tensors, the float64 softmax of joint log-likelihoods, and the check that an estimator's model
-// file and outputs are the same bytes at threads 1, 2 and 3, with its sabotage arm.
+// tensors and its builders (a table, a low-rank matrix), the float64 softmax of joint
+// log-likelihoods, the check that an estimator's model file and outputs are the same bytes at threads
+// 1, 2 and 3, with its sabotage arm, the state and model file round trips, and named refusals.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -8,8 +9,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bitlearn/ml/estimator.h"
@@ -131,6 +134,105 @@ inline void expect_transformer_state_round_trip(const ml::Estimator& est, const 
   EXPECT_EQ(back->transform(test).to_vector<float>(), want) << name;
   auto from_text = ml::estimator_from_json_text(est.to_json_text());
   EXPECT_EQ(from_text->transform(test).to_vector<float>(), want) << name;
+}
+
+// A table of n rows of d values x (row-major), y all zero.
+inline HostData host_table(int64_t n, int64_t d, std::vector<float> x) {
+  HostData out;
+  out.n = n;
+  out.d = d;
+  out.x = std::move(x);
+  out.y.assign(static_cast<size_t>(n), 0.0f);
+  return out;
+}
+
+// n rows of d features: offset plus a rank-r signal (the basis [r, d] uniform in [-1, 1), row
+// coordinates uniform times 4 / (1 + t), so the scales decay) plus noise * uniform, all drawn from
+// SplitMix64(seed) (the basis first, then row by row); y all zero.
+inline HostData low_rank_rows(int64_t n, int64_t d, int64_t r, float noise, uint64_t seed, double offset) {
+  test_rng::SplitMix64 rng(seed);
+  std::vector<float> basis(static_cast<size_t>(r * d));
+  for (float& b : basis) b = rng.uniform_pm1();
+  HostData out;
+  out.n = n;
+  out.d = d;
+  for (int64_t i = 0; i < n; ++i) {
+    out.y.push_back(0.0f);
+    std::vector<float> z(static_cast<size_t>(r));
+    for (int64_t t = 0; t < r; ++t) z[t] = rng.uniform_pm1() * 4.0f / static_cast<float>(1 + t);
+    for (int64_t j = 0; j < d; ++j) {
+      double v = offset;
+      for (int64_t t = 0; t < r; ++t) v += static_cast<double>(z[t]) * basis[t * d + j];
+      out.x.push_back(static_cast<float>(v + noise * rng.uniform_pm1()));
+    }
+  }
+  return out;
+}
+
+// A binary32 array stored in a fitted estimator's state field (hex).
+inline std::vector<float> state_f32(const ml::Estimator& est, const std::string& key) {
+  nlohmann::json st = state_of(est);
+  return ml::f32_from_hex(st[key].get<std::string>(), key);
+}
+
+// The transform of x by a fitted estimator, on the host.
+inline std::vector<float> transform_of(const ml::Estimator& est, const HostData& x) {
+  return est.transform(x.X()).to_vector<float>();
+}
+
+// f throws, and its message contains part (what: a label for the failure message).
+inline void expect_refusal_names(const std::function<void()>& f, const std::string& part,
+                                 const std::string& what = "") {
+  const std::string m = error_of(f);
+  EXPECT_NE(m.find(part), std::string::npos) << what << (what.empty() ? "" : ": ") << m;
+}
+
+// Loading st into a new `name` is refused with a message containing part.
+inline void expect_state_refused(const std::string& name, const nlohmann::json& st, const std::string& part) {
+  expect_refusal_names([&] { ml::make_estimator(name)->load_state(st); }, part);
+}
+
+// Each of names (a range of estimator names) fitted with its defaults on train passes
+// expect_transformer_state_round_trip on test.
+template <typename Names>
+inline void expect_transformer_state_round_trips(const Names& names, const Tensor& train, const Tensor& test) {
+  for (const auto& name : names) {
+    auto est = ml::make_estimator(name);
+    est->fit(train);
+    expect_transformer_state_round_trip(*est, test);
+  }
+}
+
+// A new `name` refuses transform of x before fit, and fit on bad with a message containing bad_part;
+// fitted on x, it refuses transform of other (another feature count), transform of bad (bad_part)
+// and a y of 4 entries.
+inline void expect_transformer_input_refusals(const std::string& name, const HostData& x, const HostData& other,
+                                              const HostData& bad, const std::string& bad_part) {
+  auto est = ml::make_estimator(name);
+  expect_refusal_names([&] { est->transform(x.X()); }, "before fit", name);
+  expect_refusal_names([&] { est->fit(bad.X()); }, bad_part, name);
+  est->fit(x.X());
+  expect_refusal_names([&] { est->transform(other.X()); }, "features", name);
+  expect_refusal_names([&] { est->transform(bad.X()); }, bad_part, name);
+  expect_refusal_names([&] { est->fit(x.X(), Tensor::from_vector(std::vector<float>(4, 0.0f), {4})); },
+                       "y has 4 entries", name);
+}
+
+// A fitted estimator's model file read back gives the same model file and the same transform of test.
+inline void expect_model_text_round_trip(const ml::Estimator& est, const Tensor& test) {
+  auto back = ml::estimator_from_json_text(est.to_json_text());
+  EXPECT_EQ(back->to_json_text(), est.to_json_text()) << est.name();
+  EXPECT_EQ(back->transform(test).to_vector<float>(), est.transform(test).to_vector<float>()) << est.name();
+}
+
+// A new `name` refuses transform before fit; fitted on x, it refuses the other feature count with a
+// message containing width_part.
+inline void expect_transform_refusals(const std::string& name, const Tensor& x, const Tensor& other,
+                                      const std::string& width_part) {
+  auto est = ml::make_estimator(name);
+  expect_refusal_names([&] { est->transform(x); }, "before fit");
+  est->fit(x);
+  expect_refusal_names([&] { est->transform(other); }, width_part);
 }
 
 }  // namespace bl::ml_common

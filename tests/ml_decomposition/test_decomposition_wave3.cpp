@@ -27,32 +27,12 @@ namespace bl {
 namespace {
 
 using Data = ml_common::HostData;
-using ml_common::error_of;
+using ml_common::expect_refusal_names;
+using ml_common::state_f32;
 
-// n rows of d features: a rank-r signal (feature scales decaying as 1 / (1 + t)) plus noise * uniform.
+// n rows of d features of rank r plus noise, offset 0.5 (truncated_svd does not center).
 Data make_data(int64_t n, int64_t d, int64_t r, float noise, uint64_t seed) {
-  test_rng::SplitMix64 rng(seed);
-  std::vector<float> basis(static_cast<size_t>(r * d));
-  for (float& b : basis) b = rng.uniform_pm1();
-  Data out;
-  out.n = n;
-  out.d = d;
-  for (int64_t i = 0; i < n; ++i) {
-    out.y.push_back(0.0f);
-    std::vector<float> z(static_cast<size_t>(r));
-    for (int64_t t = 0; t < r; ++t) z[t] = rng.uniform_pm1() * 4.0f / static_cast<float>(1 + t);
-    for (int64_t j = 0; j < d; ++j) {
-      double v = 0.5;  // an offset: truncated_svd does not center
-      for (int64_t t = 0; t < r; ++t) v += static_cast<double>(z[t]) * basis[t * d + j];
-      out.x.push_back(static_cast<float>(v + noise * rng.uniform_pm1()));
-    }
-  }
-  return out;
-}
-
-std::vector<float> state_f32(const ml::Estimator& est, const std::string& key) {
-  nlohmann::json st = ml_common::state_of(est);
-  return ml::f32_from_hex(st[key].get<std::string>(), key);
+  return ml_common::low_rank_rows(n, d, r, noise, seed, 0.5);
 }
 
 double norm_of(const std::vector<double>& v) {
@@ -452,46 +432,39 @@ TEST(DecompositionWave3, StateRoundTrip) {
 }
 
 TEST(DecompositionWave3, RefusalsAreNamed) {
-  EXPECT_NE(error_of([] { ml::make_estimator("truncated_svd", {{"algorithm", "lobpcg"}}); }).find("algorithm"),
-            std::string::npos);
-  EXPECT_NE(error_of([] { ml::make_estimator("truncated_svd", {{"n_components", "0"}}); }).find("n_components"),
-            std::string::npos);
-  EXPECT_NE(error_of([] { ml::make_estimator("truncated_svd", {{"n_iter", "-1"}}); }).find("n_iter"), std::string::npos);
-  EXPECT_NE(error_of([] { ml::make_estimator("kernel_pca", {{"kernel", "chi2"}}); }).find("kernel"), std::string::npos);
-  EXPECT_NE(error_of([] { ml::make_estimator("kernel_pca", {{"gamma", "-1"}}); }).find("gamma"), std::string::npos);
-  EXPECT_NE(error_of([] { ml::make_estimator("kernel_pca", {{"n_components", "0"}}); }).find("n_components"),
-            std::string::npos);
+  expect_refusal_names([] { ml::make_estimator("truncated_svd", {{"algorithm", "lobpcg"}}); }, "algorithm");
+  expect_refusal_names([] { ml::make_estimator("truncated_svd", {{"n_components", "0"}}); }, "n_components");
+  expect_refusal_names([] { ml::make_estimator("truncated_svd", {{"n_iter", "-1"}}); }, "n_iter");
+  expect_refusal_names([] { ml::make_estimator("kernel_pca", {{"kernel", "chi2"}}); }, "kernel");
+  expect_refusal_names([] { ml::make_estimator("kernel_pca", {{"gamma", "-1"}}); }, "gamma");
+  expect_refusal_names([] { ml::make_estimator("kernel_pca", {{"n_components", "0"}}); }, "n_components");
   const Data x = make_data(10, 3, 3, 0.1f, 1), other = make_data(5, 2, 2, 0.1f, 2);
   auto wide = ml::make_estimator("truncated_svd", {{"n_components", "4"}});
-  EXPECT_NE(error_of([&] { wide->fit(x.X()); }).find("n_features=3"), std::string::npos);
+  expect_refusal_names([&] { wide->fit(x.X()); }, "n_features=3");
   const Data one = make_data(1, 3, 1, 0.1f, 1);
   auto kp1 = ml::make_estimator("kernel_pca");
-  EXPECT_NE(error_of([&] { kp1->fit(one.X()); }).find("n_samples=1"), std::string::npos);
+  expect_refusal_names([&] { kp1->fit(one.X()); }, "n_samples=1");
   Data flat = x;
   for (float& v : flat.x) v = 1.0f;
   auto kpc = ml::make_estimator("kernel_pca");
-  EXPECT_NE(error_of([&] { kpc->fit(flat.X()); }).find("no positive eigenvalue"), std::string::npos);
-  EXPECT_NE(error_of([] { ml::make_estimator("factor_analysis", {{"tol", "-1"}}); }).find("tol"), std::string::npos);
+  expect_refusal_names([&] { kpc->fit(flat.X()); }, "no positive eigenvalue");
+  expect_refusal_names([] { ml::make_estimator("factor_analysis", {{"tol", "-1"}}); }, "tol");
   auto fa = ml::make_estimator("factor_analysis", {{"n_components", "4"}});
-  EXPECT_NE(error_of([&] { fa->fit(x.X()); }).find("n_features=3"), std::string::npos);
-  EXPECT_NE(error_of([] { ml::make_estimator("nmf", {{"solver", "pg"}}); }).find("solver"), std::string::npos);
-  EXPECT_NE(error_of([] { ml::make_estimator("nmf", {{"init", "nndsvdar"}}); }).find("init"), std::string::npos);
+  expect_refusal_names([&] { fa->fit(x.X()); }, "n_features=3");
+  expect_refusal_names([] { ml::make_estimator("nmf", {{"solver", "pg"}}); }, "solver");
+  expect_refusal_names([] { ml::make_estimator("nmf", {{"init", "nndsvdar"}}); }, "init");
   auto neg = ml::make_estimator("nmf");
-  EXPECT_NE(error_of([&] { neg->fit(x.X()); }).find("Negative values"), std::string::npos);
+  expect_refusal_names([&] { neg->fit(x.X()); }, "Negative values");
   const Data nn = nonnegative_data(10, 3, 2, 0.1f, 1), nn_other = nonnegative_data(5, 2, 2, 0.1f, 2);
   auto big = ml::make_estimator("nmf", {{"n_components", "5"}, {"init", "nndsvd"}});
-  EXPECT_NE(error_of([&] { big->fit(nn.X()); }).find("n_components"), std::string::npos);
+  expect_refusal_names([&] { big->fit(nn.X()); }, "n_components");
   auto nmf = ml::make_estimator("nmf");
-  EXPECT_NE(error_of([&] { nmf->transform(nn.X()); }).find("before fit"), std::string::npos);
+  expect_refusal_names([&] { nmf->transform(nn.X()); }, "before fit");
   nmf->fit(nn.X());
-  EXPECT_NE(error_of([&] { nmf->transform(nn_other.X()); }).find("nmf"), std::string::npos);
-  EXPECT_NE(error_of([&] { nmf->transform(x.X()); }).find("Negative values"), std::string::npos);
-  for (const char* name : {"truncated_svd", "kernel_pca", "factor_analysis"}) {
-    auto est = ml::make_estimator(name);
-    EXPECT_NE(error_of([&] { est->transform(x.X()); }).find("before fit"), std::string::npos);
-    est->fit(x.X());
-    EXPECT_NE(error_of([&] { est->transform(other.X()); }).find(name), std::string::npos);
-  }
+  expect_refusal_names([&] { nmf->transform(nn_other.X()); }, "nmf");
+  expect_refusal_names([&] { nmf->transform(x.X()); }, "Negative values");
+  for (const char* name : {"truncated_svd", "kernel_pca", "factor_analysis"})
+    ml_common::expect_transform_refusals(name, x.X(), other.X(), name);
 }
 
 }  // namespace
@@ -515,9 +488,7 @@ TEST(DecompositionParams, CountsOfAHundredOrMoreAreAccepted) {
     est->fit(pos.X());
     EXPECT_EQ(est->transform(pos.X()).dim(1), 100) << name;
     ml::Params bad{{"n_components", "100.5"}};
-    EXPECT_NE(error_of([&] { ml::make_estimator(name, bad)->fit(pos.X()); }).find("expected an integer"),
-              std::string::npos)
-        << name;
+    expect_refusal_names([&] { ml::make_estimator(name, bad)->fit(pos.X()); }, "expected an integer", name);
   }
 }
 

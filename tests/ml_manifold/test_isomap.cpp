@@ -11,6 +11,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bitlearn/ml/estimator.h"
@@ -22,21 +23,14 @@ namespace bl {
 namespace {
 
 using Data = ml_common::HostData;
-using ml_common::error_of;
-
-std::vector<float> state_f32(const ml::Estimator& est, const std::string& key) {
-  nlohmann::json st = ml_common::state_of(est);
-  return ml::f32_from_hex(st[key].get<std::string>(), key);
-}
+using ml_common::expect_refusal_names;
+using ml_common::state_f32;
 
 Data from_rows(const std::vector<std::vector<double>>& rows) {
-  Data out;
-  out.n = static_cast<int64_t>(rows.size());
-  out.d = static_cast<int64_t>(rows[0].size());
+  std::vector<float> x;
   for (const auto& r : rows)
-    for (double v : r) out.x.push_back(static_cast<float>(v));
-  out.y.assign(static_cast<size_t>(out.n), 0.0f);
-  return out;
+    for (double v : r) x.push_back(static_cast<float>(v));
+  return ml_common::host_table(static_cast<int64_t>(rows.size()), static_cast<int64_t>(rows[0].size()), std::move(x));
 }
 
 // |corr| of column 0 of z [n, k] with t, and the largest |z_i - sign (t_i - mean t)|.
@@ -131,18 +125,15 @@ TEST(Isomap, StateRoundTripAndRefusals) {
   ml_common::expect_transformer_state_round_trip(*est, x.X());
   auto fw = ml::make_estimator("isomap", {{"path_method", "FW"}, {"n_neighbors", "7"}});
   fw->fit(x.X());
-  auto back = ml::estimator_from_json_text(fw->to_json_text());
-  EXPECT_EQ(back->transform(x.X()).to_vector<float>(), fw->transform(x.X()).to_vector<float>());
-  EXPECT_NE(error_of([] { ml::make_estimator("isomap", {{"path_method", "BF"}}); }).find("path_method"),
-            std::string::npos);
-  EXPECT_NE(error_of([] { ml::make_estimator("isomap", {{"n_neighbors", "0"}}); }).find("n_neighbors"),
-            std::string::npos);
+  ml_common::expect_model_text_round_trip(*fw, x.X());
+  expect_refusal_names([] { ml::make_estimator("isomap", {{"path_method", "BF"}}); }, "path_method");
+  expect_refusal_names([] { ml::make_estimator("isomap", {{"n_neighbors", "0"}}); }, "n_neighbors");
   const Data small = from_rows({{0.0, 1.0}, {1.0, 0.0}, {2.0, 2.0}});
   auto many = ml::make_estimator("isomap");
-  EXPECT_NE(error_of([&] { many->fit(small.X()); }).find("n_neighbors=5"), std::string::npos);
+  expect_refusal_names([&] { many->fit(small.X()); }, "n_neighbors=5");
   auto fresh = ml::make_estimator("isomap");
-  EXPECT_NE(error_of([&] { fresh->transform(x.X()); }).find("before fit"), std::string::npos);
-  EXPECT_NE(error_of([&] { est->transform(small.X()); }).find("isomap"), std::string::npos);
+  expect_refusal_names([&] { fresh->transform(x.X()); }, "before fit");
+  expect_refusal_names([&] { est->transform(small.X()); }, "isomap");
 }
 
 }  // namespace

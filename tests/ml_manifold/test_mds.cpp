@@ -12,6 +12,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bitlearn/ml/estimator.h"
@@ -23,17 +24,15 @@ namespace bl {
 namespace {
 
 using Data = ml_common::HostData;
-using ml_common::error_of;
+using ml_common::expect_refusal_names;
+using ml_common::state_f32;
 
 // n rows of d features, uniform in [-scale, scale).
 Data uniform_rows(int64_t n, int64_t d, float scale, uint64_t seed) {
   test_rng::SplitMix64 rng(seed);
-  Data out;
-  out.n = n;
-  out.d = d;
-  for (int64_t i = 0; i < n * d; ++i) out.x.push_back(rng.uniform_pm1() * scale);
-  out.y.assign(static_cast<size_t>(n), 0.0f);
-  return out;
+  std::vector<float> x;
+  for (int64_t i = 0; i < n * d; ++i) x.push_back(rng.uniform_pm1() * scale);
+  return ml_common::host_table(n, d, std::move(x));
 }
 
 std::vector<double> distances64(const std::vector<float>& x, int64_t n, int64_t d) {
@@ -47,9 +46,10 @@ std::vector<double> distances64(const std::vector<float>& x, int64_t n, int64_t 
   return out;
 }
 
-std::vector<float> state_f32(const ml::Estimator& est, const std::string& key) {
-  nlohmann::json st = ml_common::state_of(est);
-  return ml::f32_from_hex(st[key].get<std::string>(), key);
+// x's float64 distance matrix rounded to binary32: the input of metric=precomputed.
+Data precomputed_of(const Data& x) {
+  const std::vector<double> dist = distances64(x.x, x.n, x.d);
+  return ml_common::host_table(x.n, x.n, std::vector<float>(dist.begin(), dist.end()));
 }
 
 // (raw stress, sum of squared embedding distances) of the stored embedding against x's distances.
@@ -104,11 +104,7 @@ TEST(MDS, StressNeverRisesAndNInitKeepsTheBest) {
 }
 
 TEST(MDS, PrecomputedDissimilaritiesGiveTheEmbeddingOfTheirRows) {
-  const Data x = uniform_rows(30, 3, 1.0f, 4);
-  const std::vector<double> dist = distances64(x.x, x.n, x.d);
-  Data pre;
-  pre.n = pre.d = x.n;
-  for (double v : dist) pre.x.push_back(static_cast<float>(v));
+  const Data x = uniform_rows(30, 3, 1.0f, 4), pre = precomputed_of(x);
   auto a = ml::make_estimator("mds", {{"init", "classical_mds"}});
   auto b = ml::make_estimator("mds", {{"init", "classical_mds"}, {"metric", "precomputed"}});
   a->fit(x.X());
@@ -117,15 +113,11 @@ TEST(MDS, PrecomputedDissimilaritiesGiveTheEmbeddingOfTheirRows) {
   for (size_t i = 0; i < ea.size(); ++i) EXPECT_NEAR(ea[i], eb[i], 1e-4) << i;
   Data asym = pre;
   asym.x[1] += 0.5f;
-  EXPECT_NE(error_of([&] { b->fit(asym.X()); }).find("not symmetric"), std::string::npos);
+  expect_refusal_names([&] { b->fit(asym.X()); }, "not symmetric");
 }
 
 TEST(MDS, TransformPutsTrainingRowsOnTheirEmbedding) {
-  const Data x = uniform_rows(80, 4, 1.0f, 12);
-  const std::vector<double> dist = distances64(x.x, x.n, x.d);
-  Data pre;
-  pre.n = pre.d = x.n;
-  for (double v : dist) pre.x.push_back(static_cast<float>(v));
+  const Data x = uniform_rows(80, 4, 1.0f, 12), pre = precomputed_of(x);
   for (bool precomputed : {false, true}) {
     auto est = ml::make_estimator("mds", {{"metric", precomputed ? "precomputed" : "euclidean"}, {"eps", "1e-9"},
                                           {"max_iter", "3000"}, {"init", "classical_mds"}});
@@ -164,27 +156,26 @@ TEST(MDS, StateRoundTripAndRefusals) {
   const Data x = uniform_rows(20, 3, 1.0f, 7);
   auto est = ml::make_estimator("mds", {{"n_components", "3"}});
   est->fit(x.X());
-  auto back = ml::estimator_from_json_text(est->to_json_text());
-  EXPECT_EQ(back->to_json_text(), est->to_json_text());
+  EXPECT_EQ(ml::estimator_from_json_text(est->to_json_text())->to_json_text(), est->to_json_text());
   auto plain = ml::make_estimator("mds");
   plain->fit(x.X());
   ml_common::expect_transformer_state_round_trip(*plain, uniform_rows(5, 3, 1.0f, 11).X());
-  EXPECT_NE(error_of([&] { est->predict(x.X()); }).find("not supported"), std::string::npos);
-  EXPECT_NE(error_of([] { ml::make_estimator("mds", {{"init", "pca"}}); }).find("init"), std::string::npos);
-  EXPECT_NE(error_of([] { ml::make_estimator("mds", {{"metric", "cosine"}}); }).find("metric"), std::string::npos);
-  EXPECT_NE(error_of([] { ml::make_estimator("mds", {{"n_init", "0"}}); }).find("n_init"), std::string::npos);
-  EXPECT_NE(error_of([] { ml::make_estimator("mds", {{"eps", "-1"}}); }).find("eps"), std::string::npos);
+  expect_refusal_names([&] { est->predict(x.X()); }, "not supported");
+  expect_refusal_names([] { ml::make_estimator("mds", {{"init", "pca"}}); }, "init");
+  expect_refusal_names([] { ml::make_estimator("mds", {{"metric", "cosine"}}); }, "metric");
+  expect_refusal_names([] { ml::make_estimator("mds", {{"n_init", "0"}}); }, "n_init");
+  expect_refusal_names([] { ml::make_estimator("mds", {{"eps", "-1"}}); }, "eps");
   const Data one = uniform_rows(1, 3, 1.0f, 8);
   auto m = ml::make_estimator("mds");
-  EXPECT_NE(error_of([&] { m->fit(one.X()); }).find("n_samples=1"), std::string::npos);
+  expect_refusal_names([&] { m->fit(one.X()); }, "n_samples=1");
   auto pre = ml::make_estimator("mds", {{"metric", "precomputed"}});
-  EXPECT_NE(error_of([&] { pre->fit(x.X()); }).find("square"), std::string::npos);
+  expect_refusal_names([&] { pre->fit(x.X()); }, "square");
   Data neg;  // symmetric, zero diagonal, one negative pair
   neg.n = neg.d = 4;
   for (int64_t i = 0; i < 16; ++i) neg.x.push_back(i / 4 == i % 4 ? 0.0f : 1.0f);
   neg.x[1] = neg.x[4] = -1.0f;
   auto pn = ml::make_estimator("mds", {{"metric", "precomputed"}});
-  EXPECT_NE(error_of([&] { pn->fit(neg.X()); }).find("negative"), std::string::npos);
+  expect_refusal_names([&] { pn->fit(neg.X()); }, "negative");
 }
 
 }  // namespace

@@ -15,6 +15,10 @@
 // the contract-GEMM squared distances (the left one on ties). transform gives the distances to the
 // cluster centers, score minus the sum of each row's squared distance to its nearest cluster center
 // (as scikit-learn's KMeans.score). n_iter is the most Lloyd iterations of a kept kmeans run.
+// sample_weight (as scikit-learn): each bisection runs kmeans's weighted fit on the leaf's rows and
+// their weights; a child's biggest_inertia score and the final inertia are the binary64 sums of
+// w_i times the squared distances; largest_cluster still counts rows and the root center is the
+// unweighted column mean, as there. All-ones weights are the unweighted fit (the same bits).
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -55,7 +59,17 @@ class BisectingKMeans final : public lin::ParamEstimator {
                              {"random_state", K::integer, "0", 0},
                              {"tol", K::number, "0.0001", 0.0}}) {}
 
-  Estimator& fit(const Tensor& X, const Tensor&) override {
+  Estimator& fit(const Tensor& X, const Tensor&) override { return fit_rows(X, nullptr); }
+  bool supports_sample_weight() const override { return true; }
+
+ protected:
+  Estimator& fit_with_weights(const Tensor& X, const Tensor&, const std::vector<float>& w) override {
+    const bool ones = std::all_of(w.begin(), w.end(), [](float v) { return v == 1.0f; });
+    return fit_rows(X, ones ? nullptr : &w);
+  }
+
+ private:
+  Estimator& fit_rows(const Tensor& X, const std::vector<float>* w) {
     check_X(name_, X);
     const int64_t n = X.dim(0), k = params_.integer("n_clusters"), n_init = params_.integer("n_init");
     d_ = X.dim(1);
@@ -74,6 +88,9 @@ class BisectingKMeans final : public lin::ParamEstimator {
       BL_CHECK(m >= 2, name_, ": the cluster to bisect holds ", m,
                " row; it cannot be split in two (fewer distinct rows than n_clusters?)");
       Tensor Xs = bl::index_select(X, 0, Tensor::from_vector(rows, {m}, X.device()));
+      std::vector<float> ws;  // the leaf's weights (weighted fits)
+      if (w != nullptr)
+        for (int64_t r : rows) ws.push_back((*w)[r]);
       std::vector<float> best_c;
       double best = 0.0;
       int64_t best_iter = 0;
@@ -84,7 +101,7 @@ class BisectingKMeans final : public lin::ParamEstimator {
                                             {"max_iter", std::to_string(params_.integer("max_iter"))},
                                             {"tol", param_text(params_.number("tol"))},
                                             {"random_state", std::to_string(s)}});
-        km->fit(Xs);
+        km->fit_weighted(Xs, Tensor(), w != nullptr ? Tensor::from_vector(ws, {m}, X.device()) : Tensor());
         nlohmann::json st;
         km->save_state(st);
         const double inertia = static_cast<double>(lin::get_f32(st, "inertia", 1, name_)[0]);
@@ -102,7 +119,7 @@ class BisectingKMeans final : public lin::ParamEstimator {
       for (int64_t i = 0; i < m; ++i) {
         Node& side = lab[i] == 0 ? l : r;
         side.rows.push_back(rows[i]);
-        side.score += by_inertia ? static_cast<double>(mind[i]) : 1.0;
+        side.score += by_inertia ? static_cast<double>(mind[i]) * (w != nullptr ? static_cast<double>(ws[i]) : 1.0) : 1.0;
       }
       nodes[leaf].left = static_cast<int64_t>(nodes.size());
       nodes[leaf].right = nodes[leaf].left + 1;
@@ -128,12 +145,14 @@ class BisectingKMeans final : public lin::ParamEstimator {
     Tensor Cc = Tensor::from_vector(cluster_centers_, {k_, d_}, X.device());
     std::vector<float> D = sq_distances(X, row_sq_norms(X), Cc, row_sq_norms(Cc)).to(Device::cpu()).to_vector<float>();
     double in = 0.0;
-    for (int64_t i = 0; i < n; ++i) in += static_cast<double>(D[i * k_ + label[i]]);
+    for (int64_t i = 0; i < n; ++i)
+      in += static_cast<double>(D[i * k_ + label[i]]) * (w != nullptr ? static_cast<double>((*w)[i]) : 1.0);
     inertia_ = static_cast<float>(in);
     fitted_ = true;
     return *this;
   }
 
+ public:
   Tensor predict(const Tensor& X) const override {
     check_predict_input(X, d_);
     const int64_t m = X.dim(0), nn = static_cast<int64_t>(left_.size());

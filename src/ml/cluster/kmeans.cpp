@@ -10,11 +10,17 @@
 // an empty cluster takes the row farthest from its center (top-k, lowest index on ties). Stops when
 // the squared center shift <= tol * mean column variance, or after max_iter; the final labels and
 // inertia come from one more assignment pass with the final centers.
-// With sample weights (kmeans only): the one-hot matrix is weighted (centers = weighted means, an
+// minibatch_kmeans with sample weights (as scikit-learn): the batches are drawn as without weights;
+// k-means++ on the init subsample takes the subsample's weights, each batch's one-hot matrix is
+// weighted (a center moves by the weighted sum of its batch rows over its running weight total), the
+// batch inertia is sum_i w_i d_i / batch_size, and the final inertia is weighted. All-ones weights
+// are the unweighted fit (the same bits).
+// kmeans with sample weights: the one-hot matrix is weighted (centers = weighted means, an
 // empty cluster is one of weight 0), k-means++ draws its first center and its candidates in
 // proportion to w (w times the closest distance) and scores candidates by the weighted potential,
 // init=random draws among the rows of positive weight, and the inertia is sum_i w_i d_i, as
 // scikit-learn's; tol stays relative to the unweighted column variance, as there.
+#include <algorithm>
 #include <cmath>
 
 #include "bitlearn/ml/progress.h"
@@ -272,21 +278,45 @@ class MiniBatchKMeans final : public KMeansBase {
                                         {"n_clusters", K::integer, "8", 1},
                                         {"random_state", K::integer, "0", 0}}) {}
 
-  Estimator& fit(const Tensor& X, const Tensor&) override {
+  Estimator& fit(const Tensor& X, const Tensor&) override { return fit_rows(X, nullptr); }
+  bool supports_sample_weight() const override { return true; }
+
+ protected:
+  Estimator& fit_with_weights(const Tensor& X, const Tensor&, const std::vector<float>& w) override {
+    const bool ones = std::all_of(w.begin(), w.end(), [](float v) { return v == 1.0f; });
+    return fit_rows(X, ones ? nullptr : &w);
+  }
+
+ private:
+  Estimator& fit_rows(const Tensor& X, const std::vector<float>* w) {
     check_fit_input(X);
     const int64_t n = X.dim(0), k = k_, d = d_;
+    Tensor weight = w != nullptr ? Tensor::from_vector(*w, {n, 1}, X.device()) : Tensor();
     const uint64_t seed = static_cast<uint64_t>(params_.integer("random_state"));
     const int64_t batch = std::min<int64_t>(params_.integer("batch_size"), n);
     // k-means++ on a Philox subsample of 3 * batch_size rows (at least k).
     const int64_t init_size = std::min<int64_t>(n, std::max<int64_t>(3 * batch, k));
-    Tensor Xinit = X;
+    Tensor Xinit = X, Winit = weight;
+    std::vector<int64_t> init_rows;
     if (init_size < n) {
       std::vector<int64_t> idx(static_cast<size_t>(init_size));
       for (int64_t i = 0; i < init_size; ++i)
         idx[i] = philox_index(random_u32_element(seed, kSubsampleStream, static_cast<uint64_t>(i)), n);
-      Xinit = bl::index_select(X, 0, Tensor::from_vector(idx, {init_size}, X.device()));
+      Tensor at = Tensor::from_vector(idx, {init_size}, X.device());
+      Xinit = bl::index_select(X, 0, at);
+      if (w != nullptr) Winit = bl::index_select(weight, 0, at);
+      init_rows = idx;
     }
-    centers_ = kmeans_plus_plus(Xinit, k, seed);
+    if (w != nullptr) {
+      int64_t positive = 0;
+      if (init_rows.empty())
+        for (float v : *w) positive += v > 0.0f ? 1 : 0;
+      else
+        for (int64_t r : init_rows) positive += (*w)[r] > 0.0f ? 1 : 0;
+      BL_CHECK(positive >= k, name_, ": n_clusters=", k, " is more than the ", positive,
+               " rows of positive weight in the k-means++ sample");
+    }
+    centers_ = kmeans_plus_plus(Xinit, k, seed, Winit);
     std::vector<float> total(static_cast<size_t>(k), 0.0f);
     const int64_t steps = params_.integer("max_iter") * ((n + batch - 1) / batch);
     const int64_t patience = params_.integer("max_no_improvement");
@@ -299,12 +329,15 @@ class MiniBatchKMeans final : public KMeansBase {
       for (int64_t i = 0; i < batch; ++i)
         idx[i] = philox_index(
             random_u32_element(seed, kBatchStream, static_cast<uint64_t>(step) * static_cast<uint64_t>(batch) + i), n);
-      Tensor Xb = bl::index_select(X, 0, Tensor::from_vector(idx, {batch}, X.device()));
+      Tensor at = Tensor::from_vector(idx, {batch}, X.device());
+      Tensor Xb = bl::index_select(X, 0, at);
+      Tensor Wb = w != nullptr ? bl::index_select(weight, 0, at) : Tensor();
       Tensor C = centers_tensor(X.device());
       Assignment a = assign(Xb, row_sq_norms(Xb), C);
-      float batch_inertia = bl::div(static_cast<float>(bl::sum(a.mind).item()), static_cast<float>(batch));
+      Tensor mass = w != nullptr ? bl::mul(a.mind, Wb.reshape({batch})) : a.mind;
+      float batch_inertia = bl::div(static_cast<float>(bl::sum(mass).item()), static_cast<float>(batch));
       Tensor sums, counts;
-      cluster_sums(Xb, a.labels, k, sums, counts, Tensor());
+      cluster_sums(Xb, a.labels, k, sums, counts, Wb);
       std::vector<float> s = sums.to(Device::cpu()).to_vector<float>();
       std::vector<float> c = counts.to(Device::cpu()).to_vector<float>();
       for (int64_t j = 0; j < k; ++j) {
@@ -327,9 +360,11 @@ class MiniBatchKMeans final : public KMeansBase {
       }
     }
     report_progress("minibatch_kmeans", steps, steps);
-    finish(X, row_sq_norms(X));
+    finish(X, row_sq_norms(X), weight);
     return *this;
   }
+
+ public:
 };
 
 }  // namespace

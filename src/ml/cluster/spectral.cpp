@@ -14,7 +14,8 @@
 // in binary64 by ml/decomposition/symmetric_eigen64.h (Householder tridiagonalization and implicit QL,
 // fixed order). The embedding row i is (v_t[i] / s_i) for the n_clusters leading eigenvectors v_t (in
 // descending eigenvalue order); labels are those of bitlearn's kmeans (n_clusters, random_state) on
-// the embedding. The eigen-decomposition is O(n^3): at most 4096 rows. labels_ come from fit, as
+// the embedding (affinity and normalization: ml/manifold/neighbor_graph.h). The eigen-decomposition
+// is O(n^3): at most 4096 rows. labels_ come from fit, as
 // scikit-learn's SpectralClustering; predict (a bitlearn extension, hidden in Python) gives each
 // query the label of its nearest training row (binary64 squared distances, the lowest index on ties).
 #include <algorithm>
@@ -25,8 +26,8 @@
 #include "core/error.h"
 #include "ml/cluster/density_clustering.h"
 #include "ml/decomposition/symmetric_eigen64.h"
-#include "ml/host_math.h"
 #include "ml/linear/common.h"
+#include "ml/manifold/neighbor_graph.h"
 #include "ml/registry.h"
 
 namespace bl::ml {
@@ -55,41 +56,12 @@ class SpectralClustering final : public dd::NearestLabelClusterer {
     BL_CHECK(n <= kMaxRows, name_, ": ", n, " rows exceed the limit of ", kMaxRows, " (a dense eigen-decomposition)");
     BL_CHECK(k <= n, name_, ": n_clusters=", k, " exceeds the ", n, " rows");
     std::vector<float> x = X.to(Device::cpu()).contiguous().to_vector<float>();
-    std::vector<double> dist2(static_cast<size_t>(n * n), 0.0);
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j < n; ++j) dist2[i * n + j] = dd::sq_distance(x.data() + i * d, x.data() + j * d, d);
-    std::vector<double> A(static_cast<size_t>(n * n), 0.0);
-    if (params_.text("affinity") == "rbf") {
-      const double gamma = params_.number("gamma");
-      for (size_t t = 0; t < A.size(); ++t) A[t] = exp64(-gamma * dist2[t]);
-    } else {
-      const int64_t nn = params_.integer("n_neighbors");
-      BL_CHECK(nn <= n, name_, ": n_neighbors=", nn, " is more than the ", n, " rows");
-      std::vector<int64_t> order(static_cast<size_t>(n));
-      for (int64_t i = 0; i < n; ++i) {
-        for (int64_t j = 0; j < n; ++j) order[j] = j;
-        const double* row = &dist2[i * n];
-        std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return row[a] < row[b]; });
-        for (int64_t r = 0; r < nn; ++r) {
-          A[i * n + order[r]] += 0.5;
-          A[order[r] * n + i] += 0.5;
-        }
-      }
-    }
-    dist2 = std::vector<double>();
-    std::vector<double> s(static_cast<size_t>(n), 1.0);
-    for (int64_t i = 0; i < n; ++i) {
-      double deg = 0.0;
-      for (int64_t j = 0; j < n; ++j)
-        if (j != i) deg += A[i * n + j];
-      if (deg > 0.0) s[i] = std::sqrt(deg);
-    }
-    std::vector<double> M(static_cast<size_t>(n * n), 0.0);
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j < n; ++j)
-        if (j != i) M[i * n + j] = A[i * n + j] / (s[i] * s[j]);
-    A = std::vector<double>();
-    SymmetricEigen64 eig = symmetric_eigen64(M, n, k, "spectral_clustering");
+    const bool rbf = params_.text("affinity") == "rbf";
+    const int64_t nn = rbf ? 0 : params_.integer("n_neighbors");
+    BL_CHECK(nn <= n, name_, ": n_neighbors=", nn, " is more than the ", n, " rows");
+    graph::NormalizedAffinity na = graph::normalized_affinity(x, n, d, params_.number("gamma"), nn);
+    const std::vector<double>& s = na.s;
+    SymmetricEigen64 eig = symmetric_eigen64(na.M, n, k, "spectral_clustering");
     std::vector<float> emb(static_cast<size_t>(n * k));
     for (int64_t i = 0; i < n; ++i)
       for (int64_t t = 0; t < k; ++t)

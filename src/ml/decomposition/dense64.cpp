@@ -47,11 +47,72 @@ void orthonormalize_columns(std::vector<double>& a, int64_t n, int64_t l) {
     for (int64_t j = 0; j < l; ++j) a[i * l + j] = c[j * n + i];
 }
 
-std::vector<double> column_variances(const std::vector<double>& a, int64_t n, int64_t d) {
-  std::vector<double> mean(static_cast<size_t>(d), 0.0), var(static_cast<size_t>(d), 0.0);
+namespace {
+
+// out [r, c] = L B for B [k, c] row-major and L [r, k] read as L(i, t) = a[i * row_stride + t * sum_stride]:
+// each entry summed over t in ascending order from +0.
+std::vector<double> strided_product64(const std::vector<double>& a, int64_t row_stride, int64_t sum_stride,
+                                      const std::vector<double>& b, int64_t r, int64_t k, int64_t c) {
+  std::vector<double> out(static_cast<size_t>(r * c), 0.0);
+  for (int64_t i = 0; i < r; ++i)
+    for (int64_t t = 0; t < k; ++t) {
+      const double v = a[i * row_stride + t * sum_stride];
+      for (int64_t j = 0; j < c; ++j) out[i * c + j] += v * b[t * c + j];
+    }
+  return out;
+}
+
+}  // namespace
+
+std::vector<double> mul64(const std::vector<double>& a, const std::vector<double>& b, int64_t r, int64_t k, int64_t c) {
+  return strided_product64(a, k, 1, b, r, k, c);
+}
+
+std::vector<double> mul64_tn(const std::vector<double>& a, const std::vector<double>& b, int64_t k, int64_t r, int64_t c) {
+  return strided_product64(a, 1, r, b, r, k, c);
+}
+
+std::vector<double> transposed(const std::vector<double>& a, int64_t r, int64_t c) {
+  std::vector<double> t(a.size());
+  for (int64_t i = 0; i < r; ++i)
+    for (int64_t j = 0; j < c; ++j) t[j * r + i] = a[i * c + j];
+  return t;
+}
+
+std::vector<float> rounded32(const std::vector<double>& v) { return std::vector<float>(v.begin(), v.end()); }
+
+std::vector<double> column_means(const std::vector<double>& a, int64_t n, int64_t d) {
+  std::vector<double> mean(static_cast<size_t>(d), 0.0);
   for (int64_t i = 0; i < n; ++i)
     for (int64_t j = 0; j < d; ++j) mean[j] += a[i * d + j];
   for (int64_t j = 0; j < d; ++j) mean[j] /= static_cast<double>(n);
+  return mean;
+}
+
+std::vector<double> row_means(const std::vector<double>& a, int64_t n, int64_t d) {
+  std::vector<double> mean(static_cast<size_t>(n), 0.0);
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j < d; ++j) mean[i] += a[i * d + j];
+    mean[i] /= static_cast<double>(d);
+  }
+  return mean;
+}
+
+double mean64(const std::vector<double>& v) {
+  double s = 0.0;
+  for (double x : v) s += x;
+  return s / static_cast<double>(v.size());
+}
+
+void center_lower(std::vector<double>& m, int64_t n, const std::vector<double>& row_means,
+                  const std::vector<double>& col_means, double grand) {
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j <= i; ++j) m[i * n + j] = ((m[i * n + j] - col_means[j]) - row_means[i]) + grand;
+}
+
+std::vector<double> column_variances(const std::vector<double>& a, int64_t n, int64_t d) {
+  const std::vector<double> mean = column_means(a, n, d);
+  std::vector<double> var(static_cast<size_t>(d), 0.0);
   for (int64_t i = 0; i < n; ++i)
     for (int64_t j = 0; j < d; ++j) {
       const double c = a[i * d + j] - mean[j];
@@ -59,6 +120,16 @@ std::vector<double> column_variances(const std::vector<double>& a, int64_t n, in
     }
   for (int64_t j = 0; j < d; ++j) var[j] /= static_cast<double>(n);
   return var;
+}
+
+std::vector<double> column_gram_lower(const std::vector<double>& a, int64_t n, int64_t d) {
+  std::vector<double> g(static_cast<size_t>(d * d), 0.0);
+  for (int64_t i = 0; i < n; ++i) {
+    const double* row = &a[static_cast<size_t>(i * d)];
+    for (int64_t p = 0; p < d; ++p)
+      for (int64_t q = 0; q <= p; ++q) g[p * d + q] += row[p] * row[q];
+  }
+  return g;
 }
 
 std::vector<double> row_gram_lower(const std::vector<double>& a, int64_t k, int64_t d) {
@@ -70,6 +141,12 @@ std::vector<double> row_gram_lower(const std::vector<double>& a, int64_t k, int6
       g[r * k + c] = s;
     }
   return g;
+}
+
+void right_vector_from_left(const double* u, const std::vector<double>& b, int64_t l, int64_t d, double s, double* v) {
+  for (int64_t i = 0; i < l; ++i)
+    for (int64_t c = 0; c < d; ++c) v[c] += u[i] * b[i * d + c];
+  for (int64_t c = 0; c < d; ++c) v[c] /= s;
 }
 
 void flip_rows_by_largest(std::vector<double>& v, int64_t k, int64_t d) {
@@ -99,26 +176,16 @@ void randomized_svd(const Tensor& X, int64_t k, int64_t l, int64_t n_iter, uint6
     orthonormalize_columns(q, n, l);
   }
   std::vector<double> b = to_host64(bl::matmul(to_tensor32(q, {n, l}, dev), X, true, false));
-  std::vector<double> m(static_cast<size_t>(l * l), 0.0);
+  std::vector<double> m = row_gram_lower(b, l, d);
   for (int64_t i = 0; i < l; ++i)
-    for (int64_t j = 0; j <= i; ++j) {
-      double s = 0.0;
-      for (int64_t c = 0; c < d; ++c) s += b[i * d + c] * b[j * d + c];
-      m[i * l + j] = s;
-      m[j * l + i] = s;
-    }
+    for (int64_t j = 0; j < i; ++j) m[j * l + i] = m[i * l + j];
   SymmetricEigen64 e = symmetric_eigen64(m, l, k, "randomized_svd");
   values.clear();
   vectors.assign(static_cast<size_t>(k * d), 0.0);
   for (int64_t t = 0; t < k; ++t) {
     const double s = std::sqrt(std::max(e.values[t], 0.0));
     values.push_back(s);
-    if (!(s > 0.0)) continue;
-    const double* u = &e.vectors[t * l];
-    double* v = &vectors[t * d];
-    for (int64_t i = 0; i < l; ++i)
-      for (int64_t c = 0; c < d; ++c) v[c] += u[i] * b[i * d + c];
-    for (int64_t c = 0; c < d; ++c) v[c] /= s;
+    if (s > 0.0) right_vector_from_left(&e.vectors[t * l], b, l, d, s, &vectors[t * d]);
   }
 }
 

@@ -25,6 +25,7 @@
 #include "ml/linear/common.h"
 #include "ml/registry.h"
 #include "ml/size_limits.h"
+#include "ml/unsupervised_fit.h"
 
 namespace bl::ml {
 
@@ -43,10 +44,8 @@ class FactorAnalysis final : public lin::ParamEstimator {
                                                 {"tol", K::number, "0.01", 0.0}}) {}
 
   Estimator& fit(const Tensor& X, const Tensor& y) override {
-    if (y.defined()) check_Xy(name_, X, y);  // a y (the command line's --target) is checked and ignored
-    else check_X(name_, X);
+    check_unsupervised_X(name_, X, y, 2);
     const int64_t n = X.dim(0), d = X.dim(1);
-    BL_CHECK(n >= 2, name_, ": X needs at least 2 rows, got n_samples=", n);
     const int64_t k = dec::optional_count(params_, name_, "n_components", d);
     BL_CHECK(k <= d, name_, ": n_components=", k, " must be at most the feature count (n_features=", d, ")");
     check_square_matrix(n, d, "factor_analysis covariance matrix");
@@ -98,10 +97,8 @@ class FactorAnalysis final : public lin::ParamEstimator {
     n_iter_ = it;
     d_ = d;
     k_ = k;
-    components_.resize(static_cast<size_t>(k * d));
-    for (size_t i = 0; i < components_.size(); ++i) components_[i] = static_cast<float>(w[i]);
-    noise_.resize(static_cast<size_t>(d));
-    for (int64_t j = 0; j < d; ++j) noise_[j] = static_cast<float>(psi[j]);
+    components_ = dec::rounded32(w);
+    noise_ = dec::rounded32(psi);
     projection_ = projection(w, psi, k, d);
     fitted_ = true;
     return *this;
@@ -154,15 +151,7 @@ class FactorAnalysis final : public lin::ParamEstimator {
         a[s * k + t] = v;
       }
     BL_CHECK(gp::cholesky64(a, k, l), name_, ": I + W psi^-1 W^T is not positive definite (non-finite data?)");
-    std::vector<double> inv = gp::cholesky_inverse(l, k);
-    std::vector<float> p(static_cast<size_t>(d * k));
-    for (int64_t j = 0; j < d; ++j)
-      for (int64_t t = 0; t < k; ++t) {
-        double v = 0.0;
-        for (int64_t s = 0; s < k; ++s) v += wp[s * d + j] * inv[s * k + t];
-        p[j * k + t] = static_cast<float>(v);
-      }
-    return p;
+    return dec::rounded32(dec::mul64_tn(wp, gp::cholesky_inverse(l, k), k, d, k));
   }
 
   std::vector<float> mean_, components_, noise_, projection_;

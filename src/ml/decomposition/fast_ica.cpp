@@ -31,6 +31,7 @@
 #include "ml/linear/common.h"
 #include "ml/registry.h"
 #include "ml/size_limits.h"
+#include "ml/unsupervised_fit.h"
 
 namespace bl::ml {
 
@@ -68,7 +69,7 @@ inline void contrast(int fun, double x, double& g, double& dg) {
 // (W W^T)^-1/2 W for W [k, k] (eigenvalues below the smallest normal raised to it).
 std::vector<double> sym_decorrelation(const std::vector<double>& w, int64_t k) {
   SymmetricEigen64 e = symmetric_eigen64(dec::row_gram_lower(w, k, k), k, -1, "fast_ica");
-  std::vector<double> m(static_cast<size_t>(k * k), 0.0), out(static_cast<size_t>(k * k), 0.0);
+  std::vector<double> m(static_cast<size_t>(k * k), 0.0);
   for (int64_t a = 0; a < k; ++a)
     for (int64_t b = 0; b < k; ++b) {
       double s = 0.0;
@@ -76,13 +77,7 @@ std::vector<double> sym_decorrelation(const std::vector<double>& w, int64_t k) {
         s += e.vectors[t * k + a] * (1.0 / std::sqrt(std::max(e.values[t], kTiny))) * e.vectors[t * k + b];
       m[a * k + b] = s;
     }
-  for (int64_t a = 0; a < k; ++a)
-    for (int64_t b = 0; b < k; ++b) {
-      double s = 0.0;
-      for (int64_t t = 0; t < k; ++t) s += m[a * k + t] * w[t * k + b];
-      out[a * k + b] = s;
-    }
-  return out;
+  return dec::mul64(m, w, k, k, k);
 }
 
 class FastICA final : public lin::ParamEstimator {
@@ -98,10 +93,8 @@ class FastICA final : public lin::ParamEstimator {
                                           {"unit-variance", "arbitrary-variance", "false"}}}) {}
 
   Estimator& fit(const Tensor& X, const Tensor& y) override {
-    if (y.defined()) check_Xy(name_, X, y);  // a y (the command line's --target) is checked and ignored
-    else check_X(name_, X);
+    check_unsupervised_X(name_, X, y, 2);
     const int64_t n = X.dim(0), d = X.dim(1);
-    BL_CHECK(n >= 2, name_, ": X needs at least 2 rows, got n_samples=", n);
     check_square_matrix(n, d, "fast_ica covariance matrix");
     const std::string& wh = params_.text("whiten");
     whiten_ = wh != "false";
@@ -115,16 +108,11 @@ class FastICA final : public lin::ParamEstimator {
     std::vector<double> mean(static_cast<size_t>(d), 0.0), kw;
     std::vector<double> x1(static_cast<size_t>(k * n));  // [k, n]
     if (whiten_) {
-      for (int64_t i = 0; i < n; ++i)
-        for (int64_t j = 0; j < d; ++j) mean[j] += xh[i * d + j];
-      for (double& m : mean) m /= static_cast<double>(n);
-      std::vector<double> xc(xh.size()), c(static_cast<size_t>(d * d), 0.0);
+      mean = dec::column_means(xh, n, d);
+      std::vector<double> xc(xh.size());
       for (int64_t i = 0; i < n; ++i)
         for (int64_t j = 0; j < d; ++j) xc[i * d + j] = xh[i * d + j] - mean[j];
-      for (int64_t i = 0; i < n; ++i)
-        for (int64_t a = 0; a < d; ++a)
-          for (int64_t b = 0; b <= a; ++b) c[a * d + b] += xc[i * d + a] * xc[i * d + b];
-      SymmetricEigen64 e = symmetric_eigen64(c, d, k, "fast_ica");
+      SymmetricEigen64 e = symmetric_eigen64(dec::column_gram_lower(xc, n, d), d, k, "fast_ica");
       kw.assign(static_cast<size_t>(k * d), 0.0);
       for (int64_t t = 0; t < k; ++t) {
         const double sv = std::sqrt(std::max(e.values[t], kEps));
@@ -171,17 +159,7 @@ class FastICA final : public lin::ParamEstimator {
         for (int64_t j = 0; j < k; ++j) w[t * k + j] /= sd;
       }
     }
-    std::vector<double> comp(static_cast<size_t>(k * d), 0.0);
-    if (whiten_) {
-      for (int64_t t = 0; t < k; ++t)
-        for (int64_t j = 0; j < d; ++j) {
-          double s = 0.0;
-          for (int64_t u = 0; u < k; ++u) s += w[t * k + u] * kw[u * d + j];
-          comp[t * d + j] = s;
-        }
-    } else {
-      comp = w;
-    }
+    const std::vector<double> comp = whiten_ ? dec::mul64(w, kw, k, k, d) : w;
     d_ = d;
     k_ = k;
     mean_.assign(mean.begin(), mean.end());
@@ -355,14 +333,7 @@ class FastICA final : public lin::ParamEstimator {
           if (e.values[t] > cut) s += e.vectors[t * k + a] * e.vectors[t * k + b] / e.values[t];
         inv[a * k + b] = s;
       }
-    std::vector<float> out(static_cast<size_t>(d * k));
-    for (int64_t j = 0; j < d; ++j)
-      for (int64_t b = 0; b < k; ++b) {
-        double s = 0.0;
-        for (int64_t a = 0; a < k; ++a) s += c[a * d + j] * inv[a * k + b];
-        out[j * k + b] = static_cast<float>(s);
-      }
-    return out;
+    return dec::rounded32(dec::mul64_tn(c, inv, k, d, k));
   }
 
   std::vector<float> mean_, components_, whitening_, mixing_, w_init_;

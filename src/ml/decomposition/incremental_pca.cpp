@@ -25,6 +25,7 @@
 #include "ml/linear/common.h"
 #include "ml/registry.h"
 #include "ml/size_limits.h"
+#include "ml/unsupervised_fit.h"
 
 namespace bl::ml {
 
@@ -42,34 +43,15 @@ void thin_svd64(const std::vector<double>& a, int64_t m, int64_t d, int64_t k, s
   s.assign(static_cast<size_t>(r), 0.0);
   v.assign(static_cast<size_t>(k * d), 0.0);
   if (d <= m) {
-    std::vector<double> g(static_cast<size_t>(d * d), 0.0);
-    for (int64_t i = 0; i < m; ++i) {
-      const double* row = &a[static_cast<size_t>(i * d)];
-      for (int64_t p = 0; p < d; ++p)
-        for (int64_t q = 0; q <= p; ++q) g[p * d + q] += row[p] * row[q];
-    }
-    SymmetricEigen64 e = symmetric_eigen64(g, d, k, who);
+    SymmetricEigen64 e = symmetric_eigen64(dec::column_gram_lower(a, m, d), d, k, who);
     for (int64_t t = 0; t < r; ++t) s[t] = std::sqrt(std::max(e.values[t], 0.0));
     std::copy(e.vectors.begin(), e.vectors.begin() + k * d, v.begin());
     return;
   }
-  std::vector<double> g(static_cast<size_t>(m * m), 0.0);
-  for (int64_t p = 0; p < m; ++p)
-    for (int64_t q = 0; q <= p; ++q) {
-      double acc = 0.0;
-      for (int64_t j = 0; j < d; ++j) acc += a[p * d + j] * a[q * d + j];
-      g[p * m + q] = acc;
-    }
-  SymmetricEigen64 e = symmetric_eigen64(g, m, k, who);
+  SymmetricEigen64 e = symmetric_eigen64(dec::row_gram_lower(a, m, d), m, k, who);
   for (int64_t t = 0; t < r; ++t) s[t] = std::sqrt(std::max(e.values[t], 0.0));
-  for (int64_t t = 0; t < k; ++t) {
-    if (s[t] == 0.0) continue;
-    for (int64_t i = 0; i < m; ++i) {
-      const double u = e.vectors[t * m + i];
-      for (int64_t j = 0; j < d; ++j) v[t * d + j] += u * a[i * d + j];
-    }
-    for (int64_t j = 0; j < d; ++j) v[t * d + j] /= s[t];
-  }
+  for (int64_t t = 0; t < k; ++t)
+    if (s[t] != 0.0) dec::right_vector_from_left(&e.vectors[t * m], a, m, d, s[t], &v[t * d]);
   dec::flip_rows_by_largest(v, k, d);
 }
 
@@ -81,10 +63,8 @@ class IncrementalPCA final : public lin::ParamEstimator {
                                                 {"whiten", K::boolean, "false"}}) {}
 
   Estimator& fit(const Tensor& X, const Tensor& y) override {
-    if (y.defined()) check_Xy(name_, X, y);  // a y (the command line's --target) is checked and ignored
-    else check_X(name_, X);
+    check_unsupervised_X(name_, X, y, 2);
     const int64_t n = X.dim(0), d = X.dim(1);
-    BL_CHECK(n >= 2, name_, ": X needs at least 2 rows, got n_samples=", n);
     const int64_t want = dec::optional_count(params_, name_, "n_components", 0);
     BL_CHECK(want <= d, name_, ": n_components=", want, " must be at most the feature count (n_features=", d, ")");
     const int64_t batch = dec::optional_count(params_, name_, "batch_size", 5 * d);

@@ -21,11 +21,13 @@
 #include "bitlearn/ops.h"
 #include "core/error.h"
 #include "ml/decomposition/dense64.h"
+#include "ml/decomposition/embedding_sizes.h"
 #include "ml/decomposition/optional_count.h"
 #include "ml/decomposition/symmetric_eigen64.h"
 #include "ml/kernel/kernels.h"
 #include "ml/linear/common.h"
 #include "ml/registry.h"
+#include "ml/unsupervised_fit.h"
 
 namespace bl::ml {
 
@@ -46,8 +48,7 @@ class KernelPCA final : public lin::ParamEstimator {
                                            {"remove_zero_eig", K::boolean, "false"}}) {}
 
   Estimator& fit(const Tensor& X, const Tensor& y) override {
-    if (y.defined()) check_Xy(name_, X, y);  // a y (the command line's --target) is checked and ignored
-    else check_X(name_, X);
+    check_unsupervised_X(name_, X, y);  // a y (the command line's --target) is checked and ignored
     const int64_t n = X.dim(0);
     d_ = X.dim(1);
     BL_CHECK(n >= 2, name_, ": X needs at least 2 rows, got n_samples=", n);
@@ -70,21 +71,9 @@ class KernelPCA final : public lin::ParamEstimator {
       fro += v * v;
     }
     const double floor = 8.0 * 0x1p-24 * std::sqrt(fro);
-    std::vector<double> c(static_cast<size_t>(n), 0.0), r(static_cast<size_t>(n), 0.0);
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j < n; ++j) {
-        c[j] += km[i * n + j];
-        r[i] += km[i * n + j];
-      }
-    double g = 0.0;
-    for (int64_t j = 0; j < n; ++j) {
-      c[j] /= static_cast<double>(n);
-      r[j] /= static_cast<double>(n);
-      g += c[j];
-    }
-    g /= static_cast<double>(n);
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j <= i; ++j) km[i * n + j] = ((km[i * n + j] - c[j]) - r[i]) + g;
+    const std::vector<double> c = dec::column_means(km, n, n);
+    const double g = dec::mean64(c);
+    dec::center_lower(km, n, dec::row_means(km, n, n), c, g);
     SymmetricEigen64 e = symmetric_eigen64(km, n, k, "kernel_pca");
     const double top = e.values[0];
     BL_CHECK(top > floor, name_, ": the centered kernel matrix has no positive eigenvalue (largest ", top, ")");
@@ -112,8 +101,7 @@ class KernelPCA final : public lin::ParamEstimator {
         if (s > 0.0) alphas_[t * n_ + i] = static_cast<float>(u / s);
       }
     }
-    col_means_.resize(static_cast<size_t>(n_));
-    for (int64_t j = 0; j < n_; ++j) col_means_[j] = static_cast<float>(c[j]);
+    col_means_ = dec::rounded32(c);
     grand_mean_ = static_cast<float>(g);
     fitted_ = true;
     return *this;
@@ -130,18 +118,17 @@ class KernelPCA final : public lin::ParamEstimator {
   }
 
   void save_state(nlohmann::json& state) const override {
-    lin::put_ints(state, {{"n_features", d_}, {"n_samples", n_}, {"n_components", k_}});
+    dec::put_embedding_sizes(state, {d_, n_, k_});
     put_kernel_state(state, spec_);
     lin::put_f32s(state, {{"training_rows", x_fit_}, {"fit_column_means", col_means_},
                           {"fit_grand_mean", {grand_mean_}}, {"eigenvalues", eigenvalues_},
                           {"eigenvectors", eigenvectors_}, {"scaled_eigenvectors", alphas_}});
   }
   void load_state(const nlohmann::json& state) override {
-    d_ = lin::get_int(state, "n_features", 1, name_);
-    n_ = lin::get_int(state, "n_samples", 2, name_);
-    BL_CHECK(n_ <= kMaxSamples, name_, ": model state: n_samples is more than ", kMaxSamples);
-    k_ = lin::get_int(state, "n_components", 1, name_);
-    BL_CHECK(k_ <= n_, name_, ": model state: n_components ", k_, " > n_samples ", n_);
+    const dec::EmbeddingSizes sizes = dec::get_embedding_sizes(state, name_, kMaxSamples);
+    d_ = sizes.d;
+    n_ = sizes.n;
+    k_ = sizes.k;
     spec_ = get_kernel_state(state, name_, params_);
     x_fit_ = lin::get_f32(state, "training_rows", n_ * d_, name_);
     col_means_ = lin::get_f32(state, "fit_column_means", n_, name_);

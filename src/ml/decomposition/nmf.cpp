@@ -31,6 +31,7 @@
 #include "ml/decomposition/optional_count.h"
 #include "ml/linear/common.h"
 #include "ml/registry.h"
+#include "ml/unsupervised_fit.h"
 
 namespace bl::ml {
 
@@ -42,25 +43,11 @@ constexpr uint64_t kStreamH = 1;
 constexpr uint64_t kStreamW = 2;
 constexpr double kEpsilon = 0x1p-23;
 
-// A [r, k] times B [k, c], both host row-major binary64: sums over k in ascending order.
-std::vector<double> mul64(const std::vector<double>& a, const std::vector<double>& b, int64_t r, int64_t k, int64_t c) {
-  std::vector<double> out(static_cast<size_t>(r * c), 0.0);
-  for (int64_t i = 0; i < r; ++i)
-    for (int64_t t = 0; t < k; ++t) {
-      const double v = a[i * k + t];
-      for (int64_t j = 0; j < c; ++j) out[i * c + j] += v * b[t * c + j];
-    }
-  return out;
-}
+using dec::mul64;
+using dec::transposed;
 
 // G = A^T A [k, k] for A [r, k]: sums over rows in ascending order.
-std::vector<double> gram64(const std::vector<double>& a, int64_t r, int64_t k) {
-  std::vector<double> g(static_cast<size_t>(k * k), 0.0);
-  for (int64_t i = 0; i < r; ++i)
-    for (int64_t s = 0; s < k; ++s)
-      for (int64_t t = 0; t < k; ++t) g[s * k + t] += a[i * k + s] * a[i * k + t];
-  return g;
-}
+std::vector<double> gram64(const std::vector<double>& a, int64_t r, int64_t k) { return dec::mul64_tn(a, a, r, k, k); }
 
 // One coordinate descent sweep over the columns of M [r, k] for min ||X - M F||^2 given
 // G = F F^T [k, k] and P = X F^T [r, k]; returns the sum of |projected gradient|.
@@ -84,13 +71,6 @@ void mu_step(std::vector<double>& m, const std::vector<double>& num, const std::
   for (size_t i = 0; i < m.size(); ++i) m[i] *= num[i] / (den[i] == 0.0 ? kEpsilon : den[i]);
 }
 
-std::vector<double> transposed(const std::vector<double>& a, int64_t r, int64_t c) {
-  std::vector<double> t(a.size());
-  for (int64_t i = 0; i < r; ++i)
-    for (int64_t j = 0; j < c; ++j) t[j * r + i] = a[i * c + j];
-  return t;
-}
-
 class NMF final : public lin::ParamEstimator {
  public:
   NMF()
@@ -102,8 +82,7 @@ class NMF final : public lin::ParamEstimator {
                                     {"tol", K::number, "0.0001", 0.0}}) {}
 
   Estimator& fit(const Tensor& X, const Tensor& y) override {
-    if (y.defined()) check_Xy(name_, X, y);  // a y (the command line's --target) is checked and ignored
-    else check_X(name_, X);
+    check_unsupervised_X(name_, X, y);  // a y (the command line's --target) is checked and ignored
     const int64_t n = X.dim(0), d = X.dim(1);
     const std::vector<double> xh = host_nonnegative(X);
     const std::string& nc = params_.text("n_components");
@@ -121,8 +100,7 @@ class NMF final : public lin::ParamEstimator {
     d_ = d;
     k_ = k;
     n_iter_ = solve(X, w, h, n, true);
-    components_.resize(h.size());
-    for (size_t i = 0; i < h.size(); ++i) components_[i] = static_cast<float>(h[i]);
+    components_ = dec::rounded32(h);
     err_ = static_cast<float>(std::sqrt(squared_error(X, xh, w, h)));
     fitted_ = true;
     return *this;

@@ -23,6 +23,7 @@
 #include "ml/linear/common.h"
 #include "ml/registry.h"
 #include "ml/size_limits.h"
+#include "ml/unsupervised_fit.h"
 
 namespace bl::ml {
 
@@ -41,8 +42,7 @@ class TruncatedSVD final : public lin::ParamEstimator {
                                               {"tol", K::number, "0", 0.0}}) {}
 
   Estimator& fit(const Tensor& X, const Tensor& y) override {
-    if (y.defined()) check_Xy(name_, X, y);  // a y (the command line's --target) is checked and ignored
-    else check_X(name_, X);
+    check_unsupervised_X(name_, X, y);  // a y (the command line's --target) is checked and ignored
     const int64_t n = X.dim(0), d = X.dim(1);
     const int64_t k = params_.integer("n_components");
     BL_CHECK(n >= 2, name_, ": X needs at least 2 rows, got n_samples=", n);
@@ -61,10 +61,8 @@ class TruncatedSVD final : public lin::ParamEstimator {
                           values, vectors);
     }
     dec::flip_rows_by_largest(vectors, k, d);
-    components_.resize(static_cast<size_t>(k * d));
-    for (size_t i = 0; i < components_.size(); ++i) components_[i] = static_cast<float>(vectors[i]);
-    singular_.resize(static_cast<size_t>(k));
-    for (int64_t t = 0; t < k; ++t) singular_[t] = static_cast<float>(values[t]);
+    components_ = dec::rounded32(vectors);
+    singular_ = dec::rounded32(values);
     d_ = d;
     k_ = k;
     fitted_ = true;

@@ -47,6 +47,7 @@
 #include "contract/arith.h"
 #include "contract/math.h"
 #include "core/error.h"
+#include "ml/decomposition/dense64.h"
 #include "ml/linear/common.h"
 #include "ml/linear/linear_classifier.h"
 #include "ml/registry.h"
@@ -341,19 +342,7 @@ class LinearDiscriminant final : public lin::ParamEstimator {
         for (size_t i = 0; i < B.size(); ++i) B[i] -= sigma[i];
       }
       // M = W^T B W [r, r].
-      Mat BW(static_cast<size_t>(d * r), 0.0), M(static_cast<size_t>(r * r), 0.0);
-      for (int64_t p = 0; p < d; ++p)
-        for (int64_t t = 0; t < r; ++t) {
-          double s = 0.0;
-          for (int64_t q = 0; q < d; ++q) s += B[p * d + q] * W[q * r + t];
-          BW[p * r + t] = s;
-        }
-      for (int64_t a = 0; a < r; ++a)
-        for (int64_t b = 0; b < r; ++b) {
-          double s = 0.0;
-          for (int64_t p = 0; p < d; ++p) s += W[p * r + a] * BW[p * r + b];
-          M[a * r + b] = s;
-        }
+      Mat M = dec::mul64_tn(W, dec::mul64(B, W, d, d, r), d, r, r);
       for (int64_t a = 0; a < r; ++a)  // exact symmetry for the decomposition
         for (int64_t b = a + 1; b < r; ++b) M[b * r + a] = M[a * r + b];
       Eigen64 be = jacobi64(M, r);

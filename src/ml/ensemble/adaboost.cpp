@@ -17,17 +17,20 @@ namespace bl::ml {
 
 namespace {
 
-// A uniform double in [0, 1) from two Philox words (53 bits) of (seed, stream) at 2i, 2i + 1.
-double uniform53(uint64_t seed, uint64_t stream, uint64_t i) {
-  const uint64_t hi = random_u32_element(seed, stream, 2 * i) >> 5;      // 27 bits
-  const uint64_t lo = random_u32_element(seed, stream, 2 * i + 1) >> 6;  // 26 bits
-  return static_cast<double>((hi << 26) | lo) * (1.0 / 9007199254740992.0);
-}
-
 double sum_in_order(const std::vector<double>& v) {
   double s = 0.0;
   for (double x : v) s += x;
   return s;
+}
+
+// The boosting's initial row weights: 1 / n, or the sample weights over their sum (scikit-learn's
+// normalization; all-ones weights give 1 / n exactly).
+std::vector<double> initial_weights(int64_t n, const std::vector<float>* sample_weight) {
+  if (sample_weight == nullptr) return std::vector<double>(static_cast<size_t>(n), 1.0 / static_cast<double>(n));
+  std::vector<double> w(sample_weight->begin(), sample_weight->end());
+  const double total = sum_in_order(w);
+  for (double& x : w) x /= total;
+  return w;
 }
 
 class AdaBoostClassifier : public Estimator {
@@ -72,14 +75,24 @@ class AdaBoostClassifier : public Estimator {
 
   bool fitted() const override { return !trees_.empty(); }
 
-  Estimator& fit(const Tensor& X, const Tensor& y) override {
+  Estimator& fit(const Tensor& X, const Tensor& y) override { return fit_rows(X, y, nullptr); }
+  bool supports_sample_weight() const override { return true; }
+
+ protected:
+  Estimator& fit_with_weights(const Tensor& X, const Tensor& y, const std::vector<float>& w) override {
+    return fit_rows(X, y, &w);
+  }
+
+ private:
+  // SAMME from the initial weights (the sample weights normalized; rows of weight 0 stay 0).
+  Estimator& fit_rows(const Tensor& X, const Tensor& y, const std::vector<float>* sample_weight) {
     const std::string est = name();
     check_Xy(est, X, y);
     Tensor hx = host_f32(X);
     const int64_t n = hx.dim(0), d = hx.dim(1);
     LabelEncoding enc = encode_labels(est, y);
     const int64_t K = static_cast<int64_t>(enc.classes.size());
-    std::vector<double> w(static_cast<size_t>(n), 1.0 / static_cast<double>(n));
+    std::vector<double> w = initial_weights(n, sample_weight);
     std::vector<Tree> trees;
     std::vector<float> alphas;
     const float log_k1 = bl::log(static_cast<float>(K - 1));
@@ -122,6 +135,7 @@ class AdaBoostClassifier : public Estimator {
     return *this;
   }
 
+ public:
   Tensor predict(const Tensor& X) const override {
     return labels_of_best_scores(classes_, decision(X), X.dim(0));
   }
@@ -242,7 +256,18 @@ class AdaBoostRegressor : public Estimator {
 
   bool fitted() const override { return !models_.empty(); }
 
-  Estimator& fit(const Tensor& X, const Tensor& y) override {
+  Estimator& fit(const Tensor& X, const Tensor& y) override { return fit_rows(X, y, nullptr); }
+  bool supports_sample_weight() const override { return true; }
+
+ protected:
+  Estimator& fit_with_weights(const Tensor& X, const Tensor& y, const std::vector<float>& w) override {
+    return fit_rows(X, y, &w);
+  }
+
+ private:
+  // AdaBoost.R2 from the initial weights (the sample weights normalized: rows of weight 0 are never
+  // drawn and take no part in the errors).
+  Estimator& fit_rows(const Tensor& X, const Tensor& y, const std::vector<float>* sample_weight) {
     const std::string est = name();
     check_Xy(est, X, y);
     Tensor hx = host_f32(X);
@@ -250,21 +275,13 @@ class AdaBoostRegressor : public Estimator {
     const std::vector<float> target = regression_targets(y);
     std::vector<int64_t> cols(static_cast<size_t>(d));
     for (int64_t f = 0; f < d; ++f) cols[f] = f;
-    std::vector<double> w(static_cast<size_t>(n), 1.0 / static_cast<double>(n));
+    std::vector<double> w = initial_weights(n, sample_weight);
     std::vector<std::unique_ptr<Estimator>> models;
     std::vector<float> alphas;
-    std::vector<double> cdf(static_cast<size_t>(n)), err(static_cast<size_t>(n));
+    std::vector<double> err(static_cast<size_t>(n));
     for (int64_t m = 0; m < n_estimators_; ++m) {
       // Weighted resampling: n draws from the weights' cumulative sum (float64, row order).
-      double acc = 0.0;
-      for (int64_t i = 0; i < n; ++i) cdf[i] = acc += w[i];
-      std::vector<int64_t> rows(static_cast<size_t>(n));
-      const uint64_t stream = kAdaRowStream | static_cast<uint64_t>(m);
-      for (int64_t i = 0; i < n; ++i) {
-        const double u = uniform53(seed_, stream, static_cast<uint64_t>(i)) * acc;
-        rows[i] = std::min<int64_t>(n - 1, std::upper_bound(cdf.begin(), cdf.end(), u) - cdf.begin());
-      }
-      std::sort(rows.begin(), rows.end());
+      const std::vector<int64_t> rows = draw_weighted_rows(seed_, kAdaRowStream | static_cast<uint64_t>(m), w, n, true);
       auto model = make_sub_estimator(spec_, std::to_string(random_u32_element(seed_, kSubSeedStream, m)));
       model->fit(gather_rows_cols(hx, rows, cols), gather_labels(y, rows));
       const std::vector<float> pred = host_f32(model->predict(hx)).to_vector<float>();
@@ -310,6 +327,7 @@ class AdaBoostRegressor : public Estimator {
     return *this;
   }
 
+ public:
   // Weighted median of the estimators' predictions (scikit-learn's rule: the smallest prediction
   // whose cumulative weight, predictions ascending and ties by estimator order, reaches half).
   Tensor predict(const Tensor& X) const override {

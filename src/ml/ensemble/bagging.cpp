@@ -1,5 +1,12 @@
 // bagging.cpp: bagging_classifier / bagging_regressor: any registered estimator fitted on Philox
 // bootstrap samples of rows and features (see include/bitlearn/ml/ensemble.h).
+//
+// sample_weight (as scikit-learn 1.9): each member's rows are drawn with probability w_i / sum(w)
+// (draw_weighted_rows of sub_estimators.h, stream kBagRowStream | member; with replacement when
+// bootstrap=true, else without), max_samples of the n rows as without weights, and the member is
+// fitted on its drawn rows unweighted, so any member estimator takes part. Rows of weight 0 are never
+// drawn. Weights that are all equal draw as without weights (the same distribution), so all-ones
+// weights give the unweighted bits.
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
@@ -56,7 +63,16 @@ class Bagging : public TwoFormEnsemble {
 
   bool fitted() const override { return !members_.empty(); }
 
-  Estimator& fit(const Tensor& X, const Tensor& y) override {
+  Estimator& fit(const Tensor& X, const Tensor& y) override { return fit_rows(X, y, nullptr); }
+  bool supports_sample_weight() const override { return true; }
+
+ protected:
+  Estimator& fit_with_weights(const Tensor& X, const Tensor& y, const std::vector<float>& w) override {
+    return fit_rows(X, y, &w);
+  }
+
+ private:
+  Estimator& fit_rows(const Tensor& X, const Tensor& y, const std::vector<float>* sample_weight) {
     const std::string est = name();
     check_Xy(est, X, y);
     const int64_t n = X.dim(0), d = X.dim(1);
@@ -67,12 +83,23 @@ class Bagging : public TwoFormEnsemble {
              " rows without replacement from ", n);
     BL_CHECK(bootstrap_features_ || m_cols <= d, est, ": max_features=", max_features_, " asks for ", m_cols,
              " features without replacement from ", d);
+    // Unequal weights draw the rows in proportion to them.
+    std::vector<double> w;
+    if (sample_weight != nullptr &&
+        std::any_of(sample_weight->begin(), sample_weight->end(), [&](float v) { return v != (*sample_weight)[0]; }))
+      w.assign(sample_weight->begin(), sample_weight->end());
+    if (!w.empty() && !bootstrap_) {
+      const int64_t positive = std::count_if(w.begin(), w.end(), [](double v) { return v > 0.0; });
+      BL_CHECK(m_rows <= positive, est, ": max_samples=", max_samples_, " asks for ", m_rows,
+               " rows without replacement from ", positive, " rows of positive sample_weight");
+    }
     Tensor hx = host_f32(X);
     std::vector<Member> members;
     for (int64_t e = 0; e < n_estimators_; ++e) {
       const uint64_t tag = static_cast<uint64_t>(e);
       Member m;
-      std::vector<int64_t> rows = draw_indices(seed_, kBagRowStream | tag, n, m_rows, bootstrap_);
+      std::vector<int64_t> rows = w.empty() ? draw_indices(seed_, kBagRowStream | tag, n, m_rows, bootstrap_)
+                                            : draw_weighted_rows(seed_, kBagRowStream | tag, w, m_rows, bootstrap_);
       m.features = draw_indices(seed_, kBagFeatureStream | tag, d, m_cols, bootstrap_features_);
       Tensor sub_y = gather_labels(y, rows);
       if (classifier_) {
@@ -92,6 +119,7 @@ class Bagging : public TwoFormEnsemble {
     return *this;
   }
 
+ public:
   Tensor predict(const Tensor& X) const override {
     std::vector<float> v = average(X);
     const int64_t n = X.dim(0);

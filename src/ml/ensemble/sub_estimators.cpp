@@ -6,7 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include "contract/arith.h"
+#include "contract/rng.h"
 #include "core/error.h"
+#include "ml/host_math.h"
 #include "ml/tree/tree_model.h"
 #include "io/json_number.h"
 
@@ -262,6 +264,40 @@ std::vector<double> distinct_labels(const Tensor& y) {
   std::sort(v.begin(), v.end());
   v.erase(std::unique(v.begin(), v.end()), v.end());
   return v;
+}
+
+double uniform53(uint64_t seed, uint64_t stream, uint64_t i) {
+  const uint64_t hi = random_u32_element(seed, stream, 2 * i) >> 5;      // 27 bits
+  const uint64_t lo = random_u32_element(seed, stream, 2 * i + 1) >> 6;  // 26 bits
+  return static_cast<double>((hi << 26) | lo) * (1.0 / 9007199254740992.0);
+}
+
+std::vector<int64_t> draw_weighted_rows(uint64_t seed, uint64_t stream, const std::vector<double>& w, int64_t m,
+                                        bool replace) {
+  const int64_t n = static_cast<int64_t>(w.size());
+  std::vector<int64_t> rows;
+  rows.reserve(static_cast<size_t>(m));
+  if (replace) {
+    std::vector<double> cdf(static_cast<size_t>(n));
+    double acc = 0.0;
+    for (int64_t i = 0; i < n; ++i) cdf[i] = acc += w[i];
+    for (int64_t i = 0; i < m; ++i) {
+      const double u = uniform53(seed, stream, static_cast<uint64_t>(i)) * acc;
+      rows.push_back(std::min<int64_t>(n - 1, std::upper_bound(cdf.begin(), cdf.end(), u) - cdf.begin()));
+    }
+  } else {
+    std::vector<std::pair<double, int64_t>> keys;
+    for (int64_t i = 0; i < n; ++i)
+      if (w[i] > 0.0) keys.emplace_back(log64(1.0 - uniform53(seed, stream, static_cast<uint64_t>(i))) / w[i], i);
+    BL_CHECK(m <= static_cast<int64_t>(keys.size()), "weighted draw: ", m, " rows without replacement from ",
+             keys.size(), " rows of positive weight");
+    std::sort(keys.begin(), keys.end(), [](const std::pair<double, int64_t>& a, const std::pair<double, int64_t>& b) {
+      return a.first > b.first || (a.first == b.first && a.second < b.second);
+    });
+    for (int64_t i = 0; i < m; ++i) rows.push_back(keys[i].second);
+  }
+  std::sort(rows.begin(), rows.end());
+  return rows;
 }
 
 }  // namespace bl::ml

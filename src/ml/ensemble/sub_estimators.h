@@ -99,6 +99,18 @@ Tensor gather_labels(const Tensor& y, const std::vector<int64_t>& rows);
 void add_mapped_proba(const std::vector<double>& all, const std::vector<double>& sub, const Tensor& proba,
                       float weight, std::vector<float>& acc);
 
+// A uniform double in [0, 1) from two Philox words (53 bits) of (seed, stream) at 2i, 2i + 1.
+double uniform53(uint64_t seed, uint64_t stream, uint64_t i);
+
+// m draws from rows 0..n-1 (n = w.size()) with probability w_i / sum(w), sorted. With replacement:
+// draw i is the first row whose cumulative weight (float64 sums in row order) exceeds
+// uniform53(seed, stream, i) sum(w) (the last row if none does). Without replacement (m at most the
+// number of positive weights): the m rows of the largest keys log(u_i) / w_i (u_i = 1 -
+// uniform53(seed, stream, i), binary64 log of ml/host_math.h; ties to the lower row), the
+// Efraimidis-Spirakis sampling. Rows of weight 0 are never drawn.
+std::vector<int64_t> draw_weighted_rows(uint64_t seed, uint64_t stream, const std::vector<double>& w, int64_t m,
+                                        bool replace);
+
 // Sorted distinct labels of y (f32 integral, i32, i64) as doubles.
 std::vector<double> distinct_labels(const Tensor& y);
 

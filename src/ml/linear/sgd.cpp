@@ -18,7 +18,10 @@
 // After each epoch the mean of loss + alpha ((1 - l1_ratio) ||w||^2 / 2 + l1_ratio ||w||_1) over the
 // epoch's rows (summed in float-float) is compared with the best so far: n_iter_no_change epochs in a
 // row without an improvement of tol stop the fit (tol < 0: run max_iter epochs). Several classes
-// train one-vs-all, one independent task per class. All arithmetic is binary32 on the host in the
+// train one-vs-all, one independent task per class. sample_weight (as scikit-learn): each row's
+// update (weights and intercept) is multiplied by its weight, update = w_i (-eta clip(dloss)); the
+// decay, the learning-rate schedule and the stopping objective stay per visited row, unweighted, as
+// there (a row of weight 0 still counts in t and in the epoch's mean). All arithmetic is binary32 on the host in the
 // order above, so the result depends on the data and parameters only (CUDA inputs are copied).
 #include <algorithm>
 #include <utility>
@@ -130,7 +133,7 @@ struct SgdResult {
 
 // One binary (or regression) problem: X host row-major [n, d], targets y [n].
 SgdResult sgd_fit_one(const float* X, int64_t n, int64_t d, const Vec& y, const SgdConfig& c, uint64_t cls,
-                      const std::string& est) {
+                      const std::string& est, const Vec* sample_weight) {
   const float alpha = c.alpha;
   const float l1r = c.penalty == Penalty::l2 ? 0.0f : c.penalty == Penalty::l1 ? 1.0f : c.l1_ratio;
   const bool decay = c.penalty == Penalty::l2 || c.penalty == Penalty::elasticnet;
@@ -193,7 +196,8 @@ SgdResult sgd_fit_one(const float* X, int64_t n, int64_t d, const Vec& y, const 
         obj = ff_add_f(obj, o);
       }
       float dl = bl::min(bl::max(lv.dloss, -1e12f), 1e12f);
-      const float update = bl::neg(bl::mul(eta, dl));
+      float update = bl::neg(bl::mul(eta, dl));
+      if (sample_weight != nullptr) update = bl::mul(update, (*sample_weight)[i]);
       bool changed = false;
       if (decay) {
         wscale = bl::mul(wscale, bl::max(0.0f, bl::sub(1.0f, bl::mul(bl::mul(bl::sub(1.0f, l1r), eta), alpha))));
@@ -314,12 +318,21 @@ class SgdRegressor final : public LinearModelBase {
  public:
   SgdRegressor() : LinearModelBase("sgd_regressor", sgd_specs(false)) {}
 
-  Estimator& fit(const Tensor& X, const Tensor& y) override {
+  Estimator& fit(const Tensor& X, const Tensor& y) override { return fit_rows(X, y, nullptr); }
+  bool supports_sample_weight() const override { return true; }
+
+ protected:
+  Estimator& fit_with_weights(const Tensor& X, const Tensor& y, const std::vector<float>& w) override {
+    return fit_rows(X, y, &w);
+  }
+
+ private:
+  Estimator& fit_rows(const Tensor& X, const Tensor& y, const Vec* sample_weight) {
     check_Xy(name_, X, y);
     SgdConfig c = sgd_config(params_, name_);
     Tensor Xh = host_X(X);
     Vec yv = lin::y_to_host(y);
-    SgdResult r = sgd_fit_one(Xh.data<float>(), X.dim(0), X.dim(1), yv, c, 0, name_);
+    SgdResult r = sgd_fit_one(Xh.data<float>(), X.dim(0), X.dim(1), yv, c, 0, name_, sample_weight);
     report_progress("sgd_regressor epochs", r.epochs, r.epochs);
     if (!r.converged) warn_not_converged("sgd_regressor", c.max_iter);
     set_fit(r.w, r.b, r.epochs);
@@ -331,43 +344,15 @@ class SgdClassifier final : public LinearClassifierBase {
  public:
   SgdClassifier() : LinearClassifierBase("sgd_classifier", sgd_specs(true)) {}
 
-  Estimator& fit(const Tensor& X, const Tensor& y) override {
-    check_Xy(name(), X, y);
-    SgdConfig c = sgd_config(params_, name());
-    lin::EncodedLabels enc = lin::encode_labels(name(), y);
-    const int64_t n = X.dim(0), d = X.dim(1);
-    const int64_t n_classes = static_cast<int64_t>(enc.classes.size());
-    const int64_t m = n_classes == 2 ? 1 : n_classes;
-    Tensor Xh = host_X(X);
-    std::vector<SgdResult> res(static_cast<size_t>(m));
-    default_pool().parallel_for(m, [&](int64_t k) {
-      const int64_t positive = m == 1 ? 1 : k;
-      Vec yk(static_cast<size_t>(n));
-      for (int64_t i = 0; i < n; ++i) yk[i] = enc.index[i] == positive ? 1.0f : -1.0f;
-      res[k] = sgd_fit_one(Xh.data<float>(), n, d, yk, c, static_cast<uint64_t>(k), name());
-    });
-    fit_.coef.assign(static_cast<size_t>(m * d), 0.0f);
-    fit_.intercept.assign(static_cast<size_t>(m), 0.0f);
-    fit_.n_iter = 0;
-    for (int64_t k = 0; k < m; ++k) {
-      for (int64_t j = 0; j < d; ++j) fit_.coef[k * d + j] = res[k].w[j];
-      fit_.intercept[k] = res[k].b;
-      fit_.n_iter = std::max(fit_.n_iter, res[k].epochs);
-    }
-    report_progress("sgd_classifier epochs", fit_.n_iter, fit_.n_iter);
-    // Warned here, on the calling thread: the classes were fitted on the pool's threads.
-    bool converged = true;
-    for (const SgdResult& r : res) converged = converged && r.converged;
-    if (!converged) warn_not_converged("sgd_classifier", c.max_iter);
-    fit_.classes = enc.classes;
-    fit_.label_dtype = y.dtype();
-    fit_.n_features = d;
-    fit_.outputs = m;
-    log_loss_ = params_.text("loss") == "log_loss";
-    fit_.fitted = true;
-    return *this;
+  Estimator& fit(const Tensor& X, const Tensor& y) override { return fit_rows(X, y, nullptr); }
+  bool supports_sample_weight() const override { return true; }
+
+ protected:
+  Estimator& fit_with_weights(const Tensor& X, const Tensor& y, const std::vector<float>& w) override {
+    return fit_rows(X, y, &w);
   }
 
+ public:
   // log_loss only: sigmoid of the decision; several classes normalize the one-vs-all sigmoids.
   Tensor predict_proba(const Tensor& X) const override {
     BL_CHECK(!fit_.fitted || log_loss_, name(), ": predict_proba needs loss=log_loss (this model was fit with loss=",
@@ -394,6 +379,43 @@ class SgdClassifier final : public LinearClassifierBase {
   }
 
  private:
+  Estimator& fit_rows(const Tensor& X, const Tensor& y, const Vec* sample_weight) {
+    check_Xy(name(), X, y);
+    SgdConfig c = sgd_config(params_, name());
+    lin::EncodedLabels enc = lin::encode_labels(name(), y);
+    const int64_t n = X.dim(0), d = X.dim(1);
+    const int64_t n_classes = static_cast<int64_t>(enc.classes.size());
+    const int64_t m = n_classes == 2 ? 1 : n_classes;
+    Tensor Xh = host_X(X);
+    std::vector<SgdResult> res(static_cast<size_t>(m));
+    default_pool().parallel_for(m, [&](int64_t k) {
+      const int64_t positive = m == 1 ? 1 : k;
+      Vec yk(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) yk[i] = enc.index[i] == positive ? 1.0f : -1.0f;
+      res[k] = sgd_fit_one(Xh.data<float>(), n, d, yk, c, static_cast<uint64_t>(k), name(), sample_weight);
+    });
+    fit_.coef.assign(static_cast<size_t>(m * d), 0.0f);
+    fit_.intercept.assign(static_cast<size_t>(m), 0.0f);
+    fit_.n_iter = 0;
+    for (int64_t k = 0; k < m; ++k) {
+      for (int64_t j = 0; j < d; ++j) fit_.coef[k * d + j] = res[k].w[j];
+      fit_.intercept[k] = res[k].b;
+      fit_.n_iter = std::max(fit_.n_iter, res[k].epochs);
+    }
+    report_progress("sgd_classifier epochs", fit_.n_iter, fit_.n_iter);
+    // Warned here, on the calling thread: the classes were fitted on the pool's threads.
+    bool converged = true;
+    for (const SgdResult& r : res) converged = converged && r.converged;
+    if (!converged) warn_not_converged("sgd_classifier", c.max_iter);
+    fit_.classes = enc.classes;
+    fit_.label_dtype = y.dtype();
+    fit_.n_features = d;
+    fit_.outputs = m;
+    log_loss_ = params_.text("loss") == "log_loss";
+    fit_.fitted = true;
+    return *this;
+  }
+
   std::string loss_name_or_default() const { return params_.text("loss"); }
 
   bool log_loss_ = false;

@@ -24,9 +24,12 @@
 #include "core/error.h"
 #include "core/thread_pool.h"
 #include "ml/decomposition/dense64.h"
+#include "ml/decomposition/embedding_sizes.h"
 #include "ml/decomposition/symmetric_eigen64.h"
 #include "ml/linear/common.h"
+#include "ml/manifold/neighbor_graph.h"
 #include "ml/registry.h"
+#include "ml/unsupervised_fit.h"
 
 namespace bl::ml {
 
@@ -50,19 +53,6 @@ void distances_to(const std::vector<double>& a, int64_t r, const std::vector<dou
   }
 }
 
-// The k smallest entries of dist[0..n) (skipping index `self`, -1 for none): ascending distance,
-// lower index first among equals.
-std::vector<int64_t> nearest(const double* dist, int64_t n, int64_t k, int64_t self) {
-  std::vector<int64_t> idx;
-  idx.reserve(static_cast<size_t>(n));
-  for (int64_t j = 0; j < n; ++j)
-    if (j != self) idx.push_back(j);
-  auto less = [dist](int64_t a, int64_t b) { return dist[a] < dist[b] || (dist[a] == dist[b] && a < b); };
-  std::partial_sort(idx.begin(), idx.begin() + k, idx.end(), less);
-  idx.resize(static_cast<size_t>(k));
-  return idx;
-}
-
 class Isomap final : public lin::ParamEstimator {
  public:
   Isomap()
@@ -71,8 +61,7 @@ class Isomap final : public lin::ParamEstimator {
                                        {"path_method", K::choice, "auto", 0, {"auto", "D", "FW"}}}) {}
 
   Estimator& fit(const Tensor& X, const Tensor& y) override {
-    if (y.defined()) check_Xy(name_, X, y);  // a y (the command line's --target) is checked and ignored
-    else check_X(name_, X);
+    check_unsupervised_X(name_, X, y);  // a y (the command line's --target) is checked and ignored
     const int64_t n = X.dim(0), d = X.dim(1);
     const int64_t nn = params_.integer("n_neighbors"), k = params_.integer("n_components");
     BL_CHECK(n >= 2, name_, ": X needs at least 2 rows, got n_samples=", n);
@@ -87,17 +76,10 @@ class Isomap final : public lin::ParamEstimator {
     geodesics();
     std::vector<double> km(static_cast<size_t>(n * n));
     for (size_t i = 0; i < km.size(); ++i) km[i] = -0.5 * (geo_[i] * geo_[i]);
-    std::vector<double> c(static_cast<size_t>(n), 0.0);
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j < n; ++j) c[j] += km[i * n + j];
-    double g = 0.0;
-    for (int64_t j = 0; j < n; ++j) {
-      c[j] /= static_cast<double>(n);
-      g += c[j];
-    }
-    g /= static_cast<double>(n);
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j <= i; ++j) km[i * n + j] = ((km[i * n + j] - c[j]) - c[i]) + g;
+    // km is exactly symmetric, so its row means are its column means.
+    const std::vector<double> c = dec::column_means(km, n, n);
+    const double g = dec::mean64(c);
+    dec::center_lower(km, n, c, c, g);
     SymmetricEigen64 e = symmetric_eigen64(km, n, k, "isomap");
     k_ = k;
     embedding_.resize(static_cast<size_t>(n * k));
@@ -125,7 +107,7 @@ class Isomap final : public lin::ParamEstimator {
     default_pool().parallel_for(m, [&](int64_t r) {
       std::vector<double> dist(static_cast<size_t>(n)), kr(static_cast<size_t>(n));
       distances_to(xh, r, train, n, d_, dist.data());
-      const std::vector<int64_t> nb = nearest(dist.data(), n, nn_, -1);
+      const std::vector<int64_t> nb = graph::k_nearest(dist.data(), n, nn_, -1);
       double mean = 0.0;
       for (int64_t j = 0; j < n; ++j) {
         double gmin = dist[nb[0]] + geo_[nb[0] * n + j];
@@ -144,16 +126,15 @@ class Isomap final : public lin::ParamEstimator {
   }
 
   void save_state(nlohmann::json& state) const override {
-    lin::put_ints(state, {{"n_features", d_}, {"n_samples", n_}, {"n_components", k_}});
+    dec::put_embedding_sizes(state, {d_, n_, k_});
     lin::put_f32s(state, {{"training_rows", x_fit_}, {"embedding", embedding_}, {"eigenvalues", eigenvalues_},
                           {"dual_vectors", alphas_}});
   }
   void load_state(const nlohmann::json& state) override {
-    d_ = lin::get_int(state, "n_features", 1, name_);
-    n_ = lin::get_int(state, "n_samples", 2, name_);
-    BL_CHECK(n_ <= kMaxSamples, name_, ": model state: n_samples is more than ", kMaxSamples);
-    k_ = lin::get_int(state, "n_components", 1, name_);
-    BL_CHECK(k_ <= n_, name_, ": model state: n_components ", k_, " > n_samples ", n_);
+    const dec::EmbeddingSizes sizes = dec::get_embedding_sizes(state, name_, kMaxSamples);
+    d_ = sizes.d;
+    n_ = sizes.n;
+    k_ = sizes.k;
     nn_ = params_.integer("n_neighbors");
     BL_CHECK(nn_ < n_, name_, ": model state: n_neighbors=", nn_, " must be below n_samples=", n_);
     x_fit_ = lin::get_f32(state, "training_rows", n_ * d_, name_);
@@ -184,7 +165,7 @@ class Isomap final : public lin::ParamEstimator {
     std::vector<std::vector<int64_t>> nb(static_cast<size_t>(n));
     default_pool().parallel_for(n, [&](int64_t i) {
       distances_to(x, i, x, n, d, &dist[i * n]);
-      nb[i] = nearest(&dist[i * n], n, nn, i);
+      nb[i] = graph::k_nearest(&dist[i * n], n, nn, i);
     });
     // Undirected adjacency (ascending neighbor index per row), weights the row distances.
     std::vector<std::vector<int64_t>> adj(static_cast<size_t>(n));

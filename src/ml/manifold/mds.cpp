@@ -29,6 +29,7 @@
 #include "ml/decomposition/symmetric_eigen64.h"
 #include "ml/linear/common.h"
 #include "ml/registry.h"
+#include "ml/unsupervised_fit.h"
 
 namespace bl::ml {
 
@@ -75,10 +76,8 @@ class MDS final : public lin::ParamEstimator {
                                     {"random_state", K::integer, "0", 0}}) {}
 
   Estimator& fit(const Tensor& X, const Tensor& y) override {
-    if (y.defined()) check_Xy(name_, X, y);  // a y (the command line's --target) is checked and ignored
-    else check_X(name_, X);
+    check_unsupervised_X(name_, X, y, 2);
     const int64_t n = X.dim(0), d = X.dim(1);
-    BL_CHECK(n >= 2, name_, ": X needs at least 2 rows, got n_samples=", n);
     BL_CHECK(n <= kMaxSamples, name_, ": ", n, " rows would need a ", n, " x ", n,
              " dissimilarity matrix on the host; at most ", kMaxSamples, " rows");
     const int64_t k = params_.integer("n_components");
@@ -206,20 +205,12 @@ class MDS final : public lin::ParamEstimator {
   // Classical scaling: -1/2 J D^2 J (J the centering) decomposed; u_t sqrt(max(lambda_t, 0)).
   std::vector<double> classical_start(const std::vector<double>& diss, int64_t n, int64_t k) const {
     BL_CHECK(k <= n, name_, ": n_components=", k, " must be at most n_samples=", n, " for init=classical_mds");
-    std::vector<double> b(static_cast<size_t>(n * n)), c(static_cast<size_t>(n), 0.0);
+    std::vector<double> b(static_cast<size_t>(n * n));
+    for (size_t i = 0; i < b.size(); ++i) b[i] = diss[i] * diss[i];
+    const std::vector<double> c = dec::column_means(b, n, n);  // D symmetric: the row means too
+    dec::center_lower(b, n, c, c, dec::mean64(c));
     for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j < n; ++j) {
-        b[i * n + j] = diss[i * n + j] * diss[i * n + j];
-        c[j] += b[i * n + j];
-      }
-    double g = 0.0;
-    for (int64_t j = 0; j < n; ++j) {
-      c[j] /= static_cast<double>(n);
-      g += c[j];
-    }
-    g /= static_cast<double>(n);
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j <= i; ++j) b[i * n + j] = -0.5 * (((b[i * n + j] - c[j]) - c[i]) + g);
+      for (int64_t j = 0; j <= i; ++j) b[i * n + j] *= -0.5;
     SymmetricEigen64 e = symmetric_eigen64(b, n, k, "mds");
     std::vector<double> x(static_cast<size_t>(n * k));
     for (int64_t t = 0; t < k; ++t) {

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "core/error.h"
-#include "core/thread_pool.h"
+#include "ml/preprocessing/category_table.h"
 #include "ml/preprocessing/column_transformer.h"
 #include "ml/registry.h"
 
@@ -37,17 +37,9 @@ class CategoryEncoder : public prep::ColumnTransformer {
 
   Estimator& fit(const Tensor& X, const Tensor& y) override {
     check_fit_input(X, y);
-    const int64_t n = X.dim(0);
     Tensor h = X.to(Device::cpu()).contiguous();
     const float* p = h.data<float>();
-    categories_.assign(static_cast<size_t>(d_), {});
-    default_pool().parallel_for(d_, [&](int64_t j) {
-      std::vector<float> col(static_cast<size_t>(n));
-      for (int64_t i = 0; i < n; ++i) col[i] = p[i * d_ + j] == 0.0f ? 0.0f : p[i * d_ + j];  // -0 is 0
-      std::sort(col.begin(), col.end());
-      col.erase(std::unique(col.begin(), col.end()), col.end());
-      categories_[j] = std::move(col);
-    });
+    categories_ = prep::fit_categories(X.dim(0), d_, [&](int64_t i, int64_t j) { return p[i * d_ + j]; });
     after_fit();
     fitted_ = true;
     return *this;
@@ -55,39 +47,11 @@ class CategoryEncoder : public prep::ColumnTransformer {
 
   void save_state(nlohmann::json& state) const override {
     state["n_features"] = d_;
-    std::vector<int64_t> counts;
-    std::vector<float> flat;
-    for (const auto& c : categories_) {
-      counts.push_back(static_cast<int64_t>(c.size()));
-      flat.insert(flat.end(), c.begin(), c.end());
-    }
-    state["n_categories"] = counts;
-    lin::put_f32(state, "categories", flat);
+    prep::put_categories(state, categories_);
   }
   void load_state(const nlohmann::json& state) override {
     d_ = lin::get_int(state, "n_features", 1, name_);
-    BL_CHECK(state.contains("n_categories") && state["n_categories"].is_array() &&
-                 static_cast<int64_t>(state["n_categories"].size()) == d_,
-             name_, ": model state field 'n_categories' must list ", d_, " counts");
-    int64_t total = 0;
-    std::vector<int64_t> counts;
-    for (const auto& c : state["n_categories"]) {
-      BL_CHECK(c.is_number_integer() && c.get<int64_t>() >= 1, name_,
-               ": model state field 'n_categories' holds a count below 1");
-      counts.push_back(c.get<int64_t>());
-      total += counts.back();
-    }
-    const std::vector<float> flat = lin::get_f32(state, "categories", total, name_);
-    categories_.assign(static_cast<size_t>(d_), {});
-    size_t at = 0;
-    for (int64_t j = 0; j < d_; ++j) {
-      categories_[j].assign(flat.begin() + static_cast<std::ptrdiff_t>(at),
-                            flat.begin() + static_cast<std::ptrdiff_t>(at + counts[j]));
-      at += static_cast<size_t>(counts[j]);
-      for (size_t k = 0; k < categories_[j].size(); ++k)
-        BL_CHECK(std::isfinite(categories_[j][k]) && (k == 0 || categories_[j][k - 1] < categories_[j][k]), name_,
-                 ": model state: the categories of column ", j, " are not finite and strictly ascending");
-    }
+    categories_ = prep::get_categories(state, d_, name_);
     after_fit();
     fitted_ = true;
   }
@@ -104,15 +68,13 @@ class CategoryEncoder : public prep::ColumnTransformer {
 
   // The index of v among column j's categories, or -1 when unseen (refused when refuse_unknown).
   int64_t index_of(int64_t j, float v, bool refuse_unknown) const {
-    const std::vector<float>& c = categories_[j];
-    auto it = std::lower_bound(c.begin(), c.end(), v);
-    if (it != c.end() && *it == v) return it - c.begin();
-    BL_CHECK(!refuse_unknown, name_, ": found the unknown category ", v, " in column ", j,
+    const int64_t k = prep::category_index(categories_[j], v);
+    BL_CHECK(k >= 0 || !refuse_unknown, name_, ": found the unknown category ", v, " in column ", j,
              " during transform (handle_unknown=error)");
-    return -1;
+    return k;
   }
 
-  std::vector<std::vector<float>> categories_;
+  prep::CategoryTable categories_;
 };
 
 class OrdinalEncoder final : public CategoryEncoder {

@@ -32,6 +32,10 @@
 //   is the distance of 0 from its projected subgradient (b_i = 0: max(-Gp, Gn, 0); b_i = U:
 //   max(Gp, 0); b_i = -U: max(-Gn, 0); b_i > 0: |Gp|; b_i < 0: |Gn|); the outer iteration's sum of
 //   violations, compared with the first iteration's, stops at <= tol times it (converged).
+// sample_weight: row i's C becomes C_i = C w_i (U_i = C_i, D_ii = 1 / (2 C_i), lambda_i =
+//   1 / (2 C_i)), as liblinear's weighted problems; a row of weight 0 is skipped in every sweep (its
+//   variable stays 0 and adds nothing to the stopping measures; it keeps its place in the visiting
+//   order). All-ones weights give the unweighted bits.
 // A problem not converged after max_iter outer iterations keeps its last iterate and warns
 // (ConvergenceWarning). n_iter: the largest outer-iteration count over the problems.
 // Predict: X coef^T + intercept on X's device (lin::LinearClassifierFit, LinearModelBase).
@@ -110,6 +114,9 @@ struct CdConfig {
   bool squared = true;
   int64_t max_iter = 1000;
   uint64_t seed = 0;
+  const std::vector<float>* weights = nullptr;  // sample weights (null: none)
+  // Row i's C_i = C w_i (C without weights).
+  double row_C(int64_t i) const { return weights == nullptr ? C : C * static_cast<double>((*weights)[i]); }
 };
 
 // The outer loop shared by both problems: `sweep(i)` updates row i and accumulates its part of the
@@ -139,11 +146,13 @@ CdResult run_cd(const HostRows& r, const CdConfig& c, uint64_t problem, Sweep sw
 // linear_svc's dual problem for labels y (+1 / -1); returns w (with the intercept weight last).
 CdResult svc_dual(const HostRows& r, const std::vector<int>& y, const CdConfig& c, uint64_t problem) {
   const double inf = std::numeric_limits<double>::infinity();
-  const double U = c.squared ? inf : c.C;
-  const double Dii = c.squared ? 0.5 / c.C : 0.0;
   std::vector<double> a(static_cast<size_t>(r.n), 0.0), w(static_cast<size_t>(r.d1), 0.0);
   double pg_max = -inf, pg_min = inf;
   auto sweep = [&](int64_t i) {
+    const double Ci = c.row_C(i);
+    if (Ci == 0.0) return;  // weight 0: the row takes no part
+    const double U = c.squared ? inf : Ci;
+    const double Dii = c.squared ? 0.5 / Ci : 0.0;
     const double yi = static_cast<double>(y[i]);
     const double G = yi * dot_row(w, r, i) - 1.0 + Dii * a[i];
     double pg = G;
@@ -172,12 +181,14 @@ CdResult svc_dual(const HostRows& r, const std::vector<int>& y, const CdConfig& 
 // linear_svr's dual problem for targets y.
 CdResult svr_dual(const HostRows& r, const std::vector<double>& y, const CdConfig& c) {
   const double inf = std::numeric_limits<double>::infinity();
-  const double U = c.squared ? inf : c.C;
-  const double lam = c.squared ? 0.5 / c.C : 0.0;
   const double eps = c.epsilon;
   std::vector<double> b(static_cast<size_t>(r.n), 0.0), w(static_cast<size_t>(r.d1), 0.0);
   double viol_sum = 0.0, viol_first = 0.0;
   auto sweep = [&](int64_t i) {
+    const double Ci = c.row_C(i);
+    if (Ci == 0.0) return;  // weight 0: the row takes no part
+    const double U = c.squared ? inf : Ci;
+    const double lam = c.squared ? 0.5 / Ci : 0.0;
     const double G = dot_row(w, r, i) - y[i] + lam * b[i];
     const double Gp = G + eps, Gn = G - eps;
     double v = 0.0;
@@ -246,9 +257,31 @@ class LinearSvc final : public LinearClassifierBase {
                                            {"multi_class", K::choice, "ovr", 0, {"ovr", "crammer_singer"}},
                                            {"penalty", K::choice, "l2", 0, {"l2", "l1"}}})) {}
 
-  Estimator& fit(const Tensor& X, const Tensor& y) override {
+  Estimator& fit(const Tensor& X, const Tensor& y) override { return fit_rows(X, y, nullptr); }
+  bool supports_sample_weight() const override { return true; }
+
+ protected:
+  Estimator& fit_with_weights(const Tensor& X, const Tensor& y, const std::vector<float>& w) override {
+    return fit_rows(X, y, &w);
+  }
+
+ public:
+  void save_state(nlohmann::json& state) const override {
+    state["written_by"] = name();
+    fit_.save(state);
+  }
+  void load_state(const nlohmann::json& state) override {
+    check_written_by(state, name());
+    lin::LinearClassifierFit loaded;
+    loaded.load(state, name());
+    fit_ = std::move(loaded);
+  }
+
+ private:
+  Estimator& fit_rows(const Tensor& X, const Tensor& y, const std::vector<float>* w) {
     check_Xy(name(), X, y);
     CdConfig c = cd_config(params_);
+    c.weights = w;
     const std::string loss = params_.text("loss");
     c.squared = loss == "squared_hinge";
     BL_CHECK(params_.text("penalty") == "l2", name(),
@@ -289,17 +322,6 @@ class LinearSvc final : public LinearClassifierBase {
     fit_.fitted = true;
     return *this;
   }
-
-  void save_state(nlohmann::json& state) const override {
-    state["written_by"] = name();
-    fit_.save(state);
-  }
-  void load_state(const nlohmann::json& state) override {
-    check_written_by(state, name());
-    lin::LinearClassifierFit loaded;
-    loaded.load(state, name());
-    fit_ = std::move(loaded);
-  }
 };
 
 class LinearSvr final : public LinearModelBase {
@@ -310,9 +332,19 @@ class LinearSvr final : public LinearModelBase {
                                       {"loss", K::choice, "epsilon_insensitive", 0,
                                        {"epsilon_insensitive", "squared_epsilon_insensitive"}}})) {}
 
-  Estimator& fit(const Tensor& X, const Tensor& y) override {
+  Estimator& fit(const Tensor& X, const Tensor& y) override { return fit_rows(X, y, nullptr); }
+  bool supports_sample_weight() const override { return true; }
+
+ protected:
+  Estimator& fit_with_weights(const Tensor& X, const Tensor& y, const std::vector<float>& w) override {
+    return fit_rows(X, y, &w);
+  }
+
+ private:
+  Estimator& fit_rows(const Tensor& X, const Tensor& y, const std::vector<float>* w) {
     check_Xy(name_, X, y);
     CdConfig c = cd_config(params_);
+    c.weights = w;
     c.squared = params_.text("loss") == "squared_epsilon_insensitive";
     c.epsilon = params_.number("epsilon");
     BL_CHECK(c.squared || params_.text("dual") != "false", name_,

@@ -40,6 +40,15 @@
 //   nu l - floor(nu l), the rest 0 (sum a = nu l); coef_t = a_t; support vectors: a_t > 0.
 // All fitted numbers are rounded to binary32 once.
 //
+// sample_weight (scikit-learn's per-sample C): each variable of row r gets its own bound
+// C_t = C w_r (nu_svc, one_class_svm: C_t = w_r) in place of C in the selection, the clipping of
+// the pair update (libsvm's rules with C_i and C_j) and rho; rows of weight 0 are left out of every
+// problem (their kernel entries are still computed, and gamma=scale still reads them). The nu
+// starts spend nu sum(w) / 2 per sign class (nu_svc), C nu sum(w) / 2 (nu_svr) or nu sum(w)
+// (one_class_svm) in variable order, a_t = min(C_t, remaining); nu_svc's feasibility test compares
+// the classes' weight sums. Platt's folds keep the rows' bounds. All-ones weights give the
+// unweighted bits (C 1 = C, and the sums of ones are the counts).
+//
 // probability=true (svc, nu_svc): for each class pair, libsvm's Platt scaling: the pair's rows are
 //   permuted (step i swaps i with i + philox_index(word i of Philox stream 1 + pair under
 //   random_state, l - i)), split in 5 consecutive folds (fold f: positions [f l / 5, (f + 1) l / 5));
@@ -102,6 +111,7 @@ struct SmoProblem {
   std::vector<double> a0;    // initial alpha (empty: 0)
   bool nu = false;           // libsvm's Solver_NU (two equality constraints)
   double C = 1.0;
+  std::vector<double> Cv;    // per-variable upper bounds (sample weights times C); empty: C for all
   double tol = 1e-3;
   int64_t max_iter = -1;
 };
@@ -123,7 +133,7 @@ SmoResult solve_smo(const SmoProblem& pr) {
   const std::vector<float>& Km = *pr.K;
   const int64_t n = pr.n;
   auto kv = [&](int64_t s, int64_t t) { return static_cast<double>(Km[pr.idx[s] * n + pr.idx[t]]); };
-  const double C = pr.C;
+  const std::vector<double> Cb = pr.Cv.empty() ? std::vector<double>(static_cast<size_t>(l), pr.C) : pr.Cv;
   std::vector<double> a = pr.a0.empty() ? std::vector<double>(l, 0.0) : pr.a0, G = pr.p, QD(l);
   for (int64_t t = 0; t < l; ++t) QD[t] = kv(t, t);
   for (int64_t s = 0; s < l; ++s) {
@@ -142,7 +152,7 @@ SmoResult solve_smo(const SmoProblem& pr) {
   auto up_max = [&](double& g_pos, int64_t& i_pos, double& g_neg, int64_t& i_neg) {
     for (int64_t t = 0; t < l; ++t) {
       if (pr.y[t] == 1) {
-        if (a[t] < C && -G[t] >= g_pos) g_pos = -G[t], i_pos = t;
+        if (a[t] < Cb[t] && -G[t] >= g_pos) g_pos = -G[t], i_pos = t;
       } else if (a[t] > 0.0 && G[t] >= g_neg) {
         g_neg = G[t], i_neg = t;
       }
@@ -171,7 +181,7 @@ SmoResult solve_smo(const SmoProblem& pr) {
           if (i >= 0 && gd > 0.0)
             second_order(t, gd, QD[i] + QD[t] - 2.0 * static_cast<double>(pr.y[t]) * Ki[t], j, obj_min);
         } else {
-          if (!(a[t] < C)) continue;
+          if (!(a[t] < Cb[t])) continue;
           const double gd = gmax - G[t];
           if (-G[t] >= gmax2) gmax2 = -G[t];
           if (i >= 0 && gd > 0.0)
@@ -194,7 +204,7 @@ SmoResult solve_smo(const SmoProblem& pr) {
           if (G[t] >= gp2) gp2 = G[t];
           if (ip >= 0 && gd > 0.0) second_order(t, gd, QD[ip] + QD[t] - 2.0 * Ki[t], j, obj_min);
         } else {
-          if (!(a[t] < C)) continue;
+          if (!(a[t] < Cb[t])) continue;
           const double gd = gn - G[t];
           if (-G[t] >= gn2) gn2 = -G[t];
           if (in >= 0 && gd > 0.0) second_order(t, gd, QD[in] + QD[t] - 2.0 * Kn[t], j, obj_min);
@@ -226,10 +236,10 @@ SmoResult solve_smo(const SmoProblem& pr) {
       } else if (ai < 0.0) {
         ai = 0.0, aj = -diff;
       }
-      if (diff > 0.0) {  // C_i - C_j = 0
-        if (ai > C) ai = C, aj = C - diff;
-      } else if (aj > C) {
-        aj = C, ai = C + diff;
+      if (diff > Cb[i] - Cb[j]) {
+        if (ai > Cb[i]) ai = Cb[i], aj = Cb[i] - diff;
+      } else if (aj > Cb[j]) {
+        aj = Cb[j], ai = Cb[j] + diff;
       }
     } else {
       double qc = QD[i] + QD[j] - 2.0 * Qij;
@@ -238,13 +248,13 @@ SmoResult solve_smo(const SmoProblem& pr) {
       const double sum = ai + aj;
       ai -= delta;
       aj += delta;
-      if (sum > C) {
-        if (ai > C) ai = C, aj = sum - C;
+      if (sum > Cb[i]) {
+        if (ai > Cb[i]) ai = Cb[i], aj = sum - Cb[i];
       } else if (aj < 0.0) {
         aj = 0.0, ai = sum;
       }
-      if (sum > C) {
-        if (aj > C) aj = C, ai = sum - C;
+      if (sum > Cb[j]) {
+        if (aj > Cb[j]) aj = Cb[j], ai = sum - Cb[j];
       } else if (ai < 0.0) {
         ai = 0.0, aj = sum;
       }
@@ -262,7 +272,7 @@ SmoResult solve_smo(const SmoProblem& pr) {
     int64_t nr_free = 0;
     for (int64_t t = 0; t < l; ++t) {
       const double yG = pr.y[t] * G[t];
-      if (a[t] >= C) {
+      if (a[t] >= Cb[t]) {
         if (pr.y[t] == -1) ub = std::min(ub, yG);
         else lb = std::max(lb, yG);
       } else if (a[t] <= 0.0) {
@@ -279,7 +289,7 @@ SmoResult solve_smo(const SmoProblem& pr) {
     int64_t nr_free[2] = {0, 0};
     for (int64_t t = 0; t < l; ++t) {
       const int s = pr.y[t] == 1 ? 0 : 1;
-      if (a[t] >= C) lb[s] = std::max(lb[s], G[t]);
+      if (a[t] >= Cb[t]) lb[s] = std::max(lb[s], G[t]);
       else if (a[t] <= 0.0) ub[s] = std::min(ub[s], G[t]);
       else ++nr_free[s], sum_free[s] += G[t];
     }
@@ -452,7 +462,18 @@ class Svm final : public lin::ParamEstimator {
     params_ = next;
   }
 
-  Estimator& fit(const Tensor& X, const Tensor& y) override {
+  Estimator& fit(const Tensor& X, const Tensor& y) override { return fit_rows(X, y, nullptr); }
+  bool supports_sample_weight() const override { return true; }
+
+ protected:
+  Estimator& fit_with_weights(const Tensor& X, const Tensor& y, const std::vector<float>& w) override {
+    return fit_rows(X, y, &w);
+  }
+
+ private:
+  // The fit; w (null: unweighted) scales each row's box bound, C_t = C w_t (nu_svc, one_class_svm:
+  // C_t = w_t), and rows of weight 0 take no part in the dual problems.
+  Estimator& fit_rows(const Tensor& X, const Tensor& y, const std::vector<float>* w) {
     const bool one = form_ == Form::one_class;
     if (one) check_X(name_, X);
     else check_Xy(name_, X, y);
@@ -497,11 +518,19 @@ class Svm final : public lin::ParamEstimator {
     if (svc_) {
       const int64_t c = static_cast<int64_t>(enc.classes.size());
       std::vector<std::vector<int64_t>> members(static_cast<size_t>(c));
-      for (int64_t i = 0; i < n; ++i) members[static_cast<size_t>(enc.index[i])].push_back(i);
+      std::vector<double> mass(static_cast<size_t>(c), 0.0);  // rows, or weights, per class
+      for (int64_t i = 0; i < n; ++i) {
+        if (w != nullptr && !((*w)[i] > 0.0f)) continue;
+        members[static_cast<size_t>(enc.index[i])].push_back(i);
+        mass[static_cast<size_t>(enc.index[i])] += w != nullptr ? static_cast<double>((*w)[i]) : 1.0;
+      }
+      for (int64_t k = 0; k < c; ++k)
+        BL_CHECK(!members[k].empty(), name_, ": class ", enc.classes[k],
+                 " has no row of positive sample_weight (rows of weight 0 take no part in the fit)");
       if (form_ == Form::nu_svc)
         for (int64_t ca = 0; ca < c; ++ca)
           for (int64_t cb = ca + 1; cb < c; ++cb) {
-            const double na = static_cast<double>(members[ca].size()), nb = static_cast<double>(members[cb].size());
+            const double na = mass[ca], nb = mass[cb];
             BL_CHECK(!(nu * (na + nb) / 2.0 > std::min(na, nb)), name_, ": specified nu is infeasible (nu=",
                      params_.text("nu"), ": classes ", enc.classes[ca], " and ", enc.classes[cb], " have ", na,
                      " and ", nb, " rows; nu must be at most 2 min(n_a, n_b) / (n_a + n_b))");
@@ -517,6 +546,7 @@ class Svm final : public lin::ParamEstimator {
           pr.y.clear();
           for (int64_t r : members[ca]) pr.idx.push_back(r), pr.y.push_back(1);
           for (int64_t r : members[cb]) pr.idx.push_back(r), pr.y.push_back(-1);
+          set_bounds(pr, w);
           if (proba) {
             const auto ab = platt(pr, nu, seed, static_cast<uint64_t>(pair), converged);
             prob_a_.push_back(static_cast<float>(ab.first));
@@ -562,60 +592,73 @@ class Svm final : public lin::ParamEstimator {
       classes_ = enc.classes;
       label_dtype_ = y.dtype();
     } else if (one) {
-      pr.idx.resize(static_cast<size_t>(n));
-      pr.y.assign(static_cast<size_t>(n), 1);
-      pr.p.assign(static_cast<size_t>(n), 0.0);
-      pr.a0.assign(static_cast<size_t>(n), 0.0);
-      const double total = nu * static_cast<double>(n);
-      const int64_t whole = static_cast<int64_t>(total);
-      for (int64_t i = 0; i < n; ++i) pr.idx[i] = i;
-      for (int64_t i = 0; i < whole && i < n; ++i) pr.a0[i] = 1.0;
-      if (whole < n) pr.a0[whole] = total - static_cast<double>(whole);
+      pr.idx = kept_rows(n, w);
+      const int64_t l = static_cast<int64_t>(pr.idx.size());
+      pr.y.assign(static_cast<size_t>(l), 1);
+      pr.p.assign(static_cast<size_t>(l), 0.0);
+      pr.a0.assign(static_cast<size_t>(l), 0.0);
+      set_bounds(pr, w);
+      if (w == nullptr) {
+        const double total = nu * static_cast<double>(l);
+        const int64_t whole = static_cast<int64_t>(total);
+        for (int64_t i = 0; i < whole && i < l; ++i) pr.a0[i] = 1.0;
+        if (whole < l) pr.a0[whole] = total - static_cast<double>(whole);
+      } else {  // nu sum(w) spent in row order, each a_t up to its bound w_t
+        double left = nu * row_mass(pr.idx, w);
+        for (int64_t t = 0; t < l && left > 0.0; ++t) {
+          pr.a0[t] = std::min(pr.Cv[t], left);
+          left -= pr.a0[t];
+        }
+      }
       SmoResult res = solve_smo(pr);
       converged = res.converged;
       n_iter_.push_back(res.iters);
       dual_.clear();
-      for (int64_t i = 0; i < n; ++i)
-        if (res.alpha[i] > 0.0) {
-          sv.push_back(i);
-          dual_.push_back(static_cast<float>(res.alpha[i]));
+      for (int64_t t = 0; t < l; ++t)
+        if (res.alpha[t] > 0.0) {
+          sv.push_back(pr.idx[t]);
+          dual_.push_back(static_cast<float>(res.alpha[t]));
         }
       n_support_ = {static_cast<int64_t>(sv.size())};
       intercept_ = {static_cast<float>(-res.rho)};
       offset_ = static_cast<float>(res.rho);
     } else {
-      pr.idx.resize(static_cast<size_t>(2 * n));
-      pr.y.resize(static_cast<size_t>(2 * n));
-      pr.p.resize(static_cast<size_t>(2 * n));
+      // Variables t < l (y = +1) and t + l (y = -1) over the rows of positive weight.
+      const std::vector<int64_t> kept = kept_rows(n, w);
+      const int64_t l = static_cast<int64_t>(kept.size());
+      pr.idx.resize(static_cast<size_t>(2 * l));
+      pr.y.resize(static_cast<size_t>(2 * l));
+      pr.p.resize(static_cast<size_t>(2 * l));
+      for (int64_t t = 0; t < l; ++t) {
+        pr.idx[t] = kept[t], pr.idx[t + l] = kept[t];
+        pr.y[t] = 1, pr.y[t + l] = -1;
+      }
+      set_bounds(pr, w);
       if (form_ == Form::svr) {
         const double eps = params_.number("epsilon");
-        for (int64_t i = 0; i < n; ++i) {
-          pr.p[i] = eps - static_cast<double>(yv[i]);
-          pr.p[i + n] = eps + static_cast<double>(yv[i]);
+        for (int64_t t = 0; t < l; ++t) {
+          pr.p[t] = eps - static_cast<double>(yv[kept[t]]);
+          pr.p[t + l] = eps + static_cast<double>(yv[kept[t]]);
         }
       } else {
         pr.nu = true;
-        pr.a0.assign(static_cast<size_t>(2 * n), 0.0);
-        double left = pr.C * nu * static_cast<double>(n) / 2.0;
-        for (int64_t i = 0; i < n; ++i) {
-          pr.a0[i] = pr.a0[i + n] = std::min(left, pr.C);
-          left -= pr.a0[i];
-          pr.p[i] = -static_cast<double>(yv[i]);
-          pr.p[i + n] = static_cast<double>(yv[i]);
+        pr.a0.assign(static_cast<size_t>(2 * l), 0.0);
+        double left = pr.C * nu * row_mass(kept, w) / 2.0;
+        for (int64_t t = 0; t < l; ++t) {
+          pr.a0[t] = pr.a0[t + l] = std::min(left, pr.Cv.empty() ? pr.C : pr.Cv[t]);
+          left -= pr.a0[t];
+          pr.p[t] = -static_cast<double>(yv[kept[t]]);
+          pr.p[t + l] = static_cast<double>(yv[kept[t]]);
         }
-      }
-      for (int64_t i = 0; i < n; ++i) {
-        pr.idx[i] = i, pr.idx[i + n] = i;
-        pr.y[i] = 1, pr.y[i + n] = -1;
       }
       SmoResult res = solve_smo(pr);
       converged = res.converged;
       n_iter_.push_back(res.iters);
       dual_.clear();
-      for (int64_t i = 0; i < n; ++i) {
-        const double cf = res.alpha[i] - res.alpha[i + n];
+      for (int64_t t = 0; t < l; ++t) {
+        const double cf = res.alpha[t] - res.alpha[t + l];
         if (cf != 0.0) {
-          sv.push_back(i);
+          sv.push_back(kept[t]);
           dual_.push_back(static_cast<float>(cf));
         }
       }
@@ -633,6 +676,7 @@ class Svm final : public lin::ParamEstimator {
     return *this;
   }
 
+ public:
   Tensor predict(const Tensor& X) const override {
     Tensor D = raw_decision(X);
     if (form_ == Form::one_class) {
@@ -800,6 +844,27 @@ class Svm final : public lin::ParamEstimator {
   }
 
  private:
+  // The rows of positive weight (all rows when w is null), ascending.
+  static std::vector<int64_t> kept_rows(int64_t n, const std::vector<float>* w) {
+    std::vector<int64_t> rows;
+    for (int64_t i = 0; i < n; ++i)
+      if (w == nullptr || (*w)[i] > 0.0f) rows.push_back(i);
+    return rows;
+  }
+  // sum of w over rows in order (their count when w is null).
+  static double row_mass(const std::vector<int64_t>& rows, const std::vector<float>* w) {
+    if (w == nullptr) return static_cast<double>(rows.size());
+    double m = 0.0;
+    for (int64_t r : rows) m += static_cast<double>((*w)[r]);
+    return m;
+  }
+  // Per-variable bounds C w_row of pr's variables (none when w is null: C for all).
+  static void set_bounds(SmoProblem& pr, const std::vector<float>* w) {
+    pr.Cv.clear();
+    if (w == nullptr) return;
+    for (int64_t r : pr.idx) pr.Cv.push_back(pr.C * static_cast<double>((*w)[r]));
+  }
+
   bool has_C() const { return form_ == Form::svc || form_ == Form::svr || form_ == Form::nu_svr; }
   bool has_nu() const { return form_ == Form::nu_svc || form_ == Form::nu_svr || form_ == Form::one_class; }
 
@@ -811,10 +876,15 @@ class Svm final : public lin::ParamEstimator {
       pr.C = 1.0;
       pr.p.assign(l, 0.0);
       pr.a0.assign(l, 0.0);
-      double left_pos = nu * static_cast<double>(l) / 2.0, left_neg = left_pos;
+      double mass = static_cast<double>(l);  // the sum of the bounds (weights)
+      if (!pr.Cv.empty()) {
+        mass = 0.0;
+        for (double b : pr.Cv) mass += b;
+      }
+      double left_pos = nu * mass / 2.0, left_neg = left_pos;
       for (size_t t = 0; t < l; ++t) {
         double& left = pr.y[t] == 1 ? left_pos : left_neg;
-        pr.a0[t] = std::min(1.0, left);
+        pr.a0[t] = std::min(pr.Cv.empty() ? 1.0 : pr.Cv[t], left);
         left -= pr.a0[t];
       }
     } else {
@@ -847,11 +917,14 @@ class Svm final : public lin::ParamEstimator {
       SmoProblem sub = full;
       sub.idx.clear();
       sub.y.clear();
+      sub.Cv.clear();
       for (int sign : {1, -1})
         for (int64_t k = 0; k < l; ++k) {
           if (k >= begin && k < end) continue;
           const int64_t t = perm[k];
-          if (full.y[t] == sign) sub.idx.push_back(full.idx[t]), sub.y.push_back(sign);
+          if (full.y[t] != sign) continue;
+          sub.idx.push_back(full.idx[t]), sub.y.push_back(sign);
+          if (!full.Cv.empty()) sub.Cv.push_back(full.Cv[t]);
         }
       int64_t npos = 0, nneg = 0;
       for (int v : sub.y) (v == 1 ? npos : nneg) += 1;
