@@ -32,6 +32,7 @@
 #include "io/json_number.h"
 #include "ml/linear/common.h"
 #include "ml/registry.h"
+#include "ml/weighted_fit.h"
 
 namespace bl::ml {
 
@@ -47,29 +48,23 @@ struct Node {
   double score = 0.0;
 };
 
-class BisectingKMeans final : public lin::ParamEstimator {
+class BisectingKMeans final : public WeightedRowsFitX<BisectingKMeans, lin::ParamEstimator> {
  public:
   BisectingKMeans()
-      : lin::ParamEstimator("bisecting_kmeans",
-                            {{"bisecting_strategy", K::choice, "biggest_inertia", 0, {"biggest_inertia", "largest_cluster"}},
-                             {"init", K::choice, "random", 0, {"random", "k-means++"}},
-                             {"max_iter", K::integer, "300", 1},
-                             {"n_clusters", K::integer, "8", 1},
-                             {"n_init", K::integer, "1", 1},
-                             {"random_state", K::integer, "0", 0},
-                             {"tol", K::number, "0.0001", 0.0}}) {}
-
-  Estimator& fit(const Tensor& X, const Tensor&) override { return fit_rows(X, nullptr); }
-  bool supports_sample_weight() const override { return true; }
-
- protected:
-  Estimator& fit_with_weights(const Tensor& X, const Tensor&, const std::vector<float>& w) override {
-    const bool ones = std::all_of(w.begin(), w.end(), [](float v) { return v == 1.0f; });
-    return fit_rows(X, ones ? nullptr : &w);
-  }
+      : WeightedRowsFitX("bisecting_kmeans",
+                         {{"bisecting_strategy", K::choice, "biggest_inertia", 0, {"biggest_inertia", "largest_cluster"}},
+                          {"init", K::choice, "random", 0, {"random", "k-means++"}},
+                          {"max_iter", K::integer, "300", 1},
+                          {"n_clusters", K::integer, "8", 1},
+                          {"n_init", K::integer, "1", 1},
+                          {"random_state", K::integer, "0", 0},
+                          {"tol", K::number, "0.0001", 0.0}}) {}
 
  private:
+  friend WeightedRowsFitX;
+
   Estimator& fit_rows(const Tensor& X, const std::vector<float>* w) {
+    w = null_if_unit_weights(w);  // all-ones weights give the unweighted fit's bits
     check_X(name_, X);
     const int64_t n = X.dim(0), k = params_.integer("n_clusters"), n_init = params_.integer("n_init");
     d_ = X.dim(1);

@@ -32,6 +32,7 @@
 #include "ml/cluster/kmeans.h"
 #include "ml/linear/common.h"
 #include "ml/registry.h"
+#include "ml/weighted_fit.h"
 
 namespace bl::ml {
 
@@ -186,24 +187,18 @@ class KMeansBase : public lin::ParamEstimator {
   int64_t k_ = 0, d_ = 0, n_iter_ = 0;
 };
 
-class KMeans final : public KMeansBase {
+class KMeans final : public WeightedRowsFitX<KMeans, KMeansBase> {
  public:
   KMeans()
-      : KMeansBase("kmeans", {{"init", K::choice, "k-means++", 0, {"k-means++", "random"}},
-                              {"max_iter", K::integer, "300", 1},
-                              {"n_clusters", K::integer, "8", 1},
-                              {"random_state", K::integer, "0", 0},
-                              {"tol", K::number, "0.0001", 0.0}}) {}
-
-  Estimator& fit(const Tensor& X, const Tensor&) override { return fit_rows(X, nullptr); }
-  bool supports_sample_weight() const override { return true; }
-
- protected:
-  Estimator& fit_with_weights(const Tensor& X, const Tensor&, const std::vector<float>& w) override {
-    return fit_rows(X, &w);
-  }
+      : WeightedRowsFitX("kmeans", {{"init", K::choice, "k-means++", 0, {"k-means++", "random"}},
+                                    {"max_iter", K::integer, "300", 1},
+                                    {"n_clusters", K::integer, "8", 1},
+                                    {"random_state", K::integer, "0", 0},
+                                    {"tol", K::number, "0.0001", 0.0}}) {}
 
  private:
+  friend WeightedRowsFitX;
+
   Estimator& fit_rows(const Tensor& X, const std::vector<float>* w) {
     check_fit_input(X);
     const int64_t n = X.dim(0), k = k_;
@@ -269,26 +264,20 @@ class KMeans final : public KMeansBase {
   }
 };
 
-class MiniBatchKMeans final : public KMeansBase {
+class MiniBatchKMeans final : public WeightedRowsFitX<MiniBatchKMeans, KMeansBase> {
  public:
   MiniBatchKMeans()
-      : KMeansBase("minibatch_kmeans", {{"batch_size", K::integer, "1024", 1},
-                                        {"max_iter", K::integer, "100", 1},
-                                        {"max_no_improvement", K::integer, "10", 0},
-                                        {"n_clusters", K::integer, "8", 1},
-                                        {"random_state", K::integer, "0", 0}}) {}
-
-  Estimator& fit(const Tensor& X, const Tensor&) override { return fit_rows(X, nullptr); }
-  bool supports_sample_weight() const override { return true; }
-
- protected:
-  Estimator& fit_with_weights(const Tensor& X, const Tensor&, const std::vector<float>& w) override {
-    const bool ones = std::all_of(w.begin(), w.end(), [](float v) { return v == 1.0f; });
-    return fit_rows(X, ones ? nullptr : &w);
-  }
+      : WeightedRowsFitX("minibatch_kmeans", {{"batch_size", K::integer, "1024", 1},
+                                              {"max_iter", K::integer, "100", 1},
+                                              {"max_no_improvement", K::integer, "10", 0},
+                                              {"n_clusters", K::integer, "8", 1},
+                                              {"random_state", K::integer, "0", 0}}) {}
 
  private:
+  friend WeightedRowsFitX;
+
   Estimator& fit_rows(const Tensor& X, const std::vector<float>* w) {
+    w = null_if_unit_weights(w);  // all-ones weights give the unweighted fit's bits
     check_fit_input(X);
     const int64_t n = X.dim(0), k = k_, d = d_;
     Tensor weight = w != nullptr ? Tensor::from_vector(*w, {n, 1}, X.device()) : Tensor();

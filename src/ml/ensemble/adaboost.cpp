@@ -12,6 +12,7 @@
 #include "ml/ensemble/weighted_tree.h"
 #include "ml/registry.h"
 #include "ml/tree/tree_model.h"
+#include "ml/weighted_fit.h"
 
 namespace bl::ml {
 
@@ -33,7 +34,7 @@ std::vector<double> initial_weights(int64_t n, const std::vector<float>* sample_
   return w;
 }
 
-class AdaBoostClassifier : public Estimator {
+class AdaBoostClassifier : public WeightedRowsFit<AdaBoostClassifier> {
  public:
   AdaBoostClassifier() { set_params({{"estimator", "decision_tree_classifier(max_depth=1)"}}); }
 
@@ -75,15 +76,9 @@ class AdaBoostClassifier : public Estimator {
 
   bool fitted() const override { return !trees_.empty(); }
 
-  Estimator& fit(const Tensor& X, const Tensor& y) override { return fit_rows(X, y, nullptr); }
-  bool supports_sample_weight() const override { return true; }
-
- protected:
-  Estimator& fit_with_weights(const Tensor& X, const Tensor& y, const std::vector<float>& w) override {
-    return fit_rows(X, y, &w);
-  }
-
  private:
+  friend WeightedRowsFit;
+
   // SAMME from the initial weights (the sample weights normalized; rows of weight 0 stay 0).
   Estimator& fit_rows(const Tensor& X, const Tensor& y, const std::vector<float>* sample_weight) {
     const std::string est = name();
@@ -225,7 +220,7 @@ class AdaBoostClassifier : public Estimator {
   int64_t n_features_ = 0;
 };
 
-class AdaBoostRegressor : public Estimator {
+class AdaBoostRegressor : public WeightedRowsFit<AdaBoostRegressor> {
  public:
   AdaBoostRegressor() { spec_ = parse_sub_spec(name(), "estimator", "decision_tree_regressor(max_depth=3)"); }
 
@@ -256,15 +251,9 @@ class AdaBoostRegressor : public Estimator {
 
   bool fitted() const override { return !models_.empty(); }
 
-  Estimator& fit(const Tensor& X, const Tensor& y) override { return fit_rows(X, y, nullptr); }
-  bool supports_sample_weight() const override { return true; }
-
- protected:
-  Estimator& fit_with_weights(const Tensor& X, const Tensor& y, const std::vector<float>& w) override {
-    return fit_rows(X, y, &w);
-  }
-
  private:
+  friend WeightedRowsFit;
+
   // AdaBoost.R2 from the initial weights (the sample weights normalized: rows of weight 0 are never
   // drawn and take no part in the errors).
   Estimator& fit_rows(const Tensor& X, const Tensor& y, const std::vector<float>* sample_weight) {

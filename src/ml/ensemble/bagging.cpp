@@ -18,6 +18,7 @@
 #include "ml/ensemble/sub_estimators.h"
 #include "ml/registry.h"
 #include "ml/tree/tree_model.h"
+#include "ml/weighted_fit.h"
 #include "io/json_number.h"
 
 namespace bl::ml {
@@ -30,9 +31,9 @@ struct Member {
   std::unique_ptr<Estimator> model;
 };
 
-class Bagging : public TwoFormEnsemble {
+class Bagging : public WeightedRowsFit<Bagging, TwoFormEnsemble> {
  public:
-  explicit Bagging(bool classifier) : TwoFormEnsemble(classifier, "bagging_classifier", "bagging_regressor") {
+  explicit Bagging(bool classifier) : WeightedRowsFit(classifier, "bagging_classifier", "bagging_regressor") {
     estimator_ = parse_sub_spec(name(), "estimator", classifier ? "decision_tree_classifier" : "decision_tree_regressor");
   }
 
@@ -63,15 +64,9 @@ class Bagging : public TwoFormEnsemble {
 
   bool fitted() const override { return !members_.empty(); }
 
-  Estimator& fit(const Tensor& X, const Tensor& y) override { return fit_rows(X, y, nullptr); }
-  bool supports_sample_weight() const override { return true; }
-
- protected:
-  Estimator& fit_with_weights(const Tensor& X, const Tensor& y, const std::vector<float>& w) override {
-    return fit_rows(X, y, &w);
-  }
-
  private:
+  friend WeightedRowsFit;
+
   Estimator& fit_rows(const Tensor& X, const Tensor& y, const std::vector<float>* sample_weight) {
     const std::string est = name();
     check_Xy(est, X, y);

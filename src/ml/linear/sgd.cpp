@@ -38,6 +38,7 @@
 #include "ml/linear/linear_base.h"
 #include "ml/linear/linear_classifier.h"
 #include "ml/registry.h"
+#include "ml/weighted_fit.h"
 
 namespace bl::ml {
 
@@ -314,19 +315,13 @@ SgdConfig sgd_config(const lin::ParamSet& p, const std::string& est) {
 // X as a contiguous host copy.
 Tensor host_X(const Tensor& X) { return X.to(Device::cpu()).contiguous(); }
 
-class SgdRegressor final : public LinearModelBase {
+class SgdRegressor final : public WeightedRowsFit<SgdRegressor, LinearModelBase> {
  public:
-  SgdRegressor() : LinearModelBase("sgd_regressor", sgd_specs(false)) {}
-
-  Estimator& fit(const Tensor& X, const Tensor& y) override { return fit_rows(X, y, nullptr); }
-  bool supports_sample_weight() const override { return true; }
-
- protected:
-  Estimator& fit_with_weights(const Tensor& X, const Tensor& y, const std::vector<float>& w) override {
-    return fit_rows(X, y, &w);
-  }
+  SgdRegressor() : WeightedRowsFit("sgd_regressor", sgd_specs(false)) {}
 
  private:
+  friend WeightedRowsFit;
+
   Estimator& fit_rows(const Tensor& X, const Tensor& y, const Vec* sample_weight) {
     check_Xy(name_, X, y);
     SgdConfig c = sgd_config(params_, name_);
@@ -340,19 +335,12 @@ class SgdRegressor final : public LinearModelBase {
   }
 };
 
-class SgdClassifier final : public LinearClassifierBase {
+class SgdClassifier final : public WeightedRowsFit<SgdClassifier, LinearClassifierBase> {
  public:
-  SgdClassifier() : LinearClassifierBase("sgd_classifier", sgd_specs(true)) {}
+  SgdClassifier() : WeightedRowsFit("sgd_classifier", sgd_specs(true)) {}
 
-  Estimator& fit(const Tensor& X, const Tensor& y) override { return fit_rows(X, y, nullptr); }
-  bool supports_sample_weight() const override { return true; }
+  friend WeightedRowsFit;
 
- protected:
-  Estimator& fit_with_weights(const Tensor& X, const Tensor& y, const std::vector<float>& w) override {
-    return fit_rows(X, y, &w);
-  }
-
- public:
   // log_loss only: sigmoid of the decision; several classes normalize the one-vs-all sigmoids.
   Tensor predict_proba(const Tensor& X) const override {
     BL_CHECK(!fit_.fitted || log_loss_, name(), ": predict_proba needs loss=log_loss (this model was fit with loss=",

@@ -51,6 +51,7 @@
 #include "ml/linear/linear_base.h"
 #include "ml/linear/linear_classifier.h"
 #include "ml/registry.h"
+#include "ml/weighted_fit.h"
 
 namespace bl::ml {
 
@@ -249,23 +250,16 @@ CdConfig cd_config(const lin::ParamSet& p) {
   return c;
 }
 
-class LinearSvc final : public LinearClassifierBase {
+class LinearSvc final : public WeightedRowsFit<LinearSvc, LinearClassifierBase> {
  public:
   LinearSvc()
-      : LinearClassifierBase("linear_svc",
-                             common_specs({{"loss", K::choice, "squared_hinge", 0, {"squared_hinge", "hinge"}},
-                                           {"multi_class", K::choice, "ovr", 0, {"ovr", "crammer_singer"}},
-                                           {"penalty", K::choice, "l2", 0, {"l2", "l1"}}})) {}
+      : WeightedRowsFit("linear_svc",
+                        common_specs({{"loss", K::choice, "squared_hinge", 0, {"squared_hinge", "hinge"}},
+                                      {"multi_class", K::choice, "ovr", 0, {"ovr", "crammer_singer"}},
+                                      {"penalty", K::choice, "l2", 0, {"l2", "l1"}}})) {}
 
-  Estimator& fit(const Tensor& X, const Tensor& y) override { return fit_rows(X, y, nullptr); }
-  bool supports_sample_weight() const override { return true; }
+  friend WeightedRowsFit;
 
- protected:
-  Estimator& fit_with_weights(const Tensor& X, const Tensor& y, const std::vector<float>& w) override {
-    return fit_rows(X, y, &w);
-  }
-
- public:
   void save_state(nlohmann::json& state) const override {
     state["written_by"] = name();
     fit_.save(state);
@@ -324,23 +318,17 @@ class LinearSvc final : public LinearClassifierBase {
   }
 };
 
-class LinearSvr final : public LinearModelBase {
+class LinearSvr final : public WeightedRowsFit<LinearSvr, LinearModelBase> {
  public:
   LinearSvr()
-      : LinearModelBase("linear_svr",
+      : WeightedRowsFit("linear_svr",
                         common_specs({{"epsilon", K::number, "0", 0.0},
                                       {"loss", K::choice, "epsilon_insensitive", 0,
                                        {"epsilon_insensitive", "squared_epsilon_insensitive"}}})) {}
 
-  Estimator& fit(const Tensor& X, const Tensor& y) override { return fit_rows(X, y, nullptr); }
-  bool supports_sample_weight() const override { return true; }
-
- protected:
-  Estimator& fit_with_weights(const Tensor& X, const Tensor& y, const std::vector<float>& w) override {
-    return fit_rows(X, y, &w);
-  }
-
  private:
+  friend WeightedRowsFit;
+
   Estimator& fit_rows(const Tensor& X, const Tensor& y, const std::vector<float>* w) {
     check_Xy(name_, X, y);
     CdConfig c = cd_config(params_);

@@ -89,6 +89,7 @@
 #include "ml/kernel/kernels.h"
 #include "ml/linear/common.h"
 #include "ml/registry.h"
+#include "ml/weighted_fit.h"
 
 namespace bl::ml {
 
@@ -437,10 +438,10 @@ std::vector<ParamSpec> common_specs(Form f) {
   return s;
 }
 
-class Svm final : public lin::ParamEstimator {
+class Svm final : public WeightedRowsFit<Svm, lin::ParamEstimator> {
  public:
   explicit Svm(Form f)
-      : lin::ParamEstimator(form_name(f), common_specs(f)),
+      : WeightedRowsFit(form_name(f), common_specs(f)),
         form_(f),
         svc_(f == Form::svc || f == Form::nu_svc) {}
 
@@ -462,15 +463,9 @@ class Svm final : public lin::ParamEstimator {
     params_ = next;
   }
 
-  Estimator& fit(const Tensor& X, const Tensor& y) override { return fit_rows(X, y, nullptr); }
-  bool supports_sample_weight() const override { return true; }
-
- protected:
-  Estimator& fit_with_weights(const Tensor& X, const Tensor& y, const std::vector<float>& w) override {
-    return fit_rows(X, y, &w);
-  }
-
  private:
+  friend WeightedRowsFit;
+
   // The fit; w (null: unweighted) scales each row's box bound, C_t = C w_t (nu_svc, one_class_svm:
   // C_t = w_t), and rows of weight 0 take no part in the dual problems.
   Estimator& fit_rows(const Tensor& X, const Tensor& y, const std::vector<float>* w) {
