@@ -37,6 +37,9 @@ def data(kind, n, seed=0):
     elif kind == "multi":
         X, y = datasets.make_classification(n_samples=n, n_features=D, n_informative=10, n_classes=3,
                                             random_state=seed)
+    elif kind == "multi6":  # low dimension, where the kd-tree searches pay
+        X, y = datasets.make_classification(n_samples=n, n_features=6, n_informative=4, n_classes=3,
+                                            random_state=seed)
     elif kind in ("word_counts", "categories"):  # three classes with their own Poisson rates per feature
         rng = np.random.default_rng(seed)
         y = rng.integers(0, 3, size=n)
@@ -107,6 +110,8 @@ CASES = {
                            lambda: manifold.SpectralEmbedding(n_neighbors=10, random_state=0), "none"),
     "locally_linear_embedding": ("reg", "locally_linear_embedding", {"n_neighbors": "10"},
                                  lambda: manifold.LocallyLinearEmbedding(n_neighbors=10, random_state=0), "none"),
+    # tsne: method="exact" in both (bitlearn has only it), 1000 iterations of n^2 work.
+    "tsne": ("reg", "tsne", {}, lambda: manifold.TSNE(method="exact", random_state=0), "none"),
     "nmf_cd": ("word_counts", "nmf", {"n_components": "5"},
                lambda: decomposition.NMF(n_components=5, random_state=0), "none"),
     "nmf_mu": ("word_counts", "nmf", {"n_components": "5", "solver": "mu"},
@@ -120,6 +125,12 @@ CASES = {
     "kneighbors_cosine": ("multi", "kneighbors_classifier", {"n_neighbors": "5", "metric": "cosine"},
                           lambda: neighbors.KNeighborsClassifier(n_neighbors=5, metric="cosine",
                                                                  algorithm="brute"), "accuracy"),
+    # 6 features: the kd-tree on both sides (bitlearn's gives the brute force's bits), and our
+    # brute force against scikit-learn's kd-tree for our kd-tree / brute ratio.
+    "kneighbors_kd_tree": ("multi6", "kneighbors_classifier", {"n_neighbors": "5", "algorithm": "kd_tree"},
+                           lambda: neighbors.KNeighborsClassifier(n_neighbors=5, algorithm="kd_tree"), "accuracy"),
+    "kneighbors_brute_6d": ("multi6", "kneighbors_classifier", {"n_neighbors": "5", "algorithm": "brute"},
+                            lambda: neighbors.KNeighborsClassifier(n_neighbors=5, algorithm="kd_tree"), "accuracy"),
     "gaussian_nb": ("multi", "gaussian_nb", {}, lambda: naive_bayes.GaussianNB(), "accuracy"),
     "multinomial_nb": ("word_counts", "multinomial_nb", {}, lambda: naive_bayes.MultinomialNB(), "accuracy"),
     "complement_nb": ("word_counts", "complement_nb", {}, lambda: naive_bayes.ComplementNB(), "accuracy"),
@@ -237,6 +248,8 @@ MAX_ROWS = {"quantile_regressor": 5000, "ard_regression": 200000,
             # spectral_embedding, locally_linear_embedding: a dense n x n eigen-decomposition
             # (bitlearn's at most 4096 rows).
             "spectral_embedding": 4000, "locally_linear_embedding": 4000,
+            # tsne (exact): n x n probabilities and 1000 gradient steps of n^2 work in both.
+            "tsne": 1000,
             # mlp: 20 epochs of mini-batches; a million rows takes minutes in both.
             "mlp_classifier": 100000, "mlp_regressor": 100000}
 

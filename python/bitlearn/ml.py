@@ -54,6 +54,7 @@ _CLASS_NAMES = {
     "nystroem": "Nystroem", "knn_imputer": "KNNImputer",
     "truncated_svd": "TruncatedSVD", "kernel_pca": "KernelPCA", "nmf": "NMF",
     "incremental_pca": "IncrementalPCA", "fast_ica": "FastICA", "mds": "MDS",
+    "tsne": "TSNE",
     "gaussian_process_regressor": "GaussianProcessRegressor",
     "optics": "OPTICS", "hdbscan": "HDBSCAN", "affinity_propagation": "AffinityPropagation", "birch": "Birch",
     "gaussian_process_classifier": "GaussianProcessClassifier",
@@ -86,6 +87,7 @@ _TARGET_TRANSFORMER = {"target_encoder"}
 # Embeddings of the training rows only: fit / fit_transform, embedding_ (scikit-learn's MDS and
 # SpectralEmbedding).
 _EMBEDDING = {"mds", "spectral_embedding"}
+_EMBEDDING |= {"tsne"}  # scikit-learn's TSNE (method="exact")
 # Density estimators with score_samples, score and sample only (scikit-learn's KernelDensity).
 _DENSITY = {"kernel_density"}
 _OUTLIER = {"isolation_forest", "local_outlier_factor", "one_class_svm"}
@@ -447,6 +449,9 @@ class BitlearnEstimator(BaseEstimator):
             self.stress_ = float(_hex_f32(state["stress"])[0])
         if isinstance(state.get("reconstruction_error"), str):  # locally_linear_embedding
             self.reconstruction_error_ = float(_hex_f32(state["reconstruction_error"])[0])
+        if isinstance(state.get("kl_divergence"), str):  # tsne (n_iter_ above)
+            self.kl_divergence_ = float(np.frombuffer(bytes.fromhex(state["kl_divergence"]), dtype="<f8")[0])
+            self.learning_rate_ = float(np.frombuffer(bytes.fromhex(state["learning_rate_used"]), dtype="<f8")[0])
         if isinstance(state.get("encodings_f64"), str):  # target_encoder: scikit-learn's fitted attributes
             f64 = np.frombuffer(bytes.fromhex(state["encodings_f64"]), dtype="<f8")
             means = np.frombuffer(bytes.fromhex(state["target_mean_f64"]), dtype="<f8").copy()

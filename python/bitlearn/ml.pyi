@@ -227,11 +227,11 @@ class KNNImputer(_TransformerBase):
 
 class KNeighborsClassifier(_ClassifierBase):
     """registry name: kneighbors_classifier"""
-    def __init__(self, *, metric: str = 'minkowski', n_neighbors: float = 5, p: float = 2, weights: str = 'uniform', device: str = 'cpu', n_jobs: Any = None) -> None: ...
+    def __init__(self, *, algorithm: str = 'auto', leaf_size: float = 30, metric: str = 'minkowski', n_neighbors: float = 5, p: float = 2, weights: str = 'uniform', device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
 class KNeighborsRegressor(_RegressorBase):
     """registry name: kneighbors_regressor"""
-    def __init__(self, *, metric: str = 'minkowski', n_neighbors: float = 5, p: float = 2, weights: str = 'uniform', device: str = 'cpu', n_jobs: Any = None) -> None: ...
+    def __init__(self, *, algorithm: str = 'auto', leaf_size: float = 30, metric: str = 'minkowski', n_neighbors: float = 5, p: float = 2, weights: str = 'uniform', device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
 class KernelDensity(_DensityBase):
     """registry name: kernel_density"""
@@ -275,7 +275,7 @@ class LinearSVR(_RegressorBase):
 
 class LocalOutlierFactor(_OutlierBase):
     """registry name: local_outlier_factor"""
-    def __init__(self, *, contamination: str = 'auto', n_neighbors: float = 20, novelty: bool = True, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+    def __init__(self, *, algorithm: str = 'auto', contamination: str = 'auto', leaf_size: float = 30, n_neighbors: float = 20, novelty: bool = True, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
 class LocallyLinearEmbedding(_TransformerBase):
     """registry name: locally_linear_embedding"""
@@ -327,7 +327,7 @@ class NearestCentroid(_ClassifierBase):
 
 class NearestNeighbors(_NeighborsBase):
     """registry name: nearest_neighbors"""
-    def __init__(self, *, metric: str = 'minkowski', n_neighbors: float = 5, p: float = 2, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+    def __init__(self, *, algorithm: str = 'auto', leaf_size: float = 30, metric: str = 'minkowski', n_neighbors: float = 5, p: float = 2, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
 class Normalizer(_TransformerBase):
     """registry name: normalizer"""
@@ -395,11 +395,11 @@ class RBFSampler(_TransformerBase):
 
 class RadiusNeighborsClassifier(_ClassifierBase):
     """registry name: radius_neighbors_classifier"""
-    def __init__(self, *, outlier_label: Any = None, radius: float = 1, weights: str = 'uniform', device: str = 'cpu', n_jobs: Any = None) -> None: ...
+    def __init__(self, *, algorithm: str = 'auto', leaf_size: float = 30, outlier_label: Any = None, radius: float = 1, weights: str = 'uniform', device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
 class RadiusNeighborsRegressor(_RegressorBase):
     """registry name: radius_neighbors_regressor"""
-    def __init__(self, *, radius: float = 1, weights: str = 'uniform', device: str = 'cpu', n_jobs: Any = None) -> None: ...
+    def __init__(self, *, algorithm: str = 'auto', leaf_size: float = 30, radius: float = 1, weights: str = 'uniform', device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
 class RandomForestClassifier(_ClassifierBase):
     """registry name: random_forest_classifier"""
@@ -460,6 +460,10 @@ class StackingRegressor(_RegressorBase):
 class StandardScaler(_TransformerBase):
     """registry name: standard_scaler"""
     def __init__(self, *, with_mean: bool = True, with_std: bool = True, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class TSNE(_EmbeddingBase):
+    """registry name: tsne"""
+    def __init__(self, *, early_exaggeration: float = 12, init: str = 'pca', learning_rate: str = 'auto', max_iter: float = 1000, method: str = 'exact', metric: str = 'euclidean', min_grad_norm: float = 1e-07, n_components: float = 2, n_iter_without_progress: float = 300, perplexity: float = 30.0, random_state: float = 0, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
 class TargetEncoder(_TransformerBase):
     """registry name: target_encoder"""

@@ -63,6 +63,7 @@ BL_ML_ESTIMATOR(mds)
 BL_ML_ESTIMATOR(isomap)
 BL_ML_ESTIMATOR(spectral_embedding)
 BL_ML_ESTIMATOR(locally_linear_embedding)
+BL_ML_ESTIMATOR(tsne)
 
 // src/ml/tree/ (trees and forests)
 BL_ML_ESTIMATOR(decision_tree_classifier)

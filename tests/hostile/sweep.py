@@ -311,6 +311,7 @@ MODEL_ESTIMATORS = [
     ("isomap", "cls", ["n_neighbors=3"]),
     ("spectral_embedding", "cls", ["n_neighbors=3"]),
     ("locally_linear_embedding", "cls", ["n_neighbors=3"]),
+    ("tsne", "cls", ["perplexity=5", "max_iter=250"]),
     ("standard_scaler", "cls", []),
     ("min_max_scaler", "cls", []),
     ("max_abs_scaler", "cls", []),
@@ -332,7 +333,7 @@ TRANSFORMERS = ("truncated_svd", "kernel_pca", "factor_analysis", "standard_scal
                 "max_abs_scaler", "robust_scaler", "normalizer", "polynomial_features", "simple_imputer",
                 "ordinal_encoder", "one_hot_encoder", "quantile_transformer", "power_transformer",
                 "knn_imputer", "incremental_pca", "fast_ica", "mds", "isomap", "spline_transformer",
-                "spectral_embedding", "locally_linear_embedding")
+                "spectral_embedding", "locally_linear_embedding", "tsne")
 # Unsupervised estimators: fitted without --target; those without predict are read by this output.
 UNSUPERVISED = ("kmeans", "pca", "isolation_forest", "gaussian_mixture", "dbscan", "bisecting_kmeans",
                 "local_outlier_factor", "kernel_density", "nystroem", "rbf_sampler", "agglomerative_clustering",

@@ -7,7 +7,8 @@
 // host; equal distances to the lowest training index) come from metric_neighbors.h. Votes
 // (classifier: most votes, lowest class on ties; weights=distance: 1 / distance, exact matches
 // alone when any) and means (regressor, neighbors in distance order) are taken on the host in
-// binary32 in a fixed order. nearest_neighbors: predict gives the neighbor indices [m, k] (i64,
+// binary32 in a fixed order. algorithm / leaf_size choose the search (brute force or the exact
+// kd-tree of kd_tree.h: the same bits, see metric_neighbors.h). nearest_neighbors: predict gives the neighbor indices [m, k] (i64,
 // nearest first), transform their distances [m, k] (f32).
 #include <algorithm>
 
@@ -57,7 +58,7 @@ class NeighborsBase : public lin::ParamEstimator {
     extra.push_back({"metric", K::choice, "minkowski", 0, metric_names()});
     extra.push_back({"n_neighbors", K::integer, "5", 1});
     extra.push_back({"p", K::number, "2", 1.0});
-    return extra;
+    return with_search_specs(std::move(extra));
   }
 
   Metric metric() const { return metric_of(name_, params_.text("metric"), params_.number("p"), rows_.d); }
@@ -66,7 +67,7 @@ class NeighborsBase : public lin::ParamEstimator {
   void kneighbors(const Tensor& X, std::vector<int64_t>& idx, std::vector<float>& dist) const {
     check_predict_input(X, rows_.d);
     NeighborLists lists = metric_neighbors(X, rows_.X, rows_.n, rows_.d, params_.integer("n_neighbors"), metric(),
-                                           params_.number("p"), name_);
+                                           params_.number("p"), name_, search_of(params_));
     idx = std::move(lists.idx);
     dist = std::move(lists.dist);
   }

@@ -3,7 +3,8 @@
 // on new rows; fit_predict on the training rows is not provided).
 //
 // Neighbors come from nearest_rows.h (squared distances D of ml/cluster/distances.h, contract GEMM,
-// equal distances to the lowest training index); a distance is sqrt(D) in the contract's binary32.
+// equal distances to the lowest training index; the algorithm parameter may search them with the
+// exact kd-tree of kd_tree.h, the same bits); a distance is sqrt(D) in the contract's binary32.
 //
 // Fit, with k = min(n_neighbors, n - 1) (n >= 2 rows):
 //   1. the k + 1 nearest training rows of each training row; the row itself is dropped from its
@@ -24,14 +25,11 @@
 #include <algorithm>
 #include <cmath>
 
-#include "bitlearn/ml/progress.h"
 #include "bitlearn/ops.h"
 #include "contract/arith.h"
 #include "core/error.h"
-#include "kernels/matmul_packed.h"
-#include "ml/cluster/distances.h"
 #include "ml/linear/common.h"
-#include "ml/neighbors/nearest_rows.h"
+#include "ml/neighbors/metric_neighbors.h"
 #include "ml/registry.h"
 
 namespace bl::ml {
@@ -45,7 +43,7 @@ constexpr const char* kName = "local_outlier_factor";
 class LocalOutlierFactor final : public lin::ParamEstimator {
  public:
   LocalOutlierFactor()
-      : lin::ParamEstimator(kName, {{"n_neighbors", K::integer, "20", 1}, {"novelty", K::boolean, "true"}}) {}
+      : lin::ParamEstimator(kName, with_search_specs({{"n_neighbors", K::integer, "20", 1}, {"novelty", K::boolean, "true"}})) {}
 
   Params get_params() const override {
     Params p = params_.all();
@@ -170,19 +168,10 @@ class LocalOutlierFactor final : public lin::ParamEstimator {
   }
 
  private:
-  // The k nearest training rows of each row of X ([m, k], nearest first): fused on the CPU for CPU
-  // tensors, GEMM on the device then host selection otherwise (the same bits).
+  // The k nearest training rows of each row of X ([m, k], nearest first) and their squared
+  // distances: metric_neighbors.h's euclidean search (brute force or kd-tree, the same bits).
   NeighborLists neighbors(const Tensor& X, int64_t k) const {
-    const int64_t m = X.dim(0);
-    Tensor T = Tensor::from_vector(X_, {n_, d_}, X.device());
-    std::vector<float> tt = row_sq_norms(T).to(Device::cpu()).to_vector<float>();
-    if (!X.device().is_cpu()) return nearest_rows_gemm(X, T, tt, k);
-    Tensor Q = X.contiguous();
-    std::vector<float> qq = row_sq_norms(Q).to_vector<float>();
-    PackedMatrix packed = matmul_pack_b_cpu(X_.data(), d_, n_, d_, true);
-    NeighborLists l = nearest_rows_cpu(Q.data<float>(), m, qq.data(), packed, tt.data(), k);
-    report_progress(name_ + " neighbors", m, m);
-    return l;
+    return euclidean_sq_neighbors(X, X_, n_, d_, k, name_, search_of(params_));
   }
 
   // 1 / (mean of the reachability distances max(dist_r, k_distance[nb_r]) + 1e-10), binary64.

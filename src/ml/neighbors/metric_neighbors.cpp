@@ -12,6 +12,7 @@
 #include "kernels/matmul_packed.h"
 #include "ml/cluster/distances.h"
 #include "ml/host_math.h"
+#include "ml/neighbors/kd_tree.h"
 
 namespace bl::ml {
 
@@ -84,12 +85,44 @@ Metric metric_of(const std::string& est, const std::string& name, double p, int6
   return Metric::euclidean;
 }
 
-NeighborLists metric_neighbors(const Tensor& X, const std::vector<float>& train, int64_t n, int64_t d, int64_t k,
-                               Metric metric, double p, const std::string& est) {
+const std::vector<std::string>& algorithm_names() {
+  static const std::vector<std::string> names = {"auto", "brute", "kd_tree", "ball_tree"};
+  return names;
+}
+
+NeighborAlgorithm algorithm_of(const std::string& name) {
+  if (name == "brute") return NeighborAlgorithm::brute;
+  if (name == "kd_tree") return NeighborAlgorithm::kd_tree;
+  if (name == "ball_tree") return NeighborAlgorithm::ball_tree;
+  return NeighborAlgorithm::automatic;
+}
+
+std::vector<lin::ParamSpec> with_search_specs(std::vector<lin::ParamSpec> specs) {
+  specs.push_back({"algorithm", lin::ParamSpec::Kind::choice, "auto", 0, algorithm_names()});
+  specs.push_back({"leaf_size", lin::ParamSpec::Kind::integer, "30", 1});
+  return specs;
+}
+
+NeighborSearch search_of(const lin::ParamSet& params) {
+  return {algorithm_of(params.text("algorithm")), params.integer("leaf_size")};
+}
+
+NeighborLists euclidean_sq_neighbors(const Tensor& X, const std::vector<float>& train, int64_t n, int64_t d,
+                                     int64_t k, const std::string& est, const NeighborSearch& search) {
   BL_CHECK(k >= 1 && k <= n, est, ": n_neighbors=", k, " is more than the ", n, " training rows");
   const int64_t m = X.dim(0);
+  bool tree = search.algorithm == NeighborAlgorithm::kd_tree || search.algorithm == NeighborAlgorithm::ball_tree;
+  if (search.algorithm == NeighborAlgorithm::automatic)
+    tree = X.device().is_cpu() && d <= kAutoKdMaxDims && n >= kAutoKdMinRows && k < n / 2;
   NeighborLists lists;
-  if (metric == Metric::euclidean) {
+  if (tree) {
+    // The norms as the brute force takes them (row_sq_norms on the host; the same bits anywhere).
+    Tensor Q = X.to(Device::cpu()).contiguous();
+    std::vector<float> qq = row_sq_norms(Q).to_vector<float>();
+    std::vector<float> tt = row_sq_norms(Tensor::from_vector(train, {n, d})).to_vector<float>();
+    KdTree kd(train.data(), n, d, search.leaf_size);
+    lists = kd.search(Q.data<float>(), m, qq.data(), tt.data(), k);
+  } else {
     Tensor T = Tensor::from_vector(train, {n, d}, X.device());
     std::vector<float> tt = row_sq_norms(T).to(Device::cpu()).to_vector<float>();
     if (X.device().is_cpu()) {
@@ -100,7 +133,18 @@ NeighborLists metric_neighbors(const Tensor& X, const std::vector<float>& train,
     } else {
       lists = nearest_rows_gemm(X, T, tt, k);
     }
-    report_progress(est + " neighbors", m, m);
+  }
+  report_progress(est + " neighbors", m, m);
+  return lists;
+}
+
+NeighborLists metric_neighbors(const Tensor& X, const std::vector<float>& train, int64_t n, int64_t d, int64_t k,
+                               Metric metric, double p, const std::string& est, const NeighborSearch& search) {
+  BL_CHECK(k >= 1 && k <= n, est, ": n_neighbors=", k, " is more than the ", n, " training rows");
+  const int64_t m = X.dim(0);
+  NeighborLists lists;
+  if (metric == Metric::euclidean) {
+    lists = euclidean_sq_neighbors(X, train, n, d, k, est, search);
     for (float& v : lists.dist) v = bl::sqrt(v);
     return lists;
   }

@@ -6,7 +6,8 @@
 // the same bits everywhere) and copied to the host, where training row j is a neighbor of query i
 // when D[i, j] <= r2. r2 is the exact square of the radius (a binary64 parameter) rounded once to
 // binary32; rows exactly on the boundary are neighbors. Neighbors are kept in ascending training
-// index.
+// index. The algorithm and leaf_size parameters are accepted (scikit-learn's); the radius search is
+// always this brute force (the result would not differ).
 //
 // Weights. uniform: 1 each. distance: 1 / sqrt(D) (contract binary32 div and sqrt); when any
 // neighbor of a query is at distance 0, those neighbors alone count, with weight 1.
@@ -30,6 +31,7 @@
 #include "core/error.h"
 #include "ml/cluster/distances.h"
 #include "ml/linear/common.h"
+#include "ml/neighbors/metric_neighbors.h"
 #include "ml/neighbors/training_rows.h"
 #include "ml/registry.h"
 
@@ -64,8 +66,8 @@ class RadiusNeighbors final : public lin::ParamEstimator {
  public:
   explicit RadiusNeighbors(bool classifier)
       : lin::ParamEstimator(classifier ? "radius_neighbors_classifier" : "radius_neighbors_regressor",
-                            {{"radius", K::number, "1", 0.0},
-                             {"weights", K::choice, "uniform", 0, {"uniform", "distance"}}}),
+                            with_search_specs({{"radius", K::number, "1", 0.0},
+                                               {"weights", K::choice, "uniform", 0, {"uniform", "distance"}}})),
         classifier_(classifier) {}
 
   Params get_params() const override {
