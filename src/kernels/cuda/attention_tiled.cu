@@ -1,10 +1,10 @@
 // attention_tiled.cu: CUDA attention for prefill shapes, several query rows per 32-lane group.
 //
-// A block takes up to 4 x (warps per block) consecutive queries of one (batch, head); each 32-lane
-// group ("row group") owns 4 of them, and lane L of a group owns, for each of its rows, the keys
-// j with j mod 32 == L (window 0: every key range starts at key 0, so the relative index of key j
+// A block takes kRows x (warps per block) consecutive queries of one (batch, head) (kRows = 4 for
+// every head_dim: 8 measured slower); each 32-lane group ("row group") owns kRows of them, and
+// lane L of a group owns, for each of its rows, the keys j with j mod 32 == L (window 0: every key range starts at key 0, so the relative index of key j
 // is j). Keys are staged in shared memory a chunk of kKeys x 32 at a time; a lane computes the
-// scores of its 4 rows against its kKeys keys of the chunk together, so each staged key feeds 4
+// scores of its rows against its kKeys keys of the chunk together, so each staged key feeds kRows
 // rows (the warp-rows kernel feeds one). The scores are not stored: each row's values are
 // computed three times, each time exactly as attention_score computes them (one fma chain from +0
 // in ascending d, then the scale):
@@ -13,7 +13,7 @@
 //            is lane L of leaf_reduce; at the end of each softmax leaf of 4096 keys the lanes are
 //            folded by shuffles in the schedule's halving order and the leaf values by leaf_tree;
 //   pass 3   p_j = exp(s_j - m) / S goes to shared memory for the chunk, and lane L owns the
-//            output elements d = L, L + 32, ... of the group's 4 rows: p_j * v_j[d] over the keys in
+//            output elements d = L, L + 32, ... of the group's rows: p_j * v_j[d] over the keys in
 //            ascending order, a fresh fma chain per GEMM leaf of 256 keys (chunks never straddle
 //            one), the leaves folded left to right.
 // A key past a row's last allowed key is skipped, never multiplied by a zero probability (that
@@ -32,7 +32,6 @@ namespace bl::cuda {
 namespace {
 
 constexpr int kLanes = 32;           // lanes per row group = the sum schedule's lanes
-constexpr int kRows = 4;             // query rows per row group
 constexpr int kMaxDim = 128;         // the widest head_dim covered
 constexpr unsigned kMask = 0xFFFFFFFFu;
 
@@ -60,9 +59,9 @@ __device__ void stage_quads(float* dst, int dst_stride, const float* src, int64_
   }
 }
 
-// Scores of the group's 4 rows (qs, row stride dim) against the lane's kKeys staged keys
+// Scores of the group's kRows rows (qs, row stride dim) against the lane's kKeys staged keys
 // (key u at staged row lane + 32 u): attention_score's chain for each pair.
-template <int kKeys>
+template <int kRows, int kKeys>
 __device__ void tile_scores(const float* qs, const float* staged, int dim_pad, int dim, float scale, int lane,
                             float (&s)[kRows][kKeys]) {
   float acc[kRows][kKeys];
@@ -92,6 +91,30 @@ __device__ void tile_scores(const float* qs, const float* staged, int dim_pad, i
     for (int u = 0; u < kKeys; ++u) s[r][u] = canonicalize(mul(acc[r][u], scale));
 }
 
+// One chunk of a pass: stages keys c0 .. c0 + len - 1 (all threads of the block) and, when the
+// group has a row that reaches key c0, computes its tile of scores; returns whether it did.
+template <int kRows, int kKeys>
+__device__ bool chunk_scores(float* staged, int dim_pad, const float* kb, int64_t k_st, int64_t c0, int len,
+                             int dim, int64_t row_max, const float* my_q, float scale, int lane,
+                             float (&s)[kRows][kKeys]) {
+  __syncthreads();
+  stage_quads(staged, dim_pad, kb + c0 * k_st, k_st, len, dim);
+  __syncthreads();
+  if (c0 > row_max) return false;
+  tile_scores<kRows, kKeys>(my_q, staged, dim_pad, dim, scale, lane, s);
+  return true;
+}
+
+// The staged probabilities of one key for a group's kRows rows (16-byte aligned).
+template <int kRows>
+__device__ void load_row_probabilities(const float* src, float (&pr)[kRows]) {
+#pragma unroll
+  for (int r4 = 0; r4 < kRows / 4; ++r4) {
+    const float4 p = reinterpret_cast<const float4*>(src)[r4];
+    pr[4 * r4] = p.x, pr[4 * r4 + 1] = p.y, pr[4 * r4 + 2] = p.z, pr[4 * r4 + 3] = p.w;
+  }
+}
+
 // Lane 0 ends with the fold of the 32 lane values: halving (the schedule) or, for the sabotage
 // test, doubling strides.
 __device__ float fold_lanes(float acc, bool reversed) {
@@ -103,9 +126,9 @@ __device__ float fold_lanes(float acc, bool reversed) {
   return acc;
 }
 
-// kKeys: keys per lane per chunk (chunk = 32 kKeys); kSlots: output elements per lane
-// (head_dim <= 32 kSlots).
-template <int kKeys, int kSlots>
+// kRows: query rows per row group (a multiple of 4); kKeys: keys per lane per chunk (chunk =
+// 32 kKeys); kSlots: output elements per lane (head_dim <= 32 kSlots).
+template <int kRows, int kKeys, int kSlots>
 __global__ void attention_tiled_kernel(AttentionArgs a, const float* q, const float* k, const float* v,
                                        const int64_t* q_pos, const int64_t* kv_len, float* out, TiledShape sh) {
   extern __shared__ float4 smem4[];
@@ -157,12 +180,8 @@ __global__ void attention_tiled_kernel(AttentionArgs a, const float* q, const fl
     for (int r = 0; r < kRows; ++r) m[r] = StepMax::init();
     for (int64_t c0 = 0; c0 <= key_hi; c0 += kChunk) {
       const int len = static_cast<int>(least(kChunk, key_hi - c0 + 1));
-      __syncthreads();
-      stage_quads(staged, sh.dim_pad, kb + c0 * a.k_st, a.k_st, len, dim);
-      __syncthreads();
-      if (c0 > row_max) continue;
       float s[kRows][kKeys];
-      tile_scores<kKeys>(my_q, staged, sh.dim_pad, dim, a.scale, lane, s);
+      if (!chunk_scores(staged, sh.dim_pad, kb, a.k_st, c0, len, dim, row_max, my_q, a.scale, lane, s)) continue;
 #pragma unroll
       for (int r = 0; r < kRows; ++r)
 #pragma unroll
@@ -179,12 +198,8 @@ __global__ void attention_tiled_kernel(AttentionArgs a, const float* q, const fl
     for (int r = 0; r < kRows; ++r) acc[r] = StepExpShift::init();
     for (int64_t c0 = 0; c0 <= key_hi; c0 += kChunk) {
       const int len = static_cast<int>(least(kChunk, key_hi - c0 + 1));
-      __syncthreads();
-      stage_quads(staged, sh.dim_pad, kb + c0 * a.k_st, a.k_st, len, dim);
-      __syncthreads();
-      if (c0 <= row_max) {
-        float s[kRows][kKeys];
-        tile_scores<kKeys>(my_q, staged, sh.dim_pad, dim, a.scale, lane, s);
+      float s[kRows][kKeys];
+      if (chunk_scores(staged, sh.dim_pad, kb, a.k_st, c0, len, dim, row_max, my_q, a.scale, lane, s)) {
 #pragma unroll
         for (int u = 0; u < kKeys; ++u)
 #pragma unroll
@@ -220,20 +235,18 @@ __global__ void attention_tiled_kernel(AttentionArgs a, const float* q, const fl
       for (int x = 0; x < kSlots; ++x) o[r][x] = 0.0f, c[r][x] = 0.0f;
     for (int64_t c0 = 0; c0 <= key_hi; c0 += kChunk) {
       const int len = static_cast<int>(least(kChunk, key_hi - c0 + 1));
-      __syncthreads();
-      stage_quads(staged, sh.dim_pad, kb + c0 * a.k_st, a.k_st, len, dim);
-      __syncthreads();
-      if (c0 <= row_max) {
-        float s[kRows][kKeys];
-        tile_scores<kKeys>(my_q, staged, sh.dim_pad, dim, a.scale, lane, s);
+      float s[kRows][kKeys];
+      if (chunk_scores(staged, sh.dim_pad, kb, a.k_st, c0, len, dim, row_max, my_q, a.scale, lane, s)) {
 #pragma unroll
         for (int u = 0; u < kKeys; ++u) {
           float pr[kRows];
 #pragma unroll
           for (int r = 0; r < kRows; ++r)
             pr[r] = c0 + lane + kLanes * u <= hi[r] ? canonicalize(div(exp(sub(s[r][u], m[r])), total[r])) : 0.0f;
-          *reinterpret_cast<float4*>(ps + (lane + kLanes * u) * sh.p_stride + group * kRows) =
-              make_float4(pr[0], pr[1], pr[2], pr[3]);
+          float4* dst = reinterpret_cast<float4*>(ps + (lane + kLanes * u) * sh.p_stride + group * kRows);
+#pragma unroll
+          for (int r4 = 0; r4 < kRows / 4; ++r4)
+            dst[r4] = make_float4(pr[4 * r4], pr[4 * r4 + 1], pr[4 * r4 + 2], pr[4 * r4 + 3]);
         }
       }
       __syncthreads();
@@ -253,26 +266,25 @@ __global__ void attention_tiled_kernel(AttentionArgs a, const float* q, const fl
       }
       const float* vr = staged + lane;
       if (c0 + len - 1 <= row_min) {
-        // Every key of the chunk is allowed for all 4 rows.
-#pragma unroll 4
+        // Every key of the chunk is allowed for all the group's rows.
+#pragma unroll 2
         for (int j = 0; j < len; ++j) {
-          const float4 p = *reinterpret_cast<const float4*>(ps + j * sh.p_stride + group * kRows);
+          float pr[kRows];
+          load_row_probabilities<kRows>(ps + j * sh.p_stride + group * kRows, pr);
 #pragma unroll
           for (int x = 0; x < kSlots; ++x) {
             if (lane + x * kLanes < dim) {
               const float y = vr[j * dim + x * kLanes];
-              o[0][x] = fma(p.x, y, o[0][x]);
-              o[1][x] = fma(p.y, y, o[1][x]);
-              o[2][x] = fma(p.z, y, o[2][x]);
-              o[3][x] = fma(p.w, y, o[3][x]);
+#pragma unroll
+              for (int r = 0; r < kRows; ++r) o[r][x] = fma(pr[r], y, o[r][x]);
             }
           }
         }
       } else {
         const int64_t stop = least(len, row_max - c0 + 1);
         for (int j = 0; j < stop; ++j) {
-          const float4 p = *reinterpret_cast<const float4*>(ps + j * sh.p_stride + group * kRows);
-          const float pr[kRows] = {p.x, p.y, p.z, p.w};
+          float pr[kRows];
+          load_row_probabilities<kRows>(ps + j * sh.p_stride + group * kRows, pr);
 #pragma unroll
           for (int x = 0; x < kSlots; ++x) {
             if (lane + x * kLanes < dim) {
@@ -300,10 +312,10 @@ __global__ void attention_tiled_kernel(AttentionArgs a, const float* q, const fl
   }
 }
 
-template <int kKeys, int kSlots>
+template <int kRows, int kKeys, int kSlots>
 void launch_tiled(const AttentionArgs& a, const float* q, const float* k, const float* v, const int64_t* q_pos,
                   const int64_t* kv_len, float* out, TiledShape sh, const LaunchConfig& config) {
-  auto kernel = attention_tiled_kernel<kKeys, kSlots>;
+  auto kernel = attention_tiled_kernel<kRows, kKeys, kSlots>;
   const int block = fitted_block(kernel, config);
   const int rows_per_block = block / kLanes * kRows;
   const int dim = static_cast<int>(a.head_dim);
@@ -323,9 +335,9 @@ void launch_tiled(const AttentionArgs& a, const float* q, const float* k, const 
 template <int kKeys>
 void launch_tiled_dim(const AttentionArgs& a, const float* q, const float* k, const float* v, const int64_t* q_pos,
                       const int64_t* kv_len, float* out, const TiledShape& sh, const LaunchConfig& config) {
-  if (a.head_dim <= 32) launch_tiled<kKeys, 1>(a, q, k, v, q_pos, kv_len, out, sh, config);
-  else if (a.head_dim <= 64) launch_tiled<kKeys, 2>(a, q, k, v, q_pos, kv_len, out, sh, config);
-  else launch_tiled<kKeys, 4>(a, q, k, v, q_pos, kv_len, out, sh, config);
+  if (a.head_dim <= 32) launch_tiled<4, kKeys, 1>(a, q, k, v, q_pos, kv_len, out, sh, config);
+  else if (a.head_dim <= 64) launch_tiled<4, kKeys, 2>(a, q, k, v, q_pos, kv_len, out, sh, config);
+  else launch_tiled<4, kKeys, 4>(a, q, k, v, q_pos, kv_len, out, sh, config);
 }
 
 }  // namespace
