@@ -116,6 +116,9 @@ CASES = {
                lambda: decomposition.NMF(n_components=5, random_state=0), "none"),
     "nmf_mu": ("word_counts", "nmf", {"n_components": "5", "solver": "mu"},
                lambda: decomposition.NMF(n_components=5, solver="mu", random_state=0), "none"),
+    "latent_dirichlet_allocation": ("word_counts", "latent_dirichlet_allocation", {"n_components": "5"},
+                                    lambda: decomposition.LatentDirichletAllocation(
+                                        n_components=5, learning_method="batch", random_state=0), "none"),
     "kneighbors_classifier": ("multi", "kneighbors_classifier", {"n_neighbors": "5"},
                               lambda: neighbors.KNeighborsClassifier(n_neighbors=5, algorithm="brute"),
                               "accuracy"),
@@ -224,6 +227,8 @@ MAX_ROWS = {"quantile_regressor": 5000, "ard_regression": 200000,
             # radius neighbors, LOF: all pairs (brute force) against scikit-learn's tree search.
             "kernel_ridge": 5000, "dbscan": 100000, "radius_neighbors_classifier": 100000,
             "local_outlier_factor": 100000,
+            # latent_dirichlet_allocation: scikit-learn's batch E-step takes about 2 s per 1000 rows.
+            "latent_dirichlet_allocation": 10000,
             # svc / svr: the full kernel matrix on the host (bitlearn fits at most 16384 rows).
             "svc": 10000, "svr": 10000, "one_class_svm": 10000,
             # gaussian_process_classifier: O(n^3) Laplace steps per likelihood evaluation in both (length

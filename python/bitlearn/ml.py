@@ -53,6 +53,7 @@ _CLASS_NAMES = {
     "kernel_density": "KernelDensity", "bisecting_kmeans": "BisectingKMeans", "rbf_sampler": "RBFSampler",
     "nystroem": "Nystroem", "knn_imputer": "KNNImputer",
     "truncated_svd": "TruncatedSVD", "kernel_pca": "KernelPCA", "nmf": "NMF",
+    "latent_dirichlet_allocation": "LatentDirichletAllocation",
     "incremental_pca": "IncrementalPCA", "fast_ica": "FastICA", "mds": "MDS",
     "tsne": "TSNE",
     "gaussian_process_regressor": "GaussianProcessRegressor",
@@ -78,6 +79,7 @@ _TRANSFORMER |= {"simple_imputer", "ordinal_encoder", "one_hot_encoder"}
 _TRANSFORMER |= {"quantile_transformer", "power_transformer", "knn_imputer"}
 _TRANSFORMER |= {"incremental_pca", "fast_ica", "isomap"}
 _TRANSFORMER |= {"locally_linear_embedding"}
+_TRANSFORMER |= {"latent_dirichlet_allocation"}
 # Transformers whose fit_transform is embedding_ (scikit-learn's LocallyLinearEmbedding).
 _EMBEDDING_TRANSFORMER = {"locally_linear_embedding"}
 _TRANSFORMER |= {"spline_transformer", "target_encoder"}
@@ -98,7 +100,7 @@ _REGRESSORS = {"linear_regression", "ridge", "lasso", "elastic_net", "bayesian_r
 # Targets must be positive (Gamma: > 0, Poisson: >= 0).
 _POSITIVE_Y = {"gamma_regressor", "poisson_regressor"}
 # X must be non-negative (counts, NMF; categorical_nb: integer categories).
-_POSITIVE_X = {"multinomial_nb", "complement_nb", "categorical_nb", "nmf"}
+_POSITIVE_X = {"multinomial_nb", "complement_nb", "categorical_nb", "nmf", "latent_dirichlet_allocation"}
 # Count models whose training score scikit-learn's checks do not hold to 0.83 (as its own).
 _POOR_SCORE = {"multinomial_nb", "complement_nb", "bernoulli_nb", "categorical_nb"}
 # Classifiers without predict_proba.
@@ -438,6 +440,12 @@ class BitlearnEstimator(BaseEstimator):
             self.loglike_ = [float(v) for v in _hex_f32(state["loglike"])]
         if isinstance(state.get("reconstruction_err"), str):  # nmf
             self.reconstruction_err_ = float(_hex_f32(state["reconstruction_err"])[0])
+        if isinstance(state.get("exp_dirichlet_component"), str):  # latent_dirichlet_allocation
+            self.exp_dirichlet_component_ = _hex_f32(state["exp_dirichlet_component"]).reshape(state["n_components"], -1)
+            self.bound_ = float(_hex_f32(state["bound"])[0])
+            self.n_batch_iter_ = state["n_iter"]
+            self.doc_topic_prior_, self.topic_word_prior_ = (
+                float(v) for v in np.frombuffer(bytes.fromhex(state["priors_f64"]), dtype="<f8"))
         if isinstance(state.get("noise_variance_value"), str):  # incremental_pca
             self.var_ = _hex_f32(state["var"])
             self.noise_variance_ = float(_hex_f32(state["noise_variance_value"])[0])
@@ -833,6 +841,16 @@ class _TransformerBase(TransformerMixin, BitlearnEstimator):
     def transform(self, X):
         """X projected (PCA: onto the components)."""
         return self._output("transform", X)
+
+    @available_if(lambda self: self._registry_name == "latent_dirichlet_allocation")
+    def score(self, X, y=None):
+        """The approximate variational bound of X (LatentDirichletAllocation)."""
+        return self._library_score(X)
+
+    @available_if(lambda self: self._registry_name == "latent_dirichlet_allocation")
+    def perplexity(self, X):
+        """exp(-score(X) / X.sum()) (LatentDirichletAllocation)."""
+        return float(np.exp(-self.score(X) / np.asarray(X, dtype=np.float64).sum()))
 
 
 class _EmbeddingBase(BitlearnEstimator):

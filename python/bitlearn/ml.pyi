@@ -257,6 +257,10 @@ class LassoLars(_RegressorBase):
     """registry name: lasso_lars"""
     def __init__(self, *, alpha: float = 1, fit_intercept: bool = True, max_iter: float = 500, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
+class LatentDirichletAllocation(_TransformerBase):
+    """registry name: latent_dirichlet_allocation"""
+    def __init__(self, *, doc_topic_prior: Any = None, evaluate_every: float = -1, learning_method: str = 'batch', max_doc_update_iter: float = 100, max_iter: float = 10, mean_change_tol: float = 0.001, n_components: float = 10, perp_tol: float = 0.1, random_state: float = 0, topic_word_prior: Any = None, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
 class LinearDiscriminantAnalysis(_ClassifierBase):
     """registry name: linear_discriminant_analysis"""
     def __init__(self, *, n_components: float = 0, shrinkage: Any = None, solver: str = 'svd', tol: float = 0.0001, device: str = 'cpu', n_jobs: Any = None) -> None: ...

@@ -55,6 +55,7 @@ BL_ML_ESTIMATOR(truncated_svd)
 BL_ML_ESTIMATOR(kernel_pca)
 BL_ML_ESTIMATOR(factor_analysis)
 BL_ML_ESTIMATOR(nmf)
+BL_ML_ESTIMATOR(latent_dirichlet_allocation)
 BL_ML_ESTIMATOR(incremental_pca)
 BL_ML_ESTIMATOR(fast_ica)
 

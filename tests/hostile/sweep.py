@@ -327,8 +327,8 @@ MODEL_ESTIMATORS = [
     ("spline_transformer", "cls", ["n_knots=4"]),
     ("target_encoder", "reg", []),
 ]
-# Transformers fitted without a target and read through --output transform (nmf needs non-negative
-# data, which the fixtures are not).
+# Transformers fitted without a target and read through --output transform (nmf and
+# latent_dirichlet_allocation need non-negative data, which the fixtures are not).
 TRANSFORMERS = ("truncated_svd", "kernel_pca", "factor_analysis", "standard_scaler", "min_max_scaler",
                 "max_abs_scaler", "robust_scaler", "normalizer", "polynomial_features", "simple_imputer",
                 "ordinal_encoder", "one_hot_encoder", "quantile_transformer", "power_transformer",

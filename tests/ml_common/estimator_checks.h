@@ -77,6 +77,7 @@ inline CheckSpec check_spec(const std::string& name) {
   if (name == "gaussian_process_regressor") s.params = {{"optimizer", "none"}, {"alpha", "0.01"}};
   if (has(name, "mlp_")) s.params = {{"hidden_layer_sizes", "8"}, {"max_iter", "20"}};
   if (name == "multinomial_nb" || name == "complement_nb" || name == "categorical_nb" || name == "nmf") s.counts = true;
+  if (name == "latent_dirichlet_allocation") s.counts = true;
   if (name == "simple_imputer" || name == "knn_imputer") s.allows_nan = true;
   // Encoders: categories 0 to 5 (every one occurs in each 48-row check set, so none is unseen).
   if (name == "ordinal_encoder" || name == "one_hot_encoder") s.counts = true;

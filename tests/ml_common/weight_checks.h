@@ -21,6 +21,13 @@
 namespace bl::ml_common {
 
 // HostData with a weight per row.
+// One estimator setting of a weight test: registry name, parameters, classes (or a regression).
+struct WeightCase {
+  const char* name;
+  ml::Params params;
+  bool classes;
+};
+
 struct WeightedHostData : HostData {
   std::vector<float> w;
   Tensor W() const { return Tensor::from_vector(w, {n}); }

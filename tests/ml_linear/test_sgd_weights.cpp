@@ -31,11 +31,7 @@ HostData data_for(bool classes, int64_t n, uint64_t seed) {
   return d;
 }
 
-struct Case {
-  const char* name;
-  ml::Params params;
-  bool classes;
-};
+using Case = ml_common::WeightCase;
 
 const std::vector<Case>& cases() {
   static const std::vector<Case> c = {

@@ -24,11 +24,7 @@ namespace {
 using ml_common::HostData;
 using ml_common::WeightedHostData;
 
-struct Case {
-  const char* name;
-  ml::Params params;
-  bool classes;
-};
+using Case = ml_common::WeightCase;
 
 // Every form, gamma fixed (gamma=scale reads the rows of weight 0 too).
 const std::vector<Case>& cases() {

@@ -21,11 +21,7 @@ namespace {
 using ml_common::HostData;
 using ml_common::WeightedHostData;
 
-struct Case {
-  const char* name;
-  ml::Params params;
-  bool classes;
-};
+using Case = ml_common::WeightCase;
 
 const std::vector<Case>& cases() {
   static const std::vector<Case> c = {
