@@ -136,8 +136,12 @@ class TorchLM:
         return cache[l]
 
 
+GPT2_POSITIONS = 1024
+
+
 def gpt2_124m(device):
-    cfg = {"model_type": "gpt2", "n_embd": 768, "n_layer": 12, "n_head": 12, "vocab_size": 50257, "n_positions": 1024}
+    cfg = {"model_type": "gpt2", "n_embd": 768, "n_layer": 12, "n_head": 12, "vocab_size": 50257,
+           "n_positions": GPT2_POSITIONS}
     g = torch.Generator().manual_seed(0)
     sd = {"wte.weight": torch.rand(50257, 768, generator=g) * 0.1 - 0.05, "wpe.weight": torch.rand(1024, 768, generator=g) * 0.04 - 0.02,
           "ln_f.weight": torch.ones(768), "ln_f.bias": torch.zeros(768)}
@@ -192,8 +196,11 @@ def ours(bench, device, only, prompt, decode, threads):
         env["BL_LLM_ONLY"] = only
     if threads:
         env["BITLEARN_THREADS"] = str(threads)
-    out = subprocess.run([bench, "--benchmark_format=json", "--benchmark_min_time=0.5s"], env=env,
-                         check=True, capture_output=True, text=True).stdout
+    run = subprocess.run([bench, "--benchmark_format=json", "--benchmark_min_time=0.5s"], env=env,
+                         capture_output=True, text=True)
+    if run.returncode != 0:
+        sys.exit(f"{bench} failed (exit {run.returncode}):\n{run.stderr[-2000:]}")
+    out = run.stdout
     rates = {}
     for b in json.loads(out)["benchmarks"]:
         kind, name, _ = b["name"].split("/")[:3]
@@ -216,6 +223,9 @@ def main():
         torch.set_num_threads(args.threads)
     dev = args.device
     names = [args.only] if args.only else MODELS + ["gpt2-124m"]
+    if "gpt2-124m" in names and args.prompt + args.decode > GPT2_POSITIONS:
+        ap.error(f"--prompt {args.prompt} + --decode {args.decode} exceed the {GPT2_POSITIONS} positions of the "
+                 "GPT-2 124M shape")
     ours_rates = ours(args.bench, dev, args.only, args.prompt, args.decode, args.threads)
     print(f"# {time.strftime('%Y-%m-%d')} device {dev}, torch {torch.__version__}, threads {torch.get_num_threads()}")
     print("| model | phase | bitlearn tok/s | torch tok/s | ratio |")
