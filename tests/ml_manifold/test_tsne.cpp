@@ -213,11 +213,12 @@ TEST(Tsne, StateRoundTripAndRefusals) {
             std::string::npos);
   EXPECT_NE(error_of([] { ml::make_estimator("tsne", {{"angle", "0.5"}}); }).find("angle is a parameter of"),
             std::string::npos);
-  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
+  for (const auto& kv : std::vector<std::pair<std::string, std::string>>{
            {"max_iter", "249"}, {"perplexity", "0"}, {"early_exaggeration", "0.5"}, {"learning_rate", "0"},
            {"learning_rate", "fast"}, {"init", "spectral"}, {"metric", "cosine"}, {"min_grad_norm", "-1"},
            {"n_iter_without_progress", "-2"}})
-    EXPECT_NE(error_of([&] { ml::make_estimator("tsne", {{key, value}}); }).find(key), std::string::npos) << key;
+    EXPECT_NE(error_of([&] { ml::make_estimator("tsne", {{kv.first, kv.second}}); }).find(kv.first), std::string::npos)
+        << kv.first;
   auto wide = ml::make_estimator("tsne", {{"perplexity", "30"}});
   EXPECT_NE(error_of([&] { wide->fit(ml_common::uniform_blobs(30, 3, 2, 2.0f, 3).X()); }).find("perplexity=30"),
             std::string::npos);
