@@ -5,8 +5,9 @@
 # Not run: the labels `exhaustive` (hours), the sampled MPFR accuracy check (minutes of oracle
 # arithmetic per function, slowed ~3x by the sanitizers) and the ISA-object check, which inspects
 # the symbols of the optimised objects and cannot hold for instrumented ones (sanitizer and coverage
-# code is shared by every object), and the hostile-input sweep (3,638 runs of the program, each
-# paying the sanitizers' start-up; it runs in the test command's normal build).
+# code is shared by every object), the hostile-input sweep (3,638 runs of the program, each
+# paying the sanitizers' start-up; it runs in the test command's normal build) and, for the same
+# reason, the registry's cross-ISA check (about 1,900 runs of the program).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-asan}
@@ -20,4 +21,4 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_strin
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:suppressions=$PWD/scripts/sanitize-ubsan.supp}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/scripts/sanitize-lsan.supp:print_suppressions=0}
 ctest --test-dir "$build" --output-on-failure -j"$jobs" -LE exhaustive \
-  -E '^(isa_objects_keep_code_private|math_accuracy_sampled|hostile_sweep)$'
+  -E '^(isa_objects_keep_code_private|math_accuracy_sampled|hostile_sweep|registry_isa_threads|registry_isa_threads_sabotage)$'
