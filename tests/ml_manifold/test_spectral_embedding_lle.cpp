@@ -26,10 +26,7 @@ namespace {
 using Data = ml_common::HostData;
 using ml_common::error_of;
 
-std::vector<float> state_f32(const ml::Estimator& est, const std::string& key) {
-  nlohmann::json st = ml_common::state_of(est);
-  return ml::f32_from_hex(st[key].get<std::string>(), key);
-}
+using ml_common::state_f32;
 
 Data random_rows(int64_t n, int64_t d, uint64_t seed, double shift_half = 0.0) {
   test_rng::SplitMix64 rng(seed);

@@ -25,10 +25,7 @@ namespace {
 using Data = ml_common::HostData;
 using ml_common::error_of;
 
-std::vector<float> state_f32(const ml::Estimator& est, const std::string& key) {
-  nlohmann::json st = ml_common::state_of(est);
-  return ml::f32_from_hex(st[key].get<std::string>(), key);
-}
+using ml_common::state_f32;
 
 std::vector<double> sq_dists(const Data& x) {
   std::vector<double> out(static_cast<size_t>(x.n * x.n), 0.0);
