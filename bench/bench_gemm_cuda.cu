@@ -135,6 +135,79 @@ void cublas_lm_head_shapes(benchmark::internal::Benchmark* b) {
   b->ArgNames({"M", "N", "K", "trans_b"})->UseManualTime()->Unit(benchmark::kMillisecond);
 }
 
+// The products of one training step of the 162M language model (B = 4, T = 2048, width 768, SwiGLU
+// 2048, vocabulary 50257: linear layers, their weight gradients per sequence, the chunked loss, the
+// attention backward's per-block products over 48 heads) and of a 1000-token GPT-2 124M prefill:
+// batch, M, N, K, trans_a, trans_b. Each runs with the choice by shape (variant 0) and every
+// shipped tile, beside cuBLAS's strided batched SGEMM in strict fp32 on the same operands.
+const int64_t kStepShapes[][6] = {
+    {1, 8192, 768, 768, 0, 1},   {1, 8192, 768, 768, 0, 0},   {1, 8192, 2048, 768, 0, 1},
+    {1, 8192, 768, 2048, 0, 1},  {1, 8192, 768, 2048, 0, 0},  {1, 8192, 2048, 768, 0, 0},
+    {4, 768, 768, 2048, 1, 0},   {4, 2048, 768, 2048, 1, 0},  {4, 768, 2048, 2048, 1, 0},
+    {1, 1024, 50257, 768, 0, 1}, {1, 4096, 768, 50257, 0, 0}, {1, 50257, 768, 1024, 1, 0},
+    {48, 2048, 64, 256, 1, 0},   {48, 1024, 64, 256, 1, 0},   {48, 256, 2048, 64, 0, 1},
+    {48, 256, 1024, 64, 0, 1},   {48, 256, 64, 2048, 0, 0},   {48, 256, 64, 1024, 0, 0},
+    {1, 1000, 2304, 768, 0, 0},  {1, 1000, 3072, 768, 0, 0},  {1, 1000, 768, 3072, 0, 0},
+    {1, 1000, 768, 768, 0, 0},   {1, 1000, 50257, 768, 0, 1}};
+
+struct DeviceBatchedGemm {
+  float *a = nullptr, *b = nullptr, *c = nullptr;
+  DeviceBatchedGemm(int64_t batch, int64_t m, int64_t n, int64_t k) {
+    cudaMalloc(&a, batch * m * k * sizeof(float));
+    cudaMalloc(&b, batch * k * n * sizeof(float));
+    cudaMalloc(&c, batch * m * n * sizeof(float));
+    cudaMemset(a, 0, batch * m * k * sizeof(float));
+    cudaMemset(b, 0, batch * k * n * sizeof(float));
+  }
+  ~DeviceBatchedGemm() {
+    cudaFree(a);
+    cudaFree(b);
+    cudaFree(c);
+  }
+};
+
+void BM_step_bitlearn(benchmark::State& state) {
+  const int64_t batch = state.range(0), m = state.range(1), n = state.range(2), k = state.range(3);
+  bl::LaunchConfig config;
+  config.variant = static_cast<int>(state.range(6));
+  DeviceBatchedGemm d(batch, m, n, k);
+  const bl::MatmulArgs args = bl::matmul_dense_args(batch, m, n, k, state.range(4) != 0, state.range(5) != 0);
+  time_gpu(state, batch * m, n, k, [&] { bl::matmul_cuda(args, d.a, d.b, d.c, config); });
+}
+
+void BM_step_cublas(benchmark::State& state) {
+  const int64_t batch = state.range(0), m = state.range(1), n = state.range(2), k = state.range(3);
+  const bool ta = state.range(4) != 0, tb = state.range(5) != 0;
+  DeviceBatchedGemm d(batch, m, n, k);
+  cublasHandle_t handle;
+  cublasCreate(&handle);
+  cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH);
+  const float one = 1.0f, zero = 0.0f;
+  // Row-major C [m, n] = op(A) op(B) as column-major C^T = op(B)^T op(A)^T.
+  time_gpu(state, batch * m, n, k, [&] {
+    cublasSgemmStridedBatched(handle, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N,
+                              static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), &one, d.b,
+                              static_cast<int>(tb ? k : n), k * n, d.a, static_cast<int>(ta ? m : k), m * k,
+                              &zero, d.c, static_cast<int>(n), m * n, static_cast<int>(batch));
+  });
+  cublasDestroy(handle);
+}
+
+void step_shapes(benchmark::internal::Benchmark* b) {
+  for (const auto& s : kStepShapes)
+    for (int64_t variant : {0, bl::kMatmulTileRegister64, bl::kMatmulTilePipe128x64, bl::kMatmulTilePipe128,
+                            bl::kMatmulTileWarp128, bl::kMatmulTileSmall, bl::kMatmulTileSmallSplit})
+      b->Args({s[0], s[1], s[2], s[3], s[4], s[5], variant});
+  b->ArgNames({"B", "M", "N", "K", "tA", "tB", "variant"})->UseManualTime()->Unit(benchmark::kMillisecond);
+}
+
+void step_shapes_cublas(benchmark::internal::Benchmark* b) {
+  for (const auto& s : kStepShapes) b->Args({s[0], s[1], s[2], s[3], s[4], s[5]});
+  b->ArgNames({"B", "M", "N", "K", "tA", "tB"})->UseManualTime()->Unit(benchmark::kMillisecond);
+}
+
+BENCHMARK(BM_step_cublas)->Apply(step_shapes_cublas);
+BENCHMARK(BM_step_bitlearn)->Apply(step_shapes);
 BENCHMARK(BM_cublas_sgemm_strict)->Apply(cublas_shapes);
 BENCHMARK(BM_bitlearn_matmul_cuda)->Apply(bitlearn_shapes);
 BENCHMARK(BM_cublas_lm_head)->Apply(cublas_lm_head_shapes);

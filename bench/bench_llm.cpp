@@ -74,7 +74,9 @@ std::vector<int32_t> prompt_ids(int64_t n, int64_t vocab) {
 }
 
 void sync(const CausalLM& m, const Tensor& t) {
-  if (m.device().is_cuda()) (void)t.slice(0, 0, 1).to(bl::Device::cpu());
+  // One element back to the host: the wait, without timing a copy of every logit (PyTorch's side
+  // only synchronizes).
+  if (m.device().is_cuda()) (void)t.reshape({-1}).slice(0, 0, 1).to(bl::Device::cpu());
 }
 
 void register_model(const std::string& name, std::shared_ptr<CausalLM> model, int64_t prompt, int64_t decode) {
