@@ -48,12 +48,21 @@ bool leaf_parallel_applies(const MatmulArgs& args, void* stream) {
   return stream == nullptr && args.batch == 1 && gemm_k_leaf_count(args.k) >= 2;
 }
 
-// The tile by shape, so that small products still fill the device: a 128 x 128 tile when it gives
-// every multiprocessor a tile (the warp tiles where the device has the shared memory for them,
-// else the 128 x 128 pipeline) without a nearly empty last wave, else the 128 x 64 pipeline when
-// that fills the device. Below that (products
-// with few rows, such as a 128-token prefill) the small warp tiles (32 x 64), with the k leaves
-// run in parallel and folded in the same launch when a single product has two or more of them.
+// The tile by shape (times: H100, bench_gemm_cuda's BM_step shapes, bench/results/gpu/2026-12-06-tiles):
+// - K <= 64 (the attention backward's scores): the small warp tiles (32 x 64); a big tile spends
+//   most of its time filling and draining (48 x 256 x 2048 x 64: 0.154 ms vs 0.173 warp tiles).
+// - N <= 64 (the attention backward's key and value gradients): the 128 x 64 pipeline where it
+//   fills the device, as a 128 x 128 tile leaves half its columns idle (48 x 2048 x 64 x 256:
+//   0.103 ms vs 0.207).
+// - A 128 x 128 tile when it gives every multiprocessor a tile without a nearly empty last wave
+//   (the warp tiles where the device has the shared memory for them, else the 128 x 128 pipeline).
+// - A second wave of big tiles holding less than half a wave (4 x 768 x 768 x 2048 weight
+//   gradients: 144 tiles on 132 multiprocessors; the 1000-token prefill's 1000 x 2304 x 768): the
+//   small warp tiles (0.358 ms vs 0.387 on 128 x 64 tiles and 0.454 on warp tiles; 0.140 vs 0.173).
+// - Else the 128 x 64 pipeline when that fills the device, else the small warp tiles, with the k
+//   leaves run in parallel and folded in the same launch only where the small tiles alone would not
+//   give every multiprocessor one (a 128-token prefill; at 1000 rows the split is slower: 1000 x
+//   768 x 3072 0.224 ms split vs 0.187).
 // Where a device gives a block less shared memory (AMD: 64 KiB per workgroup), each choice falls
 // back to the next smaller tile that fits; the 64 x 64 tile's static buffers always do.
 int tile_by_shape(const MatmulArgs& args, void* stream) {
@@ -65,18 +74,21 @@ int tile_by_shape(const MatmulArgs& args, void* stream) {
   const bool fits_pipe128 = static_cast<int64_t>(pipe_smem_bytes<128, 128, 32, 3>()) <= optin;
   const bool fits_pipe128x64 = static_cast<int64_t>(pipe_smem_bytes<128, 64, 16, 4>()) <= optin;
   const bool fits_small = static_cast<int64_t>(matmul_small_tiles_smem_bytes()) <= optin;
+  auto small = [&] {
+    if (!fits_small) return kMatmulTileRegister64;
+    return leaf_parallel_applies(args, stream) && tiles(32, 64) < sms ? kMatmulTileSmallSplit : kMatmulTileSmall;
+  };
+  if (args.k <= 64 && fits_small) return kMatmulTileSmall;
+  if (n <= 64 && fits_pipe128x64 && tiles(128, 64) >= sms) return kMatmulTilePipe128x64;
   const int64_t big = tiles(128, 128);
-  // A second wave of big tiles that holds less than half a wave leaves most multiprocessors idle
-  // for as long as a full one (4 x 768 x 768 weight gradients: 144 tiles on 132 multiprocessors);
-  // the 128 x 64 pipeline, three blocks per multiprocessor, runs such a product in one wave.
-  const bool ragged = big < 2 * sms && 2 * (big - sms) < sms && fits_pipe128x64 && tiles(128, 64) <= 3 * sms;
+  const bool ragged = big < 2 * sms && 2 * (big - sms) < sms;
   if (big >= sms && !ragged) {
     if (fits_warp128) return kMatmulTileWarp128;
     if (fits_pipe128) return kMatmulTilePipe128;
   }
+  if (big >= sms && ragged && fits_small) return kMatmulTileSmall;
   if (tiles(128, 64) >= sms && fits_pipe128x64) return kMatmulTilePipe128x64;
-  if (!fits_small) return kMatmulTileRegister64;
-  return leaf_parallel_applies(args, stream) ? kMatmulTileSmallSplit : kMatmulTileSmall;
+  return small();
 }
 
 // c[m * ldc + n] = canonicalize(add(c[m * ldc + n], bias[n])) for every batch entry: the row

@@ -8,6 +8,7 @@
 #include "ml/ensemble/sub_estimators.h"
 #include "ml/registry.h"
 #include "ml/tree/tree_model.h"
+#include "ml/weighted_fit.h"
 
 namespace bl::ml {
 
@@ -58,9 +59,13 @@ std::vector<int64_t> kfold_folds(int64_t n, int64_t n_splits) {
 
 namespace {
 
-class Stacking : public TwoFormEnsemble {
+// sample_weight, as scikit-learn's: each fold's base fit takes its training rows' weights, the
+// base fits on all rows and the final estimator's fit take every weight; the folds do not depend on
+// them.
+class Stacking : public WeightedRowsFit<Stacking, TwoFormEnsemble> {
  public:
-  explicit Stacking(bool classifier) : TwoFormEnsemble(classifier, "stacking_classifier", "stacking_regressor") {
+  explicit Stacking(bool classifier)
+      : WeightedRowsFit<Stacking, TwoFormEnsemble>(classifier, "stacking_classifier", "stacking_regressor") {
     final_ = parse_sub_spec(name(), "final_estimator", classifier ? "logistic_regression" : "ridge");
   }
 
@@ -86,7 +91,7 @@ class Stacking : public TwoFormEnsemble {
 
   bool fitted() const override { return final_model_ != nullptr; }
 
-  Estimator& fit(const Tensor& X, const Tensor& y) override {
+  Estimator& fit_rows(const Tensor& X, const Tensor& y, const std::vector<float>* w) {
     const std::string est = name();
     BL_CHECK(!specs_.empty(), est, ": parameter estimators is required (NAME(k=v,...);NAME...)");
     check_Xy(est, X, y, /*allow_nan_X=*/true);
@@ -119,14 +124,17 @@ class Stacking : public TwoFormEnsemble {
           BL_CHECK(distinct_labels(ytr).size() >= 2, est, ": the training part of fold ", k,
                    " holds a single class; lower cv");
         }
-        m->fit(gather_rows_cols(hx, train, all_cols), ytr);
+        std::vector<float> wtr;
+        if (w != nullptr)
+          for (int64_t i : train) wtr.push_back((*w)[static_cast<size_t>(i)]);
+        fit_sub_estimator(*m, gather_rows_cols(hx, train, all_cols), ytr, w != nullptr ? &wtr : nullptr, est);
         std::vector<float> block = base_block(*m, gather_rows_cols(hx, test, all_cols), distinct_labels(ytr));
         for (size_t t = 0; t < test.size(); ++t) {
           for (int64_t j = 0; j < width; ++j) meta[test[t] * n_meta + e * width + j] = block[t * width + j];
         }
       }
       bases.push_back(make_sub_estimator(specs_[e], ""));
-      bases.back()->fit(X, y);
+      fit_sub_estimator(*bases.back(), X, y, w, est);
     }
     if (passthrough_) {
       const float* px = hx.data<float>();
@@ -135,7 +143,7 @@ class Stacking : public TwoFormEnsemble {
       }
     }
     auto final_model = make_sub_estimator(final_, "");
-    final_model->fit(Tensor::from_vector(meta, {n, n_meta}), y);
+    fit_sub_estimator(*final_model, Tensor::from_vector(meta, {n, n_meta}), y, w, est);
     bases_ = std::move(bases);
     final_model_ = std::move(final_model);
     n_features_ = d;

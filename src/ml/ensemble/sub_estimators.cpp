@@ -96,6 +96,17 @@ std::string sub_specs_text(const std::vector<SubSpec>& specs) {
   return out;
 }
 
+void fit_sub_estimator(Estimator& m, const Tensor& X, const Tensor& y, const std::vector<float>* w,
+                       const std::string& est) {
+  if (w == nullptr) {
+    m.fit(X, y);
+    return;
+  }
+  BL_CHECK(m.supports_sample_weight(), est, ": sample_weight given, but member estimator ", m.name(),
+           " does not take sample weights (docs/ml.md lists those that do)");
+  m.fit_weighted(X, y, Tensor::from_vector(*w, {static_cast<int64_t>(w->size())}));
+}
+
 std::unique_ptr<Estimator> make_sub_estimator(const SubSpec& spec, const std::string& seed_param) {
   auto est = make_estimator(spec.name, spec.params);
   if (!seed_param.empty() && !spec.params.count("random_state") && est->get_params().count("random_state")) {

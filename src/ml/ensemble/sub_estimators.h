@@ -53,6 +53,12 @@ std::string sub_specs_text(const std::vector<SubSpec>& specs);
 // spec does not set it) becomes its random_state.
 std::unique_ptr<Estimator> make_sub_estimator(const SubSpec& spec, const std::string& seed_param);
 
+// Fits m on X, y: unweighted when w is null, else with the weights w (one per row of X), as
+// scikit-learn's ensembles pass sample_weight on; a member without weight support throws naming
+// `est` and the member.
+void fit_sub_estimator(Estimator& m, const Tensor& X, const Tensor& y, const std::vector<float>* w,
+                       const std::string& est);
+
 // A fitted sub-estimator as {"estimator", "params", "state"} and back (load validates and names
 // `prefix` on error).
 void save_sub_estimator(const Estimator& est, nlohmann::json& out);

@@ -9,14 +9,17 @@
 #include "ml/ensemble/sub_estimators.h"
 #include "ml/registry.h"
 #include "ml/tree/tree_model.h"
+#include "ml/weighted_fit.h"
 
 namespace bl::ml {
 
 namespace {
 
-class Voting : public TwoFormEnsemble {
+// sample_weight goes to every member's fit, as scikit-learn's (each member must take weights).
+class Voting : public WeightedRowsFit<Voting, TwoFormEnsemble> {
  public:
-  explicit Voting(bool classifier) : TwoFormEnsemble(classifier, "voting_classifier", "voting_regressor") {}
+  explicit Voting(bool classifier)
+      : WeightedRowsFit<Voting, TwoFormEnsemble>(classifier, "voting_classifier", "voting_regressor") {}
 
   Params get_params() const override {
     Params p{{"estimators", sub_specs_text(specs_)}, {"weights", weights_text_}};
@@ -42,7 +45,7 @@ class Voting : public TwoFormEnsemble {
 
   bool fitted() const override { return !models_.empty(); }
 
-  Estimator& fit(const Tensor& X, const Tensor& y) override {
+  Estimator& fit_rows(const Tensor& X, const Tensor& y, const std::vector<float>* w) {
     const std::string est = name();
     BL_CHECK(!specs_.empty(), est, ": parameter estimators is required (NAME(k=v,...);NAME...)");
     BL_CHECK(weights_.empty() || weights_.size() == specs_.size(), est, ": weights has ", weights_.size(),
@@ -52,7 +55,7 @@ class Voting : public TwoFormEnsemble {
     std::vector<std::unique_ptr<Estimator>> models;
     for (const SubSpec& s : specs_) {
       models.push_back(make_sub_estimator(s, ""));
-      models.back()->fit(X, y);
+      fit_sub_estimator(*models.back(), X, y, w, est);
     }
     models_ = std::move(models);
     n_features_ = X.dim(1);
