@@ -31,7 +31,7 @@ struct Shards {
 constexpr int64_t kLossChunkRows = 1024;
 // Rows of the loss's input-gradient GEMM at once when the logits are kept (row-local: not a
 // constant of the contract, any grouping gives the same bits).
-constexpr int64_t kLossInputGradRows = 4096;
+constexpr int64_t kLossInputGradRows = 8192;
 
 // leaf.grad = g when it has none yet, else leaf.grad + g.
 void fold_grad(const ag::Var& leaf, const Tensor& g);
