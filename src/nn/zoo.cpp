@@ -19,8 +19,9 @@ std::shared_ptr<Sequential> make_mlp(int64_t in, const std::vector<int64_t>& hid
   return net;
 }
 
-std::shared_ptr<Sequential> make_cnn(int64_t c, int64_t classes, uint64_t seed, int64_t side) {
+std::shared_ptr<Sequential> make_cnn(int64_t c, int64_t classes, uint64_t seed, int64_t side, int64_t in_channels) {
   BL_CHECK(c >= 1, "make_cnn: channels must be >= 1, got ", c);
+  BL_CHECK(in_channels >= 1, "make_cnn: in_channels must be >= 1, got ", in_channels);
   BL_CHECK(side >= 4 && side % 4 == 0, "make_cnn: side must be a positive multiple of 4, got ", side);
   InitStream init(seed);
   Conv2dOptions o;
@@ -28,7 +29,7 @@ std::shared_ptr<Sequential> make_cnn(int64_t c, int64_t classes, uint64_t seed, 
   o.padding = 1;
   o.bias = false;
   auto net = std::make_shared<Sequential>();
-  net->add(std::make_shared<Conv2d>(1, c, o, init));
+  net->add(std::make_shared<Conv2d>(in_channels, c, o, init));
   net->add(std::make_shared<BatchNorm2d>(c));
   net->add(std::make_shared<ReLU>());
   net->add(std::make_shared<MaxPool2d>(2));

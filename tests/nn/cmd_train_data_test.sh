@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `bitlearn train --model mlp|cnn` on the user's data, as a user meets it: a CSV file (classes and
-# --task regression), a folder of class subfolders of PGM images and IDX files train; the checkpoint
+# --task regression), folders of class subfolders of PGM (grey) and PPM (colour) images and IDX
+# files train; the checkpoint
 # has the same bytes at --threads 1, 2 and 3, after --stop-at + --resume and with periodic saves;
 # the per-class report and the loss-curve SVG come out; `bitlearn predict` reads the checkpoint of a
 # CSV file; wrong input gets a clear message (exit 2).
@@ -106,6 +107,29 @@ for m in mlp cnn; do
     { echo "FAIL: the image data line:"; cat "$tmp/out"; fail=1; }
   grep -q "^bright " "$tmp/out" || { echo "FAIL: the report does not name the class folders:"; cat "$tmp/out"; fail=1; }
 done
+# colour images (binary PPM): red-ish and blue-ish 4x4 squares; the CNN and the MLP read 3 channels
+col="$tmp/colour"
+mkdir -p "$col/red" "$col/blue"
+for i in 1 2 3 4 5 6 7 8 9 10; do
+  printf 'P6\n4 4\n255\n' >"$col/red/$i.ppm"
+  printf 'P6\n4 4\n255\n' >"$col/blue/$i.ppm"
+  for p in $(seq 1 16); do
+    v=$(( (i * 7 + p * 3) % 60 ))
+    printf "\\$(printf '%03o' $(( 200 + v % 50 )))\\$(printf '%03o' $v)\\$(printf '%03o' $(( v / 2 )))" >>"$col/red/$i.ppm"
+    printf "\\$(printf '%03o' $(( v / 2 )))\\$(printf '%03o' $v)\\$(printf '%03o' $(( 200 + v % 50 )))" >>"$col/blue/$i.ppm"
+  done
+done
+for m in cnn mlp lstm; do
+  for t in 1 3; do
+    "$BIN" train --model $m --data "$col" --width 4 --steps 40 --batch 4 --threads $t --checkpoint "$tmp/c$m$t.safetensors" >"$tmp/out" 2>&1 ||
+      { echo "FAIL: --model $m on colour images:"; cat "$tmp/out"; fail=1; }
+  done
+  cmp -s "$tmp/c${m}1.safetensors" "$tmp/c${m}3.safetensors" || { echo "FAIL: --model $m on colour images differs at 1 and 3 threads"; fail=1; }
+  grep -q "^data $col: 16 training images, 4 validation images, 4x4x3, 2 classes$" "$tmp/out" ||
+    { echo "FAIL: the colour image data line:"; cat "$tmp/out"; fail=1; }
+  grep -q "^validation accuracy: 1.0000$" "$tmp/out" ||
+    { echo "FAIL: --model $m does not separate the colour classes:"; cat "$tmp/out"; fail=1; }
+done
 { printf '\0\0\010\003\0\0\0\024\0\0\0\004\0\0\0\004'; for f in "$img"/bright/*.pgm "$img"/dark/*.pgm; do tail -c 16 "$f"; done; } >"$tmp/x.idx3"
 { printf '\0\0\010\001\0\0\0\024'; for i in $(seq 10); do printf '\0'; done; for i in $(seq 10); do printf '\001'; done; } >"$tmp/y.idx1"
 "$BIN" train --model mlp --data "$tmp/x.idx3" --labels "$tmp/y.idx1" --width 4 --steps 30 --batch 4 --checkpoint "$tmp/idx.safetensors" >"$tmp/out" 2>&1 ||
@@ -130,9 +154,10 @@ expect 2 "unseen.csv: class 'q' of data row 1 is not one of the training classes
   "$BIN" train --data "$tmp/s.csv" --target y --test "$tmp/unseen.csv" --batch 2 --steps 1
 expect 2 "holds text ('x', ...); --task regression needs a numeric target" \
   "$BIN" train --data "$tmp/s.csv" --target y --task regression
-expect 2 "--model cnn takes square grey images" "$BIN" train --model cnn --data "$tmp/s.csv" --target y
+expect 2 "--model cnn takes square images (grey or colour)" "$BIN" train --model cnn --data "$tmp/s.csv" --target y
 expect 2 "--target applies only with --data of your own" "$BIN" train --target y
-expect 2 "--model lstm trains on Fashion-MNIST only" "$BIN" train --model lstm --data "$tmp/s.csv" --target y
+expect 2 "--model lstm reads images (each image row one time step); a CSV file is a table" \
+  "$BIN" train --model lstm --data "$tmp/s.csv" --target y
 expect 2 "--optimizer must be sgd, momentum, adam or adamw, got 'lion'" \
   "$BIN" train --data "$tmp/s.csv" --target y --optimizer lion
 expect 2 "--val-fraction must lie strictly between 0 and 1, got 1" \

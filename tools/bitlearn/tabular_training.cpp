@@ -53,7 +53,7 @@ struct Spec {
   std::string task = "classification";  // or regression (csv only)
   std::string model = "mlp", optimizer;
   std::vector<int64_t> hidden;  // mlp
-  int64_t channels_cnn = 0;     // cnn
+  int64_t channels_cnn = 0;     // cnn: channels; lstm: hidden size
   int64_t inputs = 0;           // features per row (H * W * C for images)
   int64_t height = 0, width = 0, channels = 0;
   std::string target;
@@ -70,6 +70,7 @@ struct Spec {
     j["model"] = model;
     j["optimizer"] = optimizer;
     if (model == "mlp") j["hidden"] = hidden;
+    else if (model == "lstm") j["hidden_size"] = channels_cnn;
     else j["channels"] = channels_cnn;
     j["inputs"] = inputs;
     if (source != "csv") {
@@ -96,6 +97,7 @@ struct Spec {
       s.model = j.at("model").get<std::string>();
       s.optimizer = j.at("optimizer").get<std::string>();
       if (s.model == "mlp") s.hidden = j.at("hidden").get<std::vector<int64_t>>();
+      else if (s.model == "lstm") s.channels_cnn = j.at("hidden_size").get<int64_t>();
       else s.channels_cnn = j.at("channels").get<int64_t>();
       s.inputs = j.at("inputs").get<int64_t>();
       if (s.source != "csv") {
@@ -130,14 +132,18 @@ struct Spec {
     return s;
   }
   Shape input_shape() const {
-    return model == "cnn" ? Shape{-1, height, width, 1} : Shape{-1, inputs};
+    // lstm: each image row is one time step of width x channels features.
+    if (model == "lstm") return Shape{-1, height, width * (channels > 0 ? channels : 1)};
+    return model == "cnn" ? Shape{-1, height, width, channels > 0 ? channels : 1} : Shape{-1, inputs};
   }
 };
 
 std::shared_ptr<nn::Module> build_model(const Spec& s, uint64_t seed, const std::vector<float>& mean,
                                         const std::vector<float>& scale) {
   const int64_t k = s.outputs();
-  if (s.model == "cnn") return nn::make_cnn(s.channels_cnn, k, seed, s.height);
+  if (s.model == "cnn") return nn::make_cnn(s.channels_cnn, k, seed, s.height, s.channels > 0 ? s.channels : 1);
+  if (s.model == "lstm")
+    return std::make_shared<nn::LstmClassifier>(s.width * (s.channels > 0 ? s.channels : 1), s.channels_cnn, k, seed);
   auto mlp = nn::make_mlp(s.inputs, s.hidden, k, seed);
   if (s.source != "csv") return mlp;
   auto net = std::make_shared<nn::Sequential>();
@@ -389,8 +395,8 @@ std::unique_ptr<nn::Optimizer> make_optimizer(const std::string& name, const nn:
 }
 
 void run_user_data_training(const UserDataOptions& o) {
-  BL_CHECK(o.model == "mlp" || o.model == "cnn", "--model ", o.model,
-           " trains on Fashion-MNIST only; --data FILE.csv, an image folder or IDX files take mlp or cnn");
+  BL_CHECK(o.model == "mlp" || o.model == "cnn" || o.model == "lstm", "--model ", o.model,
+           " trains on Fashion-MNIST only; --data FILE.csv, an image folder or IDX files take mlp, cnn or lstm");
   BL_CHECK(o.task == "classification" || o.task == "regression", "--task must be classification or regression, got '",
            o.task, "'");
   BL_CHECK(o.val_fraction > 0 && o.val_fraction < 1, "--val-fraction must lie strictly between 0 and 1, got ",
@@ -446,11 +452,13 @@ void run_user_data_training(const UserDataOptions& o) {
                " images but --data ", o.data, " holds ", spec.width, "x", spec.height, "x", spec.channels);
   }
   if (o.model == "cnn")
-    BL_CHECK(spec.source != "csv" && spec.channels == 1 && spec.height == spec.width && spec.height % 4 == 0,
-             "--model cnn takes square grey images whose side is a multiple of 4; ",
+    BL_CHECK(spec.source != "csv" && spec.height == spec.width && spec.height % 4 == 0,
+             "--model cnn takes square images (grey or colour) whose side is a multiple of 4; ",
              spec.source == "csv" ? std::string("a CSV file is a table (use --model mlp)")
                                   : detail::concat("these are ", spec.width, "x", spec.height, "x", spec.channels,
                                                    " (width x height x channels)"));
+  BL_CHECK(o.model != "lstm" || spec.source != "csv",
+           "--model lstm reads images (each image row one time step); a CSV file is a table (use --model mlp)");
   nn::Dataset train, val;
   if (o.test.empty()) {
     split_rows(all.data, o.val_fraction, o.seed, train, val);
@@ -476,23 +484,29 @@ void run_user_data_training(const UserDataOptions& o) {
   if (o.model == "mlp")
     spec.hidden = hidden_widths(o.width > 0 ? o.width : (tabular ? 64 : 256), o.depth > 0 ? o.depth : 2);
   else
-    spec.channels_cnn = o.width > 0 ? o.width : 16;
-  spec.optimizer = !o.optimizer.empty() ? o.optimizer : o.model == "cnn" ? "momentum" : "adamw";
+    spec.channels_cnn = o.width > 0 ? o.width : (o.model == "lstm" ? 64 : 16);
+  spec.optimizer = !o.optimizer.empty() ? o.optimizer
+                   : o.model == "cnn"   ? "momentum"
+                   : o.model == "lstm"  ? "adam"
+                                        : "adamw";
 
   const Device device = Device::parse(o.device);
   std::shared_ptr<nn::Module> model = build_model(spec, o.seed, mean, scale);
   model->to(device);
-  const float lr = o.lr > 0 ? o.lr : default_lr(spec.optimizer);
+  const float lr = o.lr > 0                                            ? o.lr
+                   : o.model == "lstm" && spec.optimizer == "adam" ? 3e-3f  // as on Fashion-MNIST
+                                                                   : default_lr(spec.optimizer);
   std::unique_ptr<nn::Optimizer> opt = make_optimizer(spec.optimizer, model->named_parameters(), lr);
   nn::TrainConfig cfg;
   cfg.data_seed = o.seed;
-  cfg.batch_size = std::min(train.size(), o.batch > 0 ? o.batch : (tabular || o.model == "cnn" ? 64 : 128));
+  cfg.batch_size = std::min(train.size(), o.batch > 0 ? o.batch : (tabular || o.model != "mlp" ? 64 : 128));
   cfg.steps = o.steps > 0    ? o.steps
               : o.epochs > 0 ? o.epochs * (train.size() / cfg.batch_size)
                              : (tabular ? 1000 : 2000);
   cfg.input_shape = spec.input_shape();
   cfg.schedule = nn::cosine_lr(lr, std::min<int64_t>(50, cfg.steps / 10), cfg.steps, 0.0f);
   if (o.model == "cnn") cfg.clip_norm = 5.0f;
+  if (o.model == "lstm") cfg.clip_norm = 1.0f;
   BL_CHECK(o.stop_at == 0 || o.stop_at < cfg.steps, "--stop-at ", o.stop_at, " must be below the run's ", cfg.steps,
            " steps");
   // Checkpoints are written here (not by the training loop) so that each carries the data description.

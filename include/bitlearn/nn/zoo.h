@@ -14,9 +14,10 @@ namespace bl::nn {
 std::shared_ptr<Sequential> make_mlp(int64_t in, const std::vector<int64_t>& hidden, int64_t classes,
                                      uint64_t seed);
 
-// CNN on [N, side, side, 1]: conv3x3(c) + BatchNorm + ReLU + maxpool 2, a residual block,
+// CNN on [N, side, side, in_channels] (channels last: 1 grey, 3 colour): conv3x3(c) + BatchNorm + ReLU + maxpool 2, a residual block,
 // conv3x3(2c) + BatchNorm + ReLU + maxpool 2, flatten, Linear to classes (side divisible by 4).
-std::shared_ptr<Sequential> make_cnn(int64_t channels, int64_t classes, uint64_t seed, int64_t side = 28);
+std::shared_ptr<Sequential> make_cnn(int64_t channels, int64_t classes, uint64_t seed, int64_t side = 28,
+                                     int64_t in_channels = 1);
 
 // Sequence classifier on [N, T, features]: an LSTM, its last time step, Linear to classes.
 class LstmClassifier : public Module {
