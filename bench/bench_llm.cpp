@@ -102,6 +102,28 @@ void register_model(const std::string& name, std::shared_ptr<CausalLM> model, in
     }
     st.counters["tokens_per_s"] = benchmark::Counter(static_cast<double>(decode), benchmark::Counter::kIsIterationInvariantRate);
   })->Unit(benchmark::kMillisecond)->UseRealTime();
+  // Batched decode: 8 sequences (prompts of different lengths) stepped together, one token each per
+  // step; tokens/s counts all 8 (each sequence has the bits it has alone: models::generate_batch).
+  benchmark::RegisterBenchmark(("decode_batch8/" + name + "/" + dev).c_str(), [model, prompt, decode](benchmark::State& st) {
+    constexpr int64_t kSeqs = 8;
+    const auto ids = prompt_ids(prompt + decode, model->config().vocab_size);
+    for (auto _ : st) {
+      st.PauseTiming();
+      bl::models::KvCache cache = model->new_cache(kSeqs, prompt + decode);
+      std::vector<std::vector<int32_t>> prompts;
+      for (int64_t b = 0; b < kSeqs; ++b)
+        prompts.emplace_back(ids.begin(), ids.begin() + std::max<int64_t>(1, prompt - b));
+      Tensor logits = model->forward(prompts, &cache);
+      sync(*model, logits);
+      st.ResumeTiming();
+      for (int64_t t = 0; t < decode; ++t) {
+        std::vector<std::vector<int32_t>> step(kSeqs, std::vector<int32_t>{ids[prompt + t]});
+        logits = model->forward(step, &cache);
+      }
+      sync(*model, logits);
+    }
+    st.counters["tokens_per_s"] = benchmark::Counter(static_cast<double>(kSeqs * decode), benchmark::Counter::kIsIterationInvariantRate);
+  })->Unit(benchmark::kMillisecond)->UseRealTime();
 }
 
 }  // namespace

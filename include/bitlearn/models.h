@@ -217,6 +217,17 @@ GenerateOptions generation_config(const std::string& model_dir);
 std::vector<int32_t> generate(const CausalLM& model, const std::vector<int32_t>& prompt,
                               const GenerateOptions& options);
 
+// Several prompts generated together: one prefill of all of them (right-padded), then decode steps
+// over the sequences still running, each with its own KV-cache rows, positions and stop rule.
+// Sequence i is the bits generate(model, prompts[i], options) gives alone (forward's rows do not
+// depend on the other sequences; sampling uses sequence positions only). options.on_token is not
+// called; on_token(i, token), when set, is called for each token of sequence i as it is picked and
+// may end that sequence (the token is kept). State-space models (no per-sequence KV rows) generate
+// the prompts one after the other, with the same results.
+std::vector<std::vector<int32_t>> generate_batch(const CausalLM& model, const std::vector<std::vector<int32_t>>& prompts,
+                                                 const GenerateOptions& options,
+                                                 const std::function<bool(size_t sequence, int32_t token)>& on_token = {});
+
 // The token picked from one row of logits (vocab floats on the host) at sequence position
 // `position` (greedy: lowest index among the largest).
 int32_t pick_token(const std::vector<float>& logits, int64_t position, const GenerateOptions& options);

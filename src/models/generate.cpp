@@ -80,8 +80,10 @@ int32_t pick_token(const std::vector<float>& logits, int64_t position, const Gen
   return static_cast<int32_t>(order[keep - 1]);
 }
 
-std::vector<int32_t> generate(const CausalLM& model, const std::vector<int32_t>& prompt,
-                              const GenerateOptions& o) {
+namespace {
+
+// Checks a request: a non-empty prompt, max_new_tokens >= 0, the total within the model's positions.
+void check_request(const CausalLM& model, const std::vector<int32_t>& prompt, const GenerateOptions& o) {
   BL_CHECK(!prompt.empty(), "generate: the prompt is empty");
   BL_CHECK(o.max_new_tokens >= 0, "generate: max_new_tokens ", o.max_new_tokens, " must be >= 0");
   // Compared as a difference: prompt + max_new_tokens could overflow int64 for a huge request.
@@ -90,39 +92,118 @@ std::vector<int32_t> generate(const CausalLM& model, const std::vector<int32_t>&
                o.max_new_tokens <= model.config().max_positions - prompt_len,
            "generate: prompt (", prompt.size(), ") + max_new_tokens (", o.max_new_tokens,
            ") exceeds max_position_embeddings ", model.config().max_positions);
-  const int64_t total = prompt_len + o.max_new_tokens;
-  std::vector<int32_t> out = prompt;
-  if (o.max_new_tokens == 0) return out;
-  BL_CHECK(o.repetition_penalty > 0.0f && std::isfinite(o.repetition_penalty), "generate: repetition_penalty ",
-           o.repetition_penalty, " must be a positive number");
-  std::vector<int32_t> eos = o.eos_ids;
-  if (eos.empty() && model.config().eos_token_id) eos.push_back(static_cast<int32_t>(*model.config().eos_token_id));
-  KvCache cache = model.new_cache(1, total);
-  Tensor logits = model.forward({prompt}, &cache);  // [1, T, V]
-  const int64_t V = model.config().vocab_size;
-  std::vector<char> seen;  // tokens of the sequence so far, for the repetition penalty
-  if (o.repetition_penalty != 1.0f) {
+  BL_CHECK(o.max_new_tokens == 0 || (o.repetition_penalty > 0.0f && std::isfinite(o.repetition_penalty)),
+           "generate: repetition_penalty ", o.repetition_penalty, " must be a positive number");
+}
+
+// One sequence being generated: its tokens, the repetition penalty's set of tokens seen, and the
+// pick of its next token from its logits row.
+struct Sequence {
+  std::vector<int32_t> out;
+  std::vector<char> seen;
+
+  Sequence(const std::vector<int32_t>& prompt, const GenerateOptions& o, int64_t V) : out(prompt) {
+    if (o.repetition_penalty == 1.0f) return;
     seen.assign(static_cast<size_t>(V), 0);
     for (int32_t t : prompt)
       if (t >= 0 && t < V) seen[static_cast<size_t>(t)] = 1;
   }
-  for (int64_t step = 0; step < o.max_new_tokens; ++step) {
-    const int64_t last = logits.dim(1) - 1;
-    std::vector<float> row = logits.slice(1, last, last + 1).to(Device::cpu()).to_vector<float>();
-    BL_CHECK(static_cast<int64_t>(row.size()) == V, "generate: unexpected logits row size");
+  // Picks from logits row `row` (the sequence's last position) and appends the token.
+  int32_t pick(std::vector<float> row, const GenerateOptions& o) {
+    const int64_t V = static_cast<int64_t>(row.size());
     if (!seen.empty()) {
       for (int64_t t = 0; t < V; ++t)
         if (seen[static_cast<size_t>(t)])
           row[t] = row[t] > 0.0f ? div(row[t], o.repetition_penalty) : mul(row[t], o.repetition_penalty);
     }
-    const int64_t position = static_cast<int64_t>(out.size());
-    const int32_t next = pick_token(row, position, o);
+    const int32_t next = pick_token(row, static_cast<int64_t>(out.size()), o);
     out.push_back(next);
     if (!seen.empty()) seen[static_cast<size_t>(next)] = 1;
+    return next;
+  }
+};
+
+std::vector<int32_t> eos_ids_of(const CausalLM& model, const GenerateOptions& o) {
+  std::vector<int32_t> eos = o.eos_ids;
+  if (eos.empty() && model.config().eos_token_id) eos.push_back(static_cast<int32_t>(*model.config().eos_token_id));
+  return eos;
+}
+
+// Row `pos` of sequence b of logits [B, T, V], on the host.
+std::vector<float> logits_row(const Tensor& logits, int64_t b, int64_t pos) {
+  std::vector<float> row = logits.slice(0, b, b + 1).slice(1, pos, pos + 1).to(Device::cpu()).to_vector<float>();
+  BL_CHECK(static_cast<int64_t>(row.size()) == logits.dim(2), "generate: unexpected logits row size");
+  return row;
+}
+
+}  // namespace
+
+std::vector<int32_t> generate(const CausalLM& model, const std::vector<int32_t>& prompt,
+                              const GenerateOptions& o) {
+  check_request(model, prompt, o);
+  if (o.max_new_tokens == 0) return prompt;
+  const std::vector<int32_t> eos = eos_ids_of(model, o);
+  KvCache cache = model.new_cache(1, static_cast<int64_t>(prompt.size()) + o.max_new_tokens);
+  Tensor logits = model.forward({prompt}, &cache);  // [1, T, V]
+  Sequence seq(prompt, o, model.config().vocab_size);
+  for (int64_t step = 0; step < o.max_new_tokens; ++step) {
+    const int32_t next = seq.pick(logits_row(logits, 0, logits.dim(1) - 1), o);
     if (o.on_token && !o.on_token(next)) break;
     if (o.stop_at_eos && std::find(eos.begin(), eos.end(), next) != eos.end()) break;
     if (step + 1 < o.max_new_tokens) logits = model.forward({{next}}, &cache);
   }
+  return seq.out;
+}
+
+std::vector<std::vector<int32_t>> generate_batch(const CausalLM& model, const std::vector<std::vector<int32_t>>& prompts,
+                                                 const GenerateOptions& o,
+                                                 const std::function<bool(size_t, int32_t)>& on_token) {
+  BL_CHECK(!prompts.empty(), "generate: no prompts");
+  for (const auto& p : prompts) check_request(model, p, o);
+  const size_t B = prompts.size();
+  std::vector<std::vector<int32_t>> out(B);
+  if (model.config().is_ssm() || B == 1) {  // one after the other (a state-space cache has no rows to skip)
+    for (size_t i = 0; i < B; ++i) {
+      GenerateOptions oi = o;
+      oi.on_token = on_token ? std::function<bool(int32_t)>([&, i](int32_t t) { return on_token(i, t); })
+                             : std::function<bool(int32_t)>();
+      out[i] = generate(model, prompts[i], oi);
+    }
+    return out;
+  }
+  if (o.max_new_tokens == 0) return prompts;
+  const std::vector<int32_t> eos = eos_ids_of(model, o);
+  size_t longest = 0;
+  for (const auto& p : prompts) longest = std::max(longest, p.size());
+  KvCache cache = model.new_cache(static_cast<int64_t>(B), static_cast<int64_t>(longest) + o.max_new_tokens);
+  Tensor logits = model.forward(prompts, &cache);  // [B, Tmax, V], right-padded
+  std::vector<Sequence> seqs;
+  std::vector<int64_t> last(B);
+  for (size_t i = 0; i < B; ++i) {
+    seqs.emplace_back(prompts[i], o, model.config().vocab_size);
+    last[i] = static_cast<int64_t>(prompts[i].size()) - 1;
+  }
+  std::vector<char> running(B, 1);
+  for (int64_t step = 0; step < o.max_new_tokens; ++step) {
+    std::vector<std::vector<int32_t>> next_in(B);
+    bool any = false;
+    for (size_t i = 0; i < B; ++i) {
+      if (!running[i]) continue;
+      const int32_t next = seqs[i].pick(logits_row(logits, static_cast<int64_t>(i), last[i]), o);
+      bool go_on = !on_token || on_token(i, next);
+      if (go_on && o.stop_at_eos && std::find(eos.begin(), eos.end(), next) != eos.end()) go_on = false;
+      if (!go_on || step + 1 == o.max_new_tokens) {
+        running[i] = 0;
+        continue;
+      }
+      next_in[i] = {next};
+      last[i] = 0;
+      any = true;
+    }
+    if (!any) break;
+    logits = model.forward(next_in, &cache);  // [B, 1, V]: the finished sequences' rows are +0
+  }
+  for (size_t i = 0; i < B; ++i) out[i] = std::move(seqs[i].out);
   return out;
 }
 

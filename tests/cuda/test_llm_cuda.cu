@@ -142,6 +142,11 @@ TEST_P(HfModelCuda, SameLogitsAsCpu) {
   models::GenerateOptions o;
   o.max_new_tokens = 8, o.temperature = 0.8f, o.seed = 7, o.stop_at_eos = false;
   EXPECT_EQ(models::generate(gpu, part, o), models::generate(cpu, part, o)) << GetParam();
+  // Several prompts generated together on the GPU: each sequence is the CPU's alone.
+  const std::vector<std::vector<int32_t>> prompts = {part, {1}, {5, 6, 7, 8, 9, 10, 11}};
+  const auto together = models::generate_batch(gpu, prompts, o);
+  for (size_t i = 0; i < prompts.size(); ++i)
+    EXPECT_EQ(together[i], models::generate(cpu, prompts[i], o)) << GetParam() << " sequence " << i;
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, HfModelCuda,

@@ -106,6 +106,12 @@ case "$line2" in *'"index":1'*'"tokens_sha256":"'*) ;; *) echo "FAIL: JSON line 
 printf 'def main():\n\nimport os\r\n' >"$tmp/prompts.txt"
 fromfile=$("$BIN" generate --model "$HF/llama" --prompts-file "$tmp/prompts.txt" --max-new-tokens 5)
 [ "$fromfile" = "$many" ] || { echo "FAIL: --prompts-file (blank line, CRLF) differs: $fromfile"; fail=1; }
+# --batch: prompts generated together give the lines they give one at a time (sampled, with a stop string).
+printf 'def main():\nimport os\nx = 1\nclass A:\nprint(\n' >"$tmp/five.txt"
+b1=$("$BIN" generate --model "$HF/llama" --prompts-file "$tmp/five.txt" --max-new-tokens 8 --temperature 1.2 --seed 5 --stop ")" --batch 1)
+b3=$("$BIN" generate --model "$HF/llama" --prompts-file "$tmp/five.txt" --max-new-tokens 8 --temperature 1.2 --seed 5 --stop ")" --batch 3)
+[ "$(printf '%s\n' "$b3" | wc -l)" = 5 ] && [ "$b1" = "$b3" ] || { echo "FAIL: --batch 3 differs from --batch 1: $b3 vs $b1"; fail=1; }
+check_error "batch must be >= 1" generate --model "$HF/llama" --prompt a --prompt b --batch 0
 # --jsonl of --ids: the hash is of the whole sequence.
 ids_line=$("$BIN" generate --model "$HF/gpt2" --ids "$prompt" --max-new-tokens 16 --jsonl)
 case "$ids_line" in *'"finish_reason":"length"'*'"token_ids":[44,44,44,44,44,44,44,44,44,44,44,44,44,44,44,44]'*) ;;

@@ -250,5 +250,56 @@ TEST(Sampling, ReproducibleAndKeyedBySeedAndPosition) {
   EXPECT_EQ(generate(model, {5, 6, 7}, o).size(), 15u);
 }
 
+// Several prompts generated together: each sequence is what it gives alone (greedy, sampled with
+// top-k / top-p / min-p and a repetition penalty, an early end-of-sequence for some), for every
+// fixture family (the state-space ones run the prompts one after the other); a sabotage arm: a
+// batch whose sequences share one sampling position stream must differ.
+TEST(GenerateBatch, EachSequenceIsWhatItGivesAlone) {
+  const std::vector<std::vector<int32_t>> prompts = {{5, 6, 7}, {1}, {9, 8, 7, 6, 5, 4, 3, 2}, {5, 6, 7}, {11, 12}};
+  for (const char* name : {"gpt2", "llama", "qwen2", "mistral", "phi3", "gemma", "mamba", "mamba2"}) {
+    const CausalLM model = CausalLM::load(fixture_dir(name));
+    for (int mode = 0; mode < 3; ++mode) {
+      GenerateOptions o;
+      o.max_new_tokens = 10;
+      o.stop_at_eos = mode != 2;
+      if (mode >= 1) {
+        o.temperature = 1.3f, o.seed = 17, o.top_k = 40, o.top_p = 0.9f, o.min_p = 0.02f;
+        o.repetition_penalty = 1.2f;
+      }
+      if (mode == 2) o.eos_ids = {3, 7};  // some sequences end early on these
+      std::vector<size_t> seen(prompts.size(), 0);
+      const auto together = generate_batch(model, prompts, o, [&](size_t i, int32_t) {
+        ++seen[i];
+        return !(i == 4 && seen[i] == 3);  // the caller ends sequence 4 after its third token
+      });
+      ASSERT_EQ(together.size(), prompts.size());
+      for (size_t i = 0; i < prompts.size(); ++i) {
+        GenerateOptions alone = o;
+        size_t n = 0;
+        alone.on_token = [&](int32_t) { return !(i == 4 && ++n == 3); };
+        EXPECT_EQ(together[i], generate(model, prompts[i], alone)) << name << " mode " << mode << " sequence " << i;
+        EXPECT_EQ(seen[i], together[i].size() - prompts[i].size()) << name << " sequence " << i;
+      }
+    }
+  }
+  // Sabotage: the positions of all sequences taken from sequence 0 (one shared sampling stream).
+  const CausalLM model = CausalLM::load(fixture_dir("llama"));
+  GenerateOptions o;
+  o.max_new_tokens = 8, o.temperature = 1.5f, o.seed = 3, o.stop_at_eos = false;
+  const std::vector<std::vector<int32_t>> two = {{5, 6, 7}, {1, 2, 3, 4, 5, 6, 7, 8, 9}};
+  const auto together = generate_batch(model, two, o);
+  KvCache cache = model.new_cache(2, 32);
+  Tensor logits = model.forward(two, &cache);
+  std::vector<int32_t> wrong = two[1];
+  for (int64_t step = 0; step < 8; ++step) {
+    std::vector<float> row = logits.slice(0, 1, 2).slice(1, step == 0 ? 8 : 0, step == 0 ? 9 : 1).to_vector<float>();
+    wrong.push_back(pick_token(row, static_cast<int64_t>(two[0].size()) + step, o));  // sequence 0's positions
+    logits = model.forward({{}, {wrong.back()}}, &cache);
+  }
+  EXPECT_NE(wrong, together[1]) << "the shared position stream went unnoticed";
+  EXPECT_THROW(generate_batch(model, {}, o), Error);
+  EXPECT_THROW(generate_batch(model, {{1, 2}, {}}, o), Error);
+}
+
 }  // namespace
 }  // namespace bl::models

@@ -13,7 +13,8 @@
 // apply_chat_template(tokenize=True) does.
 //
 // Several prompts (or --jsonl) print one JSON line per prompt with its text, token ids and the
-// SHA-256 of the whole sequence; each prompt is generated alone, so its line is what it gives alone.
+// SHA-256 of the whole sequence; --batch prompts at a time are generated together (one prefill,
+// then decode steps over the sequences still running), and each line is what its prompt gives alone.
 // Defaults come from DIR/generation_config.json when it is there (sampling settings, eos ids),
 // and the options override them.
 //   bitlearn logits --model DIR --ids 1,2,3 --out FILE.safetensors [--device cpu|cuda]
@@ -72,6 +73,7 @@ struct GenerateArgs {
   uint64_t seed = 0;
   std::vector<std::string> stop;
   bool stream = false, timings = false, ignore_eos = false, jsonl = false, chat = false;
+  int64_t batch = 8;  // prompts generated together (several prompts)
 };
 
 // The prompts of --prompt (repeatable) and --prompts-file (one per line; blank lines skipped).
@@ -192,12 +194,18 @@ void run_generate(const GenerateArgs& a) {
     return true;
   };
   if (prompts.size() > 1 || a.jsonl) {
-    // Each prompt alone, one after the other: each line has the tokens of that prompt sent alone.
-    for (size_t i = 0; i < prompts.size(); ++i) {
+    // --batch prompts at a time generated together (one prefill, then decode steps over the
+    // sequences still running); each line has the tokens of that prompt sent alone.
+    BL_CHECK(a.batch >= 1, "generate: --batch must be >= 1, got ", a.batch);
+    for (size_t first_i = 0; first_i < prompts.size(); first_i += static_cast<size_t>(a.batch)) {
+      const size_t end = std::min(prompts.size(), first_i + static_cast<size_t>(a.batch));
+      std::vector<std::vector<int32_t>> ids;
+      for (size_t i = first_i; i < end; ++i) ids.push_back(encode(prompts[i]));
       in_prompt = 0;
-      const bl::cli::TextRun run = bl::cli::generate_text(model, tok, encode(prompts[i]), o, a.stop);
+      const std::vector<bl::cli::TextRun> runs =
+          bl::cli::generate_texts(model, tok, ids, o, a.stop, [&](size_t, int32_t) { count(); });
       bar.clear();
-      std::printf("%s\n", jsonl_line(i, &prompts[i], run).c_str());
+      for (size_t i = first_i; i < end; ++i) std::printf("%s\n", jsonl_line(i, &prompts[i], runs[i - first_i]).c_str());
       std::fflush(stdout);
     }
     return;
@@ -250,6 +258,7 @@ void setup(CLI::App& root) {
   g->add_option("--prompt", ga->prompts, "Prompt text (needs a tokenizer.json); repeat it for several prompts (JSON lines out)");
   g->add_option("--prompts-file", ga->prompts_file, "A text file of prompts, one per line (JSON lines out)");
   g->add_flag("--jsonl", ga->jsonl, "Print one JSON object per prompt: text, finish_reason, token_ids, tokens_sha256");
+  g->add_option("--batch", ga->batch, "Several prompts: how many are generated together (default 8; each gives its bits alone)");
   g->add_option("--ids", ga->ids, "Prompt as comma-separated token ids");
   g->add_option("--max-new-tokens", ga->max_new_tokens, "Tokens to generate (default: generation_config.json, else 16)");
   g->add_option("--temperature", ga->temperature, "0 = greedy (the default unless generation_config.json samples); > 0 samples");

@@ -406,8 +406,10 @@ class Server {
     size_t prompt_tokens = 0, completion_tokens = 0;
     try {
       std::lock_guard<std::mutex> lock(generation_);
-      for (size_t i = 0; i < c.prompts.size(); ++i) {
-        const bl::cli::TextRun run = bl::cli::generate_text(model_, tok_, c.prompts[i], c.options, c.stop);
+      // Several prompts of one request are generated together; each choice is its prompt's alone.
+      const std::vector<bl::cli::TextRun> runs = bl::cli::generate_texts(model_, tok_, c.prompts, c.options, c.stop);
+      for (size_t i = 0; i < runs.size(); ++i) {
+        const bl::cli::TextRun& run = runs[i];
         out["choices"].push_back(choice(i, run, c.echo));
         prompt_tokens += run.prompt.size();
         completion_tokens += run.ids.size() - run.prompt.size();

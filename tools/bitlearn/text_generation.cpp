@@ -34,50 +34,103 @@ size_t incomplete_utf8(const std::string& s) {
   return 0;
 }
 
+
+// The stop strings and incremental text of one run: token(t, go_on) is called with each generated
+// token and says whether generation goes on; finish() completes run.text and run.finish_reason.
+class TextWatch {
+ public:
+  TextWatch(const text::Tokenizer& tok, const std::vector<std::string>& stop, TextRun& run,
+            const std::function<bool(const std::string&)>& on_text)
+      : tok_(tok), stop_(stop), run_(run), on_text_(on_text), seq_(run.prompt) {}
+
+  // go_on: whether the caller's own callback lets generation go on.
+  bool token(int32_t t, bool go_on = true) {
+    seq_.push_back(t);
+    if (!on_text_ && stop_.empty()) return go_on;
+    const std::string all = tok_.decode(seq_);
+    std::string& text = run_.text;
+    text = all.compare(0, run_.prompt_text.size(), run_.prompt_text) == 0
+               ? all.substr(run_.prompt_text.size())
+               : tok_.decode({seq_.begin() + static_cast<std::ptrdiff_t>(run_.prompt.size()), seq_.end()});
+    size_t cut = std::string::npos;
+    for (const std::string& s : stop_) cut = std::min(cut, text.find(s));
+    if (cut != std::string::npos) {
+      text.resize(cut);
+      run_.stopped_by_string = true;
+      go_on = false;
+    }
+    if (on_text_) {
+      const size_t hold = go_on ? std::max(held_back(text, stop_), incomplete_utf8(text)) : 0;
+      if (text.size() > shown_ + hold) {
+        if (!on_text_(text.substr(shown_, text.size() - hold - shown_))) go_on = false;
+        shown_ = text.size() - hold;
+      }
+    }
+    return go_on;
+  }
+
+  void finish(const models::CausalLM& model, const models::GenerateOptions& o) {
+    if (!on_text_ && stop_.empty()) {
+      run_.text = tok_.decode({run_.ids.begin() + static_cast<std::ptrdiff_t>(run_.prompt.size()), run_.ids.end()});
+    }
+    if (on_text_ && shown_ < run_.text.size()) on_text_(run_.text.substr(shown_));
+    run_.finish_reason = run_.stopped_by_string ? "stop" : finish_reason(model, o, run_.prompt.size(), run_.ids);
+  }
+
+ private:
+  const text::Tokenizer& tok_;
+  const std::vector<std::string>& stop_;
+  TextRun& run_;
+  const std::function<bool(const std::string&)>& on_text_;
+  std::vector<int32_t> seq_;
+  size_t shown_ = 0;
+};
+
+TextRun start_run(const text::Tokenizer& tok, const std::vector<int32_t>& prompt,
+                  const std::vector<std::string>& stop) {
+  for (const std::string& s : stop) BL_CHECK(!s.empty(), "generate: a stop string must not be empty");
+  TextRun run;
+  run.prompt = prompt;
+  run.prompt_text = tok.decode(run.prompt);
+  return run;
+}
+
 }  // namespace
 
 TextRun generate_text(const models::CausalLM& model, const text::Tokenizer& tok, const std::vector<int32_t>& prompt,
                       models::GenerateOptions o, const std::vector<std::string>& stop,
                       const std::function<bool(const std::string&)>& on_text) {
-  for (const std::string& s : stop) BL_CHECK(!s.empty(), "generate: a stop string must not be empty");
-  TextRun run;
-  run.prompt = prompt;
-  run.prompt_text = tok.decode(run.prompt);
-  std::vector<int32_t> seq = run.prompt;
-  size_t shown = 0;
+  TextRun run = start_run(tok, prompt, stop);
+  TextWatch watch(tok, stop, run, on_text);
   const std::function<bool(int32_t)> user = o.on_token;
   o.on_token = [&](int32_t t) {
-    bool go_on = user ? user(t) : true;
-    seq.push_back(t);
-    if (!on_text && stop.empty()) return go_on;
-    const std::string all = tok.decode(seq);
-    std::string& text = run.text;
-    text = all.compare(0, run.prompt_text.size(), run.prompt_text) == 0
-               ? all.substr(run.prompt_text.size())
-               : tok.decode({seq.begin() + static_cast<std::ptrdiff_t>(run.prompt.size()), seq.end()});
-    size_t cut = std::string::npos;
-    for (const std::string& s : stop) cut = std::min(cut, text.find(s));
-    if (cut != std::string::npos) {
-      text.resize(cut);
-      run.stopped_by_string = true;
-      go_on = false;
-    }
-    if (on_text) {
-      const size_t hold = go_on ? std::max(held_back(text, stop), incomplete_utf8(text)) : 0;
-      if (text.size() > shown + hold) {
-        if (!on_text(text.substr(shown, text.size() - hold - shown))) go_on = false;
-        shown = text.size() - hold;
-      }
-    }
-    return go_on;
+    return watch.token(t, user ? user(t) : true);
   };
   run.ids = models::generate(model, run.prompt, o);
-  if (!on_text && stop.empty()) {
-    run.text = tok.decode({run.ids.begin() + static_cast<std::ptrdiff_t>(run.prompt.size()), run.ids.end()});
-  }
-  if (on_text && shown < run.text.size()) on_text(run.text.substr(shown));
-  run.finish_reason = run.stopped_by_string ? "stop" : finish_reason(model, o, run.prompt.size(), run.ids);
+  watch.finish(model, o);
   return run;
+}
+
+std::vector<TextRun> generate_texts(const models::CausalLM& model, const text::Tokenizer& tok,
+                                    const std::vector<std::vector<int32_t>>& prompts, const models::GenerateOptions& o,
+                                    const std::vector<std::string>& stop,
+                                    const std::function<void(size_t, int32_t)>& on_token) {
+  std::vector<TextRun> runs;
+  for (const auto& p : prompts) runs.push_back(start_run(tok, p, stop));
+  const std::function<bool(const std::string&)> no_text;
+  std::vector<TextWatch> watches;
+  watches.reserve(runs.size());
+  for (TextRun& r : runs) watches.emplace_back(tok, stop, r, no_text);
+  const std::vector<std::vector<int32_t>> ids =
+      models::generate_batch(model, prompts, o, [&](size_t i, int32_t t) {
+        if (on_token) on_token(i, t);
+        return watches[i].token(t);
+      });
+  for (size_t i = 0; i < runs.size(); ++i) {
+    runs[i].ids = ids[i];
+    watches[i].finish(model, o);
+  }
+  return runs;
 }
 
 std::string finish_reason(const models::CausalLM& model, const models::GenerateOptions& o, size_t prompt_tokens,

@@ -31,6 +31,14 @@ TextRun generate_text(const models::CausalLM& model, const text::Tokenizer& tok,
                       models::GenerateOptions o, const std::vector<std::string>& stop,
                       const std::function<bool(const std::string&)>& on_text = {});
 
+// Several prompts generated together (models::generate_batch: one prefill, then decode steps over
+// the sequences still running), each with the stop strings as generate_text applies them; run i is
+// what generate_text gives for prompts[i] alone. on_token(i, token), when set, sees each token.
+std::vector<TextRun> generate_texts(const models::CausalLM& model, const text::Tokenizer& tok,
+                                    const std::vector<std::vector<int32_t>>& prompts, const models::GenerateOptions& o,
+                                    const std::vector<std::string>& stop,
+                                    const std::function<void(size_t, int32_t)>& on_token = {});
+
 // "stop" when generation ended on an end-of-sequence token (of o.eos_ids, else the config's) or
 // before max_new_tokens, else "length".
 std::string finish_reason(const models::CausalLM& model, const models::GenerateOptions& o, size_t prompt_tokens,
