@@ -112,10 +112,23 @@ CASES = {
                                  lambda: manifold.LocallyLinearEmbedding(n_neighbors=10, random_state=0), "none"),
     # tsne: method="exact" in both (bitlearn has only it), 1000 iterations of n^2 work.
     "tsne": ("reg", "tsne", {}, lambda: manifold.TSNE(method="exact", random_state=0), "none"),
+    # umap: against umap-learn's UMAP (random_state=0 in both: its single-threaded layout, as
+    # bitlearn's); umap-learn's numba functions are compiled once beforehand (_umap_learn).
+    "umap": ("blobs", "umap", {}, lambda: _umap_learn(), "none"),
     "nmf_cd": ("word_counts", "nmf", {"n_components": "5"},
                lambda: decomposition.NMF(n_components=5, random_state=0), "none"),
     "nmf_mu": ("word_counts", "nmf", {"n_components": "5", "solver": "mu"},
                lambda: decomposition.NMF(n_components=5, solver="mu", random_state=0), "none"),
+    # dictionary_learning / sparse_pca: coordinate descent in both, 20 iterations (tol=0; scikit-learn
+    # codes each row by its own Lasso fit, minutes at 10^4 rows to convergence).
+    "dictionary_learning": ("reg", "dictionary_learning",
+                            {"n_components": "5", "max_iter": "20", "tol": "0", "transform_algorithm": "lasso_cd"},
+                            lambda: decomposition.DictionaryLearning(n_components=5, fit_algorithm="cd", max_iter=20,
+                                                                     tol=0.0, transform_algorithm="lasso_cd",
+                                                                     random_state=0), "none"),
+    "sparse_pca": ("reg", "sparse_pca", {"n_components": "5", "max_iter": "20", "tol": "0"},
+                   lambda: decomposition.SparsePCA(n_components=5, method="cd", max_iter=20, tol=0.0, random_state=0),
+                   "none"),
     "latent_dirichlet_allocation": ("word_counts", "latent_dirichlet_allocation", {"n_components": "5"},
                                     lambda: decomposition.LatentDirichletAllocation(
                                         n_components=5, learning_method="batch", random_state=0), "none"),
@@ -257,6 +270,18 @@ MAX_ROWS = {"quantile_regressor": 5000, "ard_regression": 200000,
             "tsne": 1000,
             # mlp: 20 epochs of mini-batches; a million rows takes minutes in both.
             "mlp_classifier": 100000, "mlp_regressor": 100000}
+
+
+_UMAP_WARM = []
+
+
+def _umap_learn():
+    """umap-learn's UMAP(random_state=0), after one fit of 300 rows that compiles its numba code."""
+    import umap
+    if not _UMAP_WARM:
+        umap.UMAP(random_state=0).fit(datasets.make_blobs(300, n_features=D, random_state=1)[0])
+        _UMAP_WARM.append(True)
+    return umap.UMAP(random_state=0)
 
 
 def write_csv(path, X, y=None):

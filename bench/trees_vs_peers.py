@@ -44,6 +44,9 @@ def make_data(rows, task, seed=0):
     n = int(rows * 1.25)
     if task == "regression":
         X, y = make_regression(n_samples=n, n_features=20, n_informative=10, noise=10.0, random_state=seed)
+    elif task == "counts":  # Poisson counts of a log-linear rate in the regression's features
+        X, y = make_regression(n_samples=n, n_features=20, n_informative=10, noise=10.0, random_state=seed)
+        y = np.random.default_rng(seed).poisson(np.exp(0.5 * y / y.std()))
     else:
         X, y = make_classification(n_samples=n, n_features=20, n_informative=10, n_classes=2, random_state=seed)
     X = X.astype(np.float32)
@@ -76,6 +79,21 @@ def cases(threads):
         ("boosting 31 leaves, binary", "classification", "hist_gradient_boosting_classifier", ours_lossguide,
          [("lightgbm", lambda: lgb.LGBMClassifier(**lgb_common)),
           ("sklearn HGB", lambda: ensemble.HistGradientBoostingClassifier(max_iter=100, early_stopping=False))]),
+        ("boosting 31 leaves, poisson", "counts", "hist_gradient_boosting_regressor",
+         dict(ours_lossguide, loss="poisson"),
+         [("sklearn HGB", lambda: ensemble.HistGradientBoostingRegressor(loss="poisson", max_iter=100,
+                                                                        early_stopping=False))]),
+        ("boosting 31 leaves, quantile 0.8", "regression", "hist_gradient_boosting_regressor",
+         dict(ours_lossguide, loss="quantile", quantile="0.8"),
+         [("sklearn HGB", lambda: ensemble.HistGradientBoostingRegressor(loss="quantile", quantile=0.8, max_iter=100,
+                                                                        early_stopping=False))]),
+        ("boosting 31 leaves, monotonic", "regression", "hist_gradient_boosting_regressor",
+         dict(ours_lossguide, monotonic_cst=",".join(["1"] * 5 + ["0"] * 15)),
+         [("sklearn HGB", lambda: ensemble.HistGradientBoostingRegressor(
+             monotonic_cst=[1] * 5 + [0] * 15, max_iter=100, early_stopping=False))]),
+        ("boosting early stopping, regression", "regression", "hist_gradient_boosting_regressor",
+         {"max_iter": "1000", "early_stopping": "true", "learning_rate": "0.1"},
+         [("sklearn HGB", lambda: ensemble.HistGradientBoostingRegressor(max_iter=1000, early_stopping=True))]),
         ("decision tree, classification", "classification", "decision_tree_classifier", {},
          [("sklearn", lambda: tree.DecisionTreeClassifier(random_state=0))]),
         ("decision tree, regression", "regression", "decision_tree_regressor", {"max_depth": "12"},

@@ -37,5 +37,5 @@ if [ "${BITLEARN_PYTHON:-1}" = 1 ]; then
   fi
   build/venv/bin/python -m pip install -q --disable-pip-version-check \
     nanobind==3.1.0 scikit-build-core==1.1.2 numpy==2.4.6 scikit-learn==1.9.1 pytest==9.2.0 jinja2==3.1.6 \
-    statsmodels==0.15.0 lightgbm==4.7.0
+    statsmodels==0.15.0 lightgbm==4.7.0 umap-learn==0.5.12
 fi

@@ -16,6 +16,7 @@ from .tensor import *  # noqa: F401,F403  (the ops, with array arguments accepte
 from .tensor import tensor, from_numpy
 from . import models  # noqa: E402,F401
 from . import lm  # noqa: E402,F401
+from . import nn  # noqa: E402,F401
 
 __all__ = ["Error", "Tensor", "tensor", "from_numpy", "from_dlpack", "verify", "compare",
            "doctor", "cli", "set_num_threads", "num_threads", "cuda_available", "cuda_backend_built",

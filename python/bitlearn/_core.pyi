@@ -3,6 +3,10 @@ bitlearn's C++ library: tensors, ops, estimators, models and the verifier
 """
 
 from collections.abc import Mapping, Sequence
+from typing import Annotated
+
+import numpy
+from numpy.typing import NDArray
 
 
 class Error(ValueError):
@@ -384,3 +388,25 @@ class Tokenizer:
     def to_json_text(self) -> str: ...
 
     def save(self, path: str) -> None: ...
+
+def shap_values(model_text: str, X: Tensor) -> Annotated[NDArray[numpy.float64], dict(shape=(None, None))]:
+    """
+    SHAP values [n, n_groups * (n_features + 1)] (float64) of a model file's text (xgboost_model or lightgbm_model): per output group one column per feature, then the expected value.
+    """
+
+def forecast(model_text: str, steps: int, exog: Tensor | None = None, alpha: float = 0.05) -> tuple:
+    """
+    (mean, lower, upper) of the steps after a fitted forecaster's series (model file text).
+    """
+
+def tsa_acf(x: Sequence[float], nlags: int = -1, adjusted: bool = False) -> list[float]:
+    """Autocorrelations (stattests.h)."""
+
+def tsa_pacf(x: Sequence[float], nlags: int = -1, method: str = 'ywadjusted') -> list[float]:
+    """Partial autocorrelations (stattests.h)."""
+
+def tsa_adfuller(x: Sequence[float], maxlag: int = -1, regression: str = 'c', autolag: str = 'aic') -> dict:
+    """Augmented Dickey-Fuller test (stattests.h)."""
+
+def tsa_kpss(x: Sequence[float], regression: str = 'c', nlags: int = -1) -> dict:
+    """KPSS stationarity test (stattests.h)."""

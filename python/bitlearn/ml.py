@@ -40,7 +40,7 @@ _CLASS_NAMES = {
     "sgd_classifier": "SGDClassifier", "sgd_regressor": "SGDRegressor",
     "ard_regression": "ARDRegression", "kneighbors_classifier": "KNeighborsClassifier",
     "kneighbors_regressor": "KNeighborsRegressor", "adaboost_classifier": "AdaBoostClassifier",
-    "adaboost_regressor": "AdaBoostRegressor", "xgboost_model": "XGBoostModel",
+    "adaboost_regressor": "AdaBoostRegressor", "xgboost_model": "XGBoostModel", "lightgbm_model": "LightGBMModel",
     "gaussian_nb": "GaussianNB", "multinomial_nb": "MultinomialNB", "complement_nb": "ComplementNB",
     "bernoulli_nb": "BernoulliNB", "categorical_nb": "CategoricalNB",
     "linear_discriminant_analysis": "LinearDiscriminantAnalysis",
@@ -55,7 +55,8 @@ _CLASS_NAMES = {
     "truncated_svd": "TruncatedSVD", "kernel_pca": "KernelPCA", "nmf": "NMF",
     "latent_dirichlet_allocation": "LatentDirichletAllocation",
     "incremental_pca": "IncrementalPCA", "fast_ica": "FastICA", "mds": "MDS",
-    "tsne": "TSNE",
+    "dictionary_learning": "DictionaryLearning", "sparse_pca": "SparsePCA",
+    "tsne": "TSNE", "umap": "UMAP",
     "gaussian_process_regressor": "GaussianProcessRegressor",
     "optics": "OPTICS", "hdbscan": "HDBSCAN", "affinity_propagation": "AffinityPropagation", "birch": "Birch",
     "gaussian_process_classifier": "GaussianProcessClassifier",
@@ -80,8 +81,12 @@ _TRANSFORMER |= {"quantile_transformer", "power_transformer", "knn_imputer"}
 _TRANSFORMER |= {"incremental_pca", "fast_ica", "isomap"}
 _TRANSFORMER |= {"locally_linear_embedding"}
 _TRANSFORMER |= {"latent_dirichlet_allocation"}
+_TRANSFORMER |= {"dictionary_learning", "sparse_pca"}
 # Transformers whose fit_transform is embedding_ (scikit-learn's LocallyLinearEmbedding).
 _EMBEDDING_TRANSFORMER = {"locally_linear_embedding"}
+# umap-learn's UMAP (exact neighbors, euclidean): fit_transform is embedding_, transform places new rows.
+_TRANSFORMER |= {"umap"}
+_EMBEDDING_TRANSFORMER |= {"umap"}
 _TRANSFORMER |= {"spline_transformer", "target_encoder"}
 # Transformers fitted on a target y (numeric; scikit-learn's TargetEncoder): fit(X, y), and fit_transform
 # by cross fitting.
@@ -93,7 +98,7 @@ _EMBEDDING |= {"tsne"}  # scikit-learn's TSNE (method="exact")
 # Density estimators with score_samples, score and sample only (scikit-learn's KernelDensity).
 _DENSITY = {"kernel_density"}
 _OUTLIER = {"isolation_forest", "local_outlier_factor", "one_class_svm"}
-_LOADER = {"xgboost_model"}  # imports a trained model file; fit(X) only checks X's width
+_LOADER = {"xgboost_model", "lightgbm_model"}  # import a trained model file; fit(X) only checks X's width
 _REGRESSORS = {"linear_regression", "ridge", "lasso", "elastic_net", "bayesian_ridge", "lars",
                "lasso_lars", "ard_regression", "isotonic_regression", "kernel_ridge",
                "svr", "gaussian_process_regressor", "nu_svr", "linear_svr"}
@@ -110,6 +115,20 @@ _SVM = {"svc", "nu_svc", "svr", "nu_svr", "one_class_svm"}
 # Hist gradient boosting treats NaN as missing; every other estimator refuses NaN in X.
 _ALLOW_NAN = {"hist_gradient_boosting_classifier", "hist_gradient_boosting_regressor"}
 _ALLOW_NAN |= {"simple_imputer", "knn_imputer"}  # NaN marks the values they fill in
+_ALLOW_NAN |= {"xgboost_model", "lightgbm_model"}  # imported tree models route NaN
+# Parameters a C++ estimator lists only when set (so the model files of its defaults keep their
+# bytes), with their Python defaults: the classes take them as any other parameter.
+_HGB_COMMON = {"early_stopping": False, "scoring": "loss", "validation_fraction": 0.1, "n_iter_no_change": 10,
+               "tol": 1e-7, "monotonic_cst": None, "interaction_cst": None}
+_OPTIONAL_PARAMS = {
+    "hist_gradient_boosting_regressor": dict(_HGB_COMMON, loss="squared_error", quantile=None, power=1.5, alpha=0.9),
+    "hist_gradient_boosting_classifier": dict(_HGB_COMMON, loss="log_loss"),
+}
+# Time-series forecasters (src/ml/timeseries/forecaster.h): fit(y, X=None) on one series in row
+# order, predict = in-sample one-step predictions, forecast(steps, exog=None, alpha=0.05).
+_FORECASTER = {"exponential_smoothing"}
+_FORECASTER |= {"arima", "sarimax"}
+_CLASS_NAMES.update({"arima": "ARIMA", "sarimax": "SARIMAX"})
 
 
 def _class_name(name):
@@ -117,6 +136,8 @@ def _class_name(name):
 
 
 def _kind(name):
+    if name in _FORECASTER:
+        return "forecaster"
     if name in _CLUSTER:
         return "cluster"
     if name in _MIXTURE:
@@ -224,6 +245,7 @@ class BitlearnEstimator(BaseEstimator):
         """The sub-estimator text of this estimator: name(key=value,...) for meta-estimators."""
         params = self._cpp_params()
         defaults = _core.Estimator.make(self._registry_name).get_params()
+        defaults.update({k: _to_text(k, v) for k, v in _OPTIONAL_PARAMS.get(self._registry_name, {}).items()})
         changed = [f"{k}={v}" for k, v in sorted(params.items()) if defaults.get(k) != v]
         return self._registry_name + (f"({','.join(changed)})" if changed else "")
 
@@ -373,6 +395,10 @@ class BitlearnEstimator(BaseEstimator):
                 if key in ("cluster_centers", "components"):
                     v = v.reshape(-1, d)
                 self.__dict__[key + "_"] = v
+        if isinstance(state.get("train_score"), str):  # hist boosting with early stopping (binary64)
+            self.train_score_ = np.frombuffer(bytes.fromhex(state["train_score"]), dtype="<f8").copy()
+            if isinstance(state.get("validation_score"), str):
+                self.validation_score_ = np.frombuffer(bytes.fromhex(state["validation_score"]), dtype="<f8").copy()
         if isinstance(state.get("inertia"), str):
             self.inertia_ = float(_hex_f32(state["inertia"])[0])
         if isinstance(state.get("loss_curve"), str):  # mlp_*: the training loss of the last and every epoch
@@ -440,6 +466,10 @@ class BitlearnEstimator(BaseEstimator):
             self.loglike_ = [float(v) for v in _hex_f32(state["loglike"])]
         if isinstance(state.get("reconstruction_err"), str):  # nmf
             self.reconstruction_err_ = float(_hex_f32(state["reconstruction_err"])[0])
+        if isinstance(state.get("error"), str):  # dictionary_learning, sparse_pca (cost per iteration)
+            self.error_ = [float(v) for v in _hex_f32(state["error"])]
+            if self._registry_name == "sparse_pca":
+                self.n_components_ = int(state["n_components"])
         if isinstance(state.get("exp_dirichlet_component"), str):  # latent_dirichlet_allocation
             self.exp_dirichlet_component_ = _hex_f32(state["exp_dirichlet_component"]).reshape(state["n_components"], -1)
             self.bound_ = float(_hex_f32(state["bound"])[0])
@@ -457,6 +487,14 @@ class BitlearnEstimator(BaseEstimator):
             self.stress_ = float(_hex_f32(state["stress"])[0])
         if isinstance(state.get("reconstruction_error"), str):  # locally_linear_embedding
             self.reconstruction_error_ = float(_hex_f32(state["reconstruction_error"])[0])
+        if isinstance(state.get("graph_data"), str):  # umap: umap-learn's graph_, _a and _b
+            import scipy.sparse
+            n_rows = state["n_samples"]
+            self.graph_ = scipy.sparse.csr_matrix(
+                (np.frombuffer(bytes.fromhex(state["graph_data"]), dtype="<f8"), np.asarray(state["graph_indices"]),
+                 np.asarray(state["graph_indptr"])), shape=(n_rows, n_rows))
+            self._a = float(np.frombuffer(bytes.fromhex(state["a"]), dtype="<f8")[0])
+            self._b = float(np.frombuffer(bytes.fromhex(state["b"]), dtype="<f8")[0])
         if isinstance(state.get("kl_divergence"), str):  # tsne (n_iter_ above)
             self.kl_divergence_ = float(np.frombuffer(bytes.fromhex(state["kl_divergence"]), dtype="<f8")[0])
             self.learning_rate_ = float(np.frombuffer(bytes.fromhex(state["learning_rate_used"]), dtype="<f8")[0])
@@ -883,7 +921,64 @@ class _OutlierBase(OutlierMixin, BitlearnEstimator):
 
 
 class _LoaderBase(BitlearnEstimator):
-    pass
+    def pred_contribs(self, X):
+        """SHAP values (exact TreeSHAP, path-dependent, from the trees' training cover) as float64
+        [n_samples, n_groups * (n_features + 1)]: per output group one column per feature, then the
+        expected value; each group's columns add up to its raw margin."""
+        check_is_fitted(self)
+        X = self._check_X(X, reset=False)
+        return _core.shap_values(self._est.to_json_text(), Tensor(np.ascontiguousarray(X)))
+
+
+class _ForecasterBase(BitlearnEstimator):
+    """Time-series models (statsmodels-like): fit(y, X=None) on one series (row 0 the oldest), X the
+    exogenous regressors [n, k] where the model takes some; predict(X=None) the in-sample one-step
+    predictions; forecast(steps, exog=None, alpha=0.05) -> (mean, lower, upper) float64 arrays.
+    scikit-learn's estimator checks do not apply (fit reads y as one ordered series)."""
+
+    def fit(self, y, X=None):
+        """Fits on the series y [n] (and regressors X [n, k]); returns self."""
+        _threads(self.n_jobs)
+        y = np.ascontiguousarray(np.asarray(y, dtype=np.float32).reshape(-1))
+        X = np.zeros((len(y), 0), np.float32) if X is None else np.ascontiguousarray(X, dtype=np.float32)
+        est = self._new()
+        est.fit(self._to_device(X), self._to_device(y), None)
+        self._est = est
+        self.n_features_in_ = X.shape[1]
+        self.nobs_ = len(y)
+        state = json.loads(self._est.state_json())
+        f64 = lambda key: np.frombuffer(bytes.fromhex(state[key]), dtype="<f8").copy()  # noqa: E731
+        if "values_f64" in state and "stats_f64" in state:  # exponential_smoothing
+            v = f64("values_f64")
+            self.params_ = {"smoothing_level": v[0], "smoothing_trend": v[1], "smoothing_seasonal": v[2],
+                            "damping_trend": v[3], "initial_level": v[4], "initial_trend": v[5],
+                            "initial_seasons": v[6:]}
+            self.sse_, self.aic_, self.aicc_, self.bic_ = (float(t) for t in f64("stats_f64"))
+        if "params" in state and "sigma2" in state:  # arima, sarimax (statsmodels' parameter order)
+            self.params_ = f64("params")
+            self.sigma2_, self.llf_, self.aic_, self.bic_ = (float(f64(k)[0]) for k in ("sigma2", "llf", "aic", "bic"))
+            self.n_iter_ = int(state["n_iter"])
+        return self
+
+    def predict(self, X=None):
+        """The in-sample one-step predictions of the fitted series (float32 [n])."""
+        check_is_fitted(self)
+        X = np.zeros((self.nobs_, self.n_features_in_), np.float32) if X is None else \
+            np.ascontiguousarray(X, dtype=np.float32)
+        return np.asarray(self._est.predict(self._to_device(X)).to("cpu"))
+
+    def forecast(self, steps, exog=None, alpha=0.05):
+        """(mean, lower, upper): the steps after the fitted series with the 1 - alpha prediction
+        interval (NaN bounds where the model has no closed form)."""
+        check_is_fitted(self)
+        ex = None if exog is None else Tensor(np.ascontiguousarray(exog, dtype=np.float32))
+        mean, lower, upper = _core.forecast(self._est.to_json_text(), int(steps), ex, float(alpha))
+        return np.asarray(mean), np.asarray(lower), np.asarray(upper)
+
+    def score(self, y, X=None):
+        """R^2 of the in-sample one-step predictions against y."""
+        from sklearn.metrics import r2_score
+        return r2_score(np.asarray(y, dtype=np.float64), self.predict(X).astype(np.float64))
 
 
 class _NeighborsBase(BitlearnEstimator):
@@ -931,7 +1026,7 @@ class _NeighborsBase(BitlearnEstimator):
 _BASES = {"classifier": _ClassifierBase, "regressor": _RegressorBase, "cluster": _ClusterBase,
           "transformer": _TransformerBase, "outlier": _OutlierBase, "loader": _LoaderBase,
           "mixture": _MixtureBase, "density": _DensityBase, "neighbors": _NeighborsBase,
-          "embedding": _EmbeddingBase}
+          "embedding": _EmbeddingBase, "forecaster": _ForecasterBase}
 
 
 def _fit_weighted(self, X, y=None, sample_weight=None):
@@ -962,6 +1057,7 @@ def _target_tags(self):
 def _make_class(name):
     made = _core.Estimator.make(name)
     defaults = {k: _from_text(v) for k, v in sorted(made.get_params().items())}
+    defaults.update(_OPTIONAL_PARAMS.get(name, {}))
     kind = _kind(name)
     params = list(defaults)
     # An explicit __init__ signature: scikit-learn reads the parameter names from it.

@@ -66,12 +66,24 @@ class _EmbeddingBase(BitlearnEstimator):
     stress_: float
     def fit_transform(self, X: Any, y: Any = None) -> np.ndarray: ...
 
+class _ForecasterBase(BitlearnEstimator):
+    params_: Any
+    nobs_: int
+    def fit(self, y: Any, X: Any = None) -> "_ForecasterBase": ...
+    def predict(self, X: Any = None) -> np.ndarray: ...
+    def forecast(self, steps: int, exog: Any = None, alpha: float = 0.05) -> tuple: ...
+    def score(self, y: Any, X: Any = None) -> float: ...
+
 def estimator_class(name: str) -> type: ...
 def registry_name_of(cls_or_obj: Any) -> str: ...
 
 class ARDRegression(_RegressorBase):
     """registry name: ard_regression"""
     def __init__(self, *, alpha_1: float = 1e-06, alpha_2: float = 1e-06, fit_intercept: bool = True, lambda_1: float = 1e-06, lambda_2: float = 1e-06, max_iter: float = 300, threshold_lambda: float = 10000.0, tol: float = 0.001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class ARIMA(_ForecasterBase):
+    """registry name: arima"""
+    def __init__(self, *, d: float = 0, enforce_invertibility: bool = True, enforce_stationarity: bool = True, max_iter: float = 200, p: float = 1, q: float = 0, tol: float = 1e-08, trend: str = 'n', device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
 class AdaBoostClassifier(_ClassifierBase):
     """registry name: adaboost_classifier"""
@@ -137,9 +149,17 @@ class DecisionTreeRegressor(_RegressorBase):
     """registry name: decision_tree_regressor"""
     def __init__(self, *, criterion: str = 'squared_error', max_depth: Any = None, max_features: str = 'all', min_samples_leaf: float = 1, min_samples_split: float = 2, random_state: float = 0, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
+class DictionaryLearning(_TransformerBase):
+    """registry name: dictionary_learning"""
+    def __init__(self, *, alpha: float = 1, fit_algorithm: str = 'cd', max_iter: float = 1000, n_components: Any = None, positive_code: bool = False, positive_dict: bool = False, random_state: float = 0, split_sign: bool = False, tol: float = 1e-08, transform_algorithm: str = 'omp', transform_alpha: Any = None, transform_max_iter: float = 1000, transform_n_nonzero_coefs: Any = None, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
 class ElasticNet(_RegressorBase):
     """registry name: elastic_net"""
     def __init__(self, *, alpha: float = 1, fit_intercept: bool = True, l1_ratio: float = 0.5, max_iter: float = 1000, tol: float = 0.0001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class ExponentialSmoothing(_ForecasterBase):
+    """registry name: exponential_smoothing"""
+    def __init__(self, *, damped_trend: bool = False, damping_trend: Any = None, initialization_method: str = 'estimated', max_iter: float = 1000, seasonal: Any = None, seasonal_periods: float = 0, smoothing_level: Any = None, smoothing_seasonal: Any = None, smoothing_trend: Any = None, trend: Any = None, use_brute: bool = True, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
 class ExtraTreeClassifier(_ClassifierBase):
     """registry name: extra_tree_classifier"""
@@ -191,11 +211,11 @@ class HDBSCAN(_ClusterBase):
 
 class HistGradientBoostingClassifier(_ClassifierBase):
     """registry name: hist_gradient_boosting_classifier"""
-    def __init__(self, *, colsample_bytree: float = 1, grow_policy: str = 'lossguide', l1_regularization: float = 0, l2_regularization: float = 0, learning_rate: float = 0.1, max_bins: float = 255, max_depth: Any = None, max_iter: float = 100, max_leaf_nodes: float = 31, min_child_weight: float = 0.001, min_samples_leaf: float = 20, min_split_gain: float = 0, random_state: float = 0, subsample: float = 1, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+    def __init__(self, *, colsample_bytree: float = 1, grow_policy: str = 'lossguide', l1_regularization: float = 0, l2_regularization: float = 0, learning_rate: float = 0.1, max_bins: float = 255, max_depth: Any = None, max_iter: float = 100, max_leaf_nodes: float = 31, min_child_weight: float = 0.001, min_samples_leaf: float = 20, min_split_gain: float = 0, random_state: float = 0, subsample: float = 1, early_stopping: bool = False, scoring: str = 'loss', validation_fraction: float = 0.1, n_iter_no_change: float = 10, tol: float = 1e-07, monotonic_cst: Any = None, interaction_cst: Any = None, loss: str = 'log_loss', device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
 class HistGradientBoostingRegressor(_RegressorBase):
     """registry name: hist_gradient_boosting_regressor"""
-    def __init__(self, *, colsample_bytree: float = 1, grow_policy: str = 'lossguide', l1_regularization: float = 0, l2_regularization: float = 0, learning_rate: float = 0.1, max_bins: float = 255, max_depth: Any = None, max_iter: float = 100, max_leaf_nodes: float = 31, min_child_weight: float = 0.001, min_samples_leaf: float = 20, min_split_gain: float = 0, random_state: float = 0, subsample: float = 1, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+    def __init__(self, *, colsample_bytree: float = 1, grow_policy: str = 'lossguide', l1_regularization: float = 0, l2_regularization: float = 0, learning_rate: float = 0.1, max_bins: float = 255, max_depth: Any = None, max_iter: float = 100, max_leaf_nodes: float = 31, min_child_weight: float = 0.001, min_samples_leaf: float = 20, min_split_gain: float = 0, random_state: float = 0, subsample: float = 1, early_stopping: bool = False, scoring: str = 'loss', validation_fraction: float = 0.1, n_iter_no_change: float = 10, tol: float = 1e-07, monotonic_cst: Any = None, interaction_cst: Any = None, loss: str = 'squared_error', quantile: Any = None, power: float = 1.5, alpha: float = 0.9, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
 class HuberRegressor(_RegressorBase):
     """registry name: huber_regressor"""
@@ -260,6 +280,10 @@ class LassoLars(_RegressorBase):
 class LatentDirichletAllocation(_TransformerBase):
     """registry name: latent_dirichlet_allocation"""
     def __init__(self, *, doc_topic_prior: Any = None, evaluate_every: float = -1, learning_method: str = 'batch', max_doc_update_iter: float = 100, max_iter: float = 10, mean_change_tol: float = 0.001, n_components: float = 10, perp_tol: float = 0.1, random_state: float = 0, topic_word_prior: Any = None, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class LightGBMModel(_LoaderBase):
+    """registry name: lightgbm_model"""
+    def __init__(self, *, model_file: str = '', device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
 class LinearDiscriminantAnalysis(_ClassifierBase):
     """registry name: linear_discriminant_analysis"""
@@ -421,6 +445,10 @@ class RobustScaler(_TransformerBase):
     """registry name: robust_scaler"""
     def __init__(self, *, quantile_range: str = '25,75', with_centering: bool = True, with_scaling: bool = True, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
+class SARIMAX(_ForecasterBase):
+    """registry name: sarimax"""
+    def __init__(self, *, d: float = 0, enforce_invertibility: bool = True, enforce_stationarity: bool = True, max_iter: float = 200, p: float = 1, q: float = 0, s: float = 0, seasonal_d: float = 0, seasonal_p: float = 0, seasonal_q: float = 0, tol: float = 1e-08, trend: str = 'n', device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
 class SGDClassifier(_ClassifierBase):
     """registry name: sgd_classifier"""
     def __init__(self, *, alpha: float = 0.0001, epsilon: float = 0.1, eta0: float = 0.01, fit_intercept: bool = True, l1_ratio: float = 0.15, learning_rate: str = 'optimal', loss: str = 'hinge', max_iter: float = 1000, n_iter_no_change: float = 5, penalty: str = 'l2', power_t: float = 0.5, random_state: float = 0, shuffle: bool = True, tol: float = 0.001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
@@ -440,6 +468,10 @@ class SVR(_RegressorBase):
 class SimpleImputer(_TransformerBase):
     """registry name: simple_imputer"""
     def __init__(self, *, fill_value: Any = None, strategy: str = 'mean', device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class SparsePCA(_TransformerBase):
+    """registry name: sparse_pca"""
+    def __init__(self, *, alpha: float = 1, max_iter: float = 1000, method: str = 'cd', n_components: Any = None, random_state: float = 0, ridge_alpha: float = 0.01, tol: float = 1e-08, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
 class SpectralClustering(_ClusterBase):
     """registry name: spectral_clustering"""
@@ -480,6 +512,10 @@ class TruncatedSVD(_TransformerBase):
 class TweedieRegressor(_RegressorBase):
     """registry name: tweedie_regressor"""
     def __init__(self, *, alpha: float = 1, fit_intercept: bool = True, link: str = 'auto', max_iter: float = 100, power: float = 0, tol: float = 0.0001, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+
+class UMAP(_TransformerBase):
+    """registry name: umap"""
+    def __init__(self, *, init: str = 'spectral', learning_rate: float = 1, metric: str = 'euclidean', min_dist: float = 0.1, n_components: float = 2, n_epochs: Any = None, n_neighbors: float = 15, negative_sample_rate: float = 5, random_state: float = 0, spread: float = 1, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
 class VotingClassifier(_ClassifierBase):
     """registry name: voting_classifier"""

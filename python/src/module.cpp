@@ -6,6 +6,13 @@
 
 namespace nb = nanobind;
 
+namespace bl::py {
+void bind_nn(nb::module_& m);  // nn_bind.cpp: bitlearn.nn
+void bind_timeseries(nb::module_& m);  // timeseries_bind.cpp: forecast and the stat tests
+}  // namespace bl::py
+
+namespace bl::py { void bind_shap(nb::module_& m); }  // python/src/shap_bind.cpp
+
 NB_MODULE(_core, m) {
   m.doc() = "bitlearn's C++ library: tensors, ops, estimators, models and the verifier";
   // Every bl::Error (bad input, bad options, unsupported calls) is a bitlearn.Error, a ValueError.
@@ -15,4 +22,7 @@ NB_MODULE(_core, m) {
   bl::py::bind_verify(m);
   bl::py::bind_models(m);
   bl::py::bind_lm(m);
+  bl::py::bind_shap(m);
+  bl::py::bind_nn(m);
+  bl::py::bind_timeseries(m);
 }

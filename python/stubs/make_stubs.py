@@ -19,7 +19,7 @@ def ml_stub():
     kinds = {"classifier": "_ClassifierBase", "regressor": "_RegressorBase", "cluster": "_ClusterBase",
              "transformer": "_TransformerBase", "outlier": "_OutlierBase", "loader": "_LoaderBase",
              "mixture": "_MixtureBase", "density": "_DensityBase", "neighbors": "_NeighborsBase",
-             "embedding": "_EmbeddingBase"}
+             "embedding": "_EmbeddingBase", "forecaster": "_ForecasterBase"}
     out = ['"""Type stubs of bitlearn.ml (written by python/stubs/make_stubs.py)."""',
            "from typing import Any, Optional", "", "import numpy as np", "",
            "class BitlearnEstimator:",
@@ -64,6 +64,11 @@ def ml_stub():
            "                   return_distance: bool = True) -> Any: ...", "",
            "class _EmbeddingBase(BitlearnEstimator):", "    embedding_: np.ndarray", "    stress_: float",
            "    def fit_transform(self, X: Any, y: Any = None) -> np.ndarray: ...", "",
+           "class _ForecasterBase(BitlearnEstimator):", "    params_: Any", "    nobs_: int",
+           "    def fit(self, y: Any, X: Any = None) -> \"_ForecasterBase\": ...",
+           "    def predict(self, X: Any = None) -> np.ndarray: ...",
+           "    def forecast(self, steps: int, exog: Any = None, alpha: float = 0.05) -> tuple: ...",
+           "    def score(self, y: Any, X: Any = None) -> float: ...", "",
            "def estimator_class(name: str) -> type: ...",
            "def registry_name_of(cls_or_obj: Any) -> str: ...", ""]
     for name, cls in sorted(ml._REGISTRY.items(), key=lambda kv: kv[1].__name__):

@@ -20,9 +20,16 @@ _ARGS = {
     # The checks' data sets have 30 rows or fewer; the perplexity must stay below the row count
     # (scikit-learn runs its own checks of TSNE with perplexity=2 for the same reason).
     "tsne": dict(perplexity=2),
+    # umap: n_neighbors must stay below the row count too (umap-learn truncates it with a warning).
+    "umap": dict(n_neighbors=2),
 }
 # Not an estimator one fits: it imports an XGBoost model file (fit only checks X against it).
 SKIPPED = {"xgboost_model": "imports a trained XGBoost model file; it does not learn from X, y"}
+SKIPPED["lightgbm_model"] = "imports a trained LightGBM text model; it does not learn from X, y"
+# Forecasters (src/ml/timeseries/) fit one ordered series y (fit(y, X=None)); scikit-learn's checks
+# fit shuffled X, y tables. python/tests/test_timeseries_peer.py tests them against statsmodels.
+SKIPPED.update({name: "a time-series forecaster: fit reads y as one ordered series, not an X, y table"
+                for name in ml._FORECASTER})
 
 EXPECTED = {
     "bagging_classifier": {
@@ -30,6 +37,15 @@ EXPECTED = {
                                 "which the library refuses with its own message (no n_features in it)",
     },
 }
+# umap's transform lays new rows out together, as umap-learn's: the pruning threshold is the batch's
+# largest membership and the negative samples are keyed by the position of each row's edges, so a
+# row's result depends on the other rows of the batch, and transform(X) of the training rows is
+# not the fitted embedding_ (fit_transform).
+EXPECTED["umap"] = {
+    c: "transform lays a batch of new rows out together (umap-learn's transform): the result of a row "
+       "depends on the batch, and transform of the training rows is not embedding_"
+    for c in ("check_transformer_general", "check_transformer_data_not_an_array",
+              "check_methods_sample_order_invariance", "check_methods_subset_invariance")}
 # The encoders learn the values seen at fit as categories: this check transforms other continuous
 # rows, whose values are unseen categories, refused under the default handle_unknown="error".
 for _name in ("ordinal_encoder", "one_hot_encoder"):

@@ -58,6 +58,8 @@ BL_ML_ESTIMATOR(nmf)
 BL_ML_ESTIMATOR(latent_dirichlet_allocation)
 BL_ML_ESTIMATOR(incremental_pca)
 BL_ML_ESTIMATOR(fast_ica)
+BL_ML_ESTIMATOR(dictionary_learning)
+BL_ML_ESTIMATOR(sparse_pca)
 
 // src/ml/manifold/
 BL_ML_ESTIMATOR(mds)
@@ -65,6 +67,7 @@ BL_ML_ESTIMATOR(isomap)
 BL_ML_ESTIMATOR(spectral_embedding)
 BL_ML_ESTIMATOR(locally_linear_embedding)
 BL_ML_ESTIMATOR(tsne)
+BL_ML_ESTIMATOR(umap)
 
 // src/ml/tree/ (trees and forests)
 BL_ML_ESTIMATOR(decision_tree_classifier)
@@ -91,6 +94,7 @@ BL_ML_ESTIMATOR(adaboost_regressor)
 BL_ML_ESTIMATOR(hist_gradient_boosting_classifier)
 BL_ML_ESTIMATOR(hist_gradient_boosting_regressor)
 BL_ML_ESTIMATOR(xgboost_model)
+BL_ML_ESTIMATOR(lightgbm_model)
 
 // src/ml/naive_bayes/
 BL_ML_ESTIMATOR(bernoulli_nb)
@@ -149,3 +153,8 @@ BL_ML_ESTIMATOR(power_transformer)
 BL_ML_ESTIMATOR(knn_imputer)
 BL_ML_ESTIMATOR(spline_transformer)
 BL_ML_ESTIMATOR(target_encoder)
+
+// src/ml/timeseries/ (forecasters: forecaster.h)
+BL_ML_ESTIMATOR(exponential_smoothing)
+BL_ML_ESTIMATOR(arima)
+BL_ML_ESTIMATOR(sarimax)

@@ -1108,6 +1108,100 @@ def gen_xgboost(fx):
     return cases
 
 
+def gen_lightgbm(fx):
+    """A LightGBM text model (tests/data/ml/lightgbm/binary.txt cut to two trees) imported by
+    `fit --model lightgbm_model --param model_file=...`, then used by `predict` and
+    `predict --output shap`."""
+    cases = []
+    steps = [["{bin}", "fit", "--model", "lightgbm_model", "--param", "model_file={d}/m.txt", "--data", "{d}/x.csv",
+              "--out", "{d}/m.json", "--quiet"],
+             ["{bin}", "predict", "--model", "{d}/m.json", "--data", "{d}/x.csv", "--out", "{d}/p.csv"],
+             ["{bin}", "predict", "--model", "{d}/m.json", "--data", "{d}/x.csv", "--out", "{d}/s.csv", "--output", "shap"]]
+
+    def add(name, text, expect, what):
+        data = text if isinstance(text, bytes) else text.encode()
+        cases.append(Case("lightgbm", "lgb." + name, steps, {"m.txt": data, "x.csv": fx.xgb_csv}, expect=expect,
+                          what="LightGBM text model: " + what))
+
+    with open(os.path.join(fx.src, "tests", "data", "ml", "lightgbm", "binary.txt")) as f:
+        full = f.read()
+    head, rest = full.split("\nTree=0\n", 1)
+    blocks = ("Tree=0\n" + rest.split("\nend of trees", 1)[0]).split("\n\n\n")
+    header = [l for l in head.split("\n")]
+    header = [("tree_sizes=" + " ".join(l.split("=", 1)[1].split()[:2])) if l.startswith("tree_sizes=") else l
+              for l in header]
+    tree0 = blocks[0].split("\n")
+    tree1 = blocks[1].split("\n")
+
+    def model(h, t0):
+        return "\n".join(h) + "\n\n" + "\n".join(t0) + "\n\n\n" + "\n".join(tree1) + "\n\n\nend of trees\n"
+
+    base = model(header, tree0)
+    add("valid", base, "ok", "tests/data/ml/lightgbm/binary.txt cut to two trees")
+    add("valid_full", full, "ok", "tests/data/ml/lightgbm/binary.txt")
+    add("crlf", base.replace("\n", "\r\n"), "either", "CRLF line ends")
+    # Fields the import reads; the others (gains, weights, internal values, names) are not read.
+    read_header = {"version", "num_class", "num_tree_per_iteration", "max_feature_idx", "objective", "tree_sizes"}
+    read_tree = {"num_leaves", "num_cat", "split_feature", "threshold", "decision_type", "left_child", "right_child",
+                 "leaf_value", "leaf_count", "internal_count", "is_linear"}
+    arrays = {"split_feature", "threshold", "decision_type", "left_child", "right_child", "leaf_value", "leaf_count",
+              "internal_count", "tree_sizes"}
+    required = {"version", "num_class", "num_tree_per_iteration", "max_feature_idx", "num_leaves", "num_cat",
+                "split_feature", "threshold", "left_child", "right_child", "leaf_value"}
+    for where, lines in (("header", header), ("tree0", tree0)):
+        for idx, line in enumerate(lines):
+            if "=" not in line or line.startswith("Tree="):
+                continue
+            key, value = line.split("=", 1)
+            words = value.split(" ")
+            read = key in (read_header if where == "header" else read_tree)
+            muts = [("drop", None, "error" if key in required else "either"),
+                    ("empty", "", "error" if read else "either"),
+                    ("garbage", "x!", "error" if read else "either"),
+                    ("huge", "99999999999999999999", "error" if read and key not in arrays else "either"),
+                    ("neg", "-1", "error" if read and key != "tree_sizes" else "either")]
+            if key in arrays:
+                muts += [("short", " ".join(words[:-1]), "error"), ("long", value + " 0", "error"),
+                         ("el_huge", " ".join(["2147483648"] + words[1:]),
+                          "either" if key in ("threshold", "leaf_value", "tree_sizes") else "error"),
+                         ("el_neg", " ".join(["-7"] + words[1:]),
+                          "error" if key in ("split_feature", "decision_type", "leaf_count", "internal_count") else "either"),
+                         ("el_nan", " ".join(["nan"] + words[1:]), "either" if key == "tree_sizes" else "error")]
+            for label, nv, exp in muts:
+                changed = list(lines)
+                if nv is None:
+                    del changed[idx]
+                else:
+                    changed[idx] = key + "=" + nv
+                text = model(changed, tree0) if where == "header" else model(header, changed)
+                add("%s.%s.%s" % (where, key, label), text, exp, "%s %s = %s" % (where, key, "(dropped)" if nv is None
+                                                                                 else short(nv)))
+    # Structure: cycles, a child out of range, two parents, blocks out of order, lies about sizes.
+    def tree_field(key):
+        return [l for l in tree0 if l.startswith(key + "=")][0]
+
+    left = tree_field("left_child").split("=", 1)[1].split(" ")
+    for label, new, exp in (("cycle_root", ["0"] + left[1:], "error"),
+                            ("child_back", left[:-1] + ["1"], "error"),
+                            ("child_out", ["1000000"] + left[1:], "error"),
+                            ("leaf_out", ["-1000000"] + left[1:], "error"),
+                            ("leaf_twice", ["-1"] * len(left), "error")):
+        changed = [("left_child=" + " ".join(new)) if l.startswith("left_child=") else l for l in tree0]
+        add("tree." + label, model(header, changed), exp, "tree 0 left_child " + label)
+    add("tree_index_gap", base.replace("Tree=1\n", "Tree=5\n"), "error", "Tree=5 after Tree=0")
+    add("num_leaves_huge", base.replace("num_leaves=", "num_leaves=2147483647\nx=", 1), "error",
+        "num_leaves 2^31 - 1 with 7 values")
+    add("categorical_no_sets", model(header, [("decision_type=9" + l[len("decision_type=") + 1:])
+                                              if l.startswith("decision_type=") else l for l in tree0]), "error",
+        "a categorical split without category sets")
+    add("no_trees", "\n".join(header) + "\n\nend of trees\n", "error", "no Tree= blocks")
+    for frac in (0, 30, 70, 99):
+        add("truncated.%d" % frac, base[:len(base) * frac // 100], "error", "cut to %d%%" % frac)
+    add("binary_junk", b"tree\n\x00\xff\xfe=\x01\n", "error", "binary bytes")
+    add("long_line", "tree\nversion=v4\n" + "x" * 1000000 + "\n", "error", "a 1 MB line without '='")
+    return cases
+
+
 XGB_READ = {"learner", "learner_model_param", "num_class", "num_feature", "num_target", "base_score", "objective", "name",
             "gradient_booster", "model", "gbtree_model_param", "num_parallel_tree", "trees", "tree_info", "tree_param",
             "size_leaf_vector", "split_type", "split_indices", "split_conditions", "left_children", "right_children",
@@ -1655,7 +1749,7 @@ def gen_chat(fx):
 
 GENERATORS = {
     "safetensors": gen_safetensors, "shard_index": gen_shard_index, "config": gen_config, "tokenizer": gen_tokenizer,
-    "csv": gen_csv, "model_file": gen_model_file, "xgboost": gen_xgboost, "idx": gen_idx, "checkpoint": gen_checkpoint,
+    "csv": gen_csv, "model_file": gen_model_file, "xgboost": gen_xgboost, "lightgbm": gen_lightgbm, "idx": gen_idx, "checkpoint": gen_checkpoint,
     "report": gen_report, "options": gen_options, "chat": gen_chat,
 }
 

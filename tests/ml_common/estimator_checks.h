@@ -14,6 +14,7 @@
 #include "bitlearn/tensor.h"
 #include "conformance/test_rng_splitmix.h"
 #include "core/error.h"
+#include "ml/timeseries/forecaster.h"
 
 namespace bl::ml_common {
 
@@ -81,11 +82,19 @@ inline CheckSpec check_spec(const std::string& name) {
   if (name == "simple_imputer" || name == "knn_imputer") s.allows_nan = true;
   // Encoders: categories 0 to 5 (every one occurs in each 48-row check set, so none is unseen).
   if (name == "ordinal_encoder" || name == "one_hot_encoder") s.counts = true;
+  // Forecasters (src/ml/timeseries/forecaster.h) fit y as one series: X [n, 0], no feature columns.
+  if (dynamic_cast<const ml::Forecaster*>(ml::make_estimator(name).get()) != nullptr) s.n_features = 0;
   if (name == "xgboost_model") {
     s.task = Task::unsupervised;
     s.params = {{"model_file", source_path("tests/data/ml/xgboost/reg_squarederror.json")}};
     s.fixed_X = source_path("tests/data/ml/xgboost/reg_squarederror.case.json");
     s.allows_nan = true;  // XGBoost models route missing values
+  }
+  if (name == "lightgbm_model") {
+    s.task = Task::unsupervised;
+    s.params = {{"model_file", source_path("tests/data/ml/lightgbm/regression.txt")}};
+    s.fixed_X = source_path("tests/data/ml/lightgbm/regression.case.json");
+    s.allows_nan = true;  // LightGBM models route missing values
   }
   return s;
 }
@@ -103,7 +112,7 @@ inline Dataset make_dataset(Task task, int64_t n, int64_t d, uint64_t seed, bool
   for (float& v : x) v = rng.uniform_pm1();
   for (int64_t i = 0; i < n; ++i) {
     const float* r = x.data() + i * d;
-    float a = r[0], b = d > 1 ? r[1] : 0.0f, c = d > 2 ? r[2] * r[d - 1] : 0.0f;
+    float a = d > 0 ? r[0] : 0.0f, b = d > 1 ? r[1] : 0.0f, c = d > 2 ? r[2] * r[d - 1] : 0.0f;
     if (task == Task::classification) {
       float s0 = a - b, s1 = b + c, s2 = 0.3f - a;
       y[i] = s0 >= s1 && s0 >= s2 ? 10.0f : (s1 >= s2 ? 11.0f : 12.0f);

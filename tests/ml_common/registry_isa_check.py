@@ -59,6 +59,10 @@ EXTRA_PARAMS = {
 }
 # Estimators read from their own table: (table, parameters).
 SPECIAL_DATA = {"categorical_nb": "int", "multinomial_nb": "int", "complement_nb": "int", "xgboost_model": "xgb"}
+# Forecasters (src/ml/timeseries/) fit one series: series.csv's only column y, as the target.
+SPECIAL_DATA.update({"exponential_smoothing": "series"})
+SPECIAL_DATA.update({"arima": "series", "sarimax": "series"})
+SPECIAL_DATA.update({"lightgbm_model": "xgb"})  # the 6-feature LightGBM model of tests/data/ml/lightgbm
 
 
 def load_sweep(src):
@@ -98,6 +102,9 @@ def write_tables(folder):
     xrows = [[round(((i * (j + 3)) % 7) * 0.37 - 1, 3) for j in range(6)] for i in range(16)]
     with open(os.path.join(folder, "xgb.csv"), "w") as f:
         f.write(csv_text(["f%d" % j for j in range(6)], xrows))
+    srows = [[round(10 + 0.25 * i + (3, 1, -2, -1)[i % 4] + ((i * 7) % 5) * 0.1, 6)] for i in range(36)]
+    with open(os.path.join(folder, "series.csv"), "w") as f:
+        f.write(csv_text(["y"], srows))
 
 
 def registry_names(binary):
@@ -160,11 +167,14 @@ def one_setting(binary, name, folder, table, fit_args, params, outputs, isa, thr
 
 def check(binary, work, name, params, isas):
     """(name, settings run, skip reason or None, [differences], what was compared)."""
-    table = os.path.join(work, {"int": "int.csv", "xgb": "xgb.csv"}.get(SPECIAL_DATA.get(name), "main.csv"))
+    table = os.path.join(work, {"int": "int.csv", "xgb": "xgb.csv", "series": "series.csv"}.get(
+        SPECIAL_DATA.get(name), "main.csv"))
     fit_args = None
     base = os.path.join(work, name, "scalar-1")
     last = ""
-    tries = [[]] if name == "xgboost_model" else modes(name)
+    tries = [[]] if name in ("xgboost_model", "lightgbm_model") else modes(name)
+    if SPECIAL_DATA.get(name) == "series":
+        tries = [["--target", "y"]]
     for args in tries:
         shutil.rmtree(base, ignore_errors=True)
         os.makedirs(base)
@@ -277,6 +287,8 @@ def main():
             merged.update(p.split("=", 1) for p in EXTRA_PARAMS.get(n, []))
             if n == "xgboost_model":
                 merged["model_file"] = os.path.join(src, "tests", "data", "ml", "xgboost", "binary_logistic.json")
+            if n == "lightgbm_model":
+                merged["model_file"] = os.path.join(src, "tests", "data", "ml", "lightgbm", "binary.txt")
             params[n] = ["%s=%s" % kv for kv in merged.items()]
         failures, skipped, compared = [], [], 0
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:

@@ -166,11 +166,21 @@ TEST_P(EstimatorChecks, BadDataAreNamedErrors) {
     auto e = ml::make_estimator(name(), s.params);
     fit(*e, ds.X.slice(0, 0, 0), supervised ? ds.y.slice(0, 0, 0) : Tensor());
   });
-  // NaN in X.
+  // NaN in X (a forecaster without feature columns: NaN in its series y).
+  if (d == 0) {
+    std::vector<float> yv = ds.y.to_vector<float>();
+    yv[1] = std::numeric_limits<float>::quiet_NaN();
+    expect_error("NaN in y", [&] {
+      auto e = ml::make_estimator(name(), s.params);
+      fit(*e, ds.X, Tensor::from_vector(yv, {n}));
+    });
+  }
   std::vector<float> xv = ds.X.to_vector<float>();
-  xv[static_cast<size_t>(d + 1 < n * d ? d + 1 : 0)] = std::numeric_limits<float>::quiet_NaN();
+  if (d > 0) xv[static_cast<size_t>(d + 1 < n * d ? d + 1 : 0)] = std::numeric_limits<float>::quiet_NaN();
   Tensor X_nan = Tensor::from_vector(xv, {n, d});
-  if (!s.allows_nan) {
+  if (d == 0) {
+    // (no X value to set to NaN)
+  } else if (!s.allows_nan) {
     expect_error("NaN in X", [&] {
       auto e = ml::make_estimator(name(), s.params);
       fit(*e, X_nan, ds.y);

@@ -17,10 +17,25 @@
 #include "command.h"
 #include "core/error.h"
 #include "core/thread_pool.h"
+#include "ml/timeseries/forecaster.h"
 #include "model_file.h"
 #include "progress_bar.h"
 
 namespace {
+
+// A forecaster's series alone (ml/timeseries/forecaster.h): y from the target column, X [rows, 0].
+bl::CsvXy series_only_xy(const bl::CsvTable& table, const std::string& target, const std::string& source) {
+  const auto at = std::find(table.columns.begin(), table.columns.end(), target);
+  BL_CHECK(at != table.columns.end(), source, ": target column '", target, "' not found");
+  const size_t c = static_cast<size_t>(at - table.columns.begin()), cols = table.columns.size();
+  BL_CHECK(table.text.count(c) == 0, source, ": target '", target, "' holds text; a series must be numbers");
+  std::vector<float> y(static_cast<size_t>(table.rows));
+  for (int64_t i = 0; i < table.rows; ++i) y[i] = table.values[static_cast<size_t>(i) * cols + c];
+  bl::CsvXy xy;
+  xy.X = bl::Tensor::zeros({table.rows, 0});
+  xy.y = bl::Tensor::from_vector(y, {table.rows});
+  return xy;
+}
 
 struct FitArgs {
   std::string model, data, target, out, weights;
@@ -77,11 +92,18 @@ void run_fit(const FitArgs& a) {
              "--weights column '", a.weights, "' is also named in --features");
     ignore.push_back(a.weights);
   }
-  const std::vector<std::string> inputs = bl::cli::select_features(table, a.target, a.features, ignore, a.data);
+  // A forecaster fits on a data file holding only its series (the target column): no features.
+  const bool series_only =
+      dynamic_cast<const bl::ml::Forecaster*>(est.get()) != nullptr && a.features.empty() && !a.target.empty() &&
+      std::all_of(table.columns.begin(), table.columns.end(), [&](const std::string& c) {
+        return c == a.target || std::find(ignore.begin(), ignore.end(), c) != ignore.end();
+      });
+  const std::vector<std::string> inputs =
+      series_only ? std::vector<std::string>() : bl::cli::select_features(table, a.target, a.features, ignore, a.data);
   std::vector<std::string> features = inputs;
   const std::vector<bl::cli::Categorical> categories = bl::cli::find_categories(table, a.categorical, inputs, a.data);
   if (!categories.empty()) table = bl::cli::one_hot(table, categories, features, a.data);
-  bl::CsvXy xy = bl::csv_to_xy(table, a.target, features, a.data);
+  bl::CsvXy xy = series_only ? series_only_xy(table, a.target, a.data) : bl::csv_to_xy(table, a.target, features, a.data);
   BL_CHECK(xy.label_names.empty() || bl::cli::is_classifier(a.model), a.data, ": target '", a.target,
            "' holds text ('", xy.label_names[0], "', ...); only a classifier takes text labels");
   bl::cli::ProgressBar bar(!a.quiet);

@@ -1,5 +1,5 @@
 // `bitlearn predict --model model.json --data test.csv --out predictions.csv
-//  [--output predict|proba|transform|decision|score_samples]`
+//  [--output predict|proba|transform|decision|score_samples|shap]`
 // Loads a model file written by `bitlearn fit` (or Estimator::save) and writes one CSV row per data
 // row. Columns are picked by the feature names stored at fit time (extra columns, such as the target,
 // are ignored); without stored names every column is a feature. A checkpoint of `bitlearn train
@@ -16,6 +16,7 @@
 #include "command.h"
 #include "core/error.h"
 #include "core/thread_pool.h"
+#include "ml/tree/tree_shap.h"
 #include "model_file.h"
 #include "progress_bar.h"
 #include "tabular_training.h"
@@ -63,12 +64,35 @@ void run_predict(const PredictArgs& a) {
     out = est->decision_function(xy.X);
     if (out.ndim() == 1) header = {"decision"};
     for (int64_t k = 0; out.ndim() == 2 && k < out.dim(1); ++k) header.push_back("decision_" + std::to_string(k));
+  } else if (a.output == "shap") {
+    // SHAP values of the imported tree models (ml/tree/tree_shap.h), binary64 written with 17
+    // significant digits: per output group, one column per feature then the expected value.
+    int64_t cols = 0;
+    const std::vector<double> v = bl::ml::estimator_shap_values(*est, xy.X, &cols);
+    const int64_t d = xy.X.dim(1), groups = cols / (d + 1);
+    std::string text;
+    for (int64_t c = 0; c < cols; ++c) {
+      const int64_t g = c / (d + 1), j = c % (d + 1);
+      std::string name = j == d ? std::string("expected_value")
+                                : (static_cast<int64_t>(model.features.size()) == d ? model.features[j] : "x" + std::to_string(j));
+      if (groups > 1) name = std::to_string(g) + "_" + name;
+      text += (c ? "," : "") + bl::csv_field("shap_" + name);
+    }
+    text += "\n";
+    char buf[32];
+    for (size_t i = 0; i < v.size(); ++i) {
+      std::snprintf(buf, sizeof(buf), "%.17g", v[i]);
+      text += buf;
+      text += (static_cast<int64_t>(i % cols) == cols - 1) ? "\n" : ",";
+    }
+    bl::write_file_atomic(a.out, text, "SHAP values CSV");
+    return;
   } else if (a.output == "score_samples") {
     // Density and outlier models: the log density / log-likelihood / anomaly score of each row.
     out = est->score_samples(xy.X);
     header = {"score"};
   } else {
-    throw bl::Error("--output " + a.output + ": expected predict, proba, transform, decision or score_samples");
+    throw bl::Error("--output " + a.output + ": expected predict, proba, transform, decision, score_samples or shap");
   }
   if (out.ndim() == 2 && a.output == "predict") {
     header.clear();
@@ -92,7 +116,7 @@ void setup(CLI::App& root) {
   cmd->add_option("--data", a->data, "CSV with the feature columns used at fit time")->required();
   cmd->add_option("--out", a->out, "predictions CSV to write")->required();
   cmd->add_option("--output", a->output,
-                  "predict (default), proba, transform, decision (decision_function) or score_samples");
+                  "predict (default), proba, transform, decision (decision_function), score_samples or shap (SHAP values of xgboost_model / lightgbm_model)");
   CLI::Option* threads = cmd->add_option(
       "--threads", a->threads, "CPU threads, 1 to 1024 (default BITLEARN_THREADS or all cores; results do not depend on it)");
   cmd->callback([a, threads] {

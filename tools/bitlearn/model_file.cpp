@@ -248,6 +248,12 @@ CsvXy model_inputs(const ModelFile& model, const CsvTable& table, const std::str
     return csv_to_xy(one_hot(table, model.categories, columns, source), std::string(), model.features, source);
   }
   if (!model.features.empty()) return csv_to_xy(table, std::string(), model.features, source);
+  if (model.json.contains("feature_names") && model.json["feature_names"].empty()) {
+    // Fitted on no feature columns (a forecaster on its series alone): X [rows, 0].
+    CsvXy xy;
+    xy.X = Tensor::zeros({table.rows, 0});
+    return xy;
+  }
   // No stored feature names: every column, less the target where the table has it.
   const bool has_target =
       !model.target.empty() && std::find(table.columns.begin(), table.columns.end(), model.target) != table.columns.end();

@@ -4,8 +4,11 @@
 #include "bitlearn/ml/estimator.h"
 #include "contract/arith.h"
 #include "core/error.h"
+#include "contract/math.h"
 #include "ml/boosting/boosting_estimators.h"
+#include "ml/boosting/hgb_losses.h"
 #include "ml/boosting/hist_gbm.h"
+#include "ml/cluster/density_clustering.h"
 #include "ml/ensemble/sub_estimators.h"
 #include "ml/registry.h"
 #include "ml/tree/tree_model.h"
@@ -14,6 +17,9 @@
 namespace bl::ml {
 
 namespace {
+
+const char* const kLossNames[] = {"squared_error", "log_loss", "log_loss", "absolute_error", "quantile",
+                                  "poisson",       "gamma",    "tweedie",  "huber"};
 
 class HistGradientBoosting : public Estimator {
  public:
@@ -46,6 +52,24 @@ class HistGradientBoosting : public Estimator {
     q["subsample"] = param_text(p_.subsample);
     q["colsample_bytree"] = param_text(p_.colsample_bytree);
     q["random_state"] = std::to_string(p_.seed);
+    // Listed only when set, so the model files of the defaults keep their bytes.
+    if (!classifier_ && p_.loss != BoostLoss::squared_error) q["loss"] = kLossNames[static_cast<int>(p_.loss)];
+    if (!classifier_ && p_.loss == BoostLoss::quantile) q["quantile"] = param_text(p_.quantile);
+    if (!classifier_ && p_.loss == BoostLoss::tweedie) q["power"] = param_text(p_.power);
+    if (!classifier_ && p_.loss == BoostLoss::huber) q["alpha"] = param_text(p_.alpha);
+    if (!p_.monotonic.empty()) {
+      std::string t;
+      for (int8_t c : p_.monotonic) t += (t.empty() ? "" : ",") + std::to_string(static_cast<int>(c));
+      q["monotonic_cst"] = t;
+    }
+    if (!interaction_.empty()) q["interaction_cst"] = interaction_;
+    if (early_stopping_ != "false") {
+      q["early_stopping"] = early_stopping_;
+      q["validation_fraction"] = validation_fraction_ > 0.0 ? param_text(validation_fraction_) : "none";
+      q["n_iter_no_change"] = std::to_string(p_.n_iter_no_change);
+      q["tol"] = param_text(p_.tol);
+      q["scoring"] = "loss";
+    }
     return q;
   }
 
@@ -108,7 +132,66 @@ class HistGradientBoosting : public Estimator {
       } else if (k == "subsample") p_.subsample = fraction(param_double(est, k, v));
       else if (k == "colsample_bytree") p_.colsample_bytree = fraction(param_double(est, k, v));
       else if (k == "random_state") p_.seed = static_cast<uint64_t>(param_int(est, k, v));
-      else throw Error(est + ": unknown parameter '" + k + "'");
+      else if (k == "loss") set_loss(v);
+      else if (k == "quantile") {
+        if (none) continue;
+        p_.quantile = param_double(est, k, v);
+        BL_CHECK(p_.quantile > 0.0 && p_.quantile < 1.0, est, ": parameter quantile=", v,
+                 ": expected a value in (0, 1)");
+      } else if (k == "power") {
+        p_.power = param_double(est, k, v);
+        BL_CHECK(p_.power >= 1.0 && p_.power < 2.0, est, ": parameter power=", v, ": expected a value in [1, 2)");
+      } else if (k == "alpha") {
+        p_.alpha = positive(param_double(est, k, v));
+      } else if (k == "monotonic_cst") {
+        p_.monotonic.clear();
+        if (none || v.empty()) continue;
+        std::string t;
+        for (char ch : v) {
+          if (ch != '[' && ch != ']' && ch != ' ' && ch != '(' && ch != ')') t += ch;
+        }
+        size_t at = 0;
+        while (at <= t.size()) {
+          const size_t comma = std::min(t.find(',', at), t.size());
+          const int64_t c = param_int(est, k, t.substr(at, comma - at));
+          BL_CHECK(c >= -1 && c <= 1, est, ": parameter monotonic_cst=", v, ": expected -1, 0 or 1 per feature");
+          p_.monotonic.push_back(static_cast<int8_t>(c));
+          at = comma + 1;
+        }
+      } else if (k == "interaction_cst") {
+        interaction_.clear();
+        if (none || v.empty()) continue;
+        if (v == "pairwise" || v == "no_interactions") {
+          interaction_ = v;
+          continue;
+        }
+        // Groups separated by ';', feature indices by ',' (brackets and spaces ignored).
+        for (const std::string& g : split_groups(v)) {
+          BL_CHECK(!g.empty(), est, ": parameter interaction_cst=", v, ": an empty group");
+          size_t at = 0;
+          while (at <= g.size()) {
+            const size_t comma = std::min(g.find(',', at), g.size());
+            BL_CHECK(param_int(est, k, g.substr(at, comma - at)) >= 0, est, ": parameter interaction_cst=", v,
+                     ": feature indices must be >= 0");
+            at = comma + 1;
+          }
+          interaction_ += (interaction_.empty() ? "" : ";") + g;
+        }
+      } else if (k == "early_stopping") {
+        BL_CHECK(v == "auto" || v == "true" || v == "false" || v == "True" || v == "False", est,
+                 ": parameter early_stopping=", v, ": expected auto, true or false");
+        early_stopping_ = v == "auto" ? "auto" : (v == "true" || v == "True" ? "true" : "false");
+      } else if (k == "validation_fraction") {
+        validation_fraction_ = none ? 0.0 : param_double(est, k, v);
+        BL_CHECK(none || (validation_fraction_ > 0.0 && validation_fraction_ < 1.0), est,
+                 ": parameter validation_fraction=", v, ": expected a value in (0, 1) or none");
+      } else if (k == "n_iter_no_change") {
+        p_.n_iter_no_change = param_int(est, k, v);
+        BL_CHECK(p_.n_iter_no_change >= 1, est, ": parameter n_iter_no_change=", v, ": expected >= 1");
+      } else if (k == "tol") p_.tol = non_negative(param_double(est, k, v));
+      else if (k == "scoring") {
+        BL_CHECK(v == "loss" || none, est, ": parameter scoring=", v, ": expected loss");
+      } else throw Error(est + ": unknown parameter '" + k + "'");
     }
   }
 
@@ -137,9 +220,37 @@ class HistGradientBoosting : public Estimator {
       bp.loss = bp.n_classes == 2 ? BoostLoss::logistic : BoostLoss::softmax;
     } else {
       targets = regression_targets(y);
-      bp.loss = BoostLoss::squared_error;
+      check_boost_targets(bp, targets.data(), hx.dim(0), est);
     }
-    model_ = fit_boosting(hx.data<float>(), hx.dim(0), hx.dim(1), targets.data(), enc.y_index.data(), bp, weight);
+    BL_CHECK(p_.monotonic.empty() || static_cast<int64_t>(p_.monotonic.size()) == hx.dim(1), est,
+             ": monotonic_cst has ", p_.monotonic.size(), " entries, expected one per feature (", hx.dim(1), ")");
+    const int64_t n = hx.dim(0), d = hx.dim(1);
+    bp.interaction = interaction_groups(d);
+    bp.early_stopping = early_stopping_ == "true" || (early_stopping_ == "auto" && n > 10000);
+    if (bp.early_stopping && validation_fraction_ > 0.0) {
+      // Held-out rows (hgb_losses.h: seeded, stratified for classifiers); binning and trees see the rest.
+      const std::vector<char> held = validation_mask(n, classifier_ ? enc.y_index.data() : nullptr, bp.n_classes,
+                                                     validation_fraction_, p_.seed);
+      Split tr, va;
+      const float* xs = hx.data<float>();
+      for (int64_t i = 0; i < n; ++i) {
+        Split& part = held[i] ? va : tr;
+        part.x.insert(part.x.end(), xs + i * d, xs + (i + 1) * d);
+        if (classifier_) part.c.push_back(enc.y_index[i]);
+        else part.y.push_back(targets[i]);
+        if (weight) part.w.push_back(weight[i]);
+      }
+      const int64_t n_tr = static_cast<int64_t>(tr.x.size()) / d;
+      BoostValidation val;
+      val.X = va.x.data();
+      val.n = static_cast<int64_t>(va.x.size()) / d;
+      val.y_value = va.y.data();
+      val.y_class = va.c.data();
+      val.weight = weight ? va.w.data() : nullptr;
+      model_ = fit_boosting(tr.x.data(), n_tr, d, tr.y.data(), tr.c.data(), bp, weight ? tr.w.data() : nullptr, &val);
+    } else {
+      model_ = fit_boosting(hx.data<float>(), n, d, targets.data(), enc.y_index.data(), bp, weight);
+    }
     classes_ = enc.classes;
     n_features_ = hx.dim(1);
     return *this;
@@ -148,6 +259,9 @@ class HistGradientBoosting : public Estimator {
   Tensor predict(const Tensor& X) const override {
     std::vector<float> raw = raw_scores(X);
     const int64_t n = X.dim(0);
+    if (!classifier_ && boost_log_link(p_.loss)) {
+      for (float& r : raw) r = bl::exp(r);  // log link: the prediction is exp(raw)
+    }
     if (!classifier_) return Tensor::from_vector(raw, {n});
     const int64_t K = model_.n_groups;
     std::vector<int32_t> idx(static_cast<size_t>(n));
@@ -172,6 +286,13 @@ class HistGradientBoosting : public Estimator {
   void save_state(nlohmann::json& state) const override {
     put_n_features_classes(state, n_features_, classes_);
     save_boost_model(model_, state);
+    if (!model_.train_score.empty()) {  // early stopping: the iterations run and their scores
+      state["n_iter"] = static_cast<int64_t>(model_.trees.size()) / model_.n_groups;
+      state["train_score"] = density_detail::f64_to_hex(model_.train_score);
+      if (!model_.validation_score.empty()) {
+        state["validation_score"] = density_detail::f64_to_hex(model_.validation_score);
+      }
+    }
   }
 
   void load_state(const nlohmann::json& state) override {
@@ -182,6 +303,13 @@ class HistGradientBoosting : public Estimator {
     BL_CHECK(n_features_ >= 1, est, ": state.n_features must be >= 1");
     classes_ = state["classes"].get<std::vector<double>>();
     model_ = load_boost_model(state, n_features_, est);
+    if (state.contains("train_score")) {
+      const int64_t n_scores = static_cast<int64_t>(model_.trees.size()) / model_.n_groups + 1;
+      model_.train_score = density_detail::f64_from_state(state, "train_score", n_scores, est);
+      if (state.contains("validation_score")) {
+        model_.validation_score = density_detail::f64_from_state(state, "validation_score", n_scores, est);
+      }
+    }
     if (classifier_) {
       BL_CHECK(classes_.size() >= 2, est, ": state.classes needs >= 2 labels");
       const int64_t want = classes_.size() == 2 ? 1 : static_cast<int64_t>(classes_.size());
@@ -192,6 +320,76 @@ class HistGradientBoosting : public Estimator {
   }
 
  private:
+  struct Split {  // one side of the early-stopping split
+    std::vector<float> x, y, w;
+    std::vector<int32_t> c;
+  };
+
+  // interaction_cst text: "a,b;c" groups with brackets, parentheses and spaces removed.
+  static std::vector<std::string> split_groups(const std::string& v) {
+    std::string t;
+    int depth = 0;
+    for (char ch : v) {  // "[[0, 1], [2]]" (Python's list text) reads as "0,1;2"
+      if (ch == '[' || ch == '(') ++depth;
+      if (ch == ']' || ch == ')') --depth;
+      if (ch == ',' && depth == 1 && !t.empty() && t.back() != ';' && v.find('[') != std::string::npos &&
+          v.find('[', v.find('[') + 1) != std::string::npos) {
+        t += ';';
+        continue;
+      }
+      if (ch != '[' && ch != ']' && ch != '(' && ch != ')' && ch != ' ') t += ch;
+    }
+    std::vector<std::string> out;
+    size_t at = 0;
+    while (at <= t.size()) {
+      const size_t semi = std::min(t.find(';', at), t.size());
+      out.push_back(t.substr(at, semi - at));
+      at = semi + 1;
+    }
+    return out;
+  }
+
+  // The interaction groups for d features (empty: no constraint).
+  std::vector<std::vector<int32_t>> interaction_groups(int64_t d) const {
+    std::vector<std::vector<int32_t>> groups;
+    if (interaction_ == "no_interactions") {
+      for (int64_t f = 0; f < d; ++f) groups.push_back({static_cast<int32_t>(f)});
+    } else if (interaction_ == "pairwise") {
+      for (int64_t a = 0; a < d; ++a) {
+        for (int64_t b = a + 1; b < d; ++b) groups.push_back({static_cast<int32_t>(a), static_cast<int32_t>(b)});
+      }
+    } else if (!interaction_.empty()) {
+      for (const std::string& g : split_groups(interaction_)) {
+        groups.emplace_back();
+        size_t at = 0;
+        while (at <= g.size()) {
+          const size_t comma = std::min(g.find(',', at), g.size());
+          const int64_t f = param_int(name(), "interaction_cst", g.substr(at, comma - at));
+          BL_CHECK(f < d, name(), ": interaction_cst names feature ", f, ", but X has ", d, " features");
+          groups.back().push_back(static_cast<int32_t>(f));
+          at = comma + 1;
+        }
+      }
+    }
+    return groups;
+  }
+
+  void set_loss(const std::string& v) {
+    const std::string est = name();
+    if (classifier_) {
+      BL_CHECK(v == "log_loss" || v == "auto", est, ": parameter loss=", v, ": expected log_loss");
+      return;
+    }
+    for (int l = 0; l < 9; ++l) {
+      const auto loss = static_cast<BoostLoss>(l);
+      if (v == kLossNames[l] && loss != BoostLoss::logistic && loss != BoostLoss::softmax) {
+        p_.loss = loss;
+        return;
+      }
+    }
+    throw Error(est + ": parameter loss=" + v +
+                ": expected squared_error, absolute_error, quantile, poisson, gamma, tweedie or huber");
+  }
 
   std::vector<float> raw_scores(const Tensor& X) const {
     check_fitted_X(name(), fitted(), X, n_features_);
@@ -201,6 +399,9 @@ class HistGradientBoosting : public Estimator {
 
   bool classifier_;
   BoostParams p_;
+  std::string early_stopping_ = "false";
+  std::string interaction_;  // interaction_cst, normalized ("" none)
+  double validation_fraction_ = 0.1;  // 0: none (the training rows score)
   BoostModel model_;
   std::vector<double> classes_;
   int64_t n_features_ = 0;

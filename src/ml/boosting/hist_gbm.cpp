@@ -16,6 +16,8 @@
 #include "kernels/histogram.h"
 #include "kernels/math_map.h"
 #include "ml/boosting/binning.h"
+#include "ml/boosting/boost_chunks.h"
+#include "ml/boosting/hgb_losses.h"
 #include "ml/boosting/logistic_gradients.h"
 #include "ml/boosting/row_partition.h"
 #include "ops/dispatch.h"
@@ -25,32 +27,14 @@ namespace bl::ml {
 namespace {
 
 constexpr double kNoGain = -std::numeric_limits<double>::infinity();
+constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr float kMinHessian = 1e-16f;
-constexpr int64_t kRowChunk = 4096;
+constexpr int64_t kRowChunk = kBoostRowChunk;
 
 // Per-iteration Philox streams (seed = random_state).
 constexpr uint64_t kRowStreamTag = uint64_t{1} << 62;
 constexpr uint64_t kColumnStreamTag = uint64_t{2} << 62;
 constexpr uint64_t kDartStreamTag = uint64_t{3} << 62;  // | iteration
-
-// Runs fn(i) for i in [0, n) as fixed chunks of kRowChunk on the default pool.
-template <typename Fn>
-void for_row_chunks(int64_t n, Fn fn) {
-  const int64_t chunks = (n + kRowChunk - 1) / kRowChunk;
-  default_pool().parallel_for(chunks, [&](int64_t c) {
-    const int64_t end = std::min(n, (c + 1) * kRowChunk);
-    for (int64_t i = c * kRowChunk; i < end; ++i) fn(i);
-  });
-}
-
-// Runs fn(c, begin, end) for the fixed chunks [begin, end) of kRowChunk in [0, n) on the default
-// pool; returns the number of chunks (per-chunk partial results are then combined in chunk order).
-template <typename Fn>
-int64_t for_chunk_ranges(int64_t n, Fn fn) {
-  const int64_t chunks = (n + kRowChunk - 1) / kRowChunk;
-  default_pool().parallel_for(chunks, [&](int64_t c) { fn(c, c * kRowChunk, std::min(n, (c + 1) * kRowChunk)); });
-  return chunks;
-}
 
 // Histograms on the CPU or on CUDA; both give the same integers.
 class HistogramBuilder {
@@ -207,6 +191,18 @@ class TreeGrower {
       for (int64_t r = 0; r < n; ++r) col[r] = bins[r * d + f];
     });
     n_rows_ = n;
+    for (int8_t c : p.monotonic) constrained_ = constrained_ || c != 0;
+    if (!p.interaction.empty()) {  // the listed groups, then one of the features listed nowhere
+      std::vector<char> listed(static_cast<size_t>(d), 0);
+      for (const auto& g : p.interaction) {
+        groups_.emplace_back(static_cast<size_t>(d), 0);
+        for (int32_t f : g) groups_.back()[f] = listed[f] = 1;
+      }
+      if (std::find(listed.begin(), listed.end(), 0) != listed.end()) {
+        groups_.emplace_back(static_cast<size_t>(d), 0);
+        for (int64_t f = 0; f < d; ++f) groups_.back()[f] = !listed[f];
+      }
+    }
   }
 
   // What both growths do first: start_tree, the per-node arrays emptied, an empty one-value tree.
@@ -230,9 +226,19 @@ class TreeGrower {
     Tree tree = begin_tree(std::move(rows), g, h, allowed, node_split_bin, &g_root, &h_root);
     node_g_.clear();
     node_h_.clear();
+    node_lo_.clear();
+    node_hi_.clear();
+    node_v_.clear();
+    node_groups_.clear();
+    node_features_.clear();
     std::vector<std::unique_ptr<NodeWork>> open;
     auto root = std::make_unique<NodeWork>();
     root->id = add_node(tree, node_split_bin, g_root, h_root);
+    if (constrained_) node_v_[root->id] = node_value(g_root, h_root, -kInf, kInf);
+    if (!groups_.empty()) {  // the root may split on any feature of any group
+      node_groups_[root->id].assign(groups_.size(), 1);
+      node_features_[root->id].assign(static_cast<size_t>(d_), 1);
+    }
     root->begin = 0;
     root->end = static_cast<int64_t>(rows_[0].size());
     root->depth = 0;
@@ -240,7 +246,7 @@ class TreeGrower {
     take_hist(root->hist);
     build_hist(0, root->end, 0, root->hist, default_pool());
     if (splittable(*root)) {
-      root->best = best_split(root->hist, g_root, h_root);
+      root->best = best_split(root->hist, root->id, g_root, h_root);
       if (root->best.gain > p_.min_split_gain) open.push_back(std::move(root));
     }
     if (p_.depthwise) {
@@ -270,6 +276,28 @@ class TreeGrower {
         if (raw) raw[r * K + k] = bl::add(raw[r * K + k], v);
         if (leaf_out) leaf_out[r] = id;
       }
+    });
+  }
+
+  // For the tree grown last (absolute error, quantile): each leaf's value becomes learning_rate
+  // times the q-quantile of y - raw over its rows (hgb_losses.h), clipped to the leaf's bounds
+  // under monotonic constraints; leaves run as parallel tasks.
+  void set_leaf_quantiles(Tree& tree, const float* raw, const float* y, const float* weight, double q) const {
+    std::vector<int32_t> leaves;
+    for (int64_t id = 0; id < tree.n_nodes(); ++id) {
+      if (tree.feature[id] < 0 && node_end_[id] > node_begin_[id]) leaves.push_back(static_cast<int32_t>(id));
+    }
+    default_pool().parallel_for(static_cast<int64_t>(leaves.size()), [&](int64_t j) {
+      const int32_t id = leaves[j];
+      const int32_t* rows = rows_[node_depth_[id] & 1].data();
+      std::vector<std::pair<float, int32_t>> res;
+      res.reserve(static_cast<size_t>(node_end_[id] - node_begin_[id]));
+      for (int64_t i = node_begin_[id]; i < node_end_[id]; ++i) {
+        res.push_back({bl::sub(y[rows[i]], raw[rows[i]]), rows[i]});
+      }
+      double v = residual_quantile(res, weight, q);
+      if (constrained_) v = std::min(std::max(v, node_lo_[id]), node_hi_[id]);  // keeps the constraints
+      tree.value[id] = static_cast<float>(p_.learning_rate * v);
     });
   }
 
@@ -358,6 +386,15 @@ class TreeGrower {
     node_begin_.push_back(0);
     node_end_.push_back(0);
     node_depth_.push_back(0);
+    if (constrained_) {
+      node_lo_.push_back(-kInf);
+      node_hi_.push_back(kInf);
+      node_v_.push_back(0.0);
+    }
+    if (!groups_.empty()) {
+      node_groups_.emplace_back();
+      node_features_.emplace_back();
+    }
     return id;
   }
 
@@ -383,6 +420,33 @@ class TreeGrower {
     node_begin_[left.id] = node.begin;
     node_end_[left.id] = node_begin_[right.id] = mid;
     node_end_[right.id] = node.end;
+    if (constrained_) {
+      // The children's values within the parent's bounds; a constrained split bounds the subtrees
+      // by their mid-point (the left side below it for +1, above it for -1).
+      const double lo = node_lo_[node.id], hi = node_hi_[node.id];
+      const double vl = node_value(gl, hl, lo, hi);
+      const double vr = node_value(node_g_[node.id] - gl, node_h_[node.id] - hl, lo, hi);
+      node_v_[left.id] = vl;
+      node_v_[right.id] = vr;
+      node_lo_[left.id] = node_lo_[right.id] = lo;
+      node_hi_[left.id] = node_hi_[right.id] = hi;
+      const int8_t c = p_.monotonic[s.feature];
+      const double mid = (vl + vr) / 2.0;
+      if (c > 0) node_hi_[left.id] = node_lo_[right.id] = mid;
+      if (c < 0) node_lo_[left.id] = node_hi_[right.id] = mid;
+    }
+    if (!groups_.empty()) {
+      // Interaction constraints: the children keep the parent's groups that hold the split feature
+      // and may split on the features of those groups.
+      std::vector<char> keep = node_groups_[node.id], feats(static_cast<size_t>(d_), 0);
+      for (size_t g = 0; g < groups_.size(); ++g) {
+        keep[g] = keep[g] && groups_[g][s.feature];
+        if (!keep[g]) continue;
+        for (int64_t f = 0; f < d_; ++f) feats[f] = feats[f] || groups_[g][f];
+      }
+      node_groups_[left.id] = node_groups_[right.id] = keep;
+      node_features_[left.id] = node_features_[right.id] = feats;
+    }
   }
 
   // Loss-guided growth: the open node of the best gain (ties: lower id) splits next, one at a time.
@@ -419,7 +483,7 @@ class TreeGrower {
       for (auto* child : {&left, &right}) {
         NodeWork& c = **child;
         if (!need || !splittable(c)) continue;
-        c.best = best_split(c.hist, node_g_[c.id], node_h_[c.id]);
+        c.best = best_split(c.hist, c.id, node_g_[c.id], node_h_[c.id]);
         if (c.best.gain > p_.min_split_gain) {
           open.push_back(std::move(*child));
         }
@@ -515,12 +579,13 @@ class TreeGrower {
       }
       std::vector<double> parent_score(search.size());
       for (size_t c = 0; c < search.size(); ++c) {
-        parent_score[c] = score(node_g_[search[c]->id], node_h_[search[c]->id]);
+        parent_score[c] = node_score(search[c]->id);
       }
       std::vector<SplitInfo> per_feature(search.size() * static_cast<size_t>(d_));
       pool.parallel_for(static_cast<int64_t>(search.size()) * d_, [&](int64_t t) {
         const NodeWork& c = *search[t / d_];
-        best_split_of_feature(c.hist, t % d_, node_g_[c.id], node_h_[c.id], parent_score[t / d_], per_feature[t]);
+        best_split_of_feature(c.hist, t % d_, node_g_[c.id], node_h_[c.id], parent_score[t / d_], per_feature[t],
+                              bound_lo(c.id), bound_hi(c.id), node_features(c.id));
       });
       for (size_t c = 0; c < search.size(); ++c) {
         SplitInfo best;
@@ -637,7 +702,7 @@ class TreeGrower {
       const double H = static_cast<double>(node_h[i]) * h_->unit;
       const double denom = H + p_.l2_regularization;
       const double v = denom > 0.0 ? -soft_threshold(G) / denom * p_.learning_rate : 0.0;
-      tree.value[i] = static_cast<float>(v);
+      tree.value[i] = static_cast<float>(constrained_ ? node_v_[i] * p_.learning_rate : v);
     }
   }
 
@@ -700,6 +765,24 @@ class TreeGrower {
     if (G < -a) return G + a;
     return 0.0;
   }
+  // Monotonic constraints: a node's value -T(G) / (H + l2) clipped to [lo, hi], the score of a
+  // value (-T(G) v: the unconstrained score where v is not clipped), a node's bounds and score.
+  double node_value(int64_t gq, int64_t hq, double lo, double hi) const {
+    const double G = soft_threshold(static_cast<double>(gq) * g_->unit);
+    const double H = static_cast<double>(hq) * h_->unit + p_.l2_regularization;
+    const double v = H > 0.0 ? -G / H : 0.0;
+    return std::min(std::max(v, lo), hi);
+  }
+  double bounded_score(int64_t gq, double v) const {
+    return -soft_threshold(static_cast<double>(gq) * g_->unit) * v;
+  }
+  const char* node_features(int32_t id) const { return groups_.empty() ? nullptr : node_features_[id].data(); }
+  double bound_lo(int32_t id) const { return constrained_ ? node_lo_[id] : -kInf; }
+  double bound_hi(int32_t id) const { return constrained_ ? node_hi_[id] : kInf; }
+  double node_score(int32_t id) const {
+    if (!constrained_) return score(node_g_[id], node_h_[id]);
+    return bounded_score(node_g_[id], node_value(node_g_[id], node_h_[id], node_lo_[id], node_hi_[id]));
+  }
   double score(int64_t gq, int64_t hq) const {
     const double G = soft_threshold(static_cast<double>(gq) * g_->unit);
     const double H = static_cast<double>(hq) * h_->unit + p_.l2_regularization;
@@ -710,16 +793,20 @@ class TreeGrower {
   // first tried on the right, then on the left; a later candidate must be strictly better.
   // On more than one thread the features are searched in parallel and their bests reduced in
   // feature order with the same strict comparison: the result is the sequential scan's.
-  SplitInfo best_split(const std::vector<int64_t>& hist, int64_t g_tot, int64_t h_tot) const {
-    const double parent = score(g_tot, h_tot);
+  SplitInfo best_split(const std::vector<int64_t>& hist, int32_t id, int64_t g_tot, int64_t h_tot) const {
+    const double parent = node_score(id);
+    const double lo = bound_lo(id), hi = bound_hi(id);
+    const char* feats = node_features(id);
     SplitInfo best;
     ThreadPool& pool = default_pool();
     if (pool.threads() == 1) {
-      for (int64_t f = 0; f < d_; ++f) best_split_of_feature(hist, f, g_tot, h_tot, parent, best);
+      for (int64_t f = 0; f < d_; ++f) best_split_of_feature(hist, f, g_tot, h_tot, parent, best, lo, hi, feats);
       return best;
     }
     std::vector<SplitInfo> per_feature(static_cast<size_t>(d_));
-    pool.parallel_for(d_, [&](int64_t f) { best_split_of_feature(hist, f, g_tot, h_tot, parent, per_feature[f]); });
+    pool.parallel_for(d_, [&](int64_t f) {
+      best_split_of_feature(hist, f, g_tot, h_tot, parent, per_feature[f], lo, hi, feats);
+    });
     for (const SplitInfo& s : per_feature) {
       if (s.gain > best.gain) best = s;
     }
@@ -728,8 +815,8 @@ class TreeGrower {
 
   // Feature f's candidates, scanned in order into best (replaced only by a strictly larger gain).
   void best_split_of_feature(const std::vector<int64_t>& hist, int64_t f, int64_t g_tot, int64_t h_tot,
-                             double parent, SplitInfo& best) const {
-    if (!(*allowed_)[f]) return;
+                             double parent, SplitInfo& best, double lo, double hi, const char* feats) const {
+    if (!(*allowed_)[f] || (feats && !feats[f])) return;
     const int64_t nb = static_cast<int64_t>(mapper_.thresholds[f].size()) + 1;
     if (nb < 2) return;
     const int64_t* hf = hist.data() + f * kHistBins * kHistStats;
@@ -752,7 +839,15 @@ class TreeGrower {
         if (static_cast<double>(H) * h_->unit < p_.min_child_weight ||
             static_cast<double>(h_tot - H) * h_->unit < p_.min_child_weight)
           continue;
-        const double gain = score(G, H) + score(g_tot - G, h_tot - H) - parent;
+        double gain = 0.0;
+        if (constrained_) {  // values within the node's bounds; a split against the constraint is rejected
+          const double vl = node_value(G, H, lo, hi), vr = node_value(g_tot - G, h_tot - H, lo, hi);
+          const int8_t c = p_.monotonic[f];
+          if ((c > 0 && vl > vr) || (c < 0 && vl < vr)) continue;
+          gain = bounded_score(G, vl) + bounded_score(g_tot - G, vr) - parent;
+        } else {
+          gain = score(G, H) + score(g_tot - G, h_tot - H) - parent;
+        }
         if (gain > best.gain) {
           best.gain = gain;
           best.feature = static_cast<int32_t>(f);
@@ -801,6 +896,10 @@ class TreeGrower {
   std::vector<int64_t> node_begin_, node_end_;  // each node's positions (last grown tree)
   std::vector<int64_t> node_depth_;             // each node's depth: its list is node_depth_ % 2
   std::vector<int64_t> node_g_, node_h_;        // each node's sums (grow)
+  bool constrained_ = false;                    // a monotonic constraint is set
+  std::vector<double> node_lo_, node_hi_, node_v_;  // each node's bounds and value (constrained grow)
+  std::vector<std::vector<char>> groups_;              // interaction groups: [group][feature] membership
+  std::vector<std::vector<char>> node_groups_, node_features_;  // each node's groups and features
   std::vector<uint8_t> bins_by_column_;          // [d, n]
   int64_t n_rows_ = 0;
   std::vector<std::vector<int64_t>> spare_;
@@ -826,6 +925,9 @@ std::vector<float> initial_scores(const BoostParams& p, int64_t n, const float* 
   auto w = [&](int64_t i) { return weight ? static_cast<double>(weight[i]) : 1.0; };
   double total = 0.0;
   for (int64_t i = 0; i < n; ++i) total += w(i);
+  if (p.loss != BoostLoss::squared_error && p.loss != BoostLoss::logistic && p.loss != BoostLoss::softmax) {
+    return {regression_initial_score(p, y_value, weight, n)};
+  }
   if (p.loss == BoostLoss::squared_error) {
     double s = 0.0;
     for (int64_t i = 0; i < n; ++i) s += weight ? w(i) * y_value[i] : y_value[i];
@@ -915,7 +1017,8 @@ void raw_to_probability(std::vector<float>& raw, int64_t n, int64_t k) {
 }
 
 BoostModel fit_boosting(const float* X, int64_t n, int64_t d, const float* y_value,
-                        const int32_t* y_class, const BoostParams& p, const float* weight) {
+                        const int32_t* y_class, const BoostParams& p, const float* weight,
+                        const BoostValidation* validation) {
   BL_CHECK(n >= 1 && d >= 1, "hist_gradient_boosting: empty data");
   BL_CHECK(n < (int64_t{1} << 31), "hist_gradient_boosting: at most 2^31 - 1 rows");
   BL_CHECK(p.max_bins >= 2 && p.max_bins <= 255, "hist_gradient_boosting: max_bins must be in [2, 255]");
@@ -936,6 +1039,44 @@ BoostModel fit_boosting(const float* X, int64_t n, int64_t d, const float* y_val
   std::vector<float> shifted(p.loss == BoostLoss::softmax ? static_cast<size_t>(n * K) : 0);
   const int64_t n_cols = std::max<int64_t>(
       1, std::min<int64_t>(d, static_cast<int64_t>(std::ceil(p.colsample_bytree * static_cast<double>(d)))));
+  const bool regression_loss =
+      p.loss != BoostLoss::squared_error && p.loss != BoostLoss::logistic && p.loss != BoostLoss::softmax;
+  std::vector<float> scratch;
+  BL_CHECK(p.monotonic.empty() || static_cast<int64_t>(p.monotonic.size()) == d,
+           "hist_gradient_boosting: monotonic_cst has ", p.monotonic.size(), " entries, expected one per feature (", d,
+           ")");
+  bool any_constraint = false;
+  for (int8_t c : p.monotonic) any_constraint = any_constraint || c != 0;
+  BL_CHECK(!(any_constraint && p.symmetric),
+           "hist_gradient_boosting: monotonic_cst is not supported with grow_policy=symmetric");
+  BL_CHECK(!(!p.interaction.empty() && p.symmetric),
+           "hist_gradient_boosting: interaction_cst is not supported with grow_policy=symmetric");
+  for (const auto& g : p.interaction) {
+    for (int32_t f : g) {
+      BL_CHECK(f >= 0 && f < d, "hist_gradient_boosting: interaction_cst names feature ", f, ", expected 0 .. ", d - 1);
+    }
+  }
+  BL_CHECK(!(any_constraint && p.loss == BoostLoss::softmax),
+           "hist_gradient_boosting: monotonic_cst is not supported for multiclass classification");
+  // Early stopping: the scores before the first iteration; validation raw scores follow the trees.
+  BL_CHECK(!(p.early_stopping && p.dart), "hist_gradient_boosting: early_stopping is not supported with booster=dart");
+  std::vector<float> val_raw;
+  auto record_scores = [&]() {
+    model.train_score.push_back(boost_score(p, K, raw.data(), y_value, y_class, weight, n));
+    if (validation) {
+      model.validation_score.push_back(boost_score(p, K, val_raw.data(), validation->y_value, validation->y_class,
+                                                   validation->weight, validation->n));
+    }
+  };
+  if (p.early_stopping) {
+    if (validation) {
+      val_raw.resize(static_cast<size_t>(validation->n * K));
+      for (int64_t i = 0; i < validation->n; ++i) {
+        for (int64_t k = 0; k < K; ++k) val_raw[i * K + k] = model.base[k];
+      }
+    }
+    record_scores();
+  }
   TreeGrower grower(p, mapper, bins, d, hb);
   Quantized gq, hq;  // buffers reused by every tree
   std::vector<int32_t> split_bin;
@@ -973,6 +1114,8 @@ BoostModel fit_boosting(const float* X, int64_t n, int64_t d, const float* y_val
     }
     if (p.loss == BoostLoss::logistic) {
       logistic_gradients(raw.data(), y_class, n, kMinHessian, grad[0].data(), hess[0].data(), default_pool());
+    } else if (regression_loss) {
+      regression_gradients(p, raw.data(), y_value, n, grad[0].data(), hess[0].data(), scratch);
     } else for_row_chunks(n, [&](int64_t i) {
       if (p.loss == BoostLoss::squared_error) {
         grad[0][i] = bl::sub(raw[i], y_value[i]);
@@ -1029,6 +1172,9 @@ BoostModel fit_boosting(const float* X, int64_t n, int64_t d, const float* y_val
       std::vector<int32_t> tree_rows = k + 1 == K ? std::move(rows) : rows;
       Tree tree = p.symmetric ? grower.grow_symmetric(std::move(tree_rows), gq, hq, allowed, split_bin)
                               : grower.grow(std::move(tree_rows), gq, hq, allowed, split_bin);
+      if (boost_updates_leaves(p.loss)) {
+        grower.set_leaf_quantiles(tree, raw.data(), y_value, weight, p.loss == BoostLoss::quantile ? p.quantile : 0.5);
+      }
       // Training scores follow the tree on the bins (bin <= split bin <=> x <= threshold).
       std::vector<int32_t> leaf_of_row(p.dart ? static_cast<size_t>(n) : 0);
       if (all_rows) {  // every row is in a leaf's row range
@@ -1052,6 +1198,16 @@ BoostModel fit_boosting(const float* X, int64_t n, int64_t d, const float* y_val
     }
     if (p.dart) dart_rescale(p, it, K, dropped, dart_values, dart_weight, model.trees);
     report_progress("boosting rounds", it + 1, p.max_iter);
+    if (p.early_stopping) {
+      if (validation) for_row_chunks(validation->n, [&](int64_t i) {
+        for (int64_t k = 0; k < K; ++k) {
+          const Tree& t = model.trees[it * K + k];
+          val_raw[i * K + k] = bl::add(val_raw[i * K + k], t.value[t.leaf_of(validation->X + i * d)]);
+        }
+      });
+      record_scores();
+      if (boost_should_stop(validation ? model.validation_score : model.train_score, p.n_iter_no_change, p.tol)) break;
+    }
   }
   return model;
 }

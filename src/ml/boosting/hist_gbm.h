@@ -10,7 +10,11 @@
 // (NaN) go to the side that gains more at each split (learned default direction). Symmetric growth
 // (CatBoost's oblivious trees) splits every node of a level on the same (feature, bin): the one that
 // maximises the sum of the nodes' gains. DART drops earlier iterations' trees while fitting a new
-// one and rescales both (docs/ml-trees.md).
+// one and rescales both (docs/ml-trees.md). Regression losses other than squared error
+// (hgb_losses.h): absolute error and quantile (their leaf values are then replaced by the
+// quantile of the leaf's residuals), Poisson, gamma and Tweedie (log link). Monotonic constraints
+// bound each node's value by the mid-point of its ancestors' constrained splits; early stopping
+// scores a validation set (or the training set) after every iteration.
 #pragma once
 
 #include <cstdint>
@@ -21,7 +25,7 @@
 
 namespace bl::ml {
 
-enum class BoostLoss { squared_error, logistic, softmax };
+enum class BoostLoss { squared_error, logistic, softmax, absolute_error, quantile, poisson, gamma, tweedie, huber };
 
 struct BoostParams {
   BoostLoss loss = BoostLoss::squared_error;
@@ -51,12 +55,39 @@ struct BoostParams {
   double colsample_bytree = 1.0;  // features per tree (Philox)
   uint64_t seed = 0;
   bool use_cuda = false;  // histograms on CUDA (needs a CUDA build)
+  double quantile = 0.5;  // loss quantile: the target quantile in (0, 1)
+  double power = 1.5;     // loss tweedie: the variance power in [1, 2)
+  double alpha = 0.9;     // loss huber: where the loss turns from quadratic to linear (LightGBM's)
+  // Per feature -1 / 0 / 1 (empty: none): a split on a constrained feature whose children's values
+  // break the direction is rejected; the children's values then bound their subtrees (mid-point).
+  std::vector<int8_t> monotonic;
+  // Interaction constraints (empty: none): groups of feature indices; the features listed in no
+  // group form one more group. A node may split on the features of the groups that hold every
+  // feature its ancestors split on.
+  std::vector<std::vector<int32_t>> interaction;
+  // Early stopping: after each iteration the loss on the validation rows (fit_boosting's
+  // validation; none: the training rows) is recorded as a score (-loss); the fit stops once none
+  // of the last n_iter_no_change scores beats the one before them by more than tol.
+  bool early_stopping = false;
+  int64_t n_iter_no_change = 10;
+  double tol = 1e-7;
+};
+
+// Rows held out for early stopping (X [n, d], y as fit_boosting's, weight null: 1).
+struct BoostValidation {
+  const float* X = nullptr;
+  int64_t n = 0;
+  const float* y_value = nullptr;
+  const int32_t* y_class = nullptr;
+  const float* weight = nullptr;
 };
 
 struct BoostModel {
   int64_t n_groups = 1;     // trees per iteration (classes for softmax, else 1)
   std::vector<float> base;  // initial raw score per group
   std::vector<Tree> trees;  // iteration-major: tree (i * n_groups + k)
+  // Early stopping only: the score (-mean loss) before the first and after each iteration.
+  std::vector<double> train_score, validation_score;
 };
 
 // Fits on host X [n, d] (NaN allowed). Regression reads y_value; logistic reads y_class (0/1);
@@ -64,7 +95,8 @@ struct BoostModel {
 // row's gradient and hessian are multiplied by its weight (float32, one rounding each) and the
 // initial scores are the weighted mean / class shares, as scikit-learn's sample_weight.
 BoostModel fit_boosting(const float* X, int64_t n, int64_t d, const float* y_value,
-                        const int32_t* y_class, const BoostParams& params, const float* weight = nullptr);
+                        const int32_t* y_class, const BoostParams& params, const float* weight = nullptr,
+                        const BoostValidation* validation = nullptr);
 
 // Raw scores [n * n_groups]: base + each tree's leaf value, added in tree order (float32).
 std::vector<float> boosting_raw(const BoostModel& model, const float* X, int64_t n, int64_t d);

@@ -128,6 +128,19 @@ double normal_quantile64(double p) {
   return q < 0.0 ? -v : v;
 }
 
+std::vector<double> linspace64(double a, double b, int64_t num) {
+  std::vector<double> v(static_cast<size_t>(num));
+  if (num == 0) return v;
+  if (num == 1) {
+    v[0] = a;
+    return v;
+  }
+  const double step = (b - a) / static_cast<double>(num - 1);
+  for (int64_t k = 0; k < num; ++k) v[k] = static_cast<double>(k) * step + a;
+  v[num - 1] = b;
+  return v;
+}
+
 double sorted_percentile(const std::vector<double>& v, double q) {
   const size_t n = v.size();
   const double index = static_cast<double>(n - 1) * (q / 100.0);

@@ -39,6 +39,9 @@ double log1p64(double x);
 double expm1_64(double y);
 double normal_quantile64(double p);
 double sorted_percentile(const std::vector<double>& v, double q);
+// numpy's linspace(a, b, num), endpoint included: a + k (b - a) / (num - 1), the last value b itself
+// ({a} for num = 1, empty for num = 0).
+std::vector<double> linspace64(double a, double b, int64_t num);
 double minimize_bounded(const std::function<double(double)>& f, double lo, double hi, double xtol);
 
 // X for the imputers: NaN marks a missing value, an infinity is refused naming its row and column.

@@ -45,19 +45,6 @@ using K = ParamSpec::Kind;
 constexpr int64_t kMaxKnots = int64_t{1} << 26;
 constexpr int64_t kMaxOutput = int64_t{1} << 32;
 
-// numpy's linspace(a, b, num) (endpoint included; num = 1: {a}).
-std::vector<double> linspace(double a, double b, int64_t num) {
-  std::vector<double> v(static_cast<size_t>(num));
-  if (num == 0) return v;
-  if (num == 1) {
-    v[0] = a;
-    return v;
-  }
-  const double step = (b - a) / static_cast<double>(num - 1);
-  for (int64_t k = 0; k < num; ++k) v[k] = static_cast<double>(k) * step + a;
-  v[num - 1] = b;
-  return v;
-}
 
 class SplineTransformer final : public prep::ColumnTransformer {
  public:
@@ -81,12 +68,12 @@ class SplineTransformer final : public prep::ColumnTransformer {
       std::vector<double>& col = cols[j];
       if (quantile) {
         std::sort(col.begin(), col.end());
-        const std::vector<double> ref = linspace(0.0, 1.0, nk);
+        const std::vector<double> ref = prep::linspace64(0.0, 1.0, nk);
         base[j].resize(static_cast<size_t>(nk));
         for (int64_t k = 0; k < nk; ++k) base[j][k] = prep::sorted_percentile(col, ref[k] * 100.0);
       } else {
         const auto [lo, hi] = std::minmax_element(col.begin(), col.end());
-        base[j] = linspace(*lo, *hi, nk);
+        base[j] = prep::linspace64(*lo, *hi, nk);
       }
     });
     set_knots(base);
@@ -183,9 +170,9 @@ class SplineTransformer final : public prep::ColumnTransformer {
       } else {
         const double gap_lo = b[1] - b[0], gap_hi = b[nk - 1] - b[nk - 2];
         const double ddeg = static_cast<double>(deg);
-        t = linspace(b[0] - ddeg * gap_lo, b[0] - gap_lo, deg);
+        t = prep::linspace64(b[0] - ddeg * gap_lo, b[0] - gap_lo, deg);
         t.insert(t.end(), b.begin(), b.end());
-        const std::vector<double> hi = linspace(b[nk - 1] + gap_hi, b[nk - 1] + ddeg * gap_hi, deg);
+        const std::vector<double> hi = prep::linspace64(b[nk - 1] + gap_hi, b[nk - 1] + ddeg * gap_hi, deg);
         t.insert(t.end(), hi.begin(), hi.end());
       }
     }

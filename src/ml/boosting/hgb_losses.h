@@ -1,0 +1,62 @@
+// hgb_losses.h: the regression losses of histogram boosting beyond squared error, the losses'
+// values for early stopping, and the validation split.
+//
+// Raw scores r are float32; the link is the identity (absolute_error, quantile) or the log
+// (poisson, gamma, tweedie: the prediction is exp(r)). Gradients and hessians per row, float32
+// contract arithmetic (exp through math_map_cpu, bl::exp's bits):
+//   absolute_error  g = sign(r - y)                        h = 1
+//   quantile q      g = -q if y >= r else 1 - q            h = 1
+//   poisson         g = e^r - y                            h = e^r
+//   gamma           g = 1 - y e^-r                         h = y e^-r
+//   tweedie p       g = e^((2-p) r) - y e^((1-p) r)        h = (2-p) e^((2-p) r) - (1-p) y e^((1-p) r)
+//   huber a         g = r - y clipped to [-a, a]           h = 1 (LightGBM's objective=huber)
+// Initial scores: the (weighted) median / q-quantile of y, the weighted mean of y (huber), or log of
+// the weighted mean of y (binary64, log64). Absolute error and quantile replace each leaf's value
+// by learning_rate times the median / q-quantile of y - r over the leaf's rows (float32 residuals
+// sorted by value, then row): unweighted, linear interpolation between order statistics; weighted,
+// the smallest residual of positive weight whose cumulative weight reaches q times the total.
+// Early-stopping losses are the half losses, in binary64 (exp64 / log64) per row, weighted means
+// summed over fixed row chunks in chunk order.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ml/boosting/hist_gbm.h"
+
+namespace bl::ml {
+
+bool boost_log_link(BoostLoss loss);
+bool boost_updates_leaves(BoostLoss loss);  // absolute_error, quantile
+
+// Refuses targets outside the loss's domain (poisson, tweedie: y >= 0 with a positive sum; gamma:
+// y > 0), naming est.
+void check_boost_targets(const BoostParams& p, const float* y, int64_t n, const std::string& est);
+
+// The initial raw score of a regression loss other than squared error.
+float regression_initial_score(const BoostParams& p, const float* y, const float* weight, int64_t n);
+
+// grad / hess of the regression loss at raw for rows [0, n) (scratch: 2n floats for the exps).
+void regression_gradients(const BoostParams& p, const float* raw, const float* y, int64_t n, float* grad,
+                          float* hess, std::vector<float>& scratch);
+
+// The q-quantile of the values (sorted here by value, then by the row in .second), as above.
+double residual_quantile(std::vector<std::pair<float, int32_t>>& values, const float* weight, double q);
+
+// -(weighted mean loss) of raw [n * K] (K: 1, or the classes for softmax).
+double boost_score(const BoostParams& p, int64_t K, const float* raw, const float* y_value, const int32_t* y_class,
+                   const float* weight, int64_t n);
+
+// scikit-learn's rule: stop when none of the last n_iter_no_change scores exceeds the score before
+// them plus tol.
+bool boost_should_stop(const std::vector<double>& scores, int64_t n_iter_no_change, double tol);
+
+// Validation rows: ceil(fraction * n) of [0, n), per class in proportion (stratified when classes
+// are given; remainders to the largest fractional shares, ties to the lower class), within a class
+// the rows of the smallest Philox keys (seed, row). Returns a mask (1: validation).
+std::vector<char> validation_mask(int64_t n, const int32_t* y_class, int64_t n_classes, double fraction,
+                                  uint64_t seed);
+
+}  // namespace bl::ml
