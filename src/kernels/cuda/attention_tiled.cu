@@ -316,15 +316,7 @@ template <int kRows, int kKeys, int kSlots>
 void launch_tiled(const AttentionArgs& a, const float* q, const float* k, const float* v, const int64_t* q_pos,
                   const int64_t* kv_len, float* out, TiledShape sh, const LaunchConfig& config) {
   auto kernel = attention_tiled_kernel<kRows, kKeys, kSlots>;
-  int block = fitted_block(kernel, config);
-  // A single prompt's prefill (12 heads x 1000 queries: 384 blocks of 32 queries) leaves most
-  // multiprocessors waiting on a few long blocks: fewer row groups per block (down to 2) until
-  // there are 1024 blocks. Training shapes (4 x 12 heads x 2048 queries: 3072 blocks) keep theirs.
-  // The bits do not depend on the block size.
-  const int64_t heads = a.batch * a.n_heads;
-  auto blocks_of = [&](int threads) { return heads * ((a.q_len + threads / kLanes * kRows - 1) / (threads / kLanes * kRows)); };
-  while (block > 2 * kLanes && blocks_of(block) < 1024) block /= 2;
-  block = std::max(block / kLanes * kLanes, kLanes);
+  const int block = fitted_block(kernel, config);
   const int rows_per_block = block / kLanes * kRows;
   const int dim = static_cast<int>(a.head_dim);
   constexpr int kChunk = kKeys * kLanes;
