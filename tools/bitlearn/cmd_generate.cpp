@@ -133,10 +133,10 @@ void run_generate(const GenerateArgs& a) {
   // A bar of the tokens of the prompt being generated, on a terminal, for runs over 0.5 s (a
   // stream shows the tokens themselves).
   bl::cli::ProgressBar bar(!a.stream);
-  int64_t in_prompt = 0;
+  int64_t in_prompt = 0, bar_total = o.max_new_tokens;  // tokens of the prompts being generated
   auto count = [&] {
     if (generated++ == 0) first = Clock::now();
-    bar.update("tokens", ++in_prompt, o.max_new_tokens);
+    bar.update("tokens", ++in_prompt, bar_total);
   };
   auto report = [&](size_t prompt_tokens) {
     if (!(a.timings || a.stream) || generated == 0) return;
@@ -202,6 +202,7 @@ void run_generate(const GenerateArgs& a) {
       std::vector<std::vector<int32_t>> ids;
       for (size_t i = first_i; i < end; ++i) ids.push_back(encode(prompts[i]));
       in_prompt = 0;
+      bar_total = o.max_new_tokens * static_cast<int64_t>(end - first_i);
       const std::vector<bl::cli::TextRun> runs =
           bl::cli::generate_texts(model, tok, ids, o, a.stop, [&](size_t, int32_t) { count(); });
       bar.clear();
