@@ -1,4 +1,5 @@
-// bench_gemm: the contract GEMM on the CPU (bl::matmul_cpu) side by side with OpenBLAS
+// bench_gemm: the contract GEMM on the CPU (bl::matmul_cpu) and the exact-integer GEMM
+// (bl::exact_matmul_cpu, profile bitlearn.exact_gemm.v1) side by side with OpenBLAS
 // cblas_sgemm, same shapes, same thread counts (1 and 2, or the comma-separated list in the
 // environment variable BITLEARN_BENCH_THREADS, e.g. 16), in one process.
 //
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "core/thread_pool.h"
+#include "kernels/exact_gemm.h"
 #include "kernels/matmul.h"
 
 #if defined(BITLEARN_HAVE_BLAS)
@@ -47,6 +49,19 @@ void BM_bitlearn_matmul(benchmark::State& state) {
   bl::MatmulArgs args = bl::matmul_dense_args(1, m, n, k);
   for (auto _ : state) {
     bl::matmul_cpu(args, d.a.data(), d.b.data(), d.c.data(), &pool);
+    benchmark::DoNotOptimize(d.c.data());
+  }
+  set_flops(state, m, n, k);
+}
+
+void BM_exact_matmul(benchmark::State& state) {
+  const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
+  const int threads = static_cast<int>(state.range(3));
+  GemmData d(m, n, k);
+  bl::ThreadPool pool(threads);
+  const bl::MatmulArgs args = bl::matmul_dense_args(1, m, n, k);
+  for (auto _ : state) {
+    bl::exact_matmul_cpu(args, d.a.data(), d.b.data(), d.c.data(), &pool);
     benchmark::DoNotOptimize(d.c.data());
   }
   set_flops(state, m, n, k);
@@ -93,6 +108,7 @@ void gemm_shapes(benchmark::internal::Benchmark* b) {
 }
 
 BENCHMARK(BM_bitlearn_matmul)->Apply(gemm_shapes);
+BENCHMARK(BM_exact_matmul)->Apply(gemm_shapes);
 #if defined(BITLEARN_HAVE_BLAS)
 BENCHMARK(BM_openblas_sgemm)->Apply(gemm_shapes);
 #endif

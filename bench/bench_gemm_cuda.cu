@@ -1,4 +1,5 @@
-// bench_gemm_cuda: the contract GEMM on the GPU (bl::matmul_cuda, by shape and each shipped tile) side by side
+// bench_gemm_cuda: the contract GEMM and the exact-integer GEMM (profile bitlearn.exact_gemm.v1,
+// BM_exact_matmul_cuda) on the GPU (bl::matmul_cuda by shape and each shipped tile; the exact one by shape) side by side
 // with cuBLAS cublasSgemm in strict fp32 (CUBLAS_DEFAULT_MATH with TF32 not allowed, i.e. no
 // tensor cores), same shapes, same device, in one process.
 //
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "cuda_timing.cuh"
+#include "kernels/exact_gemm.h"
 #include "kernels/launch.h"
 #include "kernels/matmul.h"
 
@@ -66,6 +68,16 @@ void BM_bitlearn_lm_head_cuda(benchmark::State& state) {
   time_gpu(state, m, n, k, [&] { bl::matmul_cuda(args, d.a, d.b, d.c, config); });
 }
 
+// The exact-integer product (kernels/exact_gemm.h), by shape or one of its two tiles.
+void BM_exact_matmul_cuda(benchmark::State& state) {
+  const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
+  bl::LaunchConfig config;
+  config.variant = static_cast<int>(state.range(3));
+  DeviceGemm d(m, n, k);
+  const bl::MatmulArgs args = bl::matmul_dense_args(1, m, n, k);
+  time_gpu(state, m, n, k, [&] { bl::exact_matmul_cuda(args, d.a, d.b, d.c, config); });
+}
+
 // cuBLAS cublasSgemm in strict fp32 (default math, TF32 tensor-core conversion not allowed) on
 // row-major C = A op(B), with B stored [K, N] or, when trans_b, [N, K]: computed as column-major
 // C^T = op(B)^T A^T.
@@ -97,6 +109,11 @@ const int64_t kShapes[][3] = {{2048, 2048, 2048}, {4096, 4096, 4096}, {8192, 819
                               {8192, 768, 3072},  {8192, 3072, 768},  {8192, 768, 768},
                               {128, 2304, 768},   {128, 3072, 768},   {128, 768, 3072},
                               {128, 768, 768}};
+
+void exact_shapes(benchmark::internal::Benchmark* b) {
+  for (const auto& s : kShapes) b->Args({s[0], s[1], s[2], 0});
+  b->ArgNames({"M", "N", "K", "variant"})->UseManualTime()->Unit(benchmark::kMillisecond);
+}
 
 // The choice by shape (variant 0) and every tile the library ships (launch.h) at every shape; the
 // 128 x 128 warp tiles only where M >= 2048, as they leave most of the device idle on the 128-token
@@ -210,6 +227,7 @@ BENCHMARK(BM_step_cublas)->Apply(step_shapes_cublas);
 BENCHMARK(BM_step_bitlearn)->Apply(step_shapes);
 BENCHMARK(BM_cublas_sgemm_strict)->Apply(cublas_shapes);
 BENCHMARK(BM_bitlearn_matmul_cuda)->Apply(bitlearn_shapes);
+BENCHMARK(BM_exact_matmul_cuda)->Apply(exact_shapes);
 BENCHMARK(BM_cublas_lm_head)->Apply(cublas_lm_head_shapes);
 BENCHMARK(BM_bitlearn_lm_head_cuda)->Apply(lm_head_shapes);
 

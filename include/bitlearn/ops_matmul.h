@@ -7,9 +7,40 @@
 // either axis (transposes, row slices) are used in place, other layouts are copied first.
 #pragma once
 
+#include <string>
+
 #include "bitlearn/tensor.h"
 
 namespace bl {
+
+// The GEMM profile every matrix product of the process uses (docs/contract.md, section 4):
+//   contract  bitlearn.identical.v1: the fixed-order fp32 schedule above (the default);
+//   exact     bitlearn.exact_gemm.v1: each output computed exactly in integers (28 bits per row of
+//             op(A) and column of op(B), scaled by powers of two) and rounded once; no order to fix.
+// Both give the same bits on every device and thread count; they differ from each other. The
+// starting value is read once from the environment variable BITLEARN_GEMM_PROFILE ("contract" or
+// "exact"; another value is an error at the first product). The setting is process-wide: change it
+// between, not during, computations whose results must agree.
+enum class GemmProfile { contract, exact };
+void set_gemm_profile(GemmProfile profile);
+GemmProfile gemm_profile();
+// "bitlearn.identical.v1" or "bitlearn.exact_gemm.v1"; and the short names "contract" / "exact".
+const char* gemm_profile_name(GemmProfile profile);
+const char* gemm_profile_short_name(GemmProfile profile);
+// Parses "contract" or "exact"; throws bl::Error naming `what` otherwise.
+GemmProfile parse_gemm_profile(const std::string& name, const char* what);
+
+// Sets the profile for the lifetime of the object, then restores the previous one.
+class ScopedGemmProfile {
+ public:
+  explicit ScopedGemmProfile(GemmProfile profile) : saved_(gemm_profile()) { set_gemm_profile(profile); }
+  ~ScopedGemmProfile() { set_gemm_profile(saved_); }
+  ScopedGemmProfile(const ScopedGemmProfile&) = delete;
+  ScopedGemmProfile& operator=(const ScopedGemmProfile&) = delete;
+
+ private:
+  GemmProfile saved_;
+};
 
 // C[M, N] = op(a) op(b) for 2-d a and b, where op(a) is a ([M, K]) or, with trans_a, a^T (a is
 // [K, M]); likewise op(b) is b ([K, N]) or b^T (b is [N, K]). Throws bl::Error naming the operand

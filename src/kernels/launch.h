@@ -23,6 +23,9 @@ constexpr int kMatmulTilePipe128 = 6;      // 128 x 128 tiles, cp.async pipeline
 constexpr int kMatmulTileWarp128 = 10;     // 128 x 128 warp tiles
 constexpr int kMatmulTileSmall = 11;       // 32 x 64 small warp tiles over all of K
 constexpr int kMatmulTileSmallSplit = 14;  // the same, k leaves in parallel where that applies
+// exact_matmul_cuda: the output tile a side (otherwise 32 where M or N <= 32, else 64).
+constexpr int kExactGemmTile32 = 1;
+constexpr int kExactGemmTile64 = 2;
 // attention_cuda: kAttentionVariantBlockRows (attention.h) runs the block-per-row kernel on every
 // shape (otherwise only where the warp-rows kernel does not apply); kAttentionVariantWarpRows runs
 // the warp-rows kernel wherever it applies (otherwise only where the tiled kernel does not).

@@ -94,7 +94,7 @@ std::shared_ptr<const PackedMatrix> pack_weight(const Tensor& w) {
 // the choice changes no bit.
 Tensor product(const Tensor& x_in, const Tensor& w, const PackedMatrix* packed) {
   const int64_t M = x_in.dim(0), K = x_in.dim(1), N = w.dim(1);
-  if (M > kSkinnyMaxRows && packed != nullptr && x_in.device().is_cpu()) {
+  if (M > kSkinnyMaxRows && packed != nullptr && x_in.device().is_cpu() && gemm_profile() == GemmProfile::contract) {
     BL_CHECK(packed->k() == K && packed->n() == N, "CausalLM: packed weight [", packed->k(), ", ", packed->n(),
              "] does not match the product's [", K, ", ", N, "]");
     const Tensor x = x_in.contiguous();
@@ -130,6 +130,7 @@ Tensor product_bias(const Tensor& x_in, const Tensor& w, const Tensor& bias_in) 
 // x [N, in] -> [N, out]. On CUDA, products with many rows and a bias take the fused kernel.
 Tensor apply(const CausalLM::Linear& l, const Tensor& x) {
   if (l.bias.defined() && l.transposed && x.device().is_cuda() && x.dim(0) > kSkinnyMaxRows &&
+      gemm_profile() == GemmProfile::contract &&
       l.weight.is_contiguous() && x.dtype() == DType::f32 && l.bias.dtype() == DType::f32)
     return product_bias(x, l.weight, l.bias);
   Tensor y = l.transposed ? product(x, l.weight, l.packed.get()) : matmul(x, l.weight, false, true);

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/allocator.h"
+#include "bitlearn/ops_matmul.h"
 #include "core/error.h"
 #include "ops/op_profile.h"
 #include "ops/op_util.h"
@@ -213,19 +214,30 @@ void topk(Device d, const float* x, int64_t rows, int64_t n, int64_t k, float* v
       [&](const LaunchConfig& c) { topk_cuda(x, rows, n, k, values, indices, c); });
 }
 
+// The exact-integer profile (kernels/exact_gemm.h): every product of the process when selected.
+void exact_matmul(Device d, const MatmulArgs& args, const float* a, const float* b, float* c) {
+  run(d, "exact_matmul",
+      [&](ThreadPool& p) { exact_matmul_cpu(args, a, b, c, &p); },
+      [&](const LaunchConfig& cfg) { exact_matmul_cuda(args, a, b, c, cfg); }, matmul_detail(args));
+}
+
 void matmul(Device d, const MatmulArgs& args, const float* a, const float* b, float* c) {
+  if (gemm_profile() == GemmProfile::exact) return exact_matmul(d, args, a, b, c);
   run(d, "matmul",
       [&](ThreadPool& p) { matmul_cpu(args, a, b, c, &p); },
       [&](const LaunchConfig& cfg) { matmul_cuda(args, a, b, c, cfg); }, matmul_detail(args));
 }
 
 void matmul_bias(Device d, const MatmulArgs& args, const float* a, const float* b, const float* bias, float* c) {
+  BL_CHECK(gemm_profile() == GemmProfile::contract,
+           "matmul_bias: the fused bias product is the contract profile's (callers use matmul, then add)");
   run(d, "matmul_bias",
       [&](ThreadPool&) { throw Error("matmul_bias: no CPU backend (the CPU runs matmul, then add)"); },
       [&](const LaunchConfig& cfg) { matmul_bias_cuda(args, a, b, bias, c, cfg); });
 }
 
 void skinny_matmul(Device d, const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k) {
+  if (gemm_profile() == GemmProfile::exact) return exact_matmul(d, matmul_dense_args(1, m, n, k), a, b, c);
   run(d, "skinny_matmul",
       [&](ThreadPool& p) { skinny_matmul_cpu(a, b, c, m, n, k, p); },
       [&](const LaunchConfig& cfg) { skinny_matmul_cuda(a, b, c, m, n, k, cfg); });

@@ -20,6 +20,7 @@
 #include "kernels/attention_backward.h"
 #include "kernels/backend.h"
 #include "kernels/cumsum.h"
+#include "kernels/exact_gemm.h"
 #include "kernels/histogram.h"
 #include "kernels/im2col.h"
 #include "kernels/lstm_cell.h"
@@ -78,7 +79,10 @@ void cumsum(Device d, const float* x, ReduceShape shape, float* y);
 void sort(Device d, const float* x, int64_t rows, int64_t n, bool descending, float* values, int64_t* indices);
 void topk(Device d, const float* x, int64_t rows, int64_t n, int64_t k, float* values, int64_t* indices);
 
-// Matrix products (kernels/matmul.h, skinny_matmul.h) and attention (kernels/attention.h).
+// Matrix products (kernels/matmul.h, skinny_matmul.h) and attention (kernels/attention.h). matmul and
+// skinny_matmul run the exact-integer product (kernels/exact_gemm.h) when the process's GEMM profile
+// is `exact` (include/bitlearn/ops_matmul.h); exact_matmul runs it whatever the profile.
+void exact_matmul(Device d, const MatmulArgs& args, const float* a, const float* b, float* c);
 void matmul(Device d, const MatmulArgs& args, const float* a, const float* b, float* c);
 // The product with bias[n] added to every row as it is stored: the bits of matmul then add.
 // CUDA only (the CPU composes matmul and add); on the CPU it throws a named error.

@@ -6,6 +6,7 @@
 #include "kernels/attention_backward.h"
 #include "kernels/backend.h"
 #include "kernels/cumsum.h"
+#include "kernels/exact_gemm.h"
 #include "kernels/histogram.h"
 #include "kernels/im2col.h"
 #include "kernels/lstm_cell.h"
@@ -57,6 +58,7 @@ void lstm_cell_backward_cuda(const LstmCellBackward&, const LaunchConfig&) { no_
 void math_map_cuda(MathFn, const float*, float*, int64_t, const LaunchConfig&) { no_cuda("math_map"); }
 void math_map_cuda(MathFn, const float*, const float*, float*, int64_t, const LaunchConfig&) { no_cuda("math_map"); }
 void matmul_cuda(const MatmulArgs&, const float*, const float*, float*, const LaunchConfig&, void*) { no_cuda("matmul"); }
+void exact_matmul_cuda(const MatmulArgs&, const float*, const float*, float*, const LaunchConfig&, void*) { no_cuda("exact_matmul"); }
 void matmul_bias_cuda(const MatmulArgs&, const float*, const float*, const float*, float*, const LaunchConfig&, void*) { no_cuda("matmul_bias"); }
 void layer_norm_cuda(const float*, int64_t, int64_t, const float*, const float*, float, float*, float*, float*, const LaunchConfig&) { no_cuda("layer_norm"); }
 void rms_norm_cuda(const float*, int64_t, int64_t, const float*, float, float*, float*, const LaunchConfig&) { no_cuda("rms_norm"); }
