@@ -110,11 +110,15 @@ void compare_devices(Report& report);
 // The compiled-in expected hash of a check (empty when none is recorded).
 std::string expected_hash(const std::string& name, Suite suite);
 
-// SHA-256 over the check hashes in order (skipped checks count as 32 zero bytes).
+// SHA-256 over the check hashes in order (skipped checks count as 32 zero bytes); under the
+// exact-integer GEMM profile (bitlearn/ops_matmul.h) the profile's name comes first. The expected
+// hashes and the digest are those of the process's GEMM profile.
 std::string suite_digest(const std::vector<CheckResult>& checks);
 
-// The text of src/verify/expected_hashes.inc for the given CPU runs (quick and full).
-std::string expected_hashes_source(const DeviceRun& quick_run, const DeviceRun& full_run);
+// The text of src/verify/expected_hashes.inc for the given CPU runs (quick and full, under the
+// default GEMM profile and under the exact-integer one).
+std::string expected_hashes_source(const DeviceRun& quick_run, const DeviceRun& full_run,
+                                   const DeviceRun& quick_exact_run, const DeviceRun& full_exact_run);
 
 // Writes the report as JSON to path atomically (a temporary file renamed into place).
 void write_report_json(const Report& report, const std::string& path);

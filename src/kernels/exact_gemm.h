@@ -96,8 +96,12 @@ BL_HD float exact_sum_round(ExactSum s, int exp2) {
     hi = ~hi + (lo == 0 ? 1u : 0u);
   }
   if (hi == 0 && lo == 0) return 0.0f;
-  int nbits = 0;  // bit length of the magnitude
-  for (uint64_t w = hi != 0 ? hi : lo; w != 0; w >>= 1) ++nbits;
+  const uint64_t top_word = hi != 0 ? hi : lo;  // bit length of the magnitude:
+#if BL_DEVICE_PASS
+  int nbits = 64 - __clzll(static_cast<long long>(top_word));
+#else
+  int nbits = 64 - __builtin_clzll(top_word);
+#endif
   if (hi != 0) nbits += 64;
   // Keep the bits from 2^(nbits-24) down, but none below 2^-149 (subnormals).
   int shift = nbits - 24;

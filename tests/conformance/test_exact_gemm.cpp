@@ -18,6 +18,7 @@
 #include "conformance/matmul_cases.h"
 #include "core/error.h"
 #include "core/thread_pool.h"
+#include "kernels/cpu/reduce_rows.h"
 #include "kernels/exact_gemm.h"
 #include "kernels/matmul.h"
 
@@ -73,13 +74,17 @@ MatmulProblem make_problem(const MatmulCase& mc, uint64_t seed) {
   return p;
 }
 
-TEST(ExactGemmConformance, CpuMatchesReferenceAtThreads123) {
+TEST(ExactGemmConformance, CpuMatchesReferenceAtThreads123AndEveryTile) {
   uint64_t seed = 1;
   for (const MatmulCase& mc : all_cases()) {
     const MatmulProblem p = make_problem(mc, seed++);
     const std::vector<float> ref = exact_reference(p);
     for (int threads : {1, 2, 3}) EXPECT_TRUE(bits_equal(ref, exact_cpu(p, threads), "threads=" +
                                                          std::to_string(threads) + " " + p.name));
+    // The scalar micro-tile (the SIMD variants off).
+    bl::cpu::simd_enabled() = false;
+    EXPECT_TRUE(bits_equal(ref, exact_cpu(p, 2), "scalar tile " + p.name));
+    bl::cpu::simd_enabled() = true;
   }
 }
 

@@ -14,6 +14,7 @@
 
 #include "bitlearn/tensor.h"
 #include "bitlearn/io.h"
+#include "bitlearn/ops_matmul.h"
 #include "bitlearn/verify.h"
 #include "command.h"
 #include "lm_training.h"
@@ -35,6 +36,7 @@ struct VerifyOptions {
   bool json_given = false;
   bool quick = false;
   std::string write_expected;
+  std::string gemm_profile;  // empty: the process's (BITLEARN_GEMM_PROFILE or contract)
   bool list = false;
   bool neural_training = false;
   std::string data_dir = "/usr/share/datasets/fashion-mnist";
@@ -55,9 +57,16 @@ void print_run(const bl::verify::DeviceRun& run, bool with_device) {
 // Writes the expected-hash source file from CPU runs of both suites (atomically).
 int write_expected(const VerifyOptions& o, int threads) {
   using namespace bl::verify;
+  bl::ScopedGemmProfile contract(bl::GemmProfile::contract);
   DeviceRun quick = run_suite(Suite::quick, DeviceId{}, threads);
   DeviceRun full = run_suite(Suite::full, DeviceId{}, threads);
-  std::string text = expected_hashes_source(quick, full);
+  DeviceRun quick_exact, full_exact;
+  {
+    bl::ScopedGemmProfile exact(bl::GemmProfile::exact);
+    quick_exact = run_suite(Suite::quick, DeviceId{}, threads);
+    full_exact = run_suite(Suite::full, DeviceId{}, threads);
+  }
+  std::string text = expected_hashes_source(quick, full, quick_exact, full_exact);
   bl::write_file_atomic(o.write_expected, text, "verify --write-expected");
   std::printf("wrote %zu quick and %zu full hashes to %s (quick digest %s, full digest %s)\n",
               quick.checks.size(), full.checks.size(), o.write_expected.c_str(),
@@ -112,7 +121,9 @@ int run_verify(const VerifyOptions& o) {
 
   Report report;
   report.version = bl::kVersion;
-  report.contract_profile = bl::kContractProfile;
+  if (!o.gemm_profile.empty()) bl::set_gemm_profile(bl::parse_gemm_profile(o.gemm_profile, "--gemm-profile"));
+  const bool exact_gemm = bl::gemm_profile() == bl::GemmProfile::exact;
+  report.contract_profile = exact_gemm ? bl::gemm_profile_name(bl::GemmProfile::exact) : bl::kContractProfile;
   report.suite = o.quick ? Suite::quick : Suite::full;
   report.threads = threads;
   report.cpu_isa = bl::isa_name(bl::active_isa());
@@ -159,7 +170,7 @@ int run_verify(const VerifyOptions& o) {
   }
 
   std::printf("bitlearn %s, contract %s, suite %s, threads %d, cpu isa %s\n", bl::kVersion,
-              bl::kContractProfile, suite_name(report.suite), threads, report.cpu_isa.c_str());
+              report.contract_profile.c_str(), suite_name(report.suite), threads, report.cpu_isa.c_str());
   for (const DeviceId& d : devices) report.runs.push_back(run_suite(report.suite, d, threads));
   compare_devices(report);
 
@@ -203,6 +214,10 @@ void setup(CLI::App& root) {
   cmd->add_flag("--quick", opts->quick, "Run the quick suite (smaller workloads, a few seconds)");
   // Hidden: regenerates src/verify/expected_hashes.inc on the CPU (see src/verify/README.md).
   cmd->add_option("--write-expected", opts->write_expected, "")->group("");
+  cmd->add_option("--gemm-profile", opts->gemm_profile,
+                  "GEMM profile: contract (default) or exact (the exact-integer products of docs/contract.md, "
+                  "section 4; its own expected hashes and digest)")
+      ->check(CLI::IsMember({"contract", "exact"}));
   cmd->add_flag("--list", opts->list, "Print the names of the suite's checks and exit");
   cmd->add_flag("--neural-training", opts->neural_training,
                 "Run the opt-in neural-training workloads (MLP, CNN, LSTM on Fashion-MNIST; minutes)");

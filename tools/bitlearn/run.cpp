@@ -10,6 +10,7 @@
 
 #include "command.h"
 #include "core/error.h"
+#include "bitlearn/ops_matmul.h"
 #include "bitlearn/version.h"
 
 namespace bl::cli {
@@ -61,6 +62,13 @@ int run_command_line(int argc, char** argv) {
   app.set_version_flag("--version", std::string("bitlearn ") + bl::kVersion + " (" +
                                         bl::kContractProfile + ")");
   app.require_subcommand(1);
+  // Before the command: the GEMM profile of every product the command computes (docs/contract.md,
+  // section 4); the environment variable BITLEARN_GEMM_PROFILE does the same.
+  app.add_option_function<std::string>(
+         "--gemm-profile",
+         [](const std::string& v) { bl::set_gemm_profile(bl::parse_gemm_profile(v, "--gemm-profile")); },
+         "GEMM profile of every matrix product: contract (default) or exact (exact-integer products)")
+      ->check(CLI::IsMember({"contract", "exact"}));
   for (auto setup : bl::cli::command_registry()) setup(app);
   add_value_checks(app);
   // A first word that names no command is an error even with --help after it (CLI11 would show
