@@ -29,6 +29,7 @@ inline const std::vector<CaseList>& case_lists() {
       {"cumsum", "cumsum", &cumsum_cases},
       {"sort", "sort", &sort_cases},
       {"matmul", "matmul", &matmul_cases},
+      {"exact_gemm", "exact_gemm", &exact_gemm_cases},
       {"attention", "attention", &attention_cases},
       {"attention_backward", "attention_backward", &attention_backward_cases},
       {"norm_backward", "norm_backward", &norm_backward_cases},
