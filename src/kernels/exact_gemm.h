@@ -197,15 +197,7 @@ BL_HD float exact_matmul_reference_element(const float* a, int64_t lda, bool tra
 
 // The scalar reference for the whole (batched) product. Slow and obviously right.
 inline void exact_matmul_reference(const MatmulArgs& args, const float* a, const float* b, float* c) {
-  for (int64_t bi = 0; bi < args.batch; ++bi) {
-    const float* ab = a + bi * args.stride_a;
-    const float* bb = b + bi * args.stride_b;
-    float* cb = c + bi * args.stride_c;
-    for (int64_t m = 0; m < args.m; ++m)
-      for (int64_t n = 0; n < args.n; ++n)
-        cb[m * args.ldc + n] = exact_matmul_reference_element(ab, args.lda, args.trans_a, bb, args.ldb,
-                                                              args.trans_b, args.k, m, n);
-  }
+  gemm_reference_each(args, a, b, c, exact_matmul_reference_element);
 }
 
 // Fast CPU version on pool (the process pool when null): the rows and columns turned into integers

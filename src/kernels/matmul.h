@@ -104,17 +104,23 @@ BL_HD float matmul_reference_element(const float* a, int64_t lda, bool trans_a, 
   return canonicalize(c);
 }
 
-// The scalar reference for the whole (batched) product. Slow and obviously right.
-inline void matmul_reference(const MatmulArgs& args, const float* a, const float* b, float* c) {
+// Every output of the (batched) product from an element function of the form of
+// matmul_reference_element (the loop every profile's scalar reference shares).
+template <class Element>
+void gemm_reference_each(const MatmulArgs& args, const float* a, const float* b, float* c, Element element) {
   for (int64_t bi = 0; bi < args.batch; ++bi) {
     const float* ab = a + bi * args.stride_a;
     const float* bb = b + bi * args.stride_b;
     float* cb = c + bi * args.stride_c;
     for (int64_t m = 0; m < args.m; ++m)
       for (int64_t n = 0; n < args.n; ++n)
-        cb[m * args.ldc + n] = matmul_reference_element(ab, args.lda, args.trans_a, bb, args.ldb,
-                                                        args.trans_b, args.k, m, n);
+        cb[m * args.ldc + n] = element(ab, args.lda, args.trans_a, bb, args.ldb, args.trans_b, args.k, m, n);
   }
+}
+
+// The scalar reference for the whole (batched) product. Slow and obviously right.
+inline void matmul_reference(const MatmulArgs& args, const float* a, const float* b, float* c) {
+  gemm_reference_each(args, a, b, c, matmul_reference_element);
 }
 
 }  // namespace bl
