@@ -110,8 +110,12 @@ CASES = {
                            lambda: manifold.SpectralEmbedding(n_neighbors=10, random_state=0), "none"),
     "locally_linear_embedding": ("reg", "locally_linear_embedding", {"n_neighbors": "10"},
                                  lambda: manifold.LocallyLinearEmbedding(n_neighbors=10, random_state=0), "none"),
-    # tsne: method="exact" in both (bitlearn has only it), 1000 iterations of n^2 work.
+    # tsne: method="exact" in both (bitlearn's default), 1000 iterations of n^2 work.
     "tsne": ("reg", "tsne", {}, lambda: manifold.TSNE(method="exact", random_state=0), "none"),
+    # tsne_barnes_hut: method="barnes_hut" (angle=0.5) in both, 1000 iterations of n log n tree work;
+    # bitlearn's neighbors are exact (n^2 distances), scikit-learn's from its ball tree.
+    "tsne_barnes_hut": ("blobs", "tsne", {"method": "barnes_hut"},
+                        lambda: manifold.TSNE(method="barnes_hut", random_state=0), "none"),
     # umap: against umap-learn's UMAP (random_state=0 in both: its single-threaded layout, as
     # bitlearn's); umap-learn's numba functions are compiled once beforehand (_umap_learn).
     "umap": ("blobs", "umap", {}, lambda: _umap_learn(), "none"),
@@ -132,6 +136,10 @@ CASES = {
     "latent_dirichlet_allocation": ("word_counts", "latent_dirichlet_allocation", {"n_components": "5"},
                                     lambda: decomposition.LatentDirichletAllocation(
                                         n_components=5, learning_method="batch", random_state=0), "none"),
+    "latent_dirichlet_allocation_online": ("word_counts", "latent_dirichlet_allocation",
+                                           {"n_components": "5", "learning_method": "online"},
+                                           lambda: decomposition.LatentDirichletAllocation(
+                                               n_components=5, learning_method="online", random_state=0), "none"),
     "kneighbors_classifier": ("multi", "kneighbors_classifier", {"n_neighbors": "5"},
                               lambda: neighbors.KNeighborsClassifier(n_neighbors=5, algorithm="brute"),
                               "accuracy"),
@@ -241,7 +249,7 @@ MAX_ROWS = {"quantile_regressor": 5000, "ard_regression": 200000,
             "kernel_ridge": 5000, "dbscan": 100000, "radius_neighbors_classifier": 100000,
             "local_outlier_factor": 100000,
             # latent_dirichlet_allocation: scikit-learn's batch E-step takes about 2 s per 1000 rows.
-            "latent_dirichlet_allocation": 10000,
+            "latent_dirichlet_allocation": 10000, "latent_dirichlet_allocation_online": 10000,
             # svc / svr: the full kernel matrix on the host (bitlearn fits at most 16384 rows).
             "svc": 10000, "svr": 10000, "one_class_svm": 10000,
             # gaussian_process_classifier: O(n^3) Laplace steps per likelihood evaluation in both (length
@@ -268,6 +276,8 @@ MAX_ROWS = {"quantile_regressor": 5000, "ard_regression": 200000,
             "spectral_embedding": 4000, "locally_linear_embedding": 4000,
             # tsne (exact): n x n probabilities and 1000 gradient steps of n^2 work in both.
             "tsne": 1000,
+            # tsne (barnes_hut): exact neighbors here (n^2 distances), 1000 tree iterations in both.
+            "tsne_barnes_hut": 10000,
             # mlp: 20 epochs of mini-batches; a million rows takes minutes in both.
             "mlp_classifier": 100000, "mlp_regressor": 100000}
 

@@ -94,7 +94,7 @@ _TARGET_TRANSFORMER = {"target_encoder"}
 # Embeddings of the training rows only: fit / fit_transform, embedding_ (scikit-learn's MDS and
 # SpectralEmbedding).
 _EMBEDDING = {"mds", "spectral_embedding"}
-_EMBEDDING |= {"tsne"}  # scikit-learn's TSNE (method="exact")
+_EMBEDDING |= {"tsne"}  # scikit-learn's TSNE (method="exact" by default here, or "barnes_hut")
 # Density estimators with score_samples, score and sample only (scikit-learn's KernelDensity).
 _DENSITY = {"kernel_density"}
 _OUTLIER = {"isolation_forest", "local_outlier_factor", "one_class_svm"}
@@ -129,6 +129,34 @@ _OPTIONAL_PARAMS = {
 _FORECASTER = {"exponential_smoothing"}
 _FORECASTER |= {"arima", "sarimax"}
 _CLASS_NAMES.update({"arima": "ARIMA", "sarimax": "SARIMAX"})
+# statsmodels' spellings of the orders, as the command line reads them: order=(p, d, q) and (sarimax)
+# seasonal_order=(P, D, Q, s). They are views of the single orders, which stay the parameters the C++
+# estimator gets: setting one sets those, reading one gives them (the tuple as given while they agree),
+# so get_params, set_params and clone keep both spellings in step.
+_ORDER_ALIASES = {"arima": {"order": ("p", "d", "q")},
+                  "sarimax": {"order": ("p", "d", "q"),
+                              "seasonal_order": ("seasonal_p", "seasonal_d", "seasonal_q", "s")}}
+
+
+def _order_alias(alias, names):
+    def get(self):
+        given = self.__dict__.get("_" + alias)
+        now = tuple(getattr(self, k) for k in names)
+        return given if given is not None and tuple(given) == now else now
+
+    def set(self, value):
+        if value is None:  # the constructor's default: the single orders stand
+            return
+        items = tuple(value) if isinstance(value, (tuple, list, np.ndarray)) else ()
+        if len(items) != len(names) or any(isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer))
+                                           for v in items):
+            raise ValueError(f"{alias} must be {len(names)} integers ({', '.join(names)}), got {value!r}")
+        for k, v in zip(names, items):
+            if getattr(self, k, None) != v:
+                setattr(self, k, int(v))
+        self.__dict__["_" + alias] = value
+
+    return property(get, set, doc=f"({', '.join(names)}) as one tuple (statsmodels' {alias}).")
 
 
 def _class_name(name):
@@ -473,7 +501,7 @@ class BitlearnEstimator(BaseEstimator):
         if isinstance(state.get("exp_dirichlet_component"), str):  # latent_dirichlet_allocation
             self.exp_dirichlet_component_ = _hex_f32(state["exp_dirichlet_component"]).reshape(state["n_components"], -1)
             self.bound_ = float(_hex_f32(state["bound"])[0])
-            self.n_batch_iter_ = state["n_iter"]
+            self.n_batch_iter_ = state.get("n_batch_iter", state["n_iter"])
             self.doc_topic_prior_, self.topic_word_prior_ = (
                 float(v) for v in np.frombuffer(bytes.fromhex(state["priors_f64"]), dtype="<f8"))
         if isinstance(state.get("noise_variance_value"), str):  # incremental_pca
@@ -1061,8 +1089,10 @@ def _make_class(name):
     kind = _kind(name)
     params = list(defaults)
     # An explicit __init__ signature: scikit-learn reads the parameter names from it.
-    args = ", ".join([f"{k}={defaults[k]!r}" for k in params] + ["device='cpu'", "n_jobs=None"])
-    body = "".join(f"    self.{k} = {k}\n" for k in params + ["device", "n_jobs"])
+    aliases = _ORDER_ALIASES.get(name, {})  # set after the single orders, which they then replace
+    args = ", ".join([f"{k}={defaults[k]!r}" for k in params] + [f"{a}=None" for a in aliases]
+                     + ["device='cpu'", "n_jobs=None"])
+    body = "".join(f"    self.{k} = {k}\n" for k in params + list(aliases) + ["device", "n_jobs"])
     src = f"def __init__(self, *, {args}):\n{body}"
     ns = {}
     exec(src, {}, ns)  # noqa: S102 - generated from the registry's own parameter names
@@ -1070,9 +1100,11 @@ def _make_class(name):
     doc = (f"bitlearn's ``{name}`` (registry name) with scikit-learn's interface.\n\n"
            f"Parameters (defaults of the C++ estimator): "
            + ", ".join(f"{k}={defaults[k]!r}" for k in params)
+           + "".join(f"; {a}=({', '.join(n)}) sets those at once" for a, n in aliases.items())
            + "; device ('cpu' or 'cuda[:N]'), n_jobs (CPU threads; results do not depend on it).")
     members = {"__init__": ns["__init__"], "__doc__": doc, "__module__": __name__,
                "_registry_name": name, "_kind": kind, "_param_names": tuple(params)}
+    members.update({a: _order_alias(a, names) for a, names in aliases.items()})
     if made.supports_sample_weight:  # fit(X, y, sample_weight=None), as scikit-learn's signature
         members["fit"] = _fit_weighted
     if name in _TARGET_TRANSFORMER:

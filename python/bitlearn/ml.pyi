@@ -83,7 +83,7 @@ class ARDRegression(_RegressorBase):
 
 class ARIMA(_ForecasterBase):
     """registry name: arima"""
-    def __init__(self, *, d: float = 0, enforce_invertibility: bool = True, enforce_stationarity: bool = True, max_iter: float = 200, p: float = 1, q: float = 0, tol: float = 1e-08, trend: str = 'n', device: str = 'cpu', n_jobs: Any = None) -> None: ...
+    def __init__(self, *, d: float = 0, enforce_invertibility: bool = True, enforce_stationarity: bool = True, max_iter: float = 200, p: float = 1, q: float = 0, tol: float = 1e-08, trend: str = 'n', order: Any = None, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
 class AdaBoostClassifier(_ClassifierBase):
     """registry name: adaboost_classifier"""
@@ -279,7 +279,7 @@ class LassoLars(_RegressorBase):
 
 class LatentDirichletAllocation(_TransformerBase):
     """registry name: latent_dirichlet_allocation"""
-    def __init__(self, *, doc_topic_prior: Any = None, evaluate_every: float = -1, learning_method: str = 'batch', max_doc_update_iter: float = 100, max_iter: float = 10, mean_change_tol: float = 0.001, n_components: float = 10, perp_tol: float = 0.1, random_state: float = 0, topic_word_prior: Any = None, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+    def __init__(self, *, batch_size: float = 128, doc_topic_prior: Any = None, evaluate_every: float = -1, learning_decay: float = 0.7, learning_method: str = 'batch', learning_offset: float = 10.0, max_doc_update_iter: float = 100, max_iter: float = 10, mean_change_tol: float = 0.001, n_components: float = 10, perp_tol: float = 0.1, random_state: float = 0, topic_word_prior: Any = None, total_samples: float = 1000000.0, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
 class LightGBMModel(_LoaderBase):
     """registry name: lightgbm_model"""
@@ -447,7 +447,7 @@ class RobustScaler(_TransformerBase):
 
 class SARIMAX(_ForecasterBase):
     """registry name: sarimax"""
-    def __init__(self, *, d: float = 0, enforce_invertibility: bool = True, enforce_stationarity: bool = True, max_iter: float = 200, p: float = 1, q: float = 0, s: float = 0, seasonal_d: float = 0, seasonal_p: float = 0, seasonal_q: float = 0, tol: float = 1e-08, trend: str = 'n', device: str = 'cpu', n_jobs: Any = None) -> None: ...
+    def __init__(self, *, d: float = 0, enforce_invertibility: bool = True, enforce_stationarity: bool = True, max_iter: float = 200, p: float = 1, q: float = 0, s: float = 0, seasonal_d: float = 0, seasonal_p: float = 0, seasonal_q: float = 0, tol: float = 1e-08, trend: str = 'n', order: Any = None, seasonal_order: Any = None, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
 class SGDClassifier(_ClassifierBase):
     """registry name: sgd_classifier"""
@@ -499,7 +499,7 @@ class StandardScaler(_TransformerBase):
 
 class TSNE(_EmbeddingBase):
     """registry name: tsne"""
-    def __init__(self, *, early_exaggeration: float = 12, init: str = 'pca', learning_rate: str = 'auto', max_iter: float = 1000, method: str = 'exact', metric: str = 'euclidean', min_grad_norm: float = 1e-07, n_components: float = 2, n_iter_without_progress: float = 300, perplexity: float = 30.0, random_state: float = 0, device: str = 'cpu', n_jobs: Any = None) -> None: ...
+    def __init__(self, *, angle: float = 0.5, early_exaggeration: float = 12, init: str = 'pca', learning_rate: str = 'auto', max_iter: float = 1000, method: str = 'exact', metric: str = 'euclidean', min_grad_norm: float = 1e-07, n_components: float = 2, n_iter_without_progress: float = 300, perplexity: float = 30.0, random_state: float = 0, device: str = 'cpu', n_jobs: Any = None) -> None: ...
 
 class TargetEncoder(_TransformerBase):
     """registry name: target_encoder"""

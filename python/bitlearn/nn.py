@@ -74,6 +74,15 @@ def _square_side(d, what, kind):
     return side
 
 
+def _cnn_dims(width, side, channels):
+    """The CNN's sizes for _NnNetwork and the input geometry predict checks: grey images keep the
+    two-number form (and the geometry (side, side)); others add their channel count (channels last),
+    as `bitlearn train --data FOLDER` builds make_cnn with the folder's channels."""
+    if channels == 1:
+        return [width, side], (side, side)
+    return [width, side, channels], (side, side, channels)
+
+
 class _Network:
     """The part of MLP, CNN and LSTM they share: training, prediction and checkpoints."""
 
@@ -281,8 +290,9 @@ class _Network:
                 raise ValueError(f"{data}: not a folder of class subfolders (IDX images take labels=)")
             (X, y, h, w), channels, names = _core._nn_load_image_folder(data, [])
             source, classes = "images", _np.asarray(names)
-        if self._kind == "cnn" and not (channels == 1 and h == w and h % 4 == 0):
-            raise ValueError(f"CNN takes square grey images whose side is a multiple of 4; these are {w}x{h}x{channels}")
+        if self._kind == "cnn" and not (h == w and h % 4 == 0):
+            raise ValueError(f"CNN takes square images (grey or colour) whose side is a multiple of 4; these are "
+                             f"{w}x{h}x{channels} (width x height x channels)")
         if test is None:
             s = self.seed
             if isinstance(s, bool) or not isinstance(s, (int, _np.integer)) or not 0 <= s < 2 ** 64:
@@ -302,8 +312,8 @@ class _Network:
                                  f"{w}x{h}x{channels}")
         X = _np.ascontiguousarray(X)
         inputs = X.shape[1]
-        if self._kind == "cnn":
-            dims, geometry = [self._resolved_width(), h], (h, w)
+        if self._kind == "cnn":  # colour images: the first convolution reads `channels` planes
+            dims, geometry = _cnn_dims(self._resolved_width(), h, channels)
         else:
             dims, geometry = [inputs] + self.hidden_widths(), (inputs,)
 
@@ -422,13 +432,23 @@ class MLP(_Network):
         return rows, [rows.shape[1]] + self.hidden_widths(), (rows.shape[1],)
 
 
-class CNN(_Network):
+class _OneWidth(_Network):
+    """The constructor CNN and LSTM share: one width (the first stage's channels, the hidden size)."""
+
+    def __init__(self, width=None, *, steps=2000, epochs=None, batch_size=None, optimizer=None, lr=None,
+                 warmup=50, seed=1, device="cpu", classes=None):
+        super().__init__(width=width, steps=steps, epochs=epochs, batch_size=batch_size, optimizer=optimizer,
+                         lr=lr, warmup=warmup, seed=seed, device=device, classes=classes)
+
+
+class CNN(_OneWidth):
     """``bitlearn train --model cnn``: conv3x3 + BatchNorm + ReLU + max-pool, a residual block, a
     second conv stage with twice the channels, then Linear to the classes.
 
     width: the first stage's channels (default 16). Defaults: optimizer "momentum" (lr 0.05),
-    batch_size 64, 2000 steps, 50 warmup steps, gradient norm clipped to 5. X: square grey images
-    [n, side, side], [n, side, side, 1] or [n, side * side], side a multiple of 4.
+    batch_size 64, 2000 steps, 50 warmup steps, gradient norm clipped to 5. X: square images, side a
+    multiple of 4: grey [n, side, side], [n, side, side, 1] or [n, side * side]; colour (channels
+    last) [n, side, side, channels] or [n, side * side * 3].
     """
 
     _kind = "cnn"
@@ -437,26 +457,32 @@ class CNN(_Network):
     _default_batch = 64
     _clip = 5.0
 
-    def __init__(self, width=None, *, steps=2000, epochs=None, batch_size=None, optimizer=None, lr=None,
-                 warmup=50, seed=1, device="cpu", classes=None):
-        super().__init__(width=width, steps=steps, epochs=epochs, batch_size=batch_size, optimizer=optimizer,
-                         lr=lr, warmup=warmup, seed=seed, device=device, classes=classes)
-
     def _shape(self, X):
+        channels = 1
         if X.ndim == 2:
-            side = _square_side(X.shape[1], "X", "CNN")
+            d = X.shape[1]
+            colour = _math.isqrt(d // 3) if d % 3 == 0 else 0
+            if colour % 4 == 0 and colour and colour * colour * 3 == d:  # 3 * side**2 is never a square
+                side, channels = colour, 3
+            else:
+                side = _square_side(d, "X", "CNN")
         elif X.ndim in (3, 4):
-            if X.shape[1] != X.shape[2] or (X.ndim == 4 and X.shape[3] != 1):
-                raise ValueError(f"CNN takes square grey images [n, side, side] or [n, side, side, 1], got shape {X.shape}")
+            if X.shape[1] != X.shape[2]:
+                raise ValueError(f"CNN takes square images [n, side, side] or [n, side, side, channels], "
+                                 f"got shape {X.shape}")
             side = X.shape[1]
+            channels = X.shape[3] if X.ndim == 4 else 1
+            if channels < 1:
+                raise ValueError(f"CNN takes images with at least one channel, got shape {X.shape}")
         else:
-            raise ValueError(f"CNN takes images [n, side, side(, 1)], got shape {X.shape}")
+            raise ValueError(f"CNN takes images [n, side, side(, channels)], got shape {X.shape}")
         if side % 4:
             raise ValueError(f"CNN takes images whose side is a multiple of 4, got {side}")
-        return X.reshape(X.shape[0], -1), [self._resolved_width(), side], (side, side)
+        dims, geometry = _cnn_dims(self._resolved_width(), side, channels)
+        return X.reshape(X.shape[0], -1), dims, geometry
 
 
-class LSTM(_Network):
+class LSTM(_OneWidth):
     """``bitlearn train --model lstm``: an LSTM over the time steps, its last hidden state, then
     Linear to the classes.
 
@@ -470,11 +496,6 @@ class LSTM(_Network):
     _default_optimizer = "adam"
     _default_batch = 64
     _clip = 1.0
-
-    def __init__(self, width=None, *, steps=2000, epochs=None, batch_size=None, optimizer=None, lr=None,
-                 warmup=50, seed=1, device="cpu", classes=None):
-        super().__init__(width=width, steps=steps, epochs=epochs, batch_size=batch_size, optimizer=optimizer,
-                         lr=lr, warmup=warmup, seed=seed, device=device, classes=classes)
 
     def _default_lr(self, optimizer):
         return 3e-3 if optimizer == "adam" else super()._default_lr(optimizer)
@@ -529,12 +550,12 @@ def load(path, device="cpu", expect=None):
         dims, geometry = [features, width, features], (features, features)
     elif "4.conv1.weight" in params:
         kind = CNN
-        channels = params["0.weight"][0]
+        channels, image_channels = params["0.weight"][0], params["0.weight"][-1]  # [out, 3, 3, in]
         last = max((n for n in params if n.endswith(".weight")), key=lambda n: int(n.split(".")[0]))
         k, flat = params[last]
         side = 4 * _math.isqrt(flat // (2 * channels))
         net = CNN(width=channels)
-        dims, geometry = [channels, side], (side, side)
+        dims, geometry = _cnn_dims(channels, side, image_channels)
     else:
         kind = MLP
         layers = sorted((int(n.split(".")[0]), s) for n, s in params.items()

@@ -28,7 +28,8 @@ namespace {
 // One network with its optimizer, as `bitlearn train` builds them.
 class Network {
  public:
-  // kind mlp: dims = {inputs, hidden...}; cnn: {channels, side}; lstm: {features, hidden, time steps}.
+  // kind mlp: dims = {inputs, hidden...}; cnn: {channels, side[, image channels]};
+  // lstm: {features, hidden, time steps}.
   Network(const std::string& kind, const std::vector<int64_t>& dims, int64_t classes, uint64_t seed,
           const std::string& optimizer, float lr, const std::string& device)
       : lr_(lr), seed_(seed), device_(Device::parse(device)) {
@@ -39,10 +40,12 @@ class Network {
       model_ = nn::make_mlp(dims[0], std::vector<int64_t>(dims.begin() + 1, dims.end()), classes, seed);
       input_shape_ = {-1, dims[0]};
     } else if (kind == "cnn") {
-      BL_CHECK(dims.size() == 2, "nn: a CNN takes its channels and image side");
+      BL_CHECK(dims.size() == 2 || dims.size() == 3,
+               "nn: a CNN takes its channels, image side and (optionally) the image's channels");
       BL_CHECK(dims[1] % 4 == 0, "nn: a CNN takes square images whose side is a multiple of 4, got ", dims[1]);
-      model_ = nn::make_cnn(dims[0], classes, seed, dims[1]);
-      input_shape_ = {-1, dims[1], dims[1], 1};
+      const int64_t in_channels = dims.size() == 3 ? dims[2] : 1;  // 1 grey, 3 colour (channels last)
+      model_ = nn::make_cnn(dims[0], classes, seed, dims[1], in_channels);
+      input_shape_ = {-1, dims[1], dims[1], in_channels};
     } else if (kind == "lstm") {
       BL_CHECK(dims.size() == 3, "nn: an LSTM takes its features, hidden width and time steps");
       model_ = std::make_shared<nn::LstmClassifier>(dims[0], dims[1], classes, seed);

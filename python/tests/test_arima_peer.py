@@ -135,3 +135,35 @@ def test_errors_are_named():
         ml.ARIMA().fit(np.where(np.arange(10) == 3, np.nan, y).astype(np.float32))
     with pytest.raises(Exception, match="seasonal_d \\* s"):
         ml.SARIMAX(seasonal_d=1, s=12).fit(y)
+
+
+def test_statsmodels_order_spellings():
+    """order=(p, d, q) and seasonal_order=(P, D, Q, s), as statsmodels (and the command line's
+    order= / seasonal_order=) spell them: the same model as the single orders, kept in step by
+    get_params, set_params and clone."""
+    from sklearn.base import clone
+    y = np.log(AIRLINE).astype(np.float32)
+    a = ml.ARIMA(order=(2, 1, 1), trend="t").fit(y)
+    b = ml.ARIMA(p=2, d=1, q=1, trend="t").fit(y)
+    assert np.array_equal(a.params_, b.params_) and np.array_equal(a.predict(), b.predict())
+    assert np.array_equal(a.forecast(5)[0], b.forecast(5)[0])
+    assert (a.p, a.d, a.q) == (2, 1, 1) and a.get_params()["order"] == (2, 1, 1)
+    s = ml.SARIMAX(order=[0, 1, 1], seasonal_order=(0, 1, 1, 12))
+    assert (s.seasonal_d, s.seasonal_q, s.s) == (1, 1, 12)
+    t = ml.SARIMAX(p=0, d=1, q=1, seasonal_d=1, seasonal_q=1, s=12)
+    assert np.array_equal(s.fit(y).params_, t.fit(y).params_)
+    assert t.order == (0, 1, 1) and t.seasonal_order == (0, 1, 1, 12)
+    c = clone(s)
+    assert c.get_params() == s.get_params() and c.order == [0, 1, 1]
+    s.set_params(q=0)  # a single order moves the tuple with it
+    assert s.order == (0, 1, 0) and s.get_params()["order"] == (0, 1, 0)
+    s.set_params(seasonal_order=(1, 0, 0, 4))
+    assert (s.seasonal_p, s.seasonal_d, s.seasonal_q, s.s) == (1, 0, 0, 4)
+    assert np.array_equal(clone(s).fit(y).params_, s.fit(y).params_)
+    assert ml.ARIMA().order == (1, 0, 0)
+    with pytest.raises(ValueError, match="order must be 3 integers"):
+        ml.ARIMA(order=(1, 0))
+    with pytest.raises(ValueError, match="seasonal_order must be 4 integers"):
+        ml.SARIMAX(seasonal_order=(1, 0, 1.5, 12))
+    with pytest.raises(TypeError):  # ARIMA has no seasonal part
+        ml.ARIMA(seasonal_order=(1, 0, 0, 12))

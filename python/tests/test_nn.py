@@ -356,3 +356,64 @@ def test_fit_files_equals_the_program_on_your_data(cli, tmp_path, name, cls, cto
     if source != "idx":
         assert list(net.classes_) == ["ankle", "bag", "coat"]
         assert list(bnn.load(prog).classes_) == ["ankle", "bag", "coat"]
+
+
+def write_png(path, rgb):
+    """An 8-bit RGB PNG (colour type 2, no interlace) of the uint8 array rgb [height, width, 3]."""
+    import struct
+    import zlib
+
+    def chunk(kind, body):
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
+
+    h, w, _ = rgb.shape
+    rows = b"".join(b"\x00" + rgb[r].tobytes() for r in range(h))  # filter 0 (none) on every row
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+                     + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+
+
+def colour_folder(root, n_per_class=10, side=8, seed=0):
+    """Three classes told apart by their colour (red, green, blue), with noise."""
+    rng = np.random.default_rng(seed)
+    for k, name in enumerate(["red", "green", "blue"]):
+        (root / name).mkdir(parents=True)
+        for i in range(n_per_class):
+            rgb = rng.integers(0, 80, size=(side, side, 3))
+            rgb[:, :, k] += 150
+            write_png(root / name / f"{i:02d}.png", rgb.astype(np.uint8))
+    return root
+
+
+def test_fit_files_takes_colour_images_as_the_program(cli, tmp_path):
+    """`bitlearn train --model cnn --data FOLDER` on colour PNG images (the first convolution reads
+    3 planes): fit_files gives the same checkpoint bytes and validation accuracy; the program's
+    checkpoint loads as a colour CNN that predicts as the Python network does."""
+    folder = colour_folder(tmp_path / "train")
+    try:
+        X, y, names = bnn.load_image_folder(folder)
+    except ValueError as e:
+        if "no PNG support" in str(e):
+            pytest.skip("this build reads no PNG images")
+        raise
+    assert X.shape == (30, 8, 8, 3) and names == ["blue", "green", "red"]
+    py, prog = tmp_path / "py.safetensors", tmp_path / "cli.safetensors"
+    net = bnn.CNN(width=4, seed=5).fit_files(folder, checkpoint=py, steps=12)
+    out = run_cli(cli, "--model", "cnn", "--width", 4, "--steps", 12, "--seed", 5, "--data", folder,
+                  "--checkpoint", prog)
+    assert "8x8x3" in out
+    assert sha256(py) == sha256(prog)
+    assert "%.4f" % net.validation_score_ == re.search(r"validation accuracy: (\S+)", out).group(1)
+    assert net.input_geometry_ == (8, 8, 3) and net.n_features_in_ == 192
+    loaded = bnn.load(prog)
+    assert isinstance(loaded, bnn.CNN) and loaded.input_geometry_ == (8, 8, 3)
+    assert list(loaded.classes_) == ["blue", "green", "red"]
+    assert np.array_equal(loaded.decision_function(X), net.decision_function(X))
+    assert np.array_equal(loaded.predict(X.reshape(30, -1)), net.predict(X))
+    again = tmp_path / "again.safetensors"
+    loaded.save(again)
+    assert sha256(again) == sha256(prog)
+    # arrays of colour images train too; a grey image is refused by the colour network
+    m = bnn.CNN(width=2, seed=1).fit(X, y, steps=3)
+    assert m.predict(X).shape == (30,) and m.input_geometry_ == (8, 8, 3)
+    with pytest.raises(ValueError, match="input shape"):
+        m.predict(X[:, :, :, 0])

@@ -1,4 +1,4 @@
-"""tsne against scikit-learn's TSNE(method="exact").
+"""tsne against scikit-learn's TSNE(method="exact") and TSNE(method="barnes_hut").
 
 Data: the first 300 rows of digits (raw pixel values) and three 5-D blobs (300 rows); float32 for
 bitlearn, float64 for scikit-learn.
@@ -15,7 +15,12 @@ at the same start give it within 1e-10 relative (measured at most 3e-15).
 A full run (max_iter=1000, the other defaults): kl_divergence_ within 5% of scikit-learn's and the
 trustworthiness (5 neighbors) of the two embeddings within 0.02 (measured: digits 0.2615 vs 0.2684,
 0.9939 vs 0.9928; blobs 0.4685 vs 0.4698, 0.9814 vs 0.9833). init="random" (Philox normals here,
-NumPy's there): trustworthiness within 0.02 of scikit-learn's on 120 blob rows. The two descents differ in rounding
+NumPy's there): trustworthiness within 0.02 of scikit-learn's on 120 blob rows.
+
+method="barnes_hut" (angle=0.5, the same pca start) against scikit-learn's barnes_hut on the first 500
+and 1500 rows of digits: trustworthiness within 0.01 and kl_divergence_ within 5% (measured: 500 rows
+kl 0.3957 vs 0.3946, trustworthiness 0.9958 vs 0.9958; 1500 rows kl 0.6682 vs 0.6692, 0.9956 vs
+0.9955); angle=0.2 within 0.01 trustworthiness of angle=0.5. The two descents differ in rounding
 (scikit-learn's float64 arrays, numpy's summation order) and follow separate paths after a few hundred
 iterations, so only such summaries are compared.
 """
@@ -87,9 +92,32 @@ def test_random_init_and_refusals():
     ref = manifold.TSNE(method="exact", init="random", random_state=0).fit_transform(X.astype(np.float64))
     t_ours, t_theirs = (manifold.trustworthiness(X, e, n_neighbors=5) for e in (a, ref))
     assert abs(t_ours - t_theirs) <= 0.02
-    with pytest.raises(ValueError, match="method=barnes_hut"):
-        ml.TSNE(method="barnes_hut").fit(X)
+    with pytest.raises(ValueError, match="n_components=4 must be at most 3"):
+        ml.TSNE(method="barnes_hut", n_components=4, init="random").fit(X)
+    with pytest.raises(ValueError, match="angle"):
+        ml.TSNE(method="barnes_hut", angle=1.5).fit(X)
     with pytest.raises(ValueError, match="perplexity"):
         ml.TSNE(perplexity=200).fit(X)
     with pytest.raises(ValueError, match="max_iter"):
         ml.TSNE(max_iter=100).fit(X)
+
+
+@pytest.mark.parametrize("n", [500, 1500])
+def test_barnes_hut_matches_sklearn(n):
+    X = _data("digits", n)
+    ours = ml.TSNE(method="barnes_hut")
+    emb = ours.fit_transform(X)
+    theirs = manifold.TSNE(method="barnes_hut", init=_pca_start(X), random_state=0)
+    ref = theirs.fit_transform(X.astype(np.float64))
+    assert emb.shape == ref.shape == (n, 2)
+    assert ours.learning_rate_ == pytest.approx(theirs.learning_rate_)
+    t_ours = manifold.trustworthiness(X, emb, n_neighbors=5)
+    t_theirs = manifold.trustworthiness(X, ref, n_neighbors=5)
+    print(f"digits {n}: kl {ours.kl_divergence_:.4f} vs {theirs.kl_divergence_:.4f}, trustworthiness "
+          f"{t_ours:.4f} vs {t_theirs:.4f}, n_iter {ours.n_iter_} vs {theirs.n_iter_}")
+    assert abs(t_ours - t_theirs) <= 0.01
+    assert t_ours > 0.95
+    assert ours.kl_divergence_ == pytest.approx(theirs.kl_divergence_, rel=0.05)
+    # The same fit at angle=0.2 (a finer tree) stays close to the default's quality.
+    fine = ml.TSNE(method="barnes_hut", angle=0.2).fit_transform(X)
+    assert abs(manifold.trustworthiness(X, fine, n_neighbors=5) - t_ours) <= 0.01

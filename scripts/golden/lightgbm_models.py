@@ -6,62 +6,36 @@ case file with the test inputs (float32 hex) and LightGBM's own raw scores, pred
 values (pred_contrib), all float64 little-endian hex. Run from the repository root:
     build/venv/bin/python scripts/golden/lightgbm_models.py
 """
-import json
 import os
 
 import lightgbm as lgb
 import numpy as np
 
+from gbdt_golden import hexa, problem, write_case
+
 OUT = os.path.join("tests", "data", "ml", "lightgbm")
-
-
-def hexa(a, dtype):
-    return np.ascontiguousarray(np.asarray(a, dtype=dtype)).ravel().tobytes().hex()
-
-
-def data(n, d, seed, nan_fraction=0.0):
-    rng = np.random.RandomState(seed)
-    X = rng.randn(n, d).astype(np.float32)
-    if nan_fraction > 0:
-        X[rng.rand(n, d) < nan_fraction] = np.nan
-    return X
 
 
 def save_case(name, booster, Xt, objective):
     path = os.path.join(OUT, name + ".txt")
     booster.save_model(path)
     b = lgb.Booster(model_file=path)  # predict with the model as read back from the file
-    case = {
-        "model": name + ".txt",
-        "objective": objective,
-        "n": int(Xt.shape[0]),
-        "d": int(Xt.shape[1]),
-        "X": hexa(Xt, "<f4"),
-        "margin": hexa(b.predict(Xt, raw_score=True), "<f8"),
-        "pred": hexa(b.predict(Xt), "<f8"),
-        "shap": hexa(b.predict(Xt, pred_contrib=True), "<f8"),
-        "lightgbm_version": lgb.__version__,
-    }
-    with open(os.path.join(OUT, name + ".case.json"), "w") as f:
-        json.dump(case, f, indent=1, sort_keys=True)
-        f.write("\n")
+    outputs = {"margin": hexa(b.predict(Xt, raw_score=True), "<f8"), "pred": hexa(b.predict(Xt), "<f8"),
+               "shap": hexa(b.predict(Xt, pred_contrib=True), "<f8")}
+    write_case(OUT, name, name + ".txt", objective, Xt, outputs, "lightgbm", lgb.__version__)
 
 
 def main():
     os.makedirs(OUT, exist_ok=True)
-    d = 6
-    X = data(400, d, 1, nan_fraction=0.1)
-    Xt = data(120, d, 2, nan_fraction=0.1)
+    X, Xt, lin, t = problem(120)
+    y, yb, ym, yc = t["y"], t["yb"], t["ym"], t["yc"]
     # Exact zeros, values LightGBM reads as zero (|x| <= 1e-35) and a subnormal in the test rows.
     Xt[0, :] = 0.0
     Xt[1, :] = np.float32(1e-36)
     Xt[2, :] = np.float32(-1e-40)
     Xt[3, :] = np.nan
-    w = np.array([1.5, -2.0, 0.7, 0.0, 1.0, -0.3], dtype=np.float32)
-    lin = np.nan_to_num(X) @ w
     common = dict(seed=0, num_threads=1, verbose=-1, deterministic=True, min_data_in_leaf=5)
 
-    y = lin + 0.1 * np.random.RandomState(3).randn(400)
     b = lgb.train(dict(common, objective="regression", num_leaves=15, learning_rate=0.2),
                   lgb.Dataset(X, y), 25)
     save_case("regression", b, Xt, "regression")
@@ -73,17 +47,14 @@ def main():
                   lgb.Dataset(Xz, y), 15)
     save_case("zero_as_missing", b, Xt, "regression")
 
-    yb = (lin > 0.2).astype(np.float32)
     b = lgb.train(dict(common, objective="binary", num_leaves=7, learning_rate=0.3, bagging_fraction=0.8,
                        bagging_freq=1, feature_fraction=0.8), lgb.Dataset(X, yb), 30)
     save_case("binary", b, Xt, "binary")
 
-    ym = np.digitize(lin, [-1.0, 1.0]).astype(np.float32)
     b = lgb.train(dict(common, objective="multiclass", num_class=3, num_leaves=7, learning_rate=0.3),
                   lgb.Dataset(X, ym), 15)
     save_case("multiclass", b, Xt, "multiclass")
 
-    yc = np.random.RandomState(4).poisson(np.exp(0.3 * lin.clip(-3, 3))).astype(np.float32)
     b = lgb.train(dict(common, objective="poisson", num_leaves=7, learning_rate=0.2), lgb.Dataset(X, yc), 20)
     save_case("poisson", b, Xt, "poisson")
 

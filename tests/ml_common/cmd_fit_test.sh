@@ -2,8 +2,8 @@
 # `bitlearn fit`, `predict`, `evaluate` and `inspect` as a user meets them: an iterative solver stopped
 # by max_iter warns (with --quiet too) and a converged one does not; --features / --ignore pick the
 # columns and the summary names them; text class labels go in and come back out by name; inspect
-# prints the SHA-256, trees as text and coefficients by feature; bad selections, unseen labels and a
-# safetensors file given as a model get clear errors.
+# prints the SHA-256, trees as text, coefficients by feature and binary64 state as binary64; bad
+# selections, unseen labels and a safetensors file given as a model get clear errors.
 # Usage: cmd_fit_test.sh /path/to/bitlearn /path/to/repo
 set -u
 BIN="$1"
@@ -85,6 +85,21 @@ grep -q "contract profile bitlearn.identical.v1" "$tmp/ins.txt" || { echo "FAIL:
 expect 2 "--tree 3: the model has trees 0..0" "$BIN" inspect "$tmp/t.json" --tree 3
 "$BIN" inspect "$tmp/lr.json" | grep -qE "^  f29 +-?[0-9]" || { echo "FAIL: inspect's coefficients by feature"; fail=1; }
 expect 2 "not a model file of \`bitlearn fit\`" "$BIN" inspect "$tmp/ckpt.safetensors"
+# binary64 state (fields named *_f64, and arima's): printed as binary64 in its shortest text, so 0.1 read
+# as binary32 shows as 0.10000000149011612 (binary32 decoding would halve the count and print garbage).
+{ echo y; echo 0.5; echo 0.1; for i in $(seq 1 40); do echo "$(((i * 7) % 11)).25"; done; } >"$tmp/series.csv"
+for m in arima exponential_smoothing; do
+  "$BIN" fit --model $m --data "$tmp/series.csv" --target y --out "$tmp/$m.json" --quiet ||
+    { echo "FAIL: fit $m for inspect"; fail=1; }
+done
+"$BIN" inspect "$tmp/arima.json" --max-values 3 >"$tmp/ins_arima.txt"
+grep -qE "^  y +42 binary64: \[0\.5, 0\.10000000149011612, 7\.25\] \.\.\.$" "$tmp/ins_arima.txt" &&
+  grep -qE "^  sigma2 +1 binary64: \[[0-9.e+-]+\]$" "$tmp/ins_arima.txt" ||
+  { echo "FAIL: inspect's binary64 state of arima: $(cat "$tmp/ins_arima.txt")"; fail=1; }
+"$BIN" inspect "$tmp/exponential_smoothing.json" --max-values 3 >"$tmp/ins_es.txt"
+grep -qE "^  series_f64 +42 binary64: \[0\.5, 0\.10000000149011612, 7\.25\] \.\.\.$" "$tmp/ins_es.txt" &&
+  ! grep -q "binary32" "$tmp/ins_es.txt" ||
+  { echo "FAIL: inspect's *_f64 state: $(cat "$tmp/ins_es.txt")"; fail=1; }
 
 # --- predict --output decision / score_samples ---
 "$BIN" fit --model svc --data "$DATA/wine_train.csv" --target target --out "$tmp/svc.json" --quiet

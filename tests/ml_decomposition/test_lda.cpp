@@ -3,11 +3,16 @@
 // binary64 components; a sabotage arm (components moved by one part in 1e2 leave the reference
 // tolerance); topic recovery on counts drawn from three disjoint topics; identical bytes at threads 1,
 // 2 and 3; a changed input moves the model; the state round trip; the refusals named (negative counts,
-// learning_method=online, non-positive priors, bad states).
+// non-positive priors, bad states). learning_method=online: with learning_decay=0 and one mini-batch it
+// is the batch method to the bit; two one-step fits with other decays pin the update
+// lambda = (1 - rho) lambda + rho (eta + S) with rho = (learning_offset + 1)^-learning_decay (sabotage:
+// rho from n_batch_iter 0 does not fit); identical bytes at threads 1, 2 and 3 over several
+// mini-batches; the training perplexity within a few percent of the batch method's.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -213,8 +218,6 @@ TEST(LatentDirichletAllocation, ParityStateAndRefusals) {
   auto e = ml::make_estimator(kName);
   expect_refusal_names([&] { e->fit(neg.X()); }, "Negative values");
   expect_refusal_names([&] { fitted->transform(neg.X()); }, "Negative values");
-  auto online = ml::make_estimator(kName, {{"learning_method", "online"}});
-  expect_refusal_names([&] { online->fit(train.X()); }, "learning_method=online");
   expect_refusal_names([] { ml::make_estimator(kName, {{"learning_method", "stochastic"}}); }, "learning_method");
   expect_refusal_names([] { ml::make_estimator(kName, {{"doc_topic_prior", "0"}}); }, "doc_topic_prior");
   expect_refusal_names([] { ml::make_estimator(kName, {{"topic_word_prior", "-1"}}); }, "topic_word_prior");
@@ -224,6 +227,91 @@ TEST(LatentDirichletAllocation, ParityStateAndRefusals) {
   nlohmann::json bad = ml_common::state_of(*fitted);
   bad["components_f64"] = ml::f32_to_hex({1.0f});
   ml_common::expect_state_refused(kName, bad, "components_f64");
+}
+
+std::vector<double> fitted_lambda(const Data& x, const ml::Params& params) {
+  auto est = ml::make_estimator(kName, params);
+  est->fit(x.X());
+  return ml_common::f64_field(ml_common::state_of(*est), "components_f64");
+}
+
+TEST(LatentDirichletAllocation, OnlineWithOneBatchAndNoDecayIsTheBatchMethod) {
+  const Data x = topic_counts(40, 9);
+  for (const char* iters : {"1", "3"}) {
+    const std::vector<double> batch = fitted_lambda(x, {{"n_components", "3"}, {"max_iter", iters}});
+    const std::vector<double> online = fitted_lambda(
+        x, {{"n_components", "3"}, {"max_iter", iters}, {"learning_method", "online"}, {"batch_size", "40"},
+            {"learning_decay", "0"}});
+    EXPECT_EQ(online, batch) << iters;
+  }
+}
+
+// One online step from the initial components L0 on one batch of all n rows gives
+// L(rho) = (1 - rho) L0 + rho Lb, Lb the batch method's one-step components (the same E-step). L0 is
+// solved from the fit at decay 0.5 and the fit at decay 0.9 predicted from it; the gap is the largest
+// relative error of the prediction.
+double one_step_gap(const Data& x, double offset_step) {
+  const std::vector<double> lb = fitted_lambda(x, {{"n_components", "3"}, {"max_iter", "1"}});
+  auto online = [&](const char* decay) {
+    return fitted_lambda(x, {{"n_components", "3"}, {"max_iter", "1"}, {"learning_method", "online"},
+                             {"batch_size", "128"}, {"learning_decay", decay}, {"learning_offset", "10"}});
+  };
+  const std::vector<double> l1 = online("0.5"), l2 = online("0.9");
+  const double r1 = std::pow(10.0 + offset_step, -0.5), r2 = std::pow(10.0 + offset_step, -0.9);
+  double gap = 0.0;
+  for (size_t i = 0; i < lb.size(); ++i) {
+    const double l0 = (l1[i] - r1 * lb[i]) / (1.0 - r1);
+    gap = std::max(gap, std::fabs((1.0 - r2) * l0 + r2 * lb[i] - l2[i]) / std::fabs(l2[i]));
+  }
+  return gap;
+}
+
+TEST(LatentDirichletAllocation, OnlineStepFollowsTheLearningRate) {
+  const Data x = topic_counts(30, 13);
+  const double gap = one_step_gap(x, 1.0), sabotaged = one_step_gap(x, 0.0);
+  std::printf("[ LDA      ] one-step prediction gap %.3g (rate of n_batch_iter 0: %.3g)\n", gap, sabotaged);
+  EXPECT_LT(gap, 1e-12);
+  // Sabotage: the rate of n_batch_iter 0, (learning_offset)^-learning_decay, does not explain the fits.
+  EXPECT_GT(sabotaged, 1e-4);
+}
+
+TEST(LatentDirichletAllocation, OnlineParityAndQuality) {
+  const Data train = topic_counts(60, 3), test = topic_counts(25, 4);
+  ml_common::expect_same_bytes_at_threads_123(
+      kName, {{"n_components", "4"}, {"max_iter", "3"}, {"learning_method", "online"}, {"batch_size", "16"}},
+      train.X(), Tensor(), test.X());
+  ml_common::expect_same_bytes_at_threads_123(kName,
+                                              {{"n_components", "3"},
+                                               {"learning_method", "online"},
+                                               {"batch_size", "25"},
+                                               {"evaluate_every", "1"},
+                                               {"learning_offset", "4"},
+                                               {"learning_decay", "0.6"}},
+                                              train.X(), Tensor(), test.X());
+  // The training perplexity of an online fit (mini-batches of 32 of 150 rows) against the batch fit's.
+  const Data x = topic_counts(150, 11);
+  auto batch = ml::make_estimator(kName, {{"n_components", "3"}, {"max_iter", "30"}});
+  auto online = ml::make_estimator(
+      kName, {{"n_components", "3"}, {"max_iter", "30"}, {"learning_method", "online"}, {"batch_size", "32"}});
+  batch->fit(x.X());
+  online->fit(x.X());
+  const double pb = ml_common::state_f32(*batch, "bound")[0], po = ml_common::state_f32(*online, "bound")[0];
+  std::printf("[ LDA      ] training perplexity batch %.6f online %.6f\n", pb, po);
+  EXPECT_LT(std::fabs(po - pb), 0.03 * pb);
+  EXPECT_EQ(ml_common::state_of(*online)["n_batch_iter"].get<int64_t>(), 150);
+  // The model file keeps n_batch_iter; one written without it reads as one step per pass.
+  ml_common::expect_model_text_round_trip(*online, test.X());
+  nlohmann::json old = ml_common::state_of(*batch);
+  old.erase("n_batch_iter");
+  auto loaded = ml::make_estimator(kName);
+  loaded->load_state(old);
+  EXPECT_EQ(ml_common::state_of(*loaded)["n_batch_iter"].get<int64_t>(), 30);
+
+  expect_refusal_names([] { ml::make_estimator(kName, {{"batch_size", "0"}}); }, "batch_size");
+  expect_refusal_names([] { ml::make_estimator(kName, {{"learning_offset", "0.5"}}); }, "learning_offset");
+  expect_refusal_names([] { ml::make_estimator(kName, {{"total_samples", "0"}}); }, "total_samples");
+  auto steep = ml::make_estimator(kName, {{"learning_method", "online"}, {"learning_decay", "1.5"}});
+  expect_refusal_names([&] { steep->fit(train.X()); }, "learning_decay");
 }
 
 }  // namespace

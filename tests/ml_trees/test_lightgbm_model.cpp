@@ -18,6 +18,7 @@
 #include "core/thread_pool.h"
 #include "ml/boosting/lightgbm_model.h"
 #include "ml/tree/tree_shap.h"
+#include "ml_trees/lightgbm_xgboost_golden.h"
 #include "ml_trees/ml_trees_util.h"
 
 namespace bl::ml::testing {
@@ -25,28 +26,13 @@ namespace {
 
 const std::string kDir = std::string(BITLEARN_SOURCE_DIR) + "/tests/data/ml/lightgbm/";
 
-std::vector<double> f64_hex(const std::string& hex) {
-  std::vector<int64_t> bits = i64_from_hex(hex, "f64");
-  std::vector<double> out(bits.size());
-  std::memcpy(out.data(), bits.data(), bits.size() * sizeof(double));
-  return out;
-}
-
-struct Case {
-  std::string model, objective;
-  int64_t n, d;
-  std::vector<float> X;
-  std::vector<double> margin, pred, shap;
+struct Case : GoldenCase {
+  std::vector<double> margin, pred, shap;  // LightGBM's raw scores, predictions, pred_contrib
 };
 
 Case load_case(const std::string& name) {
-  nlohmann::json j = nlohmann::json::parse(read_file_text(kDir + name + ".case.json"));
   Case c;
-  c.model = kDir + j["model"].get<std::string>();
-  c.objective = j["objective"].get<std::string>();
-  c.n = j["n"].get<int64_t>();
-  c.d = j["d"].get<int64_t>();
-  c.X = f32_from_hex(j["X"].get<std::string>(), "X");
+  const nlohmann::json j = read_golden_case(kDir, name, &c);
   c.margin = f64_hex(j["margin"].get<std::string>());
   c.pred = f64_hex(j["pred"].get<std::string>());
   c.shap = f64_hex(j["shap"].get<std::string>());
@@ -199,22 +185,28 @@ TEST(LightgbmImportErrors, NameTheProblem) {
   expect_error(good.substr(0, good.size() / 2), "truncated");
   expect_error("", "not a LightGBM text model");
   expect_error("{\"learner\": 1}", "not a LightGBM text model");
-  expect_error(replace("objective=binary sigmoid:1", "objective=cross_entropy_lambda"), "not supported");
-  expect_error(replace("version=v4", "version=v9"), "version");
-  expect_error(replace("max_feature_idx=5", "max_feature_idx=-1"), "max_feature_idx");
-  expect_error(replace("num_tree_per_iteration=1", "num_tree_per_iteration=3"), "num_tree_per_iteration");
-  expect_error(replace("Tree=1\n", "Tree=7\n"), "expected Tree=1");
-  expect_error(replace("num_leaves=7", "num_leaves=2147483647"), "holds");
-  expect_error(replace("num_leaves=7", "num_leaves=99999999999999999999"), "not an integer");
-  expect_error(replace("left_child=", "left_child=0 "), "holds");  // one value too many
-  expect_error(replace("split_feature=", "split_feature=9"), "out of range");
-  expect_error(replace("leaf_value=", "leaf_value=abc"), "not a number");
-  expect_error(replace("leaf_value=", "leaf_value=nan "), "leaf_value");
-  expect_error(replace("tree_sizes=", "tree_sizes=1 "), "tree_sizes");
-  expect_error(replace("end of trees", "end of forests"), "truncated");
-  expect_error(replace("\n\nTree=1\n", "\n\njunk line\nTree=1\n"), "neither a Tree= block");
-  expect_error(replace("is_linear=0", "is_linear=1"), "linear trees");
-  expect_error(replace("num_cat=0\n", "num_cat=0\nnum_cat=0\n"), "appears twice");
+  // One edit of the good file each: {what to find, what it becomes, the words the error must hold}.
+  const struct {
+    const char *from, *to, *needle;
+  } edits[] = {
+      {"objective=binary sigmoid:1", "objective=cross_entropy_lambda", "not supported"},
+      {"version=v4", "version=v9", "version"},
+      {"max_feature_idx=5", "max_feature_idx=-1", "max_feature_idx"},
+      {"num_tree_per_iteration=1", "num_tree_per_iteration=3", "num_tree_per_iteration"},
+      {"Tree=1\n", "Tree=7\n", "expected Tree=1"},
+      {"num_leaves=7", "num_leaves=2147483647", "holds"},
+      {"num_leaves=7", "num_leaves=99999999999999999999", "not an integer"},
+      {"left_child=", "left_child=0 ", "holds"},  // one value too many
+      {"split_feature=", "split_feature=9", "out of range"},
+      {"leaf_value=", "leaf_value=abc", "not a number"},
+      {"leaf_value=", "leaf_value=nan ", "leaf_value"},
+      {"tree_sizes=", "tree_sizes=1 ", "tree_sizes"},
+      {"end of trees", "end of forests", "truncated"},
+      {"\n\nTree=1\n", "\n\njunk line\nTree=1\n", "neither a Tree= block"},
+      {"is_linear=0", "is_linear=1", "linear trees"},
+      {"num_cat=0\n", "num_cat=0\nnum_cat=0\n", "appears twice"},
+  };
+  for (const auto& e : edits) expect_error(replace(e.from, e.to), e.needle);
   // Tree 0 of binary.txt: left_child=2 4 -1 ... : a child pointing back at the root (a cycle), out of
   // range, a leaf reached twice, a missing type 3, a categorical split without category sets.
   const size_t lc = good.find("left_child=");

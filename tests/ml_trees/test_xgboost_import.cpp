@@ -13,6 +13,7 @@
 
 #include "bitlearn/io.h"
 #include "core/error.h"
+#include "ml_trees/lightgbm_xgboost_golden.h"
 #include "ml_trees/ml_trees_util.h"
 
 namespace bl::ml::testing {
@@ -20,20 +21,13 @@ namespace {
 
 const std::string kDir = std::string(BITLEARN_SOURCE_DIR) + "/tests/data/ml/xgboost/";
 
-struct Case {
-  std::string model, objective;
-  int64_t n, d;
-  std::vector<float> X, margin, pred;
+struct Case : GoldenCase {
+  std::vector<float> margin, pred;  // XGBoost's margins and predictions
 };
 
 Case load_case(const std::string& name) {
-  nlohmann::json j = nlohmann::json::parse(read_file_text(kDir + name + ".case.json"));
   Case c;
-  c.model = kDir + j["model"].get<std::string>();
-  c.objective = j["objective"].get<std::string>();
-  c.n = j["n"].get<int64_t>();
-  c.d = j["d"].get<int64_t>();
-  c.X = f32_from_hex(j["X"].get<std::string>(), "X");
+  const nlohmann::json j = read_golden_case(kDir, name, &c);
   c.margin = f32_from_hex(j["margin"].get<std::string>(), "margin");
   c.pred = f32_from_hex(j["pred"].get<std::string>(), "pred");
   return c;

@@ -14,8 +14,11 @@
 // statsmodels' rules, kpss "auto"); --regression: c (default), ct, ctt or n for adfuller, c or ct for
 // kpss. Exit codes: 0 done; 2 bad input.
 #include <cstdio>
+#include <functional>
+#include <initializer_list>
 #include <memory>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "bitlearn/csv.h"
@@ -107,29 +110,50 @@ void run_tsa(const TsaArgs& a) {
   emit(a.out, text, "tsa CSV");
 }
 
+// One option of a command: its names, the variable it sets, its help text, whether it must be given.
+struct Option {
+  const char* names;
+  std::variant<std::string*, int64_t*, double*> into;
+  const char* help;
+  bool required = false;
+};
+
+// Adds the subcommand `name` with these options, in this order, then --out (the CSV file to write,
+// standard output by default), running run() when chosen.
+void add_csv_command(CLI::App& root, const char* name, const char* about, std::initializer_list<Option> options,
+                     std::string* out, std::function<void()> run) {
+  CLI::App* cmd = root.add_subcommand(name, about);
+  for (const Option& o : options) {
+    CLI::Option* added = std::visit([&](auto* into) { return cmd->add_option(o.names, *into, o.help); }, o.into);
+    if (o.required) added->required();
+  }
+  cmd->add_option("--out,--output", *out, "CSV file to write (default: standard output)");
+  cmd->callback(std::move(run));
+}
+
 void setup_forecast(CLI::App& root) {
   auto a = std::make_shared<ForecastArgs>();
-  auto* cmd = root.add_subcommand("forecast", "Forecast the steps after the series a time-series model was fitted on");
-  cmd->add_option("--model", a->model, "model file of a forecaster (e.g. `bitlearn fit --model exponential_smoothing`)")
-      ->required();
-  cmd->add_option("--steps", a->steps, "how many steps to forecast (>= 1)")->required();
-  cmd->add_option("--exog", a->exog, "CSV of the future regressors, one row per step (models fitted with regressors)");
-  cmd->add_option("--alpha", a->alpha, "prediction intervals at level 1 - alpha (default 0.05)");
-  cmd->add_option("--out,--output", a->out, "CSV file to write (default: standard output)");
-  cmd->callback([a] { run_forecast(*a); });
+  add_csv_command(root, "forecast", "Forecast the steps after the series a time-series model was fitted on",
+                  {{"--model", &a->model,
+                    "model file of a forecaster (e.g. `bitlearn fit --model exponential_smoothing`)", true},
+                   {"--steps", &a->steps, "how many steps to forecast (>= 1)", true},
+                   {"--exog", &a->exog,
+                    "CSV of the future regressors, one row per step (models fitted with regressors)"},
+                   {"--alpha", &a->alpha, "prediction intervals at level 1 - alpha (default 0.05)"}},
+                  &a->out, [a] { run_forecast(*a); });
 }
 BL_REGISTER_COMMAND(setup_forecast);
 
 void setup_tsa(CLI::App& root) {
   auto a = std::make_shared<TsaArgs>();
-  auto* cmd = root.add_subcommand("tsa", "Time-series statistics of one column: adfuller, kpss, acf or pacf");
-  cmd->add_option("--data", a->data, "CSV file")->required();
-  cmd->add_option("--column", a->column, "the series' column")->required();
-  cmd->add_option("--test", a->test, "adfuller, kpss, acf or pacf")->required();
-  cmd->add_option("--nlags", a->nlags, "lags (acf / pacf), maxlag (adfuller), lags (kpss); default: automatic");
-  cmd->add_option("--regression", a->regression, "deterministic terms: c (default), ct, ctt, n (adfuller); c, ct (kpss)");
-  cmd->add_option("--out,--output", a->out, "CSV file to write (default: standard output)");
-  cmd->callback([a] { run_tsa(*a); });
+  add_csv_command(root, "tsa", "Time-series statistics of one column: adfuller, kpss, acf or pacf",
+                  {{"--data", &a->data, "CSV file", true},
+                   {"--column", &a->column, "the series' column", true},
+                   {"--test", &a->test, "adfuller, kpss, acf or pacf", true},
+                   {"--nlags", &a->nlags, "lags (acf / pacf), maxlag (adfuller), lags (kpss); default: automatic"},
+                   {"--regression", &a->regression,
+                    "deterministic terms: c (default), ct, ctt, n (adfuller); c, ct (kpss)"}},
+                  &a->out, [a] { run_tsa(*a); });
 }
 BL_REGISTER_COMMAND(setup_tsa);
 

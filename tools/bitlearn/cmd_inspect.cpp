@@ -2,9 +2,15 @@
 // Prints a model file readably: its SHA-256, the estimator and contract profile, the parameters,
 // the columns it was fitted on, a linear model's coefficients per feature in decimal, trees as
 // indented text (split feature by name, threshold, where NaN goes, leaf values), and the other
-// state fields decoded from their binary32 hex. Exit codes: 0 done; 2 bad input.
+// state fields decoded from their hex: binary32, or binary64 for the fields that hold binary64
+// values (those named *_f64, and the few older ones listed below). Exit codes: 0 done; 2 bad input.
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
 #include <memory>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -34,14 +40,20 @@ std::string feature_name(const std::vector<std::string>& names, int64_t f) {
   return f >= 0 && f < static_cast<int64_t>(names.size()) ? names[static_cast<size_t>(f)] : "x" + std::to_string(f);
 }
 
-// A state field that holds binary32 values as hex (a string of 8k hex digits), decoded; else empty.
-bool hex_floats(const nlohmann::json& v, const std::string& field, std::vector<float>* out) {
+// Whether v is a string of k * digits lowercase hex digits (k >= 1): values stored as hex.
+bool hex_text(const nlohmann::json& v, size_t digits) {
   if (!v.is_string()) return false;
-  const std::string s = v.get<std::string>();
-  if (s.empty() || s.size() % 8 != 0) return false;
+  const std::string& s = v.get_ref<const std::string&>();
+  if (s.empty() || s.size() % digits != 0) return false;
   for (char c : s)
     if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
-  *out = bl::ml::f32_from_hex(s, field);
+  return true;
+}
+
+// A state field that holds binary32 values as hex (a string of 8k hex digits), decoded; else empty.
+bool hex_floats(const nlohmann::json& v, const std::string& field, std::vector<float>* out) {
+  if (!hex_text(v, 8)) return false;
+  *out = bl::ml::f32_from_hex(v.get<std::string>(), field);
   return true;
 }
 
@@ -49,6 +61,47 @@ std::string value_list(const std::vector<float>& v, size_t begin, size_t count) 
   std::string s = "[";
   for (size_t i = 0; i < count; ++i) s += (i ? ", " : "") + num(v[begin + i]);
   return s + "]";
+}
+
+// Shortest decimal text of a binary64 value that reads back (strtod) to the same bits.
+std::string num64(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[64];
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+
+// Whether state field `key` of estimator `name` holds binary64 values (16 hex digits each, as
+// f64_to_hex writes them): every field named *_f64, and these fields, named before that rule.
+bool binary64_field(const std::string& name, const std::string& key) {
+  if (key.size() > 4 && key.compare(key.size() - 4, 4, "_f64") == 0) return true;
+  static const std::set<std::string> arima = {"y", "exog", "params", "sigma2", "llf", "aic", "bic"};
+  static const std::set<std::string> hgb = {"train_score", "validation_score"};
+  static const std::map<std::string, std::set<std::string>> older = {
+      {"arima", arima},
+      {"sarimax", arima},
+      {"hist_gradient_boosting_classifier", hgb},
+      {"hist_gradient_boosting_regressor", hgb},
+      {"gaussian_process_regressor", {"alpha", "y_mean_std", "dual_alpha", "log_marginal_likelihood"}},
+      {"gaussian_process_classifier", {"log_marginal_likelihoods", "log_marginal_likelihood"}},
+      {"tsne", {"kl_divergence", "learning_rate_used"}},
+      {"umap", {"a", "b", "graph_data"}},
+  };
+  const auto it = older.find(name);
+  return it != older.end() && it->second.count(key) > 0;
+}
+
+// A binary64 state field (a string of 16k hex digits), decoded; false (and nothing read) otherwise.
+bool hex_doubles(const nlohmann::json& v, const std::string& field, std::vector<double>* out) {
+  if (!hex_text(v, 16)) return false;
+  const std::vector<int64_t> bits = bl::ml::i64_from_hex(v.get<std::string>(), field);
+  out->resize(bits.size());
+  for (size_t i = 0; i < bits.size(); ++i) std::memcpy(&(*out)[i], &bits[i], sizeof(double));
+  return true;
 }
 
 void print_tree(const bl::ml::Tree& t, const std::vector<std::string>& names, const std::vector<std::string>& classes) {
@@ -149,7 +202,13 @@ void run_inspect(const InspectArgs& a) {
   for (const auto& [k, v] : state.items()) {
     if (k == "coef" || k == "intercept" || k == "trees" || k == "classes") continue;
     std::vector<float> f;
-    if (hex_floats(v, "state." + k, &f)) {
+    std::vector<double> d;
+    if (binary64_field(m.estimator->name(), k) && hex_doubles(v, "state." + k, &d)) {
+      const size_t shown = std::min<size_t>(d.size(), static_cast<size_t>(std::max<int64_t>(a.max_values, 0)));
+      std::string list = "[";
+      for (size_t i = 0; i < shown; ++i) list += (i ? ", " : "") + num64(d[i]);
+      std::printf("  %-20s %zu binary64: %s]%s\n", k.c_str(), d.size(), list.c_str(), shown < d.size() ? " ..." : "");
+    } else if (hex_floats(v, "state." + k, &f)) {
       const size_t shown = std::min<size_t>(f.size(), static_cast<size_t>(std::max<int64_t>(a.max_values, 0)));
       std::printf("  %-20s %zu binary32: %s%s\n", k.c_str(), f.size(), value_list(f, 0, shown).c_str(),
                   shown < f.size() ? " ..." : "");

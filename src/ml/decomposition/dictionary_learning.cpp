@@ -17,6 +17,7 @@
 #include "core/error.h"
 #include "ml/decomposition/dense64.h"
 #include "ml/decomposition/optional_count.h"
+#include "ml/decomposition/projection_state.h"
 #include "ml/decomposition/sparse_coding.h"
 #include "ml/linear/common.h"
 #include "ml/registry.h"
@@ -55,13 +56,10 @@ class DictionaryLearning final : public lin::ParamEstimator {
     coding_options(d, k);
     const std::vector<double> xh = dec::to_host64(X);
     dec::DictionaryLearningSetup setup;
-    setup.alpha = params_.number("alpha");
-    setup.max_iter = params_.integer("max_iter");
-    setup.tol = params_.number("tol");
+    dec::read_dictionary_learning_params(params_, setup);
     setup.code_max_iter = params_.integer("transform_max_iter");
     setup.positive_code = params_.boolean("positive_code");
     setup.positive_dict = params_.boolean("positive_dict");
-    setup.seed = static_cast<uint64_t>(params_.integer("random_state"));
     dec::DictionaryLearningResult r = dec::learn_dictionary(xh, n, d, k, setup, name_);
     d_ = d;
     k_ = k;
@@ -92,15 +90,12 @@ class DictionaryLearning final : public lin::ParamEstimator {
   }
 
   void save_state(nlohmann::json& state) const override {
-    lin::put_ints(state, {{"n_features", d_}, {"n_components", k_}, {"n_iter", n_iter_}});
+    dec::put_iterated_shape(state, d_, k_, n_iter_);
     lin::put_f32s(state, {{"components", components_}, {"error", error_}});
   }
   void load_state(const nlohmann::json& state) override {
-    d_ = lin::get_int(state, "n_features", 1, name_);
-    k_ = lin::get_int(state, "n_components", 1, name_);
+    dec::get_iterated_shape(state, name_, d_, k_, n_iter_);
     BL_CHECK(k_ <= (int64_t{1} << 16), name_, ": model state: n_components ", k_, " is too large");
-    n_iter_ = lin::get_int(state, "n_iter", 1, name_);
-    BL_CHECK(n_iter_ <= (int64_t{1} << 30), name_, ": model state: n_iter ", n_iter_, " is too large");
     components_ = lin::get_f32(state, "components", k_ * d_, name_);
     for (float v : components_) BL_CHECK(std::isfinite(v), name_, ": model state: components hold ", v);
     error_ = lin::get_f32(state, "error", n_iter_, name_);

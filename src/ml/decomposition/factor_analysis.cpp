@@ -19,6 +19,7 @@
 #include "core/error.h"
 #include "ml/decomposition/dense64.h"
 #include "ml/decomposition/optional_count.h"
+#include "ml/decomposition/projection_state.h"
 #include "ml/decomposition/symmetric_eigen64.h"
 #include "ml/gaussian_process/gp_regressor.h"
 #include "ml/host_math.h"
@@ -36,10 +37,10 @@ using K = lin::ParamSpec::Kind;
 constexpr double kSmall = 1e-12;
 constexpr double kLn2Pi = 1.8378770664093454836;
 
-class FactorAnalysis final : public lin::ParamEstimator {
+class FactorAnalysis final : public dec::CenteredProjection {
  public:
   FactorAnalysis()
-      : lin::ParamEstimator("factor_analysis", {{"max_iter", K::integer, "1000", 1},
+      : dec::CenteredProjection("factor_analysis", {{"max_iter", K::integer, "1000", 1},
                                                 {"n_components", K::number_or_word, "none", 1.0, {"none"}},
                                                 {"tol", K::number, "0.01", 0.0}}) {}
 
@@ -104,15 +105,8 @@ class FactorAnalysis final : public lin::ParamEstimator {
     return *this;
   }
 
-  Tensor transform(const Tensor& X) const override {
-    check_transform_X(X, d_);
-    const Device dev = X.device();
-    Tensor Xc = bl::sub(X, Tensor::from_vector(mean_, {d_}, dev));
-    return bl::matmul(Xc, Tensor::from_vector(projection_, {d_, k_}, dev));
-  }
-
   void save_state(nlohmann::json& state) const override {
-    lin::put_ints(state, {{"n_features", d_}, {"n_components", k_}, {"n_iter", n_iter_}});
+    dec::put_iterated_shape(state, d_, k_, n_iter_);
     state["converged"] = converged_;
     lin::put_f32s(state, {{"mean", mean_}, {"components", components_}, {"noise_variance", noise_},
                           {"projection", projection_}});
@@ -120,11 +114,8 @@ class FactorAnalysis final : public lin::ParamEstimator {
     lin::put_f32(state, "loglike", ll);
   }
   void load_state(const nlohmann::json& state) override {
-    d_ = lin::get_int(state, "n_features", 1, name_);
-    k_ = lin::get_int(state, "n_components", 1, name_);
+    dec::get_iterated_shape(state, name_, d_, k_, n_iter_);
     BL_CHECK(k_ <= d_, name_, ": model state: n_components ", k_, " > n_features ", d_);
-    n_iter_ = lin::get_int(state, "n_iter", 1, name_);
-    BL_CHECK(n_iter_ <= (int64_t{1} << 30), name_, ": model state: n_iter ", n_iter_, " is too large");
     BL_CHECK(state.contains("converged") && state["converged"].is_boolean(), name_,
              ": state field converged is missing");
     converged_ = state["converged"].get<bool>();
@@ -154,9 +145,8 @@ class FactorAnalysis final : public lin::ParamEstimator {
     return dec::rounded32(dec::mul64_tn(wp, gp::cholesky_inverse(l, k), k, d, k));
   }
 
-  std::vector<float> mean_, components_, noise_, projection_;
+  std::vector<float> components_, noise_;
   std::vector<double> loglike_;
-  int64_t d_ = 0, k_ = 0, n_iter_ = 0;
   bool converged_ = false;
 };
 

@@ -1,5 +1,6 @@
 // latent_dirichlet_allocation.cpp: latent_dirichlet_allocation (scikit-learn's
-// LatentDirichletAllocation), learning_method=batch: variational Bayes over a count matrix X [n, d].
+// LatentDirichletAllocation), learning_method batch or online: variational Bayes over a count matrix
+// X [n, d].
 //
 // Everything is binary64 on the host with host_math.h (exp64, digamma64, lgamma64, log64).
 // Notation: lambda [k, d] (components_), E[log beta] = psi(lambda) - psi(row sum of lambda),
@@ -15,8 +16,15 @@
 //   phi_j, Et recomputed; stop when mean |change of gamma_d| < mean_change_tol.
 //   Sufficient statistics S[t, j] = Eb[t, j] sum_d Et_d[t] c_dj / phi_dj (phi_dj from the final Et_d),
 //   summed over documents in ascending order, each topic row in parallel.
-// M-step: lambda = eta + S, Eb recomputed. fit runs max_iter EM steps; with evaluate_every > 0 every
-//   evaluate_every-th step computes the perplexity and stops when it moved by less than perp_tol.
+// M-step (batch): lambda = eta + S over all n documents, Eb recomputed.
+// online: each pass cuts X into mini-batches of batch_size documents in row order (the last one
+//   shorter); EM step s (0, 1, ... over the whole fit) runs the E-step above on its batch of m rows
+//   only (gamma_d variates: element i k + t, i the row of X, of stream 3 + 2s) and sets
+//   lambda = (1 - rho) lambda + rho (eta + n / m S) with rho = (learning_offset + s + 1)^-learning_decay
+//   = exp64(-learning_decay log64(learning_offset + s + 1)), elementwise, Eb recomputed.
+//   (total_samples is accepted for scikit-learn's signature; like scikit-learn's fit, fit uses n.)
+// fit runs max_iter passes (batch: one EM step each); with evaluate_every > 0 every evaluate_every-th
+//   pass computes the perplexity and stops when it moved by less than perp_tol.
 // The approximate bound (score): sum_d sum_j c_dj logsumexp_t(E[log theta_dt] + E[log beta_tj])
 //   + sum (alpha - gamma) E[log theta] + sum (lgamma(gamma) - lgamma(alpha))
 //   + sum_d (lgamma(k alpha) - lgamma(sum_t gamma_dt)), and the same three terms for (eta, lambda) with
@@ -103,21 +111,26 @@ class LDA final : public lin::ParamEstimator {
  public:
   LDA()
       : lin::ParamEstimator("latent_dirichlet_allocation",
-                            {{"doc_topic_prior", K::number_or_word, "none", 0.0, {"none"}, true},
+                            {{"batch_size", K::integer, "128", 1},
+                             {"doc_topic_prior", K::number_or_word, "none", 0.0, {"none"}, true},
                              {"evaluate_every", K::integer, "-1", -1e308},
+                             {"learning_decay", K::number, "0.7", 0.0},
                              {"learning_method", K::choice, "batch", 0, {"batch", "online"}},
+                             {"learning_offset", K::number, "1e+01", 1.0},
                              {"max_doc_update_iter", K::integer, "100", 1},
                              {"max_iter", K::integer, "10", 1},
                              {"mean_change_tol", K::number, "0.001", 0.0},
                              {"n_components", K::integer, "10", 1},
                              {"perp_tol", K::number, "0.1", 0.0},
                              {"random_state", K::integer, "0", 0},
-                             {"topic_word_prior", K::number_or_word, "none", 0.0, {"none"}, true}}) {}
+                             {"topic_word_prior", K::number_or_word, "none", 0.0, {"none"}, true},
+                             {"total_samples", K::number, "1e+06", 0.0, {}, true}}) {}
 
   Estimator& fit(const Tensor& X, const Tensor& y) override {
     check_unsupervised_X(name_, X, y);  // a y (the command line's --target) is checked and ignored
-    BL_CHECK(params_.text("learning_method") == "batch", name_,
-             ": learning_method=online is not implemented; use learning_method=batch");
+    const bool online = params_.text("learning_method") == "online";
+    BL_CHECK(params_.number("learning_decay") <= 1.0, name_, ": parameter learning_decay=",
+             params_.number("learning_decay"), ": expected a number in [0, 1]");
     const SparseRows xs = counts(X, "fit");
     const int64_t n = X.dim(0), d = X.dim(1), k = params_.integer("n_components");
     d_ = d;
@@ -131,21 +144,20 @@ class LDA final : public lin::ParamEstimator {
     update_eb();
     const int64_t max_iter = params_.integer("max_iter"), every = params_.integer("evaluate_every");
     const double perp_tol = params_.number("perp_tol");
+    const int64_t batch = online ? std::min(params_.integer("batch_size"), n) : n;
     double last = 0.0;
     n_iter_ = 0;
+    n_batch_iter_ = 0;
     for (int64_t it = 0; it < max_iter; ++it) {
-      std::vector<double> ss(static_cast<size_t>(k * d), 0.0);
-      e_step(xs, n, true, seed, kStreamDocs + 2 * static_cast<uint64_t>(it), &ss);
-      for (size_t i = 0; i < ss.size(); ++i) lambda_[i] = eta_ + ss[i];
-      update_eb();
+      for (int64_t r0 = 0; r0 < n; r0 += batch) em_step(xs, r0, std::min(n, r0 + batch), n, online, seed);
       ++n_iter_;
       if (every > 0 && (it + 1) % every == 0) {
-        const double p = perplexity(xs, e_step(xs, n, false, 0, 0, nullptr), n);
+        const double p = perplexity(xs, e_step(xs, 0, n, false, 0, 0, nullptr), n);
         if (last != 0.0 && std::fabs(last - p) < perp_tol) break;
         last = p;
       }
     }
-    bound_ = perplexity(xs, e_step(xs, n, false, 0, 0, nullptr), n);
+    bound_ = perplexity(xs, e_step(xs, 0, n, false, 0, 0, nullptr), n);
     components_ = dec::rounded32(lambda_);
     fitted_ = true;
     return *this;
@@ -155,7 +167,7 @@ class LDA final : public lin::ParamEstimator {
     check_transform_X(X, d_);
     const SparseRows xs = counts(X, "transform");
     const int64_t n = X.dim(0);
-    std::vector<double> g = e_step(xs, n, false, 0, 0, nullptr);
+    std::vector<double> g = e_step(xs, 0, n, false, 0, 0, nullptr);
     for (int64_t i = 0; i < n; ++i) {
       double s = 0.0;
       for (int64_t t = 0; t < k_; ++t) s += g[i * k_ + t];
@@ -168,11 +180,11 @@ class LDA final : public lin::ParamEstimator {
   double score(const Tensor& X, const Tensor&) const override {
     check_transform_X(X, d_);
     const SparseRows xs = counts(X, "score");
-    return bound(xs, e_step(xs, X.dim(0), false, 0, 0, nullptr), X.dim(0));
+    return bound(xs, e_step(xs, 0, X.dim(0), false, 0, 0, nullptr), X.dim(0));
   }
 
   void save_state(nlohmann::json& state) const override {
-    lin::put_ints(state, {{"n_features", d_}, {"n_components", k_}, {"n_iter", n_iter_}});
+    lin::put_ints(state, {{"n_features", d_}, {"n_components", k_}, {"n_iter", n_iter_}, {"n_batch_iter", n_batch_iter_}});
     state["priors_f64"] = density_detail::f64_to_hex({alpha_, eta_});
     state["components_f64"] = density_detail::f64_to_hex(lambda_);
     lin::put_f32s(state, {{"components", components_}, {"exp_dirichlet_component", dec::rounded32(eb_)},
@@ -184,6 +196,8 @@ class LDA final : public lin::ParamEstimator {
     BL_CHECK(k_ <= (int64_t{1} << 20) && d_ <= (int64_t{1} << 30) / k_, name_, ": model state: n_components ", k_,
              " x n_features ", d_, " is too large");
     n_iter_ = lin::get_int(state, "n_iter", 0, name_);
+    // Model files written before the online method have no n_batch_iter: one EM step per pass.
+    n_batch_iter_ = state.contains("n_batch_iter") ? lin::get_int(state, "n_batch_iter", 0, name_) : n_iter_;
     const std::vector<double> priors = prep::get_finite_f64(state, "priors_f64", 2, name_);
     alpha_ = priors[0];
     eta_ = priors[1];
@@ -224,22 +238,42 @@ class LDA final : public lin::ParamEstimator {
     return s;
   }
 
+  // One EM step on the rows [r0, r1) of the n documents (batch: all of them), EM step n_batch_iter_.
+  void em_step(const SparseRows& xs, int64_t r0, int64_t r1, int64_t n, bool online, uint64_t seed) {
+    std::vector<double> ss(lambda_.size(), 0.0);
+    e_step(xs, r0, r1, true, seed, kStreamDocs + 2 * static_cast<uint64_t>(n_batch_iter_), &ss);
+    ++n_batch_iter_;
+    if (!online) {
+      for (size_t i = 0; i < ss.size(); ++i) lambda_[i] = eta_ + ss[i];
+    } else {
+      const double rho =
+          exp64(-params_.number("learning_decay") *
+                log64(params_.number("learning_offset") + static_cast<double>(n_batch_iter_)));
+      const double ratio = static_cast<double>(n) / static_cast<double>(r1 - r0);
+      for (size_t i = 0; i < ss.size(); ++i) lambda_[i] = (1.0 - rho) * lambda_[i] + rho * (eta_ + ratio * ss[i]);
+    }
+    update_eb();
+  }
+
   void update_eb() {
     eb_.assign(lambda_.size(), 0.0);
     for (int64_t t = 0; t < k_; ++t) exp_dirichlet_row(&lambda_[t * d_], d_, &eb_[t * d_]);
   }
 
-  // gamma [n, k] of every document; with ss, the sufficient statistics of the fit are added to *ss.
-  std::vector<double> e_step(const SparseRows& xs, int64_t n, bool random_init, uint64_t seed, uint64_t stream,
-                             std::vector<double>* ss) const {
-    const int64_t k = k_;
+  // gamma [r1 - r0, k] of the documents r0 .. r1 - 1; with ss, their sufficient statistics are added
+  // to *ss.
+  std::vector<double> e_step(const SparseRows& xs, int64_t r0, int64_t r1, bool random_init, uint64_t seed,
+                             uint64_t stream, std::vector<double>* ss) const {
+    const int64_t k = k_, n = r1 - r0;
     const int64_t max_doc = params_.integer("max_doc_update_iter");
     const double tol = params_.number("mean_change_tol");
     std::vector<double> g(static_cast<size_t>(n * k), 1.0), et(static_cast<size_t>(n * k));
-    std::vector<double> ratio(xs.cnt.size());  // c_dj / phi_dj at the final Et_d
-    default_pool().parallel_for(n, [&](int64_t i) {
-      double* gd = &g[i * k];
-      double* ed = &et[i * k];
+    const int64_t base = xs.start[r0];
+    std::vector<double> ratio(static_cast<size_t>(xs.start[r1] - base));  // c_dj / phi_dj at the final Et_d
+    default_pool().parallel_for(n, [&](int64_t li) {
+      const int64_t i = r0 + li;
+      double* gd = &g[li * k];
+      double* ed = &et[li * k];
       if (random_init)
         for (int64_t t = 0; t < k; ++t)
           gd[t] = gamma_variate(seed, stream, static_cast<uint64_t>(i * k + t), kInitShape, 1.0 / kInitShape);
@@ -250,7 +284,7 @@ class LDA final : public lin::ParamEstimator {
         for (int64_t p = b; p < e; ++p) {
           double phi = 0.0;
           for (int64_t t = 0; t < k; ++t) phi += ed[t] * eb_[t * d_ + xs.col[p]];
-          ratio[p] = xs.cnt[p] / (phi + kPhiEps);
+          ratio[p - base] = xs.cnt[p] / (phi + kPhiEps);
         }
       };
       for (int64_t it = 0; it < max_doc; ++it) {
@@ -258,7 +292,7 @@ class LDA final : public lin::ParamEstimator {
         ratios();
         std::fill(acc.begin(), acc.end(), 0.0);
         for (int64_t p = b; p < e; ++p)
-          for (int64_t t = 0; t < k; ++t) acc[t] += ratio[p] * eb_[t * d_ + xs.col[p]];
+          for (int64_t t = 0; t < k; ++t) acc[t] += ratio[p - base] * eb_[t * d_ + xs.col[p]];
         for (int64_t t = 0; t < k; ++t) gd[t] = ed[t] * acc[t] + alpha_;
         exp_dirichlet_row(gd, k, ed);
         double change = 0.0;
@@ -270,8 +304,8 @@ class LDA final : public lin::ParamEstimator {
     if (ss) {
       default_pool().parallel_for(k, [&](int64_t t) {
         double* row = &(*ss)[t * d_];
-        for (int64_t i = 0; i < n; ++i)
-          for (int64_t p = xs.start[i]; p < xs.start[i + 1]; ++p) row[xs.col[p]] += et[i * k + t] * ratio[p];
+        for (int64_t i = r0; i < r1; ++i)
+          for (int64_t p = xs.start[i]; p < xs.start[i + 1]; ++p) row[xs.col[p]] += et[(i - r0) * k + t] * ratio[p - base];
         for (int64_t j = 0; j < d_; ++j) row[j] *= eb_[t * d_ + j];
       });
     }
@@ -328,7 +362,7 @@ class LDA final : public lin::ParamEstimator {
   std::vector<double> lambda_, eb_;
   std::vector<float> components_;
   double alpha_ = 0.0, eta_ = 0.0, bound_ = 0.0;
-  int64_t d_ = 0, k_ = 0, n_iter_ = 0;
+  int64_t d_ = 0, k_ = 0, n_iter_ = 0, n_batch_iter_ = 0;
 };
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "core/thread_pool.h"
 #include "ml/decomposition/dense64.h"
 #include "ml/decomposition/symmetric_eigen64.h"
+#include "ml/linear/common.h"
 
 namespace bl::ml::dec {
 
@@ -207,6 +208,13 @@ void svd_code_and_dictionary(const std::vector<double>& x, int64_t n, int64_t d,
     for (int64_t i = 0; i < n; ++i) code[i * k + t] = e.vectors[t * n + i];
     right_vector_from_left(&e.vectors[t * n], x, n, d, 1.0, &dict[t * d]);
   }
+}
+
+void read_dictionary_learning_params(const lin::ParamSet& params, DictionaryLearningSetup& setup) {
+  setup.alpha = params.number("alpha");
+  setup.max_iter = params.integer("max_iter");
+  setup.tol = params.number("tol");
+  setup.seed = static_cast<uint64_t>(params.integer("random_state"));
 }
 
 DictionaryLearningResult learn_dictionary(const std::vector<double>& x, int64_t n, int64_t d, int64_t k,

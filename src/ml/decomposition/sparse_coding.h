@@ -11,6 +11,10 @@
 #include <string>
 #include <vector>
 
+namespace bl::ml::lin {
+class ParamSet;
+}
+
 namespace bl::ml::dec {
 
 // How rows are coded. algorithm: "lasso_cd" (min_c 0.5 ||x - D^T c||^2 + alpha ||c||_1 by cyclic
@@ -55,6 +59,10 @@ struct DictionaryLearningSetup {
   bool positive_code = false, positive_dict = false;
   uint64_t seed = 0;
 };
+
+// Sets setup's alpha, max_iter, tol and seed from an estimator's alpha, max_iter, tol and random_state
+// parameters.
+void read_dictionary_learning_params(const lin::ParamSet& params, DictionaryLearningSetup& setup);
 
 struct DictionaryLearningResult {
   std::vector<double> code, dict, errors;  // [n, k], [k, d], the cost after each iteration

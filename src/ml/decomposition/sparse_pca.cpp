@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "ml/decomposition/dense64.h"
 #include "ml/decomposition/optional_count.h"
+#include "ml/decomposition/projection_state.h"
 #include "ml/decomposition/sparse_coding.h"
 #include "ml/gaussian_process/gp_regressor.h"
 #include "ml/linear/common.h"
@@ -28,10 +29,10 @@ namespace {
 
 using K = lin::ParamSpec::Kind;
 
-class SparsePCA final : public lin::ParamEstimator {
+class SparsePCA final : public dec::CenteredProjection {
  public:
   SparsePCA()
-      : lin::ParamEstimator("sparse_pca", {{"alpha", K::number, "1", 0.0},
+      : dec::CenteredProjection("sparse_pca", {{"alpha", K::number, "1", 0.0},
                                            {"max_iter", K::integer, "1000", 1},
                                            {"method", K::choice, "cd", 0, {"cd"}},
                                            {"n_components", K::number_or_word, "none", 1.0, {"none"}},
@@ -50,10 +51,7 @@ class SparsePCA final : public lin::ParamEstimator {
     for (int64_t i = 0; i < n; ++i)
       for (int64_t j = 0; j < d; ++j) yt[j * n + i] = xh[i * d + j] - mean[j];
     dec::DictionaryLearningSetup setup;
-    setup.alpha = params_.number("alpha");
-    setup.max_iter = params_.integer("max_iter");
-    setup.tol = params_.number("tol");
-    setup.seed = static_cast<uint64_t>(params_.integer("random_state"));
+    dec::read_dictionary_learning_params(params_, setup);
     dec::DictionaryLearningResult r = dec::learn_dictionary(yt, d, n, k, setup, name_);
     std::vector<double> comp = dec::transposed(r.code, d, k);
     dec::flip_rows_by_largest(comp, k, d);
@@ -74,23 +72,13 @@ class SparsePCA final : public lin::ParamEstimator {
     return *this;
   }
 
-  Tensor transform(const Tensor& X) const override {
-    check_transform_X(X, d_);
-    const Device dev = X.device();
-    Tensor Xc = bl::sub(X, Tensor::from_vector(mean_, {d_}, dev));
-    return bl::matmul(Xc, Tensor::from_vector(projection_, {d_, k_}, dev));
-  }
-
   void save_state(nlohmann::json& state) const override {
-    lin::put_ints(state, {{"n_features", d_}, {"n_components", k_}, {"n_iter", n_iter_}});
+    dec::put_iterated_shape(state, d_, k_, n_iter_);
     lin::put_f32s(state, {{"mean", mean_}, {"components", components_}, {"projection", projection_}, {"error", error_}});
   }
   void load_state(const nlohmann::json& state) override {
-    d_ = lin::get_int(state, "n_features", 1, name_);
-    k_ = lin::get_int(state, "n_components", 1, name_);
+    dec::get_iterated_shape(state, name_, d_, k_, n_iter_);
     BL_CHECK(k_ <= (int64_t{1} << 16), name_, ": model state: n_components ", k_, " is too large");
-    n_iter_ = lin::get_int(state, "n_iter", 1, name_);
-    BL_CHECK(n_iter_ <= (int64_t{1} << 30), name_, ": model state: n_iter ", n_iter_, " is too large");
     mean_ = lin::get_f32(state, "mean", d_, name_);
     components_ = lin::get_f32(state, "components", k_ * d_, name_);
     projection_ = lin::get_f32(state, "projection", d_ * k_, name_);
@@ -116,8 +104,7 @@ class SparsePCA final : public lin::ParamEstimator {
     return dec::rounded32(dec::mul64_tn(c, gp::cholesky_inverse(l, k), k, d, k));
   }
 
-  std::vector<float> mean_, components_, projection_, error_;
-  int64_t d_ = 0, k_ = 0, n_iter_ = 0;
+  std::vector<float> components_, error_;
 };
 
 }  // namespace

@@ -45,6 +45,7 @@
 #include "ml/host_math.h"
 #include "ml/linear/common.h"
 #include "ml/manifold/neighbor_graph.h"
+#include "ml/manifold/training_embedding.h"
 #include "ml/registry.h"
 #include "ml/unsupervised_fit.h"
 
@@ -129,9 +130,8 @@ Bandwidths smooth_knn_dist(const Knn& knn, bool zero_rho) {
 
 Graph fuzzy_simplicial_set(const Knn& knn, const Bandwidths& bw) {
   const int64_t n = knn.n, k = knn.k;
-  // Directed memberships of each row (the columns in ascending order) and their transposes.
-  using Entries = std::vector<std::pair<int64_t, double>>;
-  std::vector<Entries> out_rows(static_cast<size_t>(n)), in_rows(static_cast<size_t>(n));
+  // Directed memberships of each row, joined by the fuzzy union.
+  manifold::DirectedEntries out_rows(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) {
     for (int64_t r = 0; r < k; ++r) {
       const int64_t j = knn.idx[i * k + r];
@@ -140,38 +140,10 @@ Graph fuzzy_simplicial_set(const Knn& knn, const Bandwidths& bw) {
       const double w = v <= 0.0 || bw.sigma[i] == 0.0 ? 1.0 : exp64(-(v / bw.sigma[i]));
       if (w == 0.0) continue;
       out_rows[i].emplace_back(j, w);
-      in_rows[j].emplace_back(i, w);  // rows i ascend, so every in_rows list is sorted
     }
-    std::sort(out_rows[i].begin(), out_rows[i].end());
   }
-  Graph g;
-  g.n = n;
-  g.row_ptr.assign(1, 0);
-  for (int64_t i = 0; i < n; ++i) {
-    const auto &a = out_rows[i], &b = in_rows[i];
-    size_t p = 0, q = 0;
-    while (p < a.size() || q < b.size()) {
-      int64_t j;
-      double x = 0.0, y = 0.0;
-      if (q == b.size() || (p < a.size() && a[p].first < b[q].first)) {
-        j = a[p].first;
-        x = a[p++].second;
-      } else if (p == a.size() || b[q].first < a[p].first) {
-        j = b[q].first;
-        y = b[q++].second;
-      } else {
-        j = a[p].first;
-        x = a[p++].second;
-        y = b[q++].second;
-      }
-      const double v = (x + y) - x * y;  // symmetric in x and y: the graph is exactly symmetric
-      if (v == 0.0) continue;
-      g.col.push_back(j);
-      g.val.push_back(v);
-    }
-    g.row_ptr.push_back(static_cast<int64_t>(g.col.size()));
-  }
-  return g;
+  // symmetric in x and y: the graph is exactly symmetric
+  return manifold::symmetrize(std::move(out_rows), [](double x, double y) { return (x + y) - x * y; });
 }
 
 CurveAB find_ab_params(double spread, double min_dist) {
@@ -364,17 +336,14 @@ class UMAP final : public lin::ParamEstimator {
     BL_CHECK(min_dist <= spread, name_, ": min_dist=", min_dist, " must be at most spread=", spread);
     const int64_t default_epochs = n <= 10000 ? 500 : 200;
     const int64_t epochs = dec::optional_count(params_, name_, "n_epochs", default_epochs);
-    rows_.x = X.to(Device::cpu()).contiguous().to_vector<float>();
-    rows_.n = n;
-    rows_.d = d;
-    const umap::Knn knn = umap::exact_knn(rows_.x, n, d, nn);
+    kept_.keep_rows(X);
+    const umap::Knn knn = umap::exact_knn(kept_.rows.x, n, d, nn);
     graph_ = umap::fuzzy_simplicial_set(knn, umap::smooth_knn_dist(knn));
     const umap::Graph g = prune(graph_, epochs > 10 ? epochs : default_epochs);
     ab_ = umap::find_ab_params(spread, min_dist);
     std::vector<double> emb = start(g, k);
     layout(g, emb.data(), emb.data(), n, k, epochs, params_.number("learning_rate"), kNegativeStream, true);
-    k_ = k;
-    embedding_.assign(emb.begin(), emb.end());
+    kept_.keep_embedding(emb, k);
     fitted_ = true;
     return *this;
   }
@@ -384,15 +353,16 @@ class UMAP final : public lin::ParamEstimator {
   // the neighbors' embeddings, then n_epochs / 3 epochs (none: 100, or 30 above 10000 new rows) of the
   // layout at learning_rate / 4 against the fixed training embedding.
   Tensor transform(const Tensor& X) const override {
-    check_transform_X(X, rows_.d);
-    const int64_t m = X.dim(0), k = k_, nn = std::min(params_.integer("n_neighbors"), rows_.n);
+    check_transform_X(X, kept_.rows.d);
+    const int64_t m = X.dim(0), k = kept_.k, nn = std::min(params_.integer("n_neighbors"), kept_.rows.n);
     const std::vector<float> q = X.to(Device::cpu()).contiguous().to_vector<float>();
-    const umap::Knn knn = umap::query_knn(rows_.x, rows_.n, rows_.d, q, m, nn);
+    const umap::Knn knn = umap::query_knn(kept_.rows.x, kept_.rows.n, kept_.rows.d, q, m, nn);
     const umap::Bandwidths bw = umap::smooth_knn_dist(knn, true);
     umap::Graph g;
     g.n = m;
     g.row_ptr.assign(1, 0);
-    std::vector<double> emb(static_cast<size_t>(m * k), 0.0), tail(embedding_.begin(), embedding_.end());
+    const std::vector<float>& fitted = kept_.embedding;
+    std::vector<double> emb(static_cast<size_t>(m * k), 0.0), tail(fitted.begin(), fitted.end());
     for (int64_t i = 0; i < m; ++i) {
       double sum = 0.0;
       const size_t first = g.val.size();
@@ -412,15 +382,14 @@ class UMAP final : public lin::ParamEstimator {
                                           : dec::optional_count(params_, name_, "n_epochs", 0) / 3;
     if (epochs > 0) {
       const umap::Graph pruned = prune(g, epochs);
-      layout(pruned, emb.data(), tail.data(), rows_.n, k, epochs, params_.number("learning_rate") / 4.0,
+      layout(pruned, emb.data(), tail.data(), kept_.rows.n, k, epochs, params_.number("learning_rate") / 4.0,
              kTransformStream, false);
     }
     return Tensor::from_vector(std::vector<float>(emb.begin(), emb.end()), {m, k}, X.device());
   }
 
   void save_state(nlohmann::json& state) const override {
-    dec::put_embedding_sizes(state, {rows_.d, rows_.n, k_});
-    lin::put_f32s(state, {{"training_rows", rows_.x}, {"embedding", embedding_}});
+    kept_.save(state);
     state["a"] = dd::f64_to_hex({ab_.a});
     state["b"] = dd::f64_to_hex({ab_.b});
     state["graph_indptr"] = graph_.row_ptr;
@@ -429,14 +398,7 @@ class UMAP final : public lin::ParamEstimator {
   }
 
   void load_state(const nlohmann::json& state) override {
-    const dec::EmbeddingSizes sizes = dec::get_embedding_sizes(state, name_, kMaxSamples);
-    BL_CHECK(sizes.d <= (int64_t{1} << 40) / sizes.n, name_,
-             ": model state: n_samples x n_features is more than 2^40");
-    rows_.n = sizes.n;
-    rows_.d = sizes.d;
-    k_ = sizes.k;
-    rows_.x = lin::get_f32(state, "training_rows", rows_.n * rows_.d, name_);
-    embedding_ = lin::get_f32(state, "embedding", rows_.n * k_, name_);
+    kept_.load(state, name_, kMaxSamples);
     ab_.a = dd::f64_from_state(state, "a", 1, name_)[0];
     ab_.b = dd::f64_from_state(state, "b", 1, name_)[0];
     load_graph(state);
@@ -447,7 +409,7 @@ class UMAP final : public lin::ParamEstimator {
   // The fuzzy graph of the state: row pointers from 0, non-decreasing, to the entry count; columns in
   // [0, n_samples); as many binary64 values.
   void load_graph(const nlohmann::json& state) {
-    const int64_t n = rows_.n;
+    const int64_t n = kept_.rows.n;
     auto ints = [&](const char* key, std::vector<int64_t>& out) {
       BL_CHECK(state.contains(key) && state[key].is_array(), name_, ": model state: ", key, " is not an array");
       out.clear();
@@ -566,11 +528,9 @@ class UMAP final : public lin::ParamEstimator {
     }
   }
 
-  dd::HostRows rows_;
-  std::vector<float> embedding_;
+  manifold::TrainingEmbedding kept_;  // the training rows and their embedding
   umap::CurveAB ab_;
   umap::Graph graph_;  // the fuzzy graph before pruning (umap-learn's graph_)
-  int64_t k_ = 0;
 };
 
 }  // namespace

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "ml/manifold/sparse_rows.h"
+
 namespace bl::ml::umap {
 
 // The k nearest rows of every row, the row itself first (position 0, distance 0), then the k - 1
@@ -34,11 +36,7 @@ Bandwidths smooth_knn_dist(const Knn& knn, bool zero_rho = false);
 // The symmetric fuzzy graph in CSR form (columns ascending in each row, no zero entries, no
 // diagonal): directed memberships w_ij = exp(-(d_ij - rho_i) / sigma_i) (1 where d_ij <= rho_i; 0 for
 // the row itself), joined by the fuzzy union w_ij + w_ji - w_ij w_ji (set_op_mix_ratio 1).
-struct Graph {
-  int64_t n = 0;
-  std::vector<int64_t> row_ptr, col;
-  std::vector<double> val;
-};
+using Graph = manifold::SparseRows;
 Graph fuzzy_simplicial_set(const Knn& knn, const Bandwidths& bw);
 
 // a and b of the curve 1 / (1 + a x^(2b)) fitted by least squares (Levenberg-Marquardt from
