@@ -11,7 +11,7 @@ import numpy as _np
 from . import _core
 from ._core import (Error, Tensor, __version__, contract_profile, cuda_available,
                     cuda_backend_built, cuda_device_count, from_dlpack, num_threads,
-                    set_num_threads, cpu_isa)
+                    set_num_threads, cpu_isa, set_gemm_profile, gemm_profile)
 from .tensor import *  # noqa: F401,F403  (the ops, with array arguments accepted)
 from .tensor import tensor, from_numpy
 from . import models  # noqa: E402,F401
@@ -20,7 +20,7 @@ from . import nn  # noqa: E402,F401
 
 __all__ = ["Error", "Tensor", "tensor", "from_numpy", "from_dlpack", "verify", "compare",
            "doctor", "cli", "set_num_threads", "num_threads", "cuda_available", "cuda_backend_built",
-           "cuda_device_count", "contract_profile", "__version__"]
+           "cuda_device_count", "contract_profile", "set_gemm_profile", "gemm_profile", "__version__"]
 
 
 def verify(device="cpu", quick=False, threads=0):

@@ -330,6 +330,14 @@ def read_csv(path: str, target: str = '') -> tuple:
 
 contract_profile: str = 'bitlearn.identical.v1'
 
+def set_gemm_profile(name: str) -> None:
+    """
+    GEMM profile of every later matrix product of the process: 'contract' (the default, fixed-order fp32) or 'exact' (bitlearn.exact_gemm.v1: exact integer products rounded once).
+    """
+
+def gemm_profile() -> str:
+    """The process's GEMM profile: 'contract' or 'exact'."""
+
 def cpu_isa() -> str: ...
 
 class CausalLM:

@@ -20,6 +20,7 @@
 #include "core/error.h"
 #include "core/isa.h"
 #include "core/thread_pool.h"
+#include "bitlearn/ops_matmul.h"
 #include "bitlearn/version.h"
 
 namespace bl::py {
@@ -33,7 +34,8 @@ std::string verify_json(const std::string& device, bool quick, int threads) {
   if (threads > 0) check_thread_count(threads, "verify: threads");
   Report report;
   report.version = kVersion;
-  report.contract_profile = kContractProfile;
+  report.contract_profile =
+      gemm_profile() == GemmProfile::exact ? gemm_profile_name(GemmProfile::exact) : kContractProfile;
   report.suite = quick ? Suite::quick : Suite::full;
   report.threads = threads > 0 ? threads : num_threads();
   report.cpu_isa = isa_name(active_isa());
@@ -91,6 +93,13 @@ int run_cli(const std::vector<std::string>& args) {
 void bind_verify(nb::module_& m) {
   m.attr("__version__") = kVersion;
   m.attr("contract_profile") = kContractProfile;
+  m.def("set_gemm_profile",
+        [](const std::string& name) { set_gemm_profile(parse_gemm_profile(name, "set_gemm_profile")); },
+        nb::arg("name"),
+        "GEMM profile of every later matrix product of the process: 'contract' (the default, fixed-order "
+        "fp32) or 'exact' (bitlearn.exact_gemm.v1: exact integer products rounded once).");
+  m.def("gemm_profile", [] { return std::string(gemm_profile_short_name(gemm_profile())); },
+        "The process's GEMM profile: 'contract' or 'exact'.");
   m.def("_verify_json",
         [](const std::string& device, bool quick, int threads) {
           nb::gil_scoped_release r;
