@@ -1,15 +1,20 @@
-// conv.cpp: patch gather (im2col by index), Conv2d, Conv1d, pooling and the residual block.
+// conv.cpp: patch gather (im2col by index), Conv2d (stride 1 on the CPU: the direct kernels of
+// kernels/conv_direct.h, through ops/dispatch.h), Conv1d, pooling and the residual block.
+#include <algorithm>
 #include <limits>
 #include <map>
 #include <mutex>
 #include <tuple>
+#include <vector>
 
 #include "bitlearn/nn/functional.h"
 #include "bitlearn/nn/init.h"
 #include "bitlearn/nn/layers.h"
+#include "bitlearn/ops_matmul.h"
 #include "contract/arith.h"
 #include "core/allocator.h"
 #include "core/error.h"
+#include "core/thread_pool.h"
 #include "kernels/im2col.h"
 #include "kernels/tile_max.h"
 #include "ops/dispatch.h"
@@ -115,6 +120,124 @@ Tensor rotated_weight(const Tensor& w) {
   return r.permute({3, 1, 2, 0}).contiguous().reshape({c, kh * kw * oc});
 }
 
+// ---- the direct path (kernels/conv_direct.h): the same GEMM chains without the patch matrix ----
+
+// [n, h + 2 ph, w + 2 pw, c]: x with ph / pw rows / columns of 0.0 around each image, the value the
+// patch matrix holds at padded positions (bit copies).
+Tensor pad_images(const Tensor& x_in, int64_t ph, int64_t pw) {
+  Tensor x = x_in.contiguous();
+  const int64_t n = x.dim(0), h = x.dim(1), w = x.dim(2), c = x.dim(3), hp = h + 2 * ph, wp = w + 2 * pw;
+  Tensor out = Tensor::empty({n, hp, wp, c}, DType::f32);
+  const float* src = static_cast<const float*>(x.raw_data());
+  float* dst = static_cast<float*>(out.raw_data());
+  default_pool().parallel_for(n, [&](int64_t b) {
+    float* img = dst + b * hp * wp * c;
+    std::fill(img, img + ph * wp * c, 0.0f);
+    std::fill(img + (ph + h) * wp * c, img + hp * wp * c, 0.0f);
+    for (int64_t y = 0; y < h; ++y) {
+      float* row = img + (ph + y) * wp * c;
+      std::fill(row, row + pw * c, 0.0f);
+      std::copy(src + (b * h + y) * w * c, src + (b * h + y + 1) * w * c, row + pw * c);
+      std::fill(row + (pw + w) * c, row + wp * c, 0.0f);
+    }
+  });
+  return out;
+}
+
+// The offset in the padded input of patch element (ky, kx, ci) from the window's corner.
+std::vector<int64_t> patch_offsets(int64_t kh, int64_t kw, int64_t wp, int64_t c) {
+  std::vector<int64_t> off;
+  off.reserve(static_cast<size_t>(kh * kw * c));
+  for (int64_t ky = 0; ky < kh; ++ky)
+    for (int64_t kx = 0; kx < kw; ++kx)
+      for (int64_t ci = 0; ci < c; ++ci) off.push_back((ky * wp + kx) * c + ci);
+  return off;
+}
+
+// The kernel arguments for padded input xp [n, hp, wp, c], a kh x kw window and oc outputs; off
+// receives the patch offsets the arguments point to.
+ConvDirectArgs direct_args(const Tensor& xp, int64_t kh, int64_t kw, int64_t oc, std::vector<int64_t>& off) {
+  ConvDirectArgs a;
+  a.s = ConvDirectShape{xp.dim(0), xp.dim(1), xp.dim(2), xp.dim(3), kh, kw, oc};
+  off = patch_offsets(kh, kw, a.s.wp, a.s.c);
+  a.xp = static_cast<const float*>(xp.raw_data());
+  a.off = off.data();
+  a.nan = bl::canonical_nan();
+  return a;
+}
+
+// The direct product of padded input xp [n, hp, wp, c] with wt [kh * kw * c, oc]: [rows, oc].
+Tensor direct_forward(const Tensor& xp, const std::vector<float>& wt, int64_t kh, int64_t kw, int64_t oc) {
+  std::vector<int64_t> off;
+  const ConvDirectArgs a = direct_args(xp, kh, kw, oc, off);
+  Tensor y = Tensor::empty({a.s.rows(), oc}, DType::f32);
+  dispatch::conv_direct_forward(Device::cpu(), a, wt.data(), static_cast<float*>(y.raw_data()));
+  return y;
+}
+
+// Whether the direct kernels run a stride-1 convolution of x with weight w here (CPU, binary32,
+// output channels a multiple of the SIMD width, no empty extent: the empty sums stay with the GEMM).
+bool direct_fits(const Tensor& x, const Tensor& w) {
+  // Under the exact-integer GEMM profile every product is matmul's (docs/contract.md, section 4.1).
+  if (gemm_profile() != GemmProfile::contract) return false;
+  const int64_t lanes = dispatch::conv_direct_lanes(x.device());
+  return lanes > 0 && x.device().is_cpu() && w.device().is_cpu() && x.dtype() == DType::f32 &&
+         w.dtype() == DType::f32 && x.numel() > 0 && w.numel() > 0 && w.dim(0) % lanes == 0;
+}
+
+// Stride 1, dilation 1, one group, on the direct kernels: y = patches(x) W^T, dW = g^T patches(x)
+// and dX = patches(g, padding k - 1 - p) rot(W)^T, each output the GEMM's chain.
+ag::Var conv2d_direct(const ag::Var& x, const ag::Var& weight, const Window2d& win) {
+  Tensor wv = weight.value().contiguous();
+  const int64_t n = x.dim(0), h = x.dim(1), w = x.dim(2), c = x.dim(3), oc = wv.dim(0);
+  const int64_t kh = win.kernel_h, kw = win.kernel_w, kt = kh * kw * c;
+  const float* wp = static_cast<const float*>(wv.raw_data());
+  std::vector<float> wt(static_cast<size_t>(kt * oc));  // [K, oc]
+  for (int64_t o = 0; o < oc; ++o)
+    for (int64_t k = 0; k < kt; ++k) wt[k * oc + o] = wp[o * kt + k];
+  Tensor xp = pad_images(x.value(), win.pad_h, win.pad_w);
+  Tensor y = direct_forward(xp, wt, kh, kw, oc);
+  const int64_t oh = win.out_h(h), ow = win.out_w(w);
+  bool gx = x.requires_grad(), gw = weight.requires_grad();
+  Tensor xv = x.value();
+  return ag::record("conv2d", y, {x, weight}, [=](const Tensor& g_in) {
+    std::vector<Tensor> r(2);
+    Tensor g = g_in.contiguous();
+    const int64_t lanes = dispatch::conv_direct_lanes(Device::cpu());
+    if (gw) {
+      if (lanes > 0 && oc % lanes == 0) {
+        std::vector<int64_t> off;
+        const ConvDirectArgs a = direct_args(xp, kh, kw, oc, off);
+        Tensor dw = Tensor::empty({oc, kh, kw, c}, DType::f32);
+        dispatch::conv_direct_weight_grad(Device::cpu(), a, static_cast<const float*>(g.raw_data()),
+                                          static_cast<float*>(dw.raw_data()));
+        r[1] = dw;
+      } else {
+        Tensor cols = patch_matrix(xv, win, 0.0f).reshape({n * oh * ow, kt});
+        r[1] = bl::matmul(g, cols, true, false).reshape(wv.shape());
+      }
+    }
+    if (gx) {
+      const int64_t bh = kh - 1 - win.pad_h, bw = kw - 1 - win.pad_w;
+      if (lanes > 0 && c % lanes == 0) {
+        std::vector<float> wr(static_cast<size_t>(kt * oc));  // [(ky, kx, o), c]: rotated, swapped
+        for (int64_t ky = 0; ky < kh; ++ky)
+          for (int64_t kx = 0; kx < kw; ++kx)
+            for (int64_t o = 0; o < oc; ++o)
+              for (int64_t ci = 0; ci < c; ++ci)
+                wr[((ky * kw + kx) * oc + o) * c + ci] = wp[((o * kh + kh - 1 - ky) * kw + kw - 1 - kx) * c + ci];
+        Tensor gp = pad_images(g.reshape({n, oh, ow, oc}), bh, bw);
+        r[0] = direct_forward(gp, wr, kh, kw, c).reshape({n, h, w, c});
+      } else {
+        Window2d back{kh, kw, 1, 1, bh, bw, 1, 1};
+        Tensor gcols = patch_matrix(g.reshape({n, oh, ow, oc}), back, 0.0f).reshape({n * h * w, kh * kw * oc});
+        r[0] = bl::matmul(gcols, rotated_weight(wv), false, true).reshape({n, h, w, c});
+      }
+    }
+    return r;
+  });
+}
+
 // Stride 1, dilation 1, one group: y = patches(x) W^T as one tape node. The weight gradient is
 // patches(x)^T g; the input gradient is the "full" convolution of g with the rotated kernel
 // (patches of g with padding k - 1 - p times the rotated weight), a gather and a GEMM instead of a
@@ -167,7 +290,9 @@ ag::Var conv2d(const ag::Var& x, const ag::Var& weight, const ag::Var& bias, con
   ag::Var y;
   bool stride1 = groups == 1 && win.stride_h == 1 && win.stride_w == 1 && win.dilation_h == 1 &&
                  win.dilation_w == 1 && win.pad_h < win.kernel_h && win.pad_w < win.kernel_w;
-  if (stride1) {
+  if (stride1 && direct_fits(xv, wv)) {
+    y = conv2d_direct(x, weight, win);
+  } else if (stride1) {
     y = conv2d_stride1(x, weight, win);
   } else {
     ag::Var cols = extract_patches(x, win, 0.0f);  // [M, KK, C]
@@ -265,14 +390,13 @@ ag::Var max_pool_tiles(const ag::Var& x, int64_t k) {
   TileMaxShape s = tile_shape(xv, k);
   Tensor y = Tensor::empty({s.n, s.out_h(), s.out_w(), s.c}, DType::f32, xv.device());
   Tensor arg = Tensor::empty(y.shape(), DType::i32, xv.device());
-  dispatch::tile_max(xv.device(), static_cast<const float*>(xv.raw_data()), s,
-                     static_cast<float*>(y.raw_data()), static_cast<int32_t*>(arg.raw_data()));
+  dispatch::tile_max(xv.device(), static_cast<const float*>(xv.raw_data()), s, static_cast<float*>(y.raw_data()),
+                     static_cast<int32_t*>(arg.raw_data()));
   return ag::record("max_pool_tiles", y, {x}, [arg, s](const Tensor& g) {
     Tensor gc = g.contiguous();
     Tensor dx = Tensor::empty({s.n, s.h, s.w, s.c}, DType::f32, gc.device());
     dispatch::tile_max_backward(gc.device(), static_cast<const float*>(gc.raw_data()),
-                                static_cast<const int32_t*>(arg.raw_data()), s,
-                                static_cast<float*>(dx.raw_data()));
+                                static_cast<const int32_t*>(arg.raw_data()), s, static_cast<float*>(dx.raw_data()));
     return std::vector<Tensor>{dx};
   });
 }

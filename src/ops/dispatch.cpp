@@ -285,6 +285,20 @@ void train_map(Device d, TrainMap op, int64_t n, const float* in0, const float* 
       [&](const LaunchConfig& c) { train_map_cuda(op, n, in0, in1, in2, out0, out1, c); });
 }
 
+int64_t conv_direct_lanes(Device d) { return d.is_cpu() ? bl::conv_direct_lanes() : 0; }
+
+void conv_direct_forward(Device d, const ConvDirectArgs& args, const float* wt, float* y) {
+  run(d, "conv_direct_forward",
+      [&](ThreadPool& p) { bl::conv_direct_forward(args, wt, y, p); },
+      [&](const LaunchConfig&) { throw Error("conv_direct_forward: no CUDA backend (CUDA runs im2col, then matmul)"); });
+}
+
+void conv_direct_weight_grad(Device d, const ConvDirectArgs& args, const float* g, float* dw) {
+  run(d, "conv_direct_weight_grad",
+      [&](ThreadPool& p) { bl::conv_direct_weight_grad(args, g, dw, p); },
+      [&](const LaunchConfig&) { throw Error("conv_direct_weight_grad: no CUDA backend (CUDA runs im2col, then matmul)"); });
+}
+
 void im2col(Device d, const float* x, const Im2colShape& s, float pad_value, float* out) {
   run(d, "im2col",
       [&](ThreadPool& p) { im2col_cpu(x, s, pad_value, out, p); },

@@ -19,6 +19,7 @@
 #include "kernels/attention.h"
 #include "kernels/attention_backward.h"
 #include "kernels/backend.h"
+#include "kernels/conv_direct.h"
 #include "kernels/cumsum.h"
 #include "kernels/exact_gemm.h"
 #include "kernels/histogram.h"
@@ -99,6 +100,13 @@ void norm_backward(Device d, const NormBackwardArgs& args, const float* x, const
 void rope(Device d, const RopeArgs& args, const float* x, const float* cos, const float* sin, float* y);
 void train_map(Device d, TrainMap op, int64_t n, const float* in0, const float* in1, const float* in2, float* out0,
                float* out1);
+
+// Stride-1 convolution products straight from the padded input (kernels/conv_direct.h): the GEMM
+// chains of im2col + matmul without the patch matrix. CPU only (conv_direct_lanes is 0 on CUDA and
+// on CPU variants without them; the caller then runs im2col + matmul).
+int64_t conv_direct_lanes(Device d);
+void conv_direct_forward(Device d, const ConvDirectArgs& args, const float* wt, float* y);
+void conv_direct_weight_grad(Device d, const ConvDirectArgs& args, const float* g, float* dw);
 
 // Layer kernels (kernels/im2col.h, tile_max.h, lstm_cell.h, selective_scan.h).
 void im2col(Device d, const float* x, const Im2colShape& s, float pad_value, float* out);

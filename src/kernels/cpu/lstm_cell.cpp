@@ -26,6 +26,25 @@ void run_tasks(int64_t n, int64_t h, ThreadPool& pool, const Fn& rows) {
   pool.parallel_for(tasks, [&](int64_t t) { rows(n * t / tasks, n * (t + 1) / tasks); });
 }
 
+// The AVX-512 row loops where this build has them (x86-64 with the AVX-512 flags), else null
+// (select_isa then takes the AVX2 loops).
+using ForwardRowsFn = void (*)(const LstmCellForward&, int64_t, int64_t);
+using BackwardRowsFn = void (*)(const LstmCellBackward&, int64_t, int64_t, float*);
+ForwardRowsFn avx512_rows_forward() {
+#if defined(__x86_64__) || defined(_M_X64)
+  return &lstm_cell_forward_rows_avx512;
+#else
+  return nullptr;
+#endif
+}
+BackwardRowsFn avx512_rows_backward() {
+#if defined(__x86_64__) || defined(_M_X64)
+  return &lstm_cell_backward_rows_avx512;
+#else
+  return nullptr;
+#endif
+}
+
 void check_common(int64_t n, int64_t h, const char* op) {
   BL_CHECK(n >= 0 && h >= 0, op, ": batch rows N and hidden size H must be >= 0, got N=", n, " H=", h);
 }
@@ -58,7 +77,7 @@ void lstm_cell_forward_cpu(const LstmCellForward& a, ThreadPool& pool) {
   lstm_cell_forward_check(a);
   using RowsFn = void (*)(const LstmCellForward&, int64_t, int64_t);
   const RowsFn rows = select_isa<RowsFn>(&lstm_forward_rows<math_map_chunk_baseline>, &lstm_cell_forward_rows_avx2,
-                                         nullptr, nullptr);
+                                         avx512_rows_forward(), nullptr);
   run_tasks(a.n, a.h, pool, [&](int64_t b0, int64_t b1) { rows(a, b0, b1); });
 }
 
@@ -75,7 +94,8 @@ void lstm_cell_backward_rows_avx2(const LstmCellBackward& a, int64_t b0, int64_t
 void lstm_cell_backward_cpu(const LstmCellBackward& a, ThreadPool& pool) {
   lstm_cell_backward_check(a);
   using RowsFn = void (*)(const LstmCellBackward&, int64_t, int64_t, float*);
-  const RowsFn rows = select_isa<RowsFn>(&lstm_backward_rows, &lstm_cell_backward_rows_avx2, nullptr, nullptr);
+  const RowsFn rows = select_isa<RowsFn>(&lstm_backward_rows, &lstm_cell_backward_rows_avx2,
+                                         avx512_rows_backward(), nullptr);
   run_tasks(a.n, a.h, pool, [&](int64_t b0, int64_t b1) {
     std::vector<float> scratch(static_cast<size_t>(a.h));
     rows(a, b0, b1, scratch.data());

@@ -1,5 +1,6 @@
 // lstm_cell_rows.h: the CPU row loops of the LSTM cell step (kernels/lstm_cell.h), included by
-// lstm_cell.cpp (baseline ISA) and lstm_cell_avx2.cpp (AVX2+FMA); both compile this same source.
+// lstm_cell.cpp (baseline ISA), lstm_cell_avx2.cpp (AVX2+FMA) and lstm_cell_avx512.cpp; all compile
+// this same source.
 //
 // Each row runs in passes over contiguous runs (the pre-activations, the gate functions through the
 // math map's chunk loop, c, tanh(c), h; backward: one pass per step kind), with every element's
@@ -21,11 +22,41 @@ namespace bl {
 // scratch holds H floats.
 void lstm_cell_forward_rows_avx2(const LstmCellForward& a, int64_t b0, int64_t b1);
 void lstm_cell_backward_rows_avx2(const LstmCellBackward& a, int64_t b0, int64_t b1, float* scratch);
+// The same built for AVX-512 (lstm_cell_avx512.cpp); call only if the active ISA is avx512.
+void lstm_cell_forward_rows_avx512(const LstmCellForward& a, int64_t b0, int64_t b1);
+void lstm_cell_backward_rows_avx512(const LstmCellBackward& a, int64_t b0, int64_t b1, float* scratch);
 }  // namespace bl
 
 namespace {
 
 using MathChunkFn = void (*)(::bl::MathFn, const float*, const float*, float*, int64_t);
+
+// out = canonicalize(sigmoid(x)) or canonicalize(tanh(x)) over n elements, the bits of the math
+// map's loop. bl::sigmoid / bl::tanh are name_fast(x, &hard) with the exception table's value
+// where hard is set (exp_log.h); the table lookup is the costly part of a lane and hard is rare, so
+// runs of kGateRun elements take name_fast alone and a run with any hard lane is done again
+// element by element through bl::sigmoid / bl::tanh. Either way each element gets the same value.
+constexpr int64_t kGateRun = 32;
+
+template <bool kTanh>
+inline void gate_map(const float* x, float* out, int64_t n) {
+  namespace d = ::bl::exp_log_detail;
+  float run[kGateRun];  // x may be out (in place): a run is written only once it is settled
+  for (int64_t i0 = 0; i0 < n; i0 += kGateRun) {
+    const int64_t m = n - i0 < kGateRun ? n - i0 : kGateRun;
+    const float* xs = x + i0;
+    int any = 0;
+    for (int64_t i = 0; i < m; ++i) {
+      bool hard;
+      const float y = kTanh ? d::tanh_fast(xs[i], &hard) : d::sigmoid_fast(xs[i], &hard);
+      run[i] = ::bl::canonicalize(y);
+      any |= static_cast<int>(hard);
+    }
+    if (any)
+      for (int64_t i = 0; i < m; ++i) run[i] = ::bl::canonicalize(kTanh ? ::bl::tanh(xs[i]) : ::bl::sigmoid(xs[i]));
+    for (int64_t i = 0; i < m; ++i) out[i0 + i] = run[i];
+  }
+}
 
 // Forward rows [b0, b1); map is the math map's chunk loop of this build.
 template <MathChunkFn map>
@@ -40,9 +71,9 @@ void lstm_forward_rows(const ::bl::LstmCellForward& a, int64_t b0, int64_t b1) {
     const float* __restrict bias = a.bias;
     float* __restrict acts = a.acts + b * 4 * h;
     for (int64_t q = 0; q < 4 * h; ++q) acts[q] = canonicalize(add(x[q], add(hw[q], bias[q])));
-    map(::bl::MathFn::sigmoid, acts, nullptr, acts, 2 * h);
-    map(::bl::MathFn::tanh, acts + 2 * h, nullptr, acts + 2 * h, h);
-    map(::bl::MathFn::sigmoid, acts + 3 * h, nullptr, acts + 3 * h, h);
+    gate_map<false>(acts, acts, 2 * h);
+    gate_map<true>(acts + 2 * h, acts + 2 * h, h);
+    gate_map<false>(acts + 3 * h, acts + 3 * h, h);
     const float* __restrict i = acts;
     const float* __restrict f = acts + h;
     const float* __restrict g = acts + 2 * h;
@@ -52,7 +83,7 @@ void lstm_forward_rows(const ::bl::LstmCellForward& a, int64_t b0, int64_t b1) {
     float* __restrict tc = a.tc + b * h;
     float* __restrict hv = a.h_out + b * h;
     for (int64_t j = 0; j < h; ++j) c[j] = canonicalize(add(mul(f[j], c_prev[j]), mul(i[j], g[j])));
-    map(::bl::MathFn::tanh, c, nullptr, tc, h);
+    gate_map<true>(c, tc, h);
     for (int64_t j = 0; j < h; ++j) hv[j] = canonicalize(mul(o[j], tc[j]));
     if (a.seq) {
       float* __restrict seq = a.seq + b * a.seq_stride;

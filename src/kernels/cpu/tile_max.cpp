@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "core/thread_pool.h"
+#include "kernels/conv_direct.h"
 #include "kernels/tile_max.h"
 
 namespace bl {
@@ -79,6 +80,8 @@ void tile_max_cpu(const float* x, TileMaxShape s, float* y, int32_t* arg, Thread
   tile_max_check(s);
   const int64_t rows = s.n * s.out_h();
   if (s.out_numel() == 0) return;
+  // The SIMD rows (kernels/conv_direct.h) where the active variant has them: the same bits.
+  if (conv_pool_max_forward(x, ConvPoolShape{s.n, s.h, s.w, s.c, s.k}, y, arg, pool)) return;
   const int64_t tasks = task_count(rows, s.out_numel() * s.k * s.k);
   pool.parallel_for(tasks, [&](int64_t t) {
     std::vector<uint32_t> keys(static_cast<size_t>(s.c));
@@ -90,6 +93,7 @@ void tile_max_backward_cpu(const float* g, const int32_t* arg, TileMaxShape s, f
   tile_max_check(s);
   const int64_t rows = s.n * s.h;
   if (rows * s.w * s.c == 0) return;
+  if (conv_pool_max_backward(g, arg, ConvPoolShape{s.n, s.h, s.w, s.c, s.k}, dx, pool)) return;
   const int64_t tasks = task_count(rows, rows * s.w * s.c);
   pool.parallel_for(tasks, [&](int64_t t) {
     for (int64_t r = rows * t / tasks; r < rows * (t + 1) / tasks; ++r) backward_row(g, arg, s, r, dx);
