@@ -1,6 +1,8 @@
 // neural_training.cpp: `bitlearn verify --neural-training`.
 #include "neural_training.h"
 
+#include "bitlearn/ops_matmul.h"
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -35,6 +37,9 @@ int run_neural_training(const std::string& device, int threads, const std::strin
     devices.push_back(d);
   }
   if (!write_expected.empty()) devices = {Device::cpu()};
+  BL_CHECK(write_expected.empty() || bl::gemm_profile() == bl::GemmProfile::contract,
+           "verify --neural-training --write-expected: the recorded hashes are the default GEMM profile's "
+           "(run it without --gemm-profile exact / BITLEARN_GEMM_PROFILE=exact)");
   char scratch_template[] = "/tmp/bitlearn_nn_XXXXXX";
   BL_CHECK(::mkdtemp(scratch_template) != nullptr, "verify --neural-training: cannot create a scratch folder");
   std::string scratch = scratch_template;
@@ -50,7 +55,10 @@ int run_neural_training(const std::string& device, int threads, const std::strin
       auto expected = bl::nn::neural_expected_hashes(name);
       const char* state = "IDENTICAL";
       std::string reason;
-      if (expected.first.empty()) {
+      if (bl::gemm_profile() != bl::GemmProfile::contract) {
+        state = "SKIPPED";  // the recorded hashes are the default profile's; devices are still compared
+        reason = "no expected hash under the exact GEMM profile (devices compared with each other only)";
+      } else if (expected.first.empty()) {
         state = "SKIPPED";
         reason = "no expected hash";
         incomplete = true;
