@@ -48,4 +48,4 @@ def test_verify_reports_the_profile(exact):
     r = bitlearn.verify(quick=True)
     assert r["contract_profile"] == "bitlearn.exact_gemm.v1"
     assert all(c["state"] == "IDENTICAL" for c in r["runs"][0]["checks"])
-    assert r["digest"] == "cb156179dcca98eeb04b0e04c2f4a5546c4d8b231e3c032ef84e652c678c5069"
+    assert r["digest"] == "cefaf53e2853beb464db5f2e45a5e932e406d6bbe90c1e7ff762e7b4c40438bc"

@@ -87,7 +87,7 @@ class PCA final : public lin::ParamEstimator {
     const int64_t n = X.dim(0), d = X.dim(1);
     check_square_matrix(n, d, "pca covariance matrix");
     const float denom = static_cast<float>(static_cast<double>(n - 1));
-    if (X.device() == Device::cpu()) {
+    if (X.device() == Device::cpu() && gemm_profile() == GemmProfile::contract) {  // exact profile: matmul
       Tensor Xh = X.contiguous();
       Tensor muh = mu.contiguous();
       std::vector<float> C(static_cast<size_t>(d * d));

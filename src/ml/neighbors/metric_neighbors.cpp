@@ -125,7 +125,9 @@ NeighborLists euclidean_sq_neighbors(const Tensor& X, const std::vector<float>& 
   } else {
     Tensor T = Tensor::from_vector(train, {n, d}, X.device());
     std::vector<float> tt = row_sq_norms(T).to(Device::cpu()).to_vector<float>();
-    if (X.device().is_cpu()) {
+    // The fused host pass is the default GEMM profile's product; the exact-integer profile takes the
+    // Tensor matmul on every device (docs/contract.md, section 4.1).
+    if (X.device().is_cpu() && gemm_profile() == GemmProfile::contract) {
       Tensor Q = X.contiguous();
       std::vector<float> qq = row_sq_norms(Q).to_vector<float>();
       PackedMatrix packed = matmul_pack_b_cpu(train.data(), d, n, d, true);
