@@ -231,12 +231,13 @@ bool equal(const Value& a, const Value& b) {
   }
 }
 
-Value from_json(const nlohmann::json& j) {
+template <class Json>
+Value from_json(const Json& j) {
   if (j.is_null()) return Value::none();
-  if (j.is_boolean()) return Value::boolean(j.get<bool>());
-  if (j.is_number_integer()) return Value::integer(j.get<int64_t>());
-  if (j.is_number()) return Value::number(j.get<double>());
-  if (j.is_string()) return Value::string(j.get<std::string>());
+  if (j.is_boolean()) return Value::boolean(j.template get<bool>());
+  if (j.is_number_integer()) return Value::integer(j.template get<int64_t>());
+  if (j.is_number()) return Value::number(j.template get<double>());
+  if (j.is_string()) return Value::string(j.template get<std::string>());
   if (j.is_array()) {
     List l;
     for (const auto& e : j) l.push_back(from_json(e));
@@ -566,7 +567,8 @@ using ExprPtr = std::unique_ptr<Expr>;
 // refuses an unknown filter or test when it compiles a template.
 bool known_filter(const std::string& n) {
   static const char* names[] = {"trim", "length", "count", "upper", "lower", "title", "capitalize", "string", "safe",
-                                "tojson", "join", "first", "last", "default", "d", "reverse", "list", "items", "replace"};
+                                "tojson", "join", "first", "last", "default", "d", "reverse", "list", "items", "replace",
+                                "selectattr", "rejectattr"};
   return std::find(std::begin(names), std::end(names), n) != std::end(names);
 }
 bool known_test(const std::string& n) {
@@ -1357,6 +1359,25 @@ class Renderer {
       fail(offset, "list of " + str(v, true));
     }
     if (name == "items") return call_method(v, "items", {}, offset);
+    if (name == "selectattr" || name == "rejectattr") {
+      // xs | selectattr('attr'[, 'test'[, arg]]): the items whose attribute passes the test (truthy
+      // without one); rejectattr keeps the others.
+      if (v.is(K::undefined)) return Value::list();
+      if (!v.is(K::list)) fail(offset, name + " of " + str(v, true));
+      if (args.empty() || !args[0].is(K::string)) fail(offset, name + " needs an attribute name");
+      const std::string how = args.size() > 1 ? (args[1].is(K::string) ? args[1].s : std::string("?")) : "";
+      const bool eq = how == "equalto" || how == "eq" || how == "==", ne = how == "ne" || how == "!=";
+      if (!how.empty() && !eq && !ne && !known_test(how)) fail(offset, name + " with unsupported test " + str(args[1], true));
+      if ((eq || ne) && args.size() < 3) fail(offset, name + " with '" + how + "' needs a value to compare");
+      List kept;
+      for (const Value& x : *v.l) {
+        const Value* a = x.find(args[0].s);
+        const Value attr = a ? *a : Value{};
+        const bool pass = how.empty() ? truthy(attr) : eq ? equal(attr, args[2]) : ne ? !equal(attr, args[2]) : test(how, attr, offset);
+        if (pass == (name == "selectattr")) kept.push_back(x);
+      }
+      return Value::list(std::move(kept));
+    }
     if (name == "replace") {
       if (args.size() - kw.size() < 2) fail(offset, "replace needs two arguments");
       return call_method(v.is(K::string) ? v : Value::string(str(v)), "replace", {args[0], args[1]}, offset);
@@ -1619,6 +1640,98 @@ class Renderer {
   int64_t iterations_ = 0;
 };
 
+using OJson = nlohmann::ordered_json;  // keeps object keys in their order, as Python's dicts
+
+OJson parse_ordered(const std::string& text, const std::string& what) {
+  try {
+    return OJson::parse(text);
+  } catch (const OJson::exception& e) {
+    throw Error(what + ": not valid JSON (" + e.what() + ")");
+  }
+}
+
+std::string dump(const OJson& j) { return j.dump(-1, ' ', false, OJson::error_handler_t::replace); }
+
+// One OpenAI chat message as the template sees it (ChatTemplate::apply_json).
+Value message_value(const OJson& m, const std::string& where) {
+  if (!m.is_object() || !m.contains("role") || !m["role"].is_string()) throw Error(where + " needs a text 'role'");
+  const bool has_calls = m.contains("tool_calls") && !m["tool_calls"].is_null();
+  Dict d;
+  for (auto it = m.begin(); it != m.end(); ++it) {
+    const std::string& key = it.key();
+    const OJson& v = it.value();
+    if (key == "content") {
+      if (v.is_string()) {
+        d.emplace_back(key, Value::string(v.get<std::string>()));
+      } else if (v.is_array()) {  // content parts: text only (the models bitlearn loads read text)
+        std::string text;
+        for (size_t k = 0; k < v.size(); ++k) {
+          const OJson& part = v[k];
+          const std::string at = where + ".content[" + std::to_string(k) + "]";
+          if (!part.is_object() || !part.contains("type") || !part["type"].is_string())
+            throw Error(at + ": a content part must be an object with a text 'type'");
+          const std::string type = part["type"].get<std::string>();
+          if (type == "image_url" || type == "input_image" || type == "image")
+            throw Error(at + ": an image part (\"" + type + "\"), but this model has no vision input (it reads text only)");
+          if (type != "text" && type != "input_text")
+            throw Error(at + ": content parts of type \"" + type + "\" are not supported (only \"text\" parts)");
+          if (!part.contains("text") || !part["text"].is_string()) throw Error(at + ": a text part needs a text 'text'");
+          text += part["text"].get<std::string>();
+        }
+        d.emplace_back(key, Value::string(text));
+      } else if (v.is_null()) {
+        d.emplace_back(key, has_calls ? Value::none() : Value::string(""));
+      } else {
+        throw Error(where + ": 'content' must be a text or a list of text parts");
+      }
+    } else if (key == "tool_calls" && !v.is_null()) {
+      if (!v.is_array()) throw Error(where + ": 'tool_calls' must be a list");
+      List calls;
+      for (size_t k = 0; k < v.size(); ++k) {
+        const std::string at = where + ".tool_calls[" + std::to_string(k) + "]";
+        const OJson& call = v[k];
+        if (!call.is_object() || !call.contains("function") || !call["function"].is_object() ||
+            !call["function"].contains("name") || !call["function"]["name"].is_string())
+          throw Error(at + " must be {\"id\": ..., \"type\": \"function\", \"function\": {\"name\": ..., \"arguments\": ...}}");
+        Value c = from_json(call);
+        // The wire format's arguments are JSON text; templates write them with tojson, as the
+        // object transformers' examples pass.
+        const OJson& args = call["function"].contains("arguments") ? call["function"]["arguments"] : OJson();
+        if (args.is_string()) {
+          const OJson parsed = OJson::parse(args.get<std::string>(), nullptr, false);
+          if (!parsed.is_discarded() && parsed.is_object()) {
+            for (auto& kv : *c.m)
+              if (kv.first == "function")
+                for (auto& f : *kv.second.m)
+                  if (f.first == "arguments") f.second = from_json(parsed);
+          }
+        }
+        calls.push_back(std::move(c));
+      }
+      d.emplace_back(key, Value::list(std::move(calls)));
+    } else {
+      d.emplace_back(key, from_json(v));
+    }
+  }
+  if (!m.contains("content")) d.emplace_back("content", has_calls ? Value::none() : Value::string(""));
+  return Value::dict(std::move(d));
+}
+
+// Whether `word` occurs in text as a whole name.
+bool names(const std::string& text, const std::string& word) {
+  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t p = text.find(word); p != std::string::npos; p = text.find(word, p + 1))
+    if ((p == 0 || !ident(text[p - 1])) && (p + word.size() >= text.size() || !ident(text[p + word.size()]))) return true;
+  return false;
+}
+
+std::string trim(const std::string& s) {
+  size_t a = 0, b = s.size();
+  while (a < b && is_space(s[a])) ++a;
+  while (b > a && is_space(s[b - 1])) --b;
+  return s.substr(a, b - a);
+}
+
 std::string token_text(const nlohmann::json& j) {
   if (j.is_string()) return j.get<std::string>();
   if (j.is_object() && j.contains("content") && j["content"].is_string()) return j["content"].get<std::string>();
@@ -1689,20 +1802,81 @@ ChatTemplate ChatTemplate::from_model_dir(const std::string& dir) {
   }
 }
 
+namespace {
+
+std::string render(const std::shared_ptr<const ChatTemplateNode>& root, const std::string& source, Value messages,
+                   std::optional<Value> tools, bool add_generation_prompt, const std::string& bos,
+                   const std::string& eos) {
+  BL_CHECK(root != nullptr, "chat template: not loaded");
+  std::map<std::string, Value> globals;
+  globals["messages"] = std::move(messages);
+  if (tools) globals["tools"] = std::move(*tools);
+  globals["add_generation_prompt"] = Value::boolean(add_generation_prompt);
+  globals["bos_token"] = Value::string(bos);
+  globals["eos_token"] = Value::string(eos);
+  Renderer r(source, std::move(globals));
+  std::string out;
+  r.render(*root, out);
+  return out;
+}
+
+}  // namespace
+
+std::string ChatTemplate::apply_json(const std::string& messages_json, const std::string& tools_json,
+                                     bool add_generation_prompt) const {
+  const OJson list = parse_ordered(messages_json, "'messages'");
+  if (!list.is_array() || list.empty()) throw Error("'messages' must be a non-empty list of {role, content}");
+  List messages;
+  for (size_t k = 0; k < list.size(); ++k) messages.push_back(message_value(list[k], "'messages'[" + std::to_string(k) + "]"));
+  std::optional<Value> tools;
+  if (!tools_json.empty()) {
+    const OJson t = parse_ordered(tools_json, "'tools'");
+    if (!t.is_array()) throw Error("'tools' must be a list of {\"type\": \"function\", \"function\": {...}}");
+    for (size_t k = 0; k < t.size(); ++k) {
+      const OJson& tool = t[k];
+      if (!tool.is_object() || tool.value("type", "") != "function" || !tool.contains("function") ||
+          !tool["function"].is_object() || !tool["function"].contains("name") || !tool["function"]["name"].is_string())
+        throw Error("'tools'[" + std::to_string(k) + "] must be {\"type\": \"function\", \"function\": {\"name\": ..., \"parameters\": ...}}");
+    }
+    tools = from_json(t);
+  }
+  return render(root_, *source_, Value::list(std::move(messages)), std::move(tools), add_generation_prompt, bos_, eos_);
+}
+
+bool ChatTemplate::uses_tools() const { return source_ && names(*source_, "tools"); }
+
+bool ChatTemplate::marks_tool_calls() const { return source_ && source_->find("<tool_call>") != std::string::npos; }
+
+ChatReply parse_tool_calls(const std::string& generated) {
+  static const std::string open = "<tool_call>", close = "</tool_call>";
+  ChatReply plain;
+  plain.content = generated;
+  ChatReply r;
+  std::string rest;
+  size_t p = 0;
+  for (size_t q; (q = generated.find(open, p)) != std::string::npos;) {
+    rest += generated.substr(p, q - p);
+    const size_t b = q + open.size();
+    const size_t e = generated.find(close, b);
+    const OJson call = OJson::parse(trim(generated.substr(b, e == std::string::npos ? std::string::npos : e - b)), nullptr, false);
+    if (call.is_discarded() || !call.is_object() || !call.contains("name") || !call["name"].is_string()) return plain;
+    const OJson args = call.contains("arguments") ? call["arguments"] : OJson::object();
+    if (!args.is_object() && !args.is_string()) return plain;
+    r.tool_calls.push_back({call["name"].get<std::string>(), args.is_string() ? args.get<std::string>() : dump(args)});
+    p = e == std::string::npos ? generated.size() : e + close.size();
+  }
+  if (r.tool_calls.empty()) return plain;
+  rest += generated.substr(std::min(p, generated.size()));
+  r.content = trim(rest);
+  r.has_content = !r.content.empty();
+  return r;
+}
+
 std::string ChatTemplate::apply(const std::vector<ChatMessage>& messages, bool add_generation_prompt) const {
-  BL_CHECK(root_ != nullptr, "chat template: not loaded");
   List list;
   for (const ChatMessage& m : messages)
     list.push_back(Value::dict({{"role", Value::string(m.role)}, {"content", Value::string(m.content)}}));
-  std::map<std::string, Value> globals;
-  globals["messages"] = Value::list(std::move(list));
-  globals["add_generation_prompt"] = Value::boolean(add_generation_prompt);
-  globals["bos_token"] = Value::string(bos_);
-  globals["eos_token"] = Value::string(eos_);
-  Renderer r(*source_, std::move(globals));
-  std::string out;
-  r.render(*root_, out);
-  return out;
+  return render(root_, *source_, Value::list(std::move(list)), std::nullopt, add_generation_prompt, bos_, eos_);
 }
 
 }  // namespace bl::text

@@ -10,7 +10,11 @@ with exit code 0. Then chat completions on a copy of the model folder with a Cha
 (tokenizer_config.json): a chat request gives the tokens of /v1/completions with the ids of the
 rendered prompt (`bitlearn tokenizer chat --ids`), its stream's deltas concatenate to the message,
 a raise_exception of the template is a 400 with its message, and a model without a template
-answers 501.
+answers 501. Then tools, on a copy with a template in the style of Qwen2.5's tool use: the
+rendering of tools, an assistant tool call (OpenAI's wire format) and a tool result is jinja2's
+(when this Python has jinja2) and gives the tokens of `bitlearn generate --messages`; tool_choice
+"none" renders no tools; unsupported tool options, image parts and unknown parts are 400s naming
+them; a template without tools refuses them.
 """
 import hashlib
 import http.client
@@ -224,6 +228,124 @@ try:
 finally:
     code, err = stop(server)
 check(code == 0, f"SIGTERM ends the chat server with exit 0 (got {code}; stderr {err[-300:]!r})")
+# Tools: a copy of the folder with a template in the style of Qwen2.5's tool use (the tools with
+# tojson, tool calls after <tool_call>, consecutive tool results grouped in one user turn), with
+# short markers: the fixture model has 128 positions and a byte-level vocabulary.
+TOOLS_TEMPLATE = (
+    "{%- if tools %}{%- for tool in tools %}{{- tool | tojson }}{%- endfor %}{%- endif %}"
+    "{%- for message in messages %}"
+    "{%- if message.role == 'user' or (message.role == 'assistant' and not message.tool_calls) %}"
+    "{{- '<' + message.role[0] + '>' + message.content + '</>' }}"
+    "{%- elif message.role == 'assistant' %}{{- '<a>' }}{%- if message.content %}{{- message.content }}{%- endif %}"
+    "{%- for tool_call in message.tool_calls %}{%- if tool_call.function is defined %}{%- set tool_call = tool_call.function %}{%- endif %}"
+    "{{- '<tool_call>' + tool_call.name + tool_call.arguments | tojson }}"
+    "{%- endfor %}{{- '</>' }}"
+    "{%- elif message.role == 'tool' %}{%- if loop.first or messages[loop.index0 - 1].role != 'tool' %}{{- '<u>' }}{%- endif %}"
+    "{{- '<r>' + message.content }}"
+    "{%- if loop.last or messages[loop.index0 + 1].role != 'tool' %}{{- '</>' }}{%- endif %}{%- endif %}"
+    "{%- endfor %}{%- if add_generation_prompt %}{{- '<a>' }}{%- endif %}")
+tools_dir = os.path.join(tempfile.mkdtemp(), "llama-tools")
+os.mkdir(tools_dir)
+for name in ("config.json", "model.safetensors", "generation_config.json"):
+    os.symlink(os.path.abspath(os.path.join(MODEL, name)), os.path.join(tools_dir, name))
+os.symlink(os.path.abspath(os.path.join(HF, "tokenizer.json")), os.path.join(tools_dir, "tokenizer.json"))
+with open(os.path.join(tools_dir, "tokenizer_config.json"), "w") as f:
+    json.dump({"chat_template": TOOLS_TEMPLATE, "eos_token": "<|im_end|>"}, f)
+TOOLS = [{"type": "function", "function": {"name": "w"}}]  # short: the model has 128 positions
+# A conversation in OpenAI's wire format: an assistant tool call (arguments as JSON text, content
+# null), the tool's result, then the user again.
+tool_messages = [{"role": "user", "content": "x"},
+                 {"role": "assistant", "content": None, "tool_calls": [
+                     {"id": "call_1", "type": "function", "function": {"name": "w", "arguments": "{\"c\": 2}"}}]},
+                 {"role": "tool", "tool_call_id": "call_1", "name": "w", "content": "3"},
+                 {"role": "user", "content": "d"}]
+tool_body = {"messages": tool_messages, "tools": TOOLS, "max_tokens": 8, "temperature": 0}
+request_file = os.path.join(tools_dir, "..", "request.json")
+with open(request_file, "w") as f:
+    json.dump(tool_body, f)
+
+
+def generate_messages(*args):
+    out = subprocess.run([BIN, "generate", "--model", tools_dir, "--max-new-tokens", "8", "--temperature", "0", "--jsonl", *args],
+                         capture_output=True, text=True)
+    check(out.returncode == 0, f"generate {args}: {out.stderr}")
+    return json.loads(out.stdout) if out.returncode == 0 else {}
+
+
+cli = generate_messages("--messages", request_file)
+want_prompt = '{"type": "function", "function": {"name": "w"}}<u>x</><a><tool_call>w{"c": 2}</><u><r>3</><u>d</><a>'
+check(cli.get("prompt") == want_prompt, f"generate --messages renders tools, the call and its result: {cli.get('prompt')!r}")
+try:
+    import jinja2.sandbox  # the peer: the same template in jinja2 as transformers sets it up
+    env = jinja2.sandbox.ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True)
+    env.filters["tojson"] = lambda x, indent=None: json.dumps(x, ensure_ascii=False, indent=indent)
+    peer_messages = json.loads(json.dumps(tool_messages))
+    peer_messages[1]["tool_calls"][0]["function"]["arguments"] = {"c": 2}  # as transformers' docs pass them
+    peer = env.from_string(TOOLS_TEMPLATE).render(messages=peer_messages, tools=TOOLS, add_generation_prompt=True)
+    check(peer == cli.get("prompt"), f"the rendering is jinja2's: {peer!r}")
+except ImportError:
+    print("note: no jinja2 in this Python; the tools rendering is checked against the written text only")
+with open(os.path.join(tools_dir, "..", "messages.json"), "w") as f:
+    json.dump(tool_messages, f)
+with open(os.path.join(tools_dir, "..", "tools.json"), "w") as f:
+    json.dump(TOOLS, f)
+cli2 = generate_messages("--messages", os.path.join(tools_dir, "..", "messages.json"), "--tools", os.path.join(tools_dir, "..", "tools.json"))
+check(cli2.get("tokens_sha256") == cli.get("tokens_sha256"), "--messages LIST --tools FILE = --messages REQUEST")
+no_tools = generate_messages("--messages", os.path.join(tools_dir, "..", "messages.json"))
+for args, words in [(["--tools", os.path.join(tools_dir, "..", "tools.json"), "--prompt", "x"], "--tools needs --messages"),
+                    (["--messages", request_file, "--prompt", "x"], "--messages is the whole prompt"),
+                    (["--messages", os.path.join(tools_dir, "..", "tools.json")], "needs a text 'role'")]:
+    out = subprocess.run([BIN, "generate", "--model", tools_dir, *args], capture_output=True, text=True)
+    check(out.returncode != 0 and words in out.stderr, f"generate {args}: exit {out.returncode}, {out.stderr!r} lacks {words!r}")
+
+server, port = start(tools_dir)
+try:
+    status, _, data = request("POST", "/v1/chat/completions", tool_body)
+    check(status == 200, f"chat with tools: {status} {data}")
+    ch = json.loads(data)["choices"][0] if status == 200 else {}
+    check(ch.get("tokens_sha256") == cli.get("tokens_sha256") and ch.get("token_ids") == cli.get("token_ids"),
+          "chat with tools gives the tokens of generate --messages")
+    # The tiny model writes no <tool_call> block: its reply stays text (the parser is tested in C++).
+    check("<tool_call>" not in ch["message"]["content"] and "tool_calls" not in ch["message"] and
+          ch["finish_reason"] in ("stop", "length"), f"a reply without calls is plain text: {ch}")
+    # tool_choice "none": the tools are not rendered (the tokens of the same messages without tools).
+    status, _, data = request("POST", "/v1/chat/completions", {**tool_body, "tool_choice": "none"})
+    check(status == 200 and json.loads(data)["choices"][0]["tokens_sha256"] == no_tools.get("tokens_sha256"),
+          f"tool_choice none renders no tools: {status} {data[:300]}")
+    status, _, data = request("POST", "/v1/chat/completions", {**tool_body, "tool_choice": "auto"})
+    check(status == 200 and json.loads(data)["choices"][0]["tokens_sha256"] == cli.get("tokens_sha256"), "tool_choice auto")
+    image = {"role": "user", "content": [{"type": "text", "text": "What is this?"},
+                                         {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}]}
+    for bad, words in [({**tool_body, "tool_choice": "required"}, "'tool_choice' = \"required\" is not supported"),
+                       ({**tool_body, "tool_choice": {"type": "function", "function": {"name": "get_weather"}}}, "'tool_choice' = {"),
+                       ({**tool_body, "stream": True}, "'stream' with 'tools' is not supported"),
+                       ({**tool_body, "parallel_tool_calls": False}, "'parallel_tool_calls' = false"),
+                       ({**tool_body, "functions": [TOOLS[0]["function"]]}, "'functions'"),
+                       ({**tool_body, "tools": [{"type": "code_interpreter"}]}, "'tools'[0] must be"),
+                       ({"messages": [image]}, "'messages'[0].content[1]: an image part (\"image_url\"), but this model has no vision input"),
+                       ({"messages": [{"role": "user", "content": [{"type": "input_image", "image_url": "x"}]}]},
+                        "'messages'[0].content[0]: an image part (\"input_image\")"),
+                       ({"messages": [{"role": "user", "content": [{"type": "video", "video": "x"}]}]},
+                        "content parts of type \"video\" are not supported"),
+                       ({"messages": [{"role": "user", "content": "x"}, {"role": "assistant", "tool_calls": [{"id": "1"}]}]},
+                        "'messages'[1].tool_calls[0] must be")]:
+        status, _, data = request("POST", "/v1/chat/completions", bad)
+        check(status == 400 and words in json.loads(data)["error"]["message"], f"chat {json.dumps(bad)[:120]}: {status} {data}")
+finally:
+    code, err = stop(server)
+check(code == 0, f"SIGTERM ends the tools server with exit 0 (got {code}; stderr {err[-300:]!r})")
+
+# A template without tools refuses them rather than dropping them; an image is refused there too.
+server, port = start(chat_dir)
+try:
+    status, _, data = request("POST", "/v1/chat/completions", {"messages": messages, "tools": TOOLS})
+    check(status == 400 and "does not use tools" in json.loads(data)["error"]["message"], f"tools on a template without: {status} {data}")
+    status, _, data = request("POST", "/v1/chat/completions", {"messages": messages, "tools": [], "max_tokens": 2})
+    check(status == 200, f"an empty tools list is no tools: {status} {data}")
+finally:
+    code, err = stop(server)
+check(code == 0, f"SIGTERM ends the chat server with exit 0 (got {code})")
+
 if failures:
     print(f"{len(failures)} failures")
     sys.exit(1)

@@ -6,11 +6,16 @@
 //                     [--temperature T --seed S --top-k K --top-p P --min-p P]
 //                     [--repetition-penalty R] [--stop TEXT ...] [--stream] [--timings]
 //                     [--ignore-eos] [--device cpu|cuda] [--tokenizer FILE] [--chat [--system TEXT]]
+//                     [--messages FILE.json [--tools FILE.json]]
 //
 // --chat makes each prompt one user turn (after the --system message, when given) rendered by the
 // model folder's chat template with the assistant's turn opened (add_generation_prompt), and encoded
 // without adding special tokens (the rendered text holds them), as transformers'
 // apply_chat_template(tokenize=True) does.
+// --messages takes a whole conversation in OpenAI's chat format (a JSON list of messages, or a chat
+// request object with "messages" and optionally "tools" / "tool_choice"), --tools a JSON list of
+// tools: rendered as `bitlearn serve`'s /v1/chat/completions renders them, so the same request
+// gives the same tokens (tokens_sha256) on both.
 //
 // Several prompts (or --jsonl) print one JSON line per prompt with its text, token ids and the
 // SHA-256 of the whole sequence; --batch prompts at a time are generated together (one prefill,
@@ -65,7 +70,7 @@ std::vector<int32_t> parse_ids(const std::string& text) {
 }
 
 struct GenerateArgs {
-  std::string model, ids, device = "cpu", tokenizer, prompts_file, system;
+  std::string model, ids, device = "cpu", tokenizer, prompts_file, system, messages_file, tools_file;
   std::vector<std::string> prompts;
   // Unset: the model folder's generation_config.json, else the library's defaults.
   std::optional<int64_t> max_new_tokens, top_k;
@@ -104,10 +109,50 @@ std::string jsonl_line(size_t index, const std::string* prompt, const bl::cli::T
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+// The prompt text of --messages (and --tools): the conversation rendered by the model's chat
+// template with the assistant's turn opened, as serve's chat completions render a request.
+std::string render_messages(const GenerateArgs& a) {
+  using OJson = nlohmann::ordered_json;  // keys keep their order, as the server reads a request
+  auto read = [](const std::string& path, const char* option) {
+    try {
+      return OJson::parse(bl::read_file_text(path, option));
+    } catch (const OJson::exception& e) {
+      throw bl::Error(std::string("generate: ") + option + " " + path + ": not valid JSON (" + e.what() + ")");
+    }
+  };
+  const OJson file = read(a.messages_file, "--messages");
+  OJson messages = file, tools;
+  if (file.is_object()) {
+    BL_CHECK(file.contains("messages"), "generate: --messages ", a.messages_file, ": an object needs \"messages\" (or give a list of messages)");
+    messages = file["messages"];
+    const OJson choice = file.contains("tool_choice") ? file["tool_choice"] : OJson("auto");
+    BL_CHECK(choice == "auto" || choice == "none", "generate: --messages ", a.messages_file, ": tool_choice ", choice.dump(),
+             " is not supported (only \"auto\" and \"none\")");
+    if (file.contains("tools") && !file["tools"].is_null() && choice != "none") tools = file["tools"];
+  }
+  if (!a.tools_file.empty()) tools = read(a.tools_file, "--tools");
+  if (tools == OJson::array()) tools = OJson();  // [] is no tools
+  const bl::text::ChatTemplate chat = bl::text::ChatTemplate::from_model_dir(a.model);
+  BL_CHECK(tools.is_null() || chat.uses_tools(), "generate: ", a.model,
+           ": the chat template does not use tools (it would drop them); describe them in a message instead");
+  try {
+    return chat.apply_json(messages.dump(-1, ' ', false, OJson::error_handler_t::replace),
+                           tools.is_null() ? "" : tools.dump(-1, ' ', false, OJson::error_handler_t::replace), true);
+  } catch (const bl::Error& e) {
+    throw bl::Error("generate: --messages " + a.messages_file + ": " + e.what());
+  }
+}
+
 void run_generate(const GenerateArgs& a) {
   using namespace bl::models;
   using Clock = std::chrono::steady_clock;
-  const std::vector<std::string> prompts = read_prompts(a);
+  std::vector<std::string> prompts = read_prompts(a);
+  BL_CHECK(a.tools_file.empty() || !a.messages_file.empty(), "generate: --tools needs --messages");
+  if (!a.messages_file.empty()) {
+    BL_CHECK(prompts.empty() && a.ids.empty() && !a.chat && a.system.empty(),
+             "generate: --messages is the whole prompt (no --prompt, --prompts-file, --ids, --chat or --system)");
+    prompts.push_back(render_messages(a));
+  }
   BL_CHECK(prompts.empty() != a.ids.empty(), "generate: give --prompt (or --prompts-file) or --ids, not both");
   BL_CHECK(a.stop.empty() || !prompts.empty(), "generate: --stop needs --prompt (stop strings are text)");
   BL_CHECK(prompts.size() <= 1 || !a.stream, "generate: --stream takes one prompt");
@@ -183,6 +228,7 @@ void run_generate(const GenerateArgs& a) {
   const bl::text::Tokenizer tok = bl::text::Tokenizer::from_file(path);
   // The token ids of a prompt: its text, or with --chat the chat template's rendering of it.
   auto encode = [&](const std::string& text) {
+    if (!a.messages_file.empty()) return tok.encode(text, false);  // the rendered conversation
     if (!chat) return tok.encode(text);
     std::vector<bl::text::ChatMessage> messages;
     if (!a.system.empty()) messages.push_back({"system", a.system});
@@ -275,6 +321,9 @@ void setup(CLI::App& root) {
   g->add_option("--device", ga->device, "cpu (default), cuda or cuda:N");
   g->add_flag("--chat", ga->chat, "Each prompt is a user turn of the model's chat template (assistant turn opened)");
   g->add_option("--system", ga->system, "With --chat: a system message before each prompt");
+  g->add_option("--messages", ga->messages_file,
+                "A conversation in OpenAI's chat format (JSON list of messages, or {messages, tools}) rendered by the chat template");
+  g->add_option("--tools", ga->tools_file, "With --messages: a JSON list of tools ({type: function, function: {...}}) for the template");
   g->add_option("--tokenizer", ga->tokenizer, "tokenizer.json (default DIR/tokenizer.json, then DIR/../tokenizer.json)");
   g->callback([ga] { run_generate(*ga); });
 

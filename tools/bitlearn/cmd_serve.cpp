@@ -13,13 +13,21 @@
 //                              ignore_eos. Unset options take the model folder's generation_config.json
 //                              defaults, as `bitlearn generate` does, so the same request gives the
 //                              same tokens as the same `generate` command.
-//   POST /v1/chat/completions  messages (a list of {role, content}; content a text or a list of
-//                              {"type": "text", "text": ...} parts), rendered by the model folder's
-//                              chat template (chat_template.jinja or tokenizer_config.json) with
-//                              add_generation_prompt and encoded without adding special tokens; the
-//                              same options as /v1/completions (no echo; max_completion_tokens is
-//                              max_tokens); stream gives chat.completion.chunk events with `delta`.
-//                              A model without a chat template answers 501 saying so.
+//   POST /v1/chat/completions  messages (a list of {role, content, ...}; content a text or a list of
+//                              {"type": "text", "text": ...} parts; an image part is a 400, the models
+//                              read text only), rendered by the model folder's chat template
+//                              (chat_template.jinja or tokenizer_config.json) with add_generation_prompt
+//                              and encoded without adding special tokens; the same options as
+//                              /v1/completions (no echo; max_completion_tokens is max_tokens); stream
+//                              gives chat.completion.chunk events with `delta`. A model without a chat
+//                              template answers 501 saying so.
+//                              Tools: `tools` (OpenAI function schemas) reach the template as `tools`,
+//                              assistant messages' tool_calls (their JSON-text arguments as objects)
+//                              and role "tool" messages as given; a template that does not use tools
+//                              refuses them. tool_choice "auto" or "none" (no tools rendered). With a
+//                              template of <tool_call> blocks (Hermes / Qwen2.5), a reply's blocks
+//                              become message.tool_calls (finish_reason "tool_calls"); stream with
+//                              tools is a 400.
 // Each choice carries `token_ids` (the generated ids) and `tokens_sha256`, the SHA-256 of the whole
 // sequence (prompt then generated ids, little-endian int32), which `bitlearn generate --ids`
 // reproduces. Requests are served one generation at a time. SIGINT or SIGTERM stops the server.
@@ -105,6 +113,7 @@ struct Completion {
   bl::models::GenerateOptions options;
   std::vector<std::string> stop;
   bool stream = false, echo = false;
+  bool tool_calls = false;  // chat: the reply's <tool_call> blocks become message.tool_calls
 };
 
 class Server {
@@ -279,36 +288,35 @@ class Server {
     }
   }
 
-  // A chat request: its messages rendered by the chat template, then the options.
+  // A chat request: its messages (and tools) rendered by the chat template, then the options.
   Completion parse_chat(const std::string& text) const {
     const json body = parse_body(text);
     if (!present(body, "messages")) refuse("'messages' is missing");
-    const json& list = body["messages"];
-    if (!list.is_array() || list.empty()) refuse("'messages' must be a non-empty list of {role, content}");
-    std::vector<bl::text::ChatMessage> messages;
-    for (size_t k = 0; k < list.size(); ++k) {
-      const json& m = list[k];
-      const std::string where = "'messages'[" + std::to_string(k) + "]";
-      if (!m.is_object() || !m.contains("role") || !m["role"].is_string()) refuse(where + " needs a text 'role'");
-      bl::text::ChatMessage msg{m["role"].get<std::string>(), ""};
-      const json content = m.contains("content") ? m["content"] : json();
-      if (content.is_string()) {
-        msg.content = content.get<std::string>();
-      } else if (content.is_array()) {  // content parts: only text
-        for (const json& part : content) {
-          if (!part.is_object() || part.value("type", "") != "text" || !part.contains("text") || !part["text"].is_string())
-            refuse(where + ": only content parts {\"type\": \"text\", \"text\": ...} are supported");
-          msg.content += part["text"].get<std::string>();
-        }
-      } else if (!content.is_null()) {
-        refuse(where + ": 'content' must be a text or a list of text parts");
+    for (const char* key : {"functions", "function_call"})
+      if (present(body, key)) refuse(std::string("'") + key + "' (the deprecated form) is not supported: send 'tools'");
+    // tool_choice: "auto" (the default) lets the model choose; "none" renders no tools.
+    bool pass_tools = present(body, "tools") && body["tools"] != json::array();  // [] is no tools
+    if (present(body, "tool_choice")) {
+      const json& tc = body["tool_choice"];
+      if (tc == "none") {
+        pass_tools = false;
+      } else if (tc != "auto") {
+        refuse("'tool_choice' = " + tc.dump(-1, ' ', false, json::error_handler_t::replace) +
+               " is not supported (only \"auto\" and \"none\": the model's output is not constrained)");
       }
-      messages.push_back(std::move(msg));
     }
+    if (present(body, "parallel_tool_calls") && body["parallel_tool_calls"] != true)
+      refuse("'parallel_tool_calls' = false is not supported (the model's output is not constrained)");
+    // Messages and tools go to the template with their keys in the request's order (tojson writes them so).
+    const nlohmann::ordered_json ordered = nlohmann::ordered_json::parse(text);
+    const std::string tools = pass_tools ? ordered["tools"].dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) : "";
+    if (pass_tools && !chat_->uses_tools())
+      refuse("'tools': the model's chat template does not use tools (it would drop them); describe them in a message instead");
     Completion c;
+    c.tool_calls = pass_tools && chat_->marks_tool_calls();
     std::string prompt;
     try {
-      prompt = chat_->apply(messages, true);
+      prompt = chat_->apply_json(ordered["messages"].dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace), tools, true);
     } catch (const bl::Error& e) {
       refuse(e.what());
     }
@@ -321,6 +329,7 @@ class Server {
     }
     if (present(body, "echo")) refuse("'echo' is not a chat completions option");
     parse_options(options, c);
+    if (c.stream && pass_tools) refuse("'stream' with 'tools' is not supported: send stream: false to get tool calls");
     return c;
   }
 
@@ -421,14 +430,29 @@ class Server {
     res.set_content(out.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
   }
 
-  json chat_choice(const bl::cli::TextRun& run) const {
+  // with_tools: the reply's <tool_call> blocks become message.tool_calls (ids from the tokens' hash
+  // and the call's index), content the rest (null when empty), finish_reason "tool_calls".
+  json chat_choice(const bl::cli::TextRun& run, bool with_tools = false) const {
     const std::vector<int32_t> generated(run.ids.begin() + static_cast<std::ptrdiff_t>(run.prompt.size()), run.ids.end());
+    const std::string sha = bl::cli::token_ids_sha256(run.ids);
+    json message = {{"role", "assistant"}, {"content", run.text}};
+    std::string finish = run.finish_reason;
+    const bl::text::ChatReply reply = with_tools ? bl::text::parse_tool_calls(run.text) : bl::text::ChatReply{};
+    if (!reply.tool_calls.empty()) {
+      message["content"] = reply.has_content ? json(reply.content) : json(nullptr);
+      message["tool_calls"] = json::array();
+      for (size_t k = 0; k < reply.tool_calls.size(); ++k)
+        message["tool_calls"].push_back({{"id", "call_" + sha.substr(0, 16) + "_" + std::to_string(k)},
+                                         {"type", "function"},
+                                         {"function", {{"name", reply.tool_calls[k].name}, {"arguments", reply.tool_calls[k].arguments}}}});
+      finish = "tool_calls";
+    }
     return {{"index", 0},
-            {"message", {{"role", "assistant"}, {"content", run.text}}},
-            {"finish_reason", run.finish_reason},
+            {"message", message},
+            {"finish_reason", finish},
             {"logprobs", nullptr},
             {"token_ids", generated},
-            {"tokens_sha256", bl::cli::token_ids_sha256(run.ids)}};
+            {"tokens_sha256", sha}};
   }
 
   json chat_chunk(const std::string& id, const json& delta) const {
@@ -463,7 +487,7 @@ class Server {
     try {
       std::lock_guard<std::mutex> lock(generation_);
       const bl::cli::TextRun run = bl::cli::generate_text(model_, tok_, c.prompts[0], c.options, c.stop);
-      out["choices"] = json::array({chat_choice(run)});
+      out["choices"] = json::array({chat_choice(run, c.tool_calls)});
       out["usage"] = usage(run.prompt.size(), run.ids.size() - run.prompt.size());
     } catch (const bl::Error& e) {
       return error(res, 400, e.what());
