@@ -27,7 +27,8 @@ if [ "${BITLEARN_AARCH64:-1}" = 1 ]; then
 fi
 
 # The Python package (python/, pyproject.toml): a virtual environment in build/venv with the build
-# and test dependencies from PyPI (pinned, so CI runs the versions the tests were written against).
+# and test dependencies from PyPI (pinned, so CI runs the versions the tests were written against;
+# pyarrow also brings the Apache Arrow C++ libraries the build takes for Parquet input).
 # BITLEARN_PYTHON=0 skips it; scripts/build.sh then builds without the module.
 if [ "${BITLEARN_PYTHON:-1}" = 1 ]; then
   cd "$(dirname "$0")/.."
@@ -37,5 +38,5 @@ if [ "${BITLEARN_PYTHON:-1}" = 1 ]; then
   fi
   build/venv/bin/python -m pip install -q --disable-pip-version-check \
     nanobind==3.1.0 scikit-build-core==1.1.2 numpy==2.4.6 scikit-learn==1.9.1 pytest==9.2.0 jinja2==3.1.6 \
-    statsmodels==0.15.0 lightgbm==4.7.0 umap-learn==0.5.12
+    statsmodels==0.15.0 lightgbm==4.7.0 umap-learn==0.5.12 pyarrow==26.0.1
 fi

@@ -36,6 +36,13 @@ struct CsvTable {
 CsvTable parse_csv(const std::string& text, const std::string& source = "csv");
 // Reads and parses a CSV file (errors name the path; a directory is refused as one).
 CsvTable read_csv(const std::string& path);
+// Reads a Parquet file into the table read_csv gives for the same data: numeric and boolean columns
+// as f32 (a null is NaN), string columns (dictionary-encoded too) as text columns (a null is a
+// missing cell, ""). Other column types, damaged files and more than 2^28 cells are refused.
+// Throws bl::Error naming the path in a build without Apache Arrow (BITLEARN_PARQUET).
+CsvTable read_parquet(const std::string& path);
+// Reads a table file: Parquet when the file starts with "PAR1" or its name ends in ".parquet", else CSV.
+CsvTable read_table(const std::string& path);
 
 // Features X [rows, d] (f32) and target y [rows] (f32) of a table.
 struct CsvXy {

@@ -140,7 +140,7 @@ void run_evaluate(const EvaluateArgs& a) {
   bl::cli::ModelFile model = bl::cli::read_model_file(a.model);
   const std::string target = a.target.empty() ? model.target : a.target;
   BL_CHECK(!target.empty(), a.model, " records no target column (an unsupervised model?): give --target COLUMN");
-  bl::CsvTable table = bl::read_csv(a.data);
+  bl::CsvTable table = bl::read_table(a.data);
   bl::CsvXy xy = bl::cli::model_inputs(model, table, a.data);
   const std::vector<double> y_true = column_values(table, target, a.data, model);
   const std::vector<double> y_pred = to_doubles(model.estimator->predict(xy.X));

@@ -58,7 +58,7 @@ void run_forecast(const ForecastArgs& a) {
            " is not a forecaster (forecast needs a time-series model, e.g. exponential_smoothing)");
   bl::Tensor exog;
   if (!a.exog.empty()) {
-    bl::CsvTable table = bl::read_csv(a.exog);
+    bl::CsvTable table = bl::read_table(a.exog);
     exog = bl::cli::model_inputs(model, table, a.exog).X;
     BL_CHECK(exog.dim(0) == a.steps, a.exog, ": ", exog.dim(0), " rows of future regressors for --steps ", a.steps,
              " (one row per step)");
@@ -79,7 +79,7 @@ struct TsaArgs {
 };
 
 void run_tsa(const TsaArgs& a) {
-  bl::CsvTable table = bl::read_csv(a.data);
+  bl::CsvTable table = bl::read_table(a.data);
   size_t col = table.columns.size();
   for (size_t j = 0; j < table.columns.size(); ++j)
     if (table.columns[j] == a.column) col = j;
