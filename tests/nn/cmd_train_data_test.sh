@@ -156,7 +156,7 @@ expect 2 "holds text ('x', ...); --task regression needs a numeric target" \
   "$BIN" train --data "$tmp/s.csv" --target y --task regression
 expect 2 "--model cnn takes square images (grey or colour)" "$BIN" train --model cnn --data "$tmp/s.csv" --target y
 expect 2 "--target applies only with --data of your own" "$BIN" train --target y
-expect 2 "--model lstm reads images (each image row one time step); a CSV file is a table" \
+expect 2 "--model lstm on a CSV file needs --time-steps T" \
   "$BIN" train --model lstm --data "$tmp/s.csv" --target y
 expect 2 "--optimizer must be sgd, momentum, adam or adamw, got 'lion'" \
   "$BIN" train --data "$tmp/s.csv" --target y --optimizer lion

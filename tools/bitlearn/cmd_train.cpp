@@ -30,6 +30,7 @@ struct TrainOptions {
   std::string task = "classification";
   std::vector<std::string> ignore, categorical;
   int64_t steps = 0, batch = 0, checkpoint_every = 0, train_subset = 0, width = 0, depth = 0, epochs = 0;
+  int64_t time_steps = 0;  // lstm on a CSV: time steps per row
   int threads = 0;
   float lr = 0;
   uint64_t seed = 1;
@@ -155,7 +156,7 @@ struct TrainCommand {
   bl::cli::LmTrainArgs lm;
   CLI::Option *model = nullptr, *steps = nullptr, *batch = nullptr, *lr = nullptr, *width = nullptr,
               *train_subset = nullptr, *threads = nullptr, *checkpoint_every = nullptr, *depth = nullptr,
-              *epochs = nullptr, *no_eval = nullptr, *val_fraction = nullptr;
+              *epochs = nullptr, *no_eval = nullptr, *val_fraction = nullptr, *time_steps = nullptr;
   std::vector<CLI::Option*> lm_only, classifier_only;
   // Options of the user's data (not of Fashion-MNIST); --stop-at and --val-fraction are the LM's too.
   std::vector<CLI::Option*> user_data_only;
@@ -173,6 +174,7 @@ void check_classifier_options(const TrainCommand& t) {
   at_least_one(t.width, c.width);
   at_least_one(t.depth, c.depth);
   at_least_one(t.epochs, c.epochs);
+  at_least_one(t.time_steps, c.time_steps);
   at_least_one(t.train_subset, c.train_subset);
   BL_CHECK(t.lr->count() == 0 || (std::isfinite(c.lr) && c.lr > 0), "--lr must be a finite number > 0, got ",
            c.lr);
@@ -228,6 +230,7 @@ void dispatch(TrainCommand& t) {
     u.depth = c.depth;
     u.steps = c.steps;
     u.epochs = c.epochs;
+    u.time_steps = c.time_steps;
     u.batch = c.batch;
     u.checkpoint_every = c.checkpoint_every;
     u.seed = c.seed;
@@ -292,6 +295,10 @@ void setup(CLI::App& root) {
   t->user_data_only.push_back(
       cmd->add_option("--test", o->test, "Your data: held-out CSV or image folder (instead of --val-fraction)"));
   t->user_data_only.push_back(t->epochs);
+  t->time_steps = cmd->add_option("--time-steps", o->time_steps,
+                                  "Your data, --model lstm on a CSV: each row is T time steps of n_features / T "
+                                  "features, step-major (step t = feature columns t*F .. t*F+F-1)");
+  t->user_data_only.push_back(t->time_steps);
   t->user_data_only.push_back(
       cmd->add_option("--task", o->task, "Your data: classification (default) or regression (a numeric CSV column, "
                                          "mean squared error)"));

@@ -14,6 +14,7 @@
 #include "bitlearn/io.h"
 #include "bitlearn/lm.h"
 #include "bitlearn/ml/metrics.h"
+#include "bitlearn/ml/progress.h"
 #include "bitlearn/nn.h"
 #include "bitlearn/nn/image_folder.h"
 #include "bitlearn/safetensors.h"
@@ -47,6 +48,17 @@ class Standardize : public nn::Module {
   ag::Var mean_, scale_;
 };
 
+// A CSV row of T * F features as a sequence of T time steps of F features, step-major: time step t
+// is columns t*F .. t*F+F-1. [n, T * F] -> [n, T, F], for the LSTM.
+class StepView : public nn::Module {
+ public:
+  StepView(int64_t steps, int64_t features) : steps_(steps), features_(features) {}
+  ag::Var forward(const ag::Var& x) override { return ag::reshape(x, Shape{-1, steps_, features_}); }
+
+ private:
+  int64_t steps_, features_;
+};
+
 // What a checkpoint was trained on and how its network is built.
 struct Spec {
   std::string source = "csv";  // csv, images (a folder) or idx
@@ -55,6 +67,7 @@ struct Spec {
   std::vector<int64_t> hidden;  // mlp
   int64_t channels_cnn = 0;     // cnn: channels; lstm: hidden size
   int64_t inputs = 0;           // features per row (H * W * C for images)
+  int64_t time_steps = 0;       // lstm on a CSV: time steps per row (inputs / time_steps features each)
   int64_t height = 0, width = 0, channels = 0;
   std::string target;
   std::vector<std::string> features, classes;
@@ -73,6 +86,7 @@ struct Spec {
     else if (model == "lstm") j["hidden_size"] = channels_cnn;
     else j["channels"] = channels_cnn;
     j["inputs"] = inputs;
+    if (time_steps > 0) j["time_steps"] = time_steps;
     if (source != "csv") {
       j["image"] = {height, width, channels};
     } else {
@@ -100,6 +114,7 @@ struct Spec {
       else if (s.model == "lstm") s.channels_cnn = j.at("hidden_size").get<int64_t>();
       else s.channels_cnn = j.at("channels").get<int64_t>();
       s.inputs = j.at("inputs").get<int64_t>();
+      if (j.contains("time_steps")) s.time_steps = j.at("time_steps").get<int64_t>();
       if (s.source != "csv") {
         const auto hwc = j.at("image").get<std::vector<int64_t>>();
         BL_CHECK(hwc.size() == 3, path, ": metadata '", kSpecKey, "' has a bad image size");
@@ -127,13 +142,15 @@ struct Spec {
       throw Error(detail::concat(path, ": metadata '", kSpecKey, "' is not a valid description (", e.what(), ")"));
     }
     BL_CHECK(s.inputs >= 1 && (s.task == "regression" || s.classes.size() >= 2) &&
-                 (s.source != "csv" || s.features.size() == size_t(s.inputs)),
+                 (s.source != "csv" || s.features.size() == size_t(s.inputs)) &&
+                 (s.source != "csv" || s.model != "lstm" || (s.time_steps >= 1 && s.inputs % s.time_steps == 0)),
              path, ": metadata '", kSpecKey, "' is inconsistent");
     return s;
   }
   Shape input_shape() const {
-    // lstm: each image row is one time step of width x channels features.
-    if (model == "lstm") return Shape{-1, height, width * (channels > 0 ? channels : 1)};
+    // lstm: each image row is one time step of width x channels features; a CSV row is reshaped by
+    // the network itself (StepView, after the standardization of its columns).
+    if (model == "lstm" && source != "csv") return Shape{-1, height, width * (channels > 0 ? channels : 1)};
     return model == "cnn" ? Shape{-1, height, width, channels > 0 ? channels : 1} : Shape{-1, inputs};
   }
 };
@@ -142,8 +159,16 @@ std::shared_ptr<nn::Module> build_model(const Spec& s, uint64_t seed, const std:
                                         const std::vector<float>& scale) {
   const int64_t k = s.outputs();
   if (s.model == "cnn") return nn::make_cnn(s.channels_cnn, k, seed, s.height, s.channels > 0 ? s.channels : 1);
-  if (s.model == "lstm")
+  if (s.model == "lstm" && s.source != "csv")
     return std::make_shared<nn::LstmClassifier>(s.width * (s.channels > 0 ? s.channels : 1), s.channels_cnn, k, seed);
+  if (s.model == "lstm") {  // CSV sequences: standardize each column, then [n, T, F] into the LSTM
+    const int64_t f = s.inputs / s.time_steps;
+    auto net = std::make_shared<nn::Sequential>();
+    net->add(std::make_shared<Standardize>(mean, scale));
+    net->add(std::make_shared<StepView>(s.time_steps, f));
+    net->add(std::make_shared<nn::LstmClassifier>(f, s.channels_cnn, k, seed));
+    return net;
+  }
   auto mlp = nn::make_mlp(s.inputs, s.hidden, k, seed);
   if (s.source != "csv") return mlp;
   auto net = std::make_shared<nn::Sequential>();
@@ -231,7 +256,7 @@ CsvXy table_xy(CsvTable table, const std::string& target, const std::vector<std:
 // `ignore`, the `categorical` ones one-hot encoded as `bitlearn fit --categorical` does.
 Loaded load_csv(const std::string& path, const std::string& target, const std::vector<std::string>& ignore,
                 const std::vector<std::string>& categorical, bool regression) {
-  CsvTable table = read_csv(path);
+  CsvTable table = read_table(path);
   Loaded out;
   out.inputs = select_features(table, target, {}, ignore, path);
   out.categories = find_categories(table, categorical, out.inputs, path);
@@ -241,7 +266,7 @@ Loaded load_csv(const std::string& path, const std::string& target, const std::v
 // A held-out CSV with the training data's columns, categories and classes (labels must be among them).
 Loaded load_held_out_csv(const std::string& path, const std::string& target, const Loaded& training, bool regression) {
   Loaded out = training;
-  CsvXy xy = table_xy(read_csv(path), target, training.inputs, training.categories, path);
+  CsvXy xy = table_xy(read_table(path), target, training.inputs, training.categories, path);
   return labelled(xy, out, target, path, regression);
 }
 
@@ -457,8 +482,18 @@ void run_user_data_training(const UserDataOptions& o) {
              spec.source == "csv" ? std::string("a CSV file is a table (use --model mlp)")
                                   : detail::concat("these are ", spec.width, "x", spec.height, "x", spec.channels,
                                                    " (width x height x channels)"));
-  BL_CHECK(o.model != "lstm" || spec.source != "csv",
-           "--model lstm reads images (each image row one time step); a CSV file is a table (use --model mlp)");
+  BL_CHECK(o.time_steps == 0 || (o.model == "lstm" && spec.source == "csv"),
+           "--time-steps goes with --model lstm on a CSV file (images give one time step per image row)");
+  if (o.model == "lstm" && spec.source == "csv") {
+    BL_CHECK(o.time_steps > 0, "--model lstm on a CSV file needs --time-steps T: each row's ", spec.inputs,
+             " feature columns are T time steps of n_features / T features, step-major (time step t is feature "
+             "columns t*F .. t*F+F-1)");
+    BL_CHECK(spec.inputs % o.time_steps == 0, "--time-steps ", o.time_steps, " does not divide the ", spec.inputs,
+             " feature columns of ", o.data, "; each row must hold T time steps of the same number of features");
+    BL_CHECK(spec.categories.empty(), "--categorical with --model lstm: the one-hot columns would break the time "
+             "step layout; encode the categories per time step in the CSV");
+    spec.time_steps = o.time_steps;
+  }
   nn::Dataset train, val;
   if (o.test.empty()) {
     split_rows(all.data, o.val_fraction, o.seed, train, val);
@@ -541,7 +576,11 @@ void run_user_data_training(const UserDataOptions& o) {
   const char* part = o.test.empty() ? "validation" : "test";
   std::printf("data %s: %lld training %s, %lld %s %s, ", o.data.c_str(), static_cast<long long>(train.size()), unit,
               static_cast<long long>(val.size()), part, unit);
-  if (tabular) std::printf("%lld features, target '%s'", static_cast<long long>(spec.inputs), o.target.c_str());
+  if (tabular && spec.time_steps > 0)
+    std::printf("%lld features (%lld time steps of %lld), target '%s'", static_cast<long long>(spec.inputs),
+                static_cast<long long>(spec.time_steps), static_cast<long long>(spec.inputs / spec.time_steps),
+                o.target.c_str());
+  else if (tabular) std::printf("%lld features, target '%s'", static_cast<long long>(spec.inputs), o.target.c_str());
   else std::printf("%lldx%lldx%lld", static_cast<long long>(spec.width), static_cast<long long>(spec.height),
                    static_cast<long long>(spec.channels));
   if (regression) std::printf(", regression (mean squared error of the standardized target)\n");
@@ -632,7 +671,7 @@ bool predict_with_checkpoint(const std::string& path, const std::string& data, c
                                                   std::vector<float>(spec.features.size(), 1.0f));
   std::unique_ptr<nn::Optimizer> opt = make_optimizer(spec.optimizer, model->named_parameters(), 1.0f);
   nn::load_checkpoint(path, *model, *opt);
-  CsvXy xy = table_xy(read_csv(data), "", spec.categories.empty() ? spec.features : spec.input_columns,
+  CsvXy xy = table_xy(read_table(data), "", spec.categories.empty() ? spec.features : spec.input_columns,
                       spec.categories, data);
   ag::NoGradGuard no_grad;
   model->eval();
@@ -645,12 +684,14 @@ bool predict_with_checkpoint(const std::string& path, const std::string& data, c
       Tensor v = bl::add(bl::mul(logits, Tensor::scalar(spec.y_scale)), Tensor::scalar(spec.y_mean));
       std::vector<float> p = v.contiguous().to_vector<float>();
       proba.insert(proba.end(), p.begin(), p.end());
+      ml::report_progress("predict rows", std::min(n, start + kEvalBatch), n);
       continue;
     }
     std::vector<float> p = bl::softmax(logits, 1).contiguous().to_vector<float>();
     std::vector<int64_t> a = bl::argmax(logits, 1).to_vector<int64_t>();
     proba.insert(proba.end(), p.begin(), p.end());
     predicted.insert(predicted.end(), a.begin(), a.end());
+    ml::report_progress("predict rows", std::min(n, start + kEvalBatch), n);
   }
   if (regression) {
     write_csv(out, {spec.target}, Tensor::from_vector(proba, {n}));

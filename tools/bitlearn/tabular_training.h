@@ -1,4 +1,4 @@
-// tabular_training.h: `bitlearn train --model mlp|cnn` on the user's data: a CSV file (--target), a
+// tabular_training.h: `bitlearn train --model mlp|cnn|lstm` on the user's data: a CSV file (--target), a
 // folder of class subfolders of PNG/PGM/PPM images, or IDX files (--labels); a held-out split, the
 // per-class report, the loss-curve SVG beside the checkpoint; and `bitlearn predict` with such a
 // checkpoint of a CSV file. A classifier by default; --task regression fits a numeric CSV column.
@@ -27,6 +27,9 @@ struct UserDataOptions {
   std::string checkpoint;
   float val_fraction = 0.2f, lr = 0;
   int64_t width = 0, depth = 0, steps = 0, epochs = 0, batch = 0, checkpoint_every = 0, stop_at = 0;
+  // lstm on a CSV file: each row's feature columns are time_steps steps of n_features / time_steps
+  // features, step-major (step t = columns t*F .. t*F+F-1).
+  int64_t time_steps = 0;
   uint64_t seed = 1;
   bool resume = false;
 };

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "bitlearn/ml/progress.h"
 #include "bitlearn/ops.h"
 #include "core/error.h"
 #include "ml/decomposition/dense64.h"
@@ -110,11 +111,22 @@ class KernelPCA final : public lin::ParamEstimator {
   Tensor transform(const Tensor& X) const override {
     check_transform_X(X, d_);
     const Device dev = X.device();
-    Tensor Kp = kernel(X, Tensor::from_vector(x_fit_, {n_, d_}, dev));
-    Tensor Kc = bl::sub(Kp, Tensor::from_vector(col_means_, {n_}, dev));
-    Kc = bl::sub(Kc, bl::mean(Kp, {1}, true));
-    Kc = bl::add(Kc, Tensor::from_vector(std::vector<float>{grand_mean_}, {1}, dev));
-    return bl::matmul(Kc, Tensor::from_vector(alphas_, {k_, n_}, dev), false, true);
+    const Tensor F = Tensor::from_vector(x_fit_, {n_, d_}, dev);
+    const Tensor col_means = Tensor::from_vector(col_means_, {n_}, dev);
+    const Tensor grand = Tensor::from_vector(std::vector<float>{grand_mean_}, {1}, dev);
+    const Tensor A = Tensor::from_vector(alphas_, {k_, n_}, dev);
+    // Rows in blocks of at most 2^24 kernel entries (each output row depends on its input row
+    // alone, so blocks change nothing); each block reports progress.
+    const int64_t m = X.dim(0), rows = std::max<int64_t>(1, (int64_t{1} << 24) / n_);
+    std::vector<Tensor> parts;
+    for_row_blocks(name_ + " transform", m, rows, [&](int64_t s, int64_t e) {
+      Tensor Kp = kernel(X.slice(0, s, e).contiguous(), F);
+      Tensor Kc = bl::sub(Kp, col_means);
+      Kc = bl::sub(Kc, bl::mean(Kp, {1}, true));
+      Kc = bl::add(Kc, grand);
+      parts.push_back(bl::matmul(Kc, A, false, true));
+    });
+    return parts.size() == 1 ? parts[0] : bl::concat(parts, 0);
   }
 
   void save_state(nlohmann::json& state) const override {

@@ -36,6 +36,7 @@
 #include <limits>
 #include <string>
 
+#include "bitlearn/ml/progress.h"
 #include "bitlearn/ops.h"
 #include "contract/arith.h"
 #include "contract/math.h"
@@ -206,6 +207,7 @@ class KernelDensity final : public lin::ParamEstimator {
         for (int64_t j = 0; j < n; ++j) sum += static_cast<double>(bl::exp(bl::sub(v[j], mx)));
         out[i] = static_cast<double>(mx) + static_cast<double>(bl::log(static_cast<float>(sum))) + c;
       }
+      report_progress(name_ + " score_samples", e, m);
     }
     return out;
   }

@@ -188,7 +188,9 @@ class Bagging : public WeightedRowsFit<Bagging, TwoFormEnsemble> {
     std::vector<int64_t> all_rows(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) all_rows[i] = i;
     std::vector<float> acc(static_cast<size_t>(n * k), 0.0f);
+    int64_t done = 0;
     for (const Member& m : members_) {
+      report_progress(name() + " predict estimators", done++, static_cast<int64_t>(members_.size()));
       Tensor xm = gather_rows_cols(hx, all_rows, m.features);
       if (!classifier_) {
         std::vector<float> p = host_f32(m.model->predict(xm)).to_vector<float>();
@@ -204,6 +206,7 @@ class Bagging : public WeightedRowsFit<Bagging, TwoFormEnsemble> {
         }
       }
     }
+    report_progress(name() + " predict estimators", done, static_cast<int64_t>(members_.size()));
     const float count = static_cast<float>(members_.size());
     for (float& a : acc) a = bl::div(a, count);
     return acc;

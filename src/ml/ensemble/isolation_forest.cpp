@@ -1,8 +1,10 @@
 // isolation_forest.cpp: isolation_forest (Liu, Ting & Zhou 2008; scores as scikit-learn's
 // IsolationForest). See include/bitlearn/ml/ensemble.h.
+#include <atomic>
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "bitlearn/ml/progress.h"
 #include "bitlearn/ml/ensemble.h"
 #include "contract/math.h"
 #include "contract/rng.h"
@@ -227,13 +229,16 @@ class IsolationForest : public Estimator {
     const float denom = bl::mul(static_cast<float>(trees_.size()), average_path_length(max_samples_used_));
     std::vector<float> out(static_cast<size_t>(n));
     constexpr int64_t kChunk = 512;
+    std::atomic<int64_t> scored{0};  // rows done, for the progress report (chunks finish in any order)
     default_pool().parallel_for((n + kChunk - 1) / kChunk, [&](int64_t c) {
-      for (int64_t i = c * kChunk; i < std::min(n, (c + 1) * kChunk); ++i) {
+      const int64_t end = std::min(n, (c + 1) * kChunk);
+      for (int64_t i = c * kChunk; i < end; ++i) {
         float s = 0.0f;
         for (const Tree& t : trees_) s = bl::add(s, t.value[t.leaf_of(X + i * d)]);
         const float ratio = denom > 0.0f ? bl::div(s, denom) : 0.0f;
         out[i] = bl::neg(bl::pow(2.0f, bl::neg(ratio)));
       }
+      report_progress("isolation_forest scores", scored.fetch_add(end - c * kChunk) + end - c * kChunk, n);
     });
     return out;
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "bitlearn/ml/progress.h"
 #include "core/error.h"
 #include "ml/ensemble/ensemble_estimators.h"
 #include "ml/ensemble/sub_estimators.h"
@@ -208,6 +209,7 @@ class Stacking : public WeightedRowsFit<Stacking, TwoFormEnsemble> {
     const int64_t n_meta = width * static_cast<int64_t>(bases_.size()) + (passthrough_ ? d : 0);
     std::vector<float> meta(static_cast<size_t>(n * n_meta));
     for (size_t e = 0; e < bases_.size(); ++e) {
+      report_progress(name() + " predict estimators", static_cast<int64_t>(e), static_cast<int64_t>(bases_.size()));
       std::vector<float> block = base_block(*bases_[e], hx, classes_);
       for (int64_t i = 0; i < n; ++i) {
         for (int64_t j = 0; j < width; ++j) meta[i * n_meta + e * width + j] = block[i * width + j];

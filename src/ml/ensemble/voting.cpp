@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "bitlearn/ml/progress.h"
 #include "contract/arith.h"
 #include "core/error.h"
 #include "ml/ensemble/ensemble_estimators.h"
@@ -116,7 +117,9 @@ class Voting : public WeightedRowsFit<Voting, TwoFormEnsemble> {
     const int64_t k = classifier_ ? static_cast<int64_t>(classes_.size()) : 1;
     std::vector<float> acc(static_cast<size_t>(n * k), 0.0f);
     float total = 0.0f;
+    const int64_t members = static_cast<int64_t>(models_.size());
     for (size_t e = 0; e < models_.size(); ++e) {
+      report_progress(name() + " predict estimators", static_cast<int64_t>(e), members);
       const float w = weights_.empty() ? 1.0f : weights_[e];
       total = bl::add(total, w);
       if (classifier_ && !hard) {
@@ -136,6 +139,7 @@ class Voting : public WeightedRowsFit<Voting, TwoFormEnsemble> {
         a = bl::add(a, w);
       }
     }
+    report_progress(name() + " predict estimators", members, members);
     if (!hard) {
       BL_CHECK(total > 0.0f, name(), ": the weights sum to 0");
       for (float& a : acc) a = bl::div(a, total);

@@ -34,6 +34,7 @@
 // The Cholesky factor, the substitutions, the inverse from the factor, the optimizer schedule, the
 // kernel rows of test points and the kernel parameter are shared with gaussian_process_classifier
 // (namespace gp, declared in gp_regressor.h).
+#include "bitlearn/ml/progress.h"
 #include "ml/gaussian_process/gp_regressor.h"
 
 #include <algorithm>
@@ -205,14 +206,14 @@ void for_each_kernel_row(const KernelExpr& kernel, const float* xs, int64_t m, c
                          int64_t d, bool want_diag, const std::function<void(int64_t, const double*, double)>& fn) {
   const bool dot = uses_dot_product(kernel);
   const int64_t rows = std::max<int64_t>(1, kBlockElems / n);
-  for (int64_t s = 0; s < m; s += rows) {
-    const int64_t e = std::min(m, s + rows);
+  // Used by predict only: the blocks report as the prediction's progress.
+  for_row_blocks("gaussian process predict", m, rows, [&](int64_t s, int64_t e) {
     const PairData pd = pair_data(xs + s * d, e - s, x_train, n, d, dot, false);
     std::vector<double> Ks;
     evaluate(kernel, pd, Ks, nullptr);
     const std::vector<double> diag = want_diag ? kernel_diag(kernel, xs + s * d, e - s, d) : std::vector<double>();
     for (int64_t i = s; i < e; ++i) fn(i, &Ks[(i - s) * n], want_diag ? diag[i - s] : 0.0);
-  }
+  });
 }
 
 Params KernelParamEstimator::get_params() const {

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "bitlearn/ml/progress.h"
 #include "bitlearn/ops.h"
 #include "contract/arith.h"
 #include "core/error.h"
@@ -92,11 +93,10 @@ class KernelRidge final : public lin::ParamEstimator {
     const int64_t m = X.dim(0);
     const int64_t rows = std::max<int64_t>(1, kBlockElems / n_);
     std::vector<Tensor> parts;
-    for (int64_t s = 0; s < m; s += rows) {
-      const int64_t e = std::min(m, s + rows);
+    for_row_blocks("kernel_ridge predict", m, rows, [&](int64_t s, int64_t e) {
       Tensor Xb = X.slice(0, s, e).contiguous();
       parts.push_back(bl::matmul(kernel_matrix(Xb, F, spec), c).reshape({e - s}));
-    }
+    });
     return parts.size() == 1 ? parts[0] : bl::concat(parts, 0);
   }
 

@@ -26,6 +26,7 @@
 #include <cmath>
 #include <limits>
 
+#include "bitlearn/ml/progress.h"
 #include "bitlearn/ops.h"
 #include "contract/arith.h"
 #include "core/error.h"
@@ -138,6 +139,7 @@ class RadiusNeighbors final : public lin::ParamEstimator {
         }
         out.start.push_back(static_cast<int64_t>(out.idx.size()));
       }
+      report_progress(name_ + " neighbors", e, m);
     }
     return out;
   }

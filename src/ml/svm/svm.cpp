@@ -991,10 +991,9 @@ class Svm final : public WeightedRowsFit<Svm, lin::ParamEstimator> {
     Tensor Wt = Tensor::from_vector(W, {nsv, P}, dev);
     const int64_t rows = std::max<int64_t>(1, kBlockElems / nsv);
     std::vector<Tensor> parts;
-    for (int64_t s = 0; s < m; s += rows) {
-      const int64_t e = std::min(m, s + rows);
+    for_row_blocks(name_ + " decision values", m, rows, [&](int64_t s, int64_t e) {
       parts.push_back(bl::add(bl::matmul(kernel_matrix(X.slice(0, s, e).contiguous(), S, spec), Wt), b));
-    }
+    });
     return parts.size() == 1 ? parts[0] : bl::concat(parts, 0);
   }
 
