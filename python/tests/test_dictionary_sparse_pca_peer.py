@@ -131,3 +131,83 @@ def test_sparse_pca_follows_sklearn(data, k, alpha):
     assert abs(np.sum(ours.components_ == 0) - np.sum(theirs.components_ == 0)) <= 0.02 * ours.components_.size
     a, b = ours.transform(X), theirs.transform(X.astype(np.float64))
     assert np.max(np.abs(a - b)) <= 1e-3 * np.max(np.abs(b))
+
+
+# lars and lasso_lars (lars.cpp's binary32 path on the rounded Gram matrix D D^T and correlations D x):
+# the codes against scikit-learn's sparse_encode (float64) on our components, the same nonzeros (up
+# to entries below 1e-5 of the largest) and values within 1e-5 of the largest magnitude (measured
+# 1.4e-7 to 2.2e-6).
+@pytest.mark.parametrize("data", ["diabetes", "wine"])
+@pytest.mark.parametrize("algorithm,extra", [("lasso_lars", {"transform_alpha": 1.0}),
+                                             ("lasso_lars", {"transform_alpha": 0.2}),
+                                             ("lars", {}), ("lars", {"transform_n_nonzero_coefs": 3})])
+def test_lars_codes_equal_sklearns_sparse_encode_on_our_atoms(data, algorithm, extra):
+    X = _data(data)
+    ours = _ours(ml.DictionaryLearning, X, n_components=6, alpha=1.0, transform_algorithm=algorithm, **extra)
+    D = ours.components_.astype(np.float64)
+    if algorithm == "lars":
+        nnz = extra.get("transform_n_nonzero_coefs", int(min(max(X.shape[1] / 10, 1), 6)))
+        b = decomposition.sparse_encode(X.astype(np.float64), D, algorithm="lars", n_nonzero_coefs=nnz)
+    else:
+        b = decomposition.sparse_encode(X.astype(np.float64), D, algorithm="lasso_lars",
+                                        alpha=extra["transform_alpha"], max_iter=1000)
+    a = ours.transform(X)
+    err = np.max(np.abs(a - b)) / np.max(np.abs(b))
+    print(f"{data} {algorithm} {extra}: max |ours - sklearn| / max |sklearn| = {err:.2e}")
+    # The same nonzeros, up to entries within the rounding of zero (binary32 path).
+    tiny = 1e-5 * np.max(np.abs(b))
+    assert np.all(((a != 0) == (b != 0)) | ((np.abs(a) <= tiny) & (np.abs(b) <= tiny)))
+    assert err <= 1e-5
+
+
+# Two of the cases, each at most 200 iterations on both sides (scikit-learn's lars fit takes
+# minutes at its default of 1000).
+@pytest.mark.parametrize("data,k,alpha", [_CASES[0], _CASES[3]])
+def test_fit_algorithm_lars_reaches_sklearns_cost(data, k, alpha):
+    X = _data(data)
+    kw = dict(n_components=k, alpha=alpha, transform_algorithm="lasso_lars", max_iter=200)
+    ours = _ours(ml.DictionaryLearning, X, fit_algorithm="lars", **kw)
+    theirs = _theirs(decomposition.DictionaryLearning, X, fit_algorithm="lars", **kw)
+    a, b = ours.transform(X), theirs.transform(X.astype(np.float64))
+    rec_ours = np.linalg.norm(X - a @ ours.components_)
+    rec_theirs = np.linalg.norm(X - b @ theirs.components_)
+    print(f"{data} k={k} alpha={alpha}: cost {ours.error_[-1]:.6g} vs {theirs.error_[-1]:.6g}, "
+          f"iterations {ours.n_iter_} vs {theirs.n_iter_}, reconstruction {rec_ours:.6g} vs {rec_theirs:.6g}")
+    assert ours.error_[-1] <= 1.03 * theirs.error_[-1]
+    assert rec_ours <= 1.03 * rec_theirs
+    assert _cost(X, a, ours.components_, alpha) <= 1.03 * _cost(X, b, theirs.components_, alpha)
+
+
+def test_lars_fit_and_codes_are_the_same_at_every_thread_count():
+    import bitlearn
+    X = _data("wine")
+    before = bitlearn.num_threads()
+    outs = []
+    try:
+        for t in (1, 2, 3):
+            bitlearn.set_num_threads(t)
+            m = _ours(ml.DictionaryLearning, X, n_components=6, alpha=0.5, fit_algorithm="lars",
+                      transform_algorithm="lasso_lars")
+            m2 = _ours(ml.DictionaryLearning, X, n_components=6, alpha=0.5, transform_algorithm="lars")
+            outs.append(m.components_.tobytes() + np.asarray(m.error_).tobytes() + m.transform(X).tobytes() +
+                        m2.transform(X).tobytes())
+    finally:
+        bitlearn.set_num_threads(before)
+    assert outs[0] == outs[1] == outs[2]
+
+
+def test_lars_refusals_are_named():
+    X = _data("wine")
+    with pytest.raises(Exception, match="transform_n_nonzero_coefs"):
+        ml.DictionaryLearning(n_components=4, transform_algorithm="lars", transform_n_nonzero_coefs=0).fit(X)
+    with pytest.raises(Exception, match="alpha"):
+        ml.DictionaryLearning(n_components=4, alpha=-1.0, fit_algorithm="lars").fit(X)
+    with pytest.raises(Exception, match="transform_alpha"):
+        ml.DictionaryLearning(n_components=4, transform_algorithm="lasso_lars", transform_alpha=-0.5).fit(X)
+    with pytest.raises(Exception, match="positive_code=true needs fit_algorithm=cd"):
+        ml.DictionaryLearning(n_components=4, fit_algorithm="lars", positive_code=True,
+                              transform_algorithm="lasso_cd").fit(X)
+    with pytest.raises(Exception, match="lasso_lars has no positive variant"):
+        ml.DictionaryLearning(n_components=4, transform_algorithm="lasso_lars", positive_code=True).fit(X)
+    with pytest.raises(Exception, match="fit_algorithm"):
+        ml.DictionaryLearning(n_components=4, fit_algorithm="omp").fit(X)

@@ -313,8 +313,8 @@ TEST(DictionarySparsePCA, RefusalsAreNamed) {
     bad.x[5] = std::nanf("");
     ml_common::expect_transformer_input_refusals(name, x, other, bad, "non-finite");
   }
-  expect_refusal_names([] { ml::make_estimator("dictionary_learning", {{"fit_algorithm", "lars"}}); }, "fit_algorithm");
-  expect_refusal_names([] { ml::make_estimator("dictionary_learning", {{"transform_algorithm", "lars"}}); },
+  expect_refusal_names([] { ml::make_estimator("dictionary_learning", {{"fit_algorithm", "omp"}}); }, "fit_algorithm");
+  expect_refusal_names([] { ml::make_estimator("dictionary_learning", {{"transform_algorithm", "lasso"}}); },
                        "transform_algorithm");
   expect_refusal_names([] { ml::make_estimator("dictionary_learning", {{"transform_alpha", "-1"}}); }, "transform_alpha");
   expect_refusal_names(

@@ -3,11 +3,14 @@
 // 0.5 ||X - C D||_F^2 + alpha ||C||_1 (sparse_coding.h's learn_dictionary on X widened to binary64:
 // start from the exact SVD, then alternate lasso coordinate descent on the code and one block
 // coordinate pass over the atoms until the cost falls by less than tol times itself).
-// fit_algorithm: cd only (scikit-learn's default lars solves the same lasso problem).
+// fit_algorithm: cd (the default here; scikit-learn's is lars, kept at cd so that fits made before
+// lars existed stay the same) or lars (each code step by lars.cpp's lasso_lars path, from a zero code,
+// transform_max_iter steps, as scikit-learn's).
 // transform(X) codes the rows on components_ (D rounded once to binary32, widened back) with
 // transform_algorithm: lasso_cd (alpha = transform_alpha, none: alpha, from a zero code,
-// transform_max_iter sweeps), omp (transform_n_nonzero_coefs atoms, none: floor(min(max(d / 10, 1),
-// k))) or threshold (soft threshold of D x at transform_alpha); positive_code clips the codes at 0;
+// transform_max_iter sweeps), lasso_lars (the same problem by the lasso_lars path, transform_max_iter
+// steps), omp or lars (transform_n_nonzero_coefs atoms or steps, none: floor(min(max(d / 10, 1), k)))
+// or threshold (soft threshold of D x at transform_alpha); positive_code clips the codes at 0;
 // split_sign returns [max(code, 0), -min(code, 0)] [n, 2k].
 // error_ (the cost after each iteration) and components_ are stored rounded once to binary32.
 #include <algorithm>
@@ -34,7 +37,7 @@ class DictionaryLearning final : public lin::ParamEstimator {
   DictionaryLearning()
       : lin::ParamEstimator("dictionary_learning",
                             {{"alpha", K::number, "1", 0.0},
-                             {"fit_algorithm", K::choice, "cd", 0, {"cd"}},
+                             {"fit_algorithm", K::choice, "cd", 0, {"cd", "lars"}},
                              {"max_iter", K::integer, "1000", 1},
                              {"n_components", K::number_or_word, "none", 1.0, {"none"}},
                              {"positive_code", K::boolean, "false"},
@@ -42,7 +45,7 @@ class DictionaryLearning final : public lin::ParamEstimator {
                              {"random_state", K::integer, "0", 0},
                              {"split_sign", K::boolean, "false"},
                              {"tol", K::number, "1e-08", 0.0},
-                             {"transform_algorithm", K::choice, "omp", 0, {"lasso_cd", "omp", "threshold"}},
+                             {"transform_algorithm", K::choice, "omp", 0, {"lasso_cd", "lasso_lars", "lars", "omp", "threshold"}},
                              {"transform_alpha", K::number_or_word, "none", 0.0, {"none"}},
                              {"transform_max_iter", K::integer, "1000", 1},
                              {"transform_n_nonzero_coefs", K::number_or_word, "none", 1.0, {"none"}}}) {}
@@ -60,6 +63,9 @@ class DictionaryLearning final : public lin::ParamEstimator {
     setup.code_max_iter = params_.integer("transform_max_iter");
     setup.positive_code = params_.boolean("positive_code");
     setup.positive_dict = params_.boolean("positive_dict");
+    setup.coding = params_.text("fit_algorithm") == "lars" ? "lasso_lars" : "lasso_cd";
+    BL_CHECK(!(setup.positive_code && setup.coding == "lasso_lars"), name_,
+             ": positive_code=true needs fit_algorithm=cd (the lars path here has no positive variant)");
     dec::DictionaryLearningResult r = dec::learn_dictionary(xh, n, d, k, setup, name_);
     d_ = d;
     k_ = k;
@@ -111,8 +117,9 @@ class DictionaryLearning final : public lin::ParamEstimator {
     o.n_nonzero = dec::optional_count(params_, name_, "transform_n_nonzero_coefs", static_cast<int64_t>(fallback));
     o.max_iter = params_.integer("transform_max_iter");
     o.positive = params_.boolean("positive_code");
-    BL_CHECK(!(o.positive && o.algorithm == "omp"), name_,
-             ": positive_code=true needs transform_algorithm lasso_cd or threshold (omp has no positive variant)");
+    BL_CHECK(!(o.positive && o.algorithm != "lasso_cd" && o.algorithm != "threshold"), name_,
+             ": positive_code=true needs transform_algorithm lasso_cd or threshold (", o.algorithm,
+             " has no positive variant here)");
     return o;
   }
 

@@ -13,6 +13,7 @@
 #include "ml/decomposition/dense64.h"
 #include "ml/decomposition/symmetric_eigen64.h"
 #include "ml/linear/common.h"
+#include "ml/linear/lars.h"
 
 namespace bl::ml::dec {
 
@@ -131,6 +132,10 @@ int64_t sparse_encode(const std::vector<double>& x, int64_t n, int64_t d, const 
       for (int64_t j = 0; j < d; ++j) s += dict[a * d + j] * dict[b * d + j];
       g[a * k + b] = s;
     }
+  // lars and lasso_lars run lars.cpp's binary32 path on the rounded Gram matrix and correlations.
+  const bool lars = o.algorithm == "lars" || o.algorithm == "lasso_lars";
+  std::vector<float> g32;
+  if (lars) g32.assign(g.begin(), g.end());
   const int64_t blocks = (n + kRowBlock - 1) / kRowBlock;
   std::vector<int64_t> unconverged(static_cast<size_t>(blocks), 0);
   default_pool().parallel_for(blocks, [&](int64_t blk) {
@@ -147,6 +152,13 @@ int64_t sparse_encode(const std::vector<double>& x, int64_t n, int64_t d, const 
       double* ci = &code[i * k];
       if (lasso) {
         if (!lasso_row(g, q.data(), xx, k, o, ci)) ++unconverged[blk];
+      } else if (lars) {
+        const bool lasso_path = o.algorithm == "lasso_lars";
+        const std::vector<float> w =
+            lars_path_gram(g32, std::vector<float>(q.begin(), q.end()), k, 1.0f,
+                           lasso_path ? static_cast<float>(o.alpha) : -1.0f, lasso_path ? o.max_iter : o.n_nonzero,
+                           lasso_path, std::string(), nullptr);
+        for (int64_t a = 0; a < k; ++a) ci[a] = static_cast<double>(w[a]);
       } else if (o.algorithm == "omp") {
         omp_row(g, q.data(), k, o.n_nonzero, ci);
       } else {
@@ -225,6 +237,7 @@ DictionaryLearningResult learn_dictionary(const std::vector<double>& x, int64_t 
   o.alpha = setup.alpha;
   o.max_iter = setup.code_max_iter;
   o.positive = setup.positive_code;
+  o.algorithm = setup.coding;
   int64_t unconverged = 0;
   uint64_t event = 0;
   std::vector<double>& c = res.code;

@@ -23,8 +23,11 @@ namespace bl::ml::dec {
 // tol ||x||^2, or after max_iter sweeps), "omp" (n_nonzero greedy steps: the atom of largest
 // |D x - G c| (lowest index among ties), then least squares on the chosen atoms by an updated
 // Cholesky factor; stops early when the correlation squared falls below 2^-52 or an atom is
-// linearly dependent), "threshold" (c = sign(D x) max(|D x| - alpha, 0)). positive: codes clipped at 0
-// (lasso_cd and threshold).
+// linearly dependent), "threshold" (c = sign(D x) max(|D x| - alpha, 0)), "lasso_lars" (the same
+// lasso problem as lasso_cd by lars.cpp's lasso_lars path on G = D D^T and D x rounded to binary32,
+// ending where max |correlation| reaches alpha or after max_iter steps; scikit-learn's LassoLars with
+// alpha / n_features on n_features samples), "lars" (lars.cpp's lars path, n_nonzero steps). positive:
+// codes clipped at 0 (lasso_cd and threshold).
 struct SparseCodingOptions {
   std::string algorithm = "lasso_cd";
   double alpha = 1.0;
@@ -58,6 +61,7 @@ struct DictionaryLearningSetup {
   int64_t code_max_iter = 1000;
   bool positive_code = false, positive_dict = false;
   uint64_t seed = 0;
+  std::string coding = "lasso_cd";  // the code step's algorithm: lasso_cd or lasso_lars
 };
 
 // Sets setup's alpha, max_iter, tol and seed from an estimator's alpha, max_iter, tol and random_state
@@ -71,7 +75,8 @@ struct DictionaryLearningResult {
 };
 
 // scikit-learn's dictionary learning of x [n, d] with k atoms: start from svd_code_and_dictionary;
-// each iteration codes the rows by lasso_cd (warm started, tol 1e-8, code_max_iter sweeps), updates
+// each iteration codes the rows by setup.coding (lasso_cd: warm started, tol 1e-8, code_max_iter
+// sweeps; lasso_lars: from zero, code_max_iter steps), updates
 // the atoms once in index order (atom t += (B_t - D^T A_t) / A_tt with A = C^T C, B = X^T C; an atom
 // with A_tt <= 1e-6 is replaced by a training row, chosen by uniform_element(seed, stream 1, event),
 // plus 0.01 std(row) normal_element(seed, stream 2, event * d + j) noise, and its code column zeroed;

@@ -11,7 +11,10 @@
 //           Laplacian I - D^-1/2 W D^-1/2 of the pruned graph (its largest of D^-1/2 W D^-1/2; dense
 //           symmetric_eigen64 up to 512 rows, above by subspace iteration on (I + D^-1/2 W D^-1/2) / 2
 //           with a Rayleigh-Ritz step), scaled so that the largest magnitude is 10, plus 1e-4 times
-//           Philox normals of random_state; init=random, Philox uniforms in [-10, 10). Then each
+//           Philox normals of random_state. A pruned graph of several connected components starts
+//           as umap-learn's multi_component_layout (UMAP::multi_component_start): each component
+//           laid out alone about a meta point of its own, the result scaled and noised the same way;
+//           init=random, Philox uniforms in [-10, 10). Then each
 //           column rescaled to [0, 10];
 //   layout: n_epochs epochs (none: 500 up to 10000 rows, else 200). Edge e (the pruned graph's
 //           entries in row-major order, both directions) is sampled every epochs_per_sample_e =
@@ -205,7 +208,8 @@ namespace dd = density_detail;
 
 constexpr int64_t kMaxSamples = int64_t{1} << 22;
 constexpr int64_t kDenseSpectralRows = 512, kSubspaceIters = 300;
-constexpr uint64_t kNoiseStream = 1, kRandomInitStream = 2, kSubspaceStream = 3, kNegativeStream = 16;
+constexpr uint64_t kNoiseStream = 1, kRandomInitStream = 2, kSubspaceStream = 3, kComponentStream = 4,
+                   kNegativeStream = 16;
 constexpr uint64_t kTransformStream = uint64_t{1} << 40;
 
 // The graph's entries below max / limit dropped.
@@ -302,6 +306,77 @@ std::vector<double> top_eigenvectors(const umap::Graph& g, int64_t m, uint64_t s
     }
   dec::flip_rows_by_largest(out, m, n);
   return out;
+}
+
+// Connected components of the symmetric graph g: labels numbered in order of first appearance (the
+// lowest row of each component first, as scipy's connected_components numbers them); returns the count.
+int64_t connected_components(const umap::Graph& g, std::vector<int64_t>& label) {
+  label.assign(static_cast<size_t>(g.n), -1);
+  int64_t count = 0;
+  std::vector<int64_t> stack;
+  for (int64_t s = 0; s < g.n; ++s) {
+    if (label[s] >= 0) continue;
+    label[s] = count;
+    stack.assign(1, s);
+    while (!stack.empty()) {
+      const int64_t i = stack.back();
+      stack.pop_back();
+      for (int64_t e = g.row_ptr[i]; e < g.row_ptr[i + 1]; ++e)
+        if (label[g.col[e]] < 0) label[g.col[e]] = count, stack.push_back(g.col[e]);
+    }
+    ++count;
+  }
+  return count;
+}
+
+// umap-learn's component_layout: the components' centroids (binary64 means of their rows of x [n, d]),
+// affinity exp(-|c_a - c_b|^2), its spectral embedding as scikit-learn's SpectralEmbedding with
+// affinity="precomputed" (the diagonal ignored, degrees s_a^2 over b != a, s_a = 1 where 0; the
+// n_components + 1 largest eigenvectors of S^-1 A S^-1 divided by s, each with its entry of largest
+// magnitude positive, the first dropped), divided by its largest entry. [nc, k] row-major.
+std::vector<double> component_centroid_layout(const std::vector<float>& x, int64_t d, const std::vector<int64_t>& label,
+                                              int64_t nc, int64_t k) {
+  const int64_t n = static_cast<int64_t>(label.size());
+  std::vector<double> cen(static_cast<size_t>(nc * d), 0.0), cnt(static_cast<size_t>(nc), 0.0);
+  for (int64_t i = 0; i < n; ++i) {
+    cnt[label[i]] += 1.0;
+    for (int64_t f = 0; f < d; ++f) cen[label[i] * d + f] += static_cast<double>(x[i * d + f]);
+  }
+  for (int64_t c = 0; c < nc; ++c)
+    for (int64_t f = 0; f < d; ++f) cen[c * d + f] /= cnt[c];
+  std::vector<double> A(static_cast<size_t>(nc * nc), 0.0), s(static_cast<size_t>(nc), 0.0);
+  for (int64_t a = 0; a < nc; ++a)
+    for (int64_t b = 0; b < nc; ++b) {
+      if (a == b) continue;
+      double sq = 0.0;
+      for (int64_t f = 0; f < d; ++f) sq += (cen[a * d + f] - cen[b * d + f]) * (cen[a * d + f] - cen[b * d + f]);
+      A[a * nc + b] = exp64(-sq);
+    }
+  for (int64_t a = 0; a < nc; ++a) {
+    double deg = 0.0;
+    for (int64_t b = 0; b < nc; ++b) deg += A[a * nc + b];
+    s[a] = deg > 0.0 ? std::sqrt(deg) : 1.0;
+  }
+  for (int64_t a = 0; a < nc; ++a)
+    for (int64_t b = 0; b < nc; ++b) A[a * nc + b] = A[a * nc + b] / (s[a] * s[b]);
+  const SymmetricEigen64 eig = symmetric_eigen64(A, nc, k + 1, "umap");
+  std::vector<double> v(static_cast<size_t>((k + 1) * nc));
+  for (int64_t t = 0; t <= k; ++t)
+    for (int64_t c = 0; c < nc; ++c) v[t * nc + c] = eig.vectors[t * nc + c] / s[c];
+  dec::flip_rows_by_largest(v, k + 1, nc);
+  std::vector<double> meta(static_cast<size_t>(nc * k));
+  double mx = -std::numeric_limits<double>::infinity(), amx = 0.0;
+  for (int64_t c = 0; c < nc; ++c)
+    for (int64_t t = 0; t < k; ++t) {
+      meta[c * k + t] = v[(t + 1) * nc + c];
+      mx = std::max(mx, meta[c * k + t]);
+      amx = std::max(amx, std::fabs(meta[c * k + t]));
+    }
+  // umap-learn divides by the largest entry; where none is positive (a degenerate affinity), by the
+  // largest magnitude, so that the scale stays finite.
+  const double div = mx > 0.0 ? mx : (amx > 0.0 ? amx : 1.0);
+  for (double& m : meta) m /= div;
+  return meta;
 }
 
 class UMAP final : public lin::ParamEstimator {
@@ -439,14 +514,23 @@ class UMAP final : public lin::ParamEstimator {
     const int64_t n = g.n;
     std::vector<double> emb(static_cast<size_t>(n * k));
     if (params_.text("init") == "spectral") {
-      const std::vector<double> v = top_eigenvectors(g, k + 1, seed());
+      std::vector<int64_t> label;
+      const int64_t nc = connected_components(g, label);
+      std::vector<double> raw(static_cast<size_t>(n * k));
+      if (nc > 1) {
+        raw = multi_component_start(g, label, nc, k);
+      } else {
+        const std::vector<double> v = top_eigenvectors(g, k + 1, seed());
+        for (int64_t i = 0; i < n; ++i)
+          for (int64_t t = 0; t < k; ++t) raw[i * k + t] = v[(t + 1) * n + i];
+      }
       double mx = 0.0;
       for (int64_t t = 0; t < k; ++t)
-        for (int64_t i = 0; i < n; ++i) mx = std::max(mx, std::fabs(v[(t + 1) * n + i]));
+        for (int64_t i = 0; i < n; ++i) mx = std::max(mx, std::fabs(raw[i * k + t]));
       const double expansion = mx > 0.0 ? 10.0 / mx : 1.0;
       for (int64_t i = 0; i < n; ++i)
         for (int64_t t = 0; t < k; ++t)
-          emb[i * k + t] = v[(t + 1) * n + i] * expansion +
+          emb[i * k + t] = raw[i * k + t] * expansion +
                            1e-4 * static_cast<double>(
                                       normal_element(seed(), kNoiseStream, static_cast<uint64_t>(i * k + t)));
     } else {
@@ -461,6 +545,69 @@ class UMAP final : public lin::ParamEstimator {
       for (int64_t i = 0; i < n; ++i) emb[i * k + t] = 10.0 * (emb[i * k + t] - lo) / span;
     }
     return emb;
+  }
+
+  // umap-learn's multi_component_layout for a graph of nc > 1 connected components: a meta point per
+  // component (more than 2k components: component_centroid_layout; else rows of [I_h 0; -I_h 0],
+  // h = ceil(nc / 2)), data_range = half the smallest positive distance from it to the other meta
+  // points (1 where all coincide); a component of fewer than 2k rows, or at most k + 1, gets Philox
+  // uniforms in [-data_range, data_range) about its meta point, a larger one the eigenvectors 1..k of
+  // its own subgraph's normalized Laplacian scaled to largest magnitude data_range about it. [n, k].
+  std::vector<double> multi_component_start(const umap::Graph& g, const std::vector<int64_t>& label, int64_t nc,
+                                            int64_t k) const {
+    const int64_t n = g.n;
+    std::vector<double> meta(static_cast<size_t>(nc * k), 0.0);
+    if (nc > 2 * k) {
+      meta = component_centroid_layout(kept_.rows.x, kept_.rows.d, label, nc, k);
+    } else {
+      const int64_t h = (nc + 1) / 2;
+      for (int64_t c = 0; c < nc; ++c) meta[c * k + (c % h)] = c < h ? 1.0 : -1.0;
+    }
+    std::vector<std::vector<int64_t>> rows(static_cast<size_t>(nc));
+    for (int64_t i = 0; i < n; ++i) rows[label[i]].push_back(i);
+    std::vector<int64_t> local(static_cast<size_t>(n));
+    std::vector<double> out(static_cast<size_t>(n * k), 0.0);
+    const uint64_t sd = seed();
+    for (int64_t c = 0; c < nc; ++c) {
+      const double* mc = &meta[c * k];
+      double nearest = std::numeric_limits<double>::infinity();
+      for (int64_t o = 0; o < nc; ++o) {
+        double sq = 0.0;
+        for (int64_t t = 0; t < k; ++t) sq += (mc[t] - meta[o * k + t]) * (mc[t] - meta[o * k + t]);
+        const double dist = std::sqrt(sq);
+        if (dist > 0.0) nearest = std::min(nearest, dist);
+      }
+      const double range = nearest < std::numeric_limits<double>::infinity() ? nearest / 2.0 : 1.0;
+      const std::vector<int64_t>& members = rows[c];
+      const int64_t m = static_cast<int64_t>(members.size());
+      if (m < 2 * k || m <= k + 1) {
+        for (int64_t i : members)
+          for (int64_t t = 0; t < k; ++t) {
+            const uint32_t w = random_u32_element(sd, kComponentStream, static_cast<uint64_t>(i * k + t));
+            out[i * k + t] = mc[t] + (-range + 2.0 * range * (static_cast<double>(w) / 4294967296.0));
+          }
+        continue;
+      }
+      umap::Graph sub;
+      sub.n = m;
+      sub.row_ptr.assign(1, 0);
+      for (int64_t r = 0; r < m; ++r) local[members[r]] = r;
+      for (int64_t i : members) {
+        for (int64_t e = g.row_ptr[i]; e < g.row_ptr[i + 1]; ++e) {
+          sub.col.push_back(local[g.col[e]]);
+          sub.val.push_back(g.val[e]);
+        }
+        sub.row_ptr.push_back(static_cast<int64_t>(sub.col.size()));
+      }
+      const std::vector<double> v = top_eigenvectors(sub, k + 1, sd);
+      double mx = 0.0;
+      for (int64_t t = 0; t < k; ++t)
+        for (int64_t r = 0; r < m; ++r) mx = std::max(mx, std::fabs(v[(t + 1) * m + r]));
+      const double expansion = mx > 0.0 ? range / mx : 1.0;
+      for (int64_t r = 0; r < m; ++r)
+        for (int64_t t = 0; t < k; ++t) out[members[r] * k + t] = v[(t + 1) * m + r] * expansion + mc[t];
+    }
+    return out;
   }
 
   // The stochastic gradient layout over `epochs` epochs (one thread, edges in the graph's order): the
