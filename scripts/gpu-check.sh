@@ -53,13 +53,13 @@
 set -u
 cd "$(dirname "$0")/.." || exit 2
 
-readonly FULL_DIGEST=052cbdeaecb8203bc08b8939199cd21ffb885ade0a5a8e2fac38af9645bb958d
-readonly QUICK_DIGEST=21aa768bce3e27e8f7e18e35454352409e55ab52917c588faef2e6fbf686c751
+readonly FULL_DIGEST=fdc5181a031ce51376809a6f39556bf91744d8c159029ef8f6dd06ea89aa7d7f
+readonly QUICK_DIGEST=42348d99740957c4be74f611cde47abbbc3df2dfc0f5797a12efe024fec2e184
 # A GPU's own suite digests: every check with a GPU path gives the CPU's hash (verify --device all
 # exits non-zero otherwise), and the two CPU-only algorithms are SKIPPED there, so the GPU suite
 # digest is the CPU one without those two checks.
-readonly FULL_GPU_DIGEST=bc92b3a8178b70476f40f94d0b376bfb7663ae50f4a5ec54d4a3317dc2b13edd
-readonly QUICK_GPU_DIGEST=6a7658b4fea1b2c0b896cd54e5a97762897b504daa12b81af6845c0c50b0eb58
+readonly FULL_GPU_DIGEST=2e9fd84d9349b946c0b1867bd5427b8580ea05e6178c3a12c6e725b14c276700
+readonly QUICK_GPU_DIGEST=1f2bb0dfa1eea3f18aeb3937b609065d7453971461ec84eb2970df3b39c68622
 readonly ALL_STEPS="build tests verify bench exhaustive isa cputests"
 readonly ALL_BENCHES="gemm_cuda reduce_cuda math_cuda copy_cuda llm_cuda gemm reduce math llm tokenizer"
 

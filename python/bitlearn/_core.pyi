@@ -399,7 +399,7 @@ class Tokenizer:
 
 def shap_values(model_text: str, X: Tensor) -> Annotated[NDArray[numpy.float64], dict(shape=(None, None))]:
     """
-    SHAP values [n, n_groups * (n_features + 1)] (float64) of a model file's text (xgboost_model or lightgbm_model): per output group one column per feature, then the expected value.
+    SHAP values [n, n_groups * (n_features + 1)] (float64) of a model file's text (decision / extra trees, random and extra trees forests, hist_gradient_boosting_*, xgboost_model, lightgbm_model): per output group one column per feature, then the expected value; a group's columns add up to its margin (tree models: the predicted value or class fraction; boosting: the raw score).
     """
 
 def forecast(model_text: str, steps: int, exog: Tensor | None = None, alpha: float = 0.05) -> tuple:

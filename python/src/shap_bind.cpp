@@ -1,5 +1,6 @@
-// bitlearn._core.shap_values: SHAP values of the imported tree models (src/ml/tree/tree_shap.h) as
-// a NumPy float64 array, for XGBoostModel / LightGBMModel.pred_contribs in bitlearn/ml.py.
+// bitlearn._core.shap_values: SHAP values of the tree models (src/ml/tree/tree_shap.h) as a NumPy
+// float64 array: the imported XGBoost / LightGBM models (their pred_contribs in bitlearn/ml.py) and
+// bitlearn's own trees, forests and histogram gradient boosting.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
@@ -34,8 +35,10 @@ void bind_shap(nb::module_& m) {
         return nb::ndarray<nb::numpy, double, nb::ndim<2>>(values->data(), 2, shape, owner);
       },
       nb::arg("model_text"), nb::arg("X"),
-      "SHAP values [n, n_groups * (n_features + 1)] (float64) of a model file's text (xgboost_model or "
-      "lightgbm_model): per output group one column per feature, then the expected value.");
+      "SHAP values [n, n_groups * (n_features + 1)] (float64) of a model file's text (decision / extra "
+      "trees, random and extra trees forests, hist_gradient_boosting_*, xgboost_model, lightgbm_model): per "
+      "output group one column per feature, then the expected value; a group's columns add up to its "
+      "margin (tree models: the predicted value or class fraction; boosting: the raw score).");
 }
 
 }  // namespace bl::py

@@ -19,7 +19,7 @@ def ml_stub():
     kinds = {"classifier": "_ClassifierBase", "regressor": "_RegressorBase", "cluster": "_ClusterBase",
              "transformer": "_TransformerBase", "outlier": "_OutlierBase", "loader": "_LoaderBase",
              "mixture": "_MixtureBase", "density": "_DensityBase", "neighbors": "_NeighborsBase",
-             "embedding": "_EmbeddingBase", "forecaster": "_ForecasterBase"}
+             "embedding": "_EmbeddingBase", "forecaster": "_ForecasterBase", "ranker": "_RankerBase"}
     out = ['"""Type stubs of bitlearn.ml (written by python/stubs/make_stubs.py)."""',
            "from typing import Any, Optional", "", "import numpy as np", "",
            "class BitlearnEstimator:",
@@ -69,6 +69,10 @@ def ml_stub():
            "    def predict(self, X: Any = None) -> np.ndarray: ...",
            "    def forecast(self, steps: int, exog: Any = None, alpha: float = 0.05) -> tuple: ...",
            "    def score(self, y: Any, X: Any = None) -> float: ...", "",
+           "class _RankerBase(BitlearnEstimator):",
+           "    def fit(self, X: Any, y: Any, group: Any = None, qid: Any = None,",
+           "            sample_weight: Any = None) -> \"_RankerBase\": ...",
+           "    def score(self, X: Any, y: Any, group: Any = None, qid: Any = None) -> float: ...", "",
            "def estimator_class(name: str) -> type: ...",
            "def registry_name_of(cls_or_obj: Any) -> str: ...", ""]
     for name, cls in sorted(ml._REGISTRY.items(), key=lambda kv: kv[1].__name__):

@@ -25,6 +25,8 @@ _ARGS = {
 }
 # Not an estimator one fits: it imports an XGBoost model file (fit only checks X against it).
 SKIPPED = {"xgboost_model": "imports a trained XGBoost model file; it does not learn from X, y"}
+SKIPPED["hist_gradient_boosting_ranker"] = (
+    "a ranker: fit needs query ids and integer relevance labels; test_hgb_ranking_peer.py tests it against LightGBM")
 SKIPPED["lightgbm_model"] = "imports a trained LightGBM text model; it does not learn from X, y"
 # Forecasters (src/ml/timeseries/) fit one ordered series y (fit(y, X=None)); scikit-learn's checks
 # fit shuffled X, y tables. python/tests/test_timeseries_peer.py tests them against statsmodels.

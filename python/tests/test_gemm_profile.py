@@ -48,4 +48,4 @@ def test_verify_reports_the_profile(exact):
     r = bitlearn.verify(quick=True)
     assert r["contract_profile"] == "bitlearn.exact_gemm.v1"
     assert all(c["state"] == "IDENTICAL" for c in r["runs"][0]["checks"])
-    assert r["digest"] == "cefaf53e2853beb464db5f2e45a5e932e406d6bbe90c1e7ff762e7b4c40438bc"
+    assert r["digest"] == "d79ff36e142dbd9d435fe0ac8b2bf7192e1bda4882c30dbaf2707197d09e1632"

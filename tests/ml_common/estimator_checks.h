@@ -4,6 +4,8 @@
 // A name without an entry below is checked with its default hyper-parameters.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -27,6 +29,7 @@ struct CheckSpec {
   bool allows_nan = false;  // NaN in X is a valid input (missing values)
   std::string fixed_X;      // a model to import instead of fitting: path of its case file
   bool counts = false;      // X holds small non-negative integers (count and category models)
+  bool ranking = false;     // column 0 holds query ids, y integer relevance labels (rankers)
 };
 
 inline std::string source_path(const std::string& rel) { return std::string(BITLEARN_SOURCE_DIR) + "/" + rel; }
@@ -58,6 +61,11 @@ inline CheckSpec check_spec(const std::string& name) {
   if (has(name, "voting") || has(name, "stacking"))
     s.params = {{"estimators", classifier ? "logistic_regression;decision_tree_classifier(max_depth=3)"
                                           : "ridge;decision_tree_regressor(max_depth=3)"}};
+  if (name == "hist_gradient_boosting_ranker") {
+    s.params["group_column"] = "0";
+    s.ranking = true;
+  }
+  if (name == "pipeline") s.params = {{"steps", "standard_scaler;pca(n_components=3);ridge(alpha=0.5)"}};
   if (name == "kmeans") s.params = {{"n_clusters", "3"}};
   if (has(name, "gaussian_mixture")) s.params = {{"n_components", "2"}};
   if (name == "minibatch_kmeans") s.params = {{"n_clusters", "3"}, {"batch_size", "16"}, {"max_iter", "3"}};
@@ -126,6 +134,24 @@ inline Dataset make_dataset(Task task, int64_t n, int64_t d, uint64_t seed, bool
   ds.X = Tensor::from_vector(x, {n, d});
   if (task != Task::unsupervised) ds.y = Tensor::from_vector(y, {n});
   return ds;
+}
+
+// A ranker's data from a regression set: column 0 the query ids (8 contiguous rows each), y the
+// relevance 0..4 from the regression target.
+inline Dataset as_ranking(Dataset ds) {
+  const int64_t n = ds.X.dim(0), d = ds.X.dim(1);
+  std::vector<float> x = ds.X.to_vector<float>(), y = ds.y.to_vector<float>();
+  for (int64_t i = 0; i < n; ++i) {
+    x[static_cast<size_t>(i * d)] = static_cast<float>(i / 8);
+    y[static_cast<size_t>(i)] = std::min(4.0f, std::max(0.0f, std::floor(y[static_cast<size_t>(i)]) - 2.0f));
+  }
+  return {Tensor::from_vector(x, {n, d}), Tensor::from_vector(y, {n})};
+}
+
+// The check data of an estimator: n rows of make_dataset for its task (a ranker's: as_ranking).
+inline Dataset spec_dataset(const CheckSpec& s, int64_t n, uint64_t seed) {
+  Dataset ds = make_dataset(s.task, n, s.n_features, seed, s.counts);
+  return s.ranking ? as_ranking(ds) : ds;
 }
 
 // The bytes of t (a host copy), for byte-exact comparisons.

@@ -19,7 +19,7 @@ namespace {
 
 // The training data of a spec: the import case's own X for an imported model, else make_dataset.
 Dataset dataset_for(const CheckSpec& spec, uint64_t seed = 1) {
-  if (spec.fixed_X.empty()) return make_dataset(spec.task, 48, spec.n_features, seed, spec.counts);
+  if (spec.fixed_X.empty()) return spec_dataset(spec, 48, seed);
   std::ifstream in(spec.fixed_X);
   std::stringstream text;
   text << in.rdbuf();

@@ -15,8 +15,7 @@ TEST_P(EstimatorChecksCuda, CpuAndCudaGiveSameBytes) {
   const std::string name = GetParam();
   CheckSpec s = check_spec(name);
   if (!s.fixed_X.empty()) GTEST_SKIP() << name << ": imported model (its data come from a file)";
-  Dataset cpu = make_dataset(s.task, 48, s.n_features, 1, s.counts),
-          test = make_dataset(s.task, 48, s.n_features, 2, s.counts);
+  Dataset cpu = spec_dataset(s, 48, 1), test = spec_dataset(s, 48, 2);
   Dataset gpu;
   gpu.X = cpu.X.to(Device::cuda(0));
   if (cpu.y.defined()) gpu.y = cpu.y.to(Device::cuda(0));

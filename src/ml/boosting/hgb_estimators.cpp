@@ -1,4 +1,9 @@
-// hgb_estimators.cpp: hist_gradient_boosting_classifier / _regressor (see bitlearn/ml/boosting.h).
+// hgb_estimators.cpp: hist_gradient_boosting_classifier / _regressor / _ranker (see bitlearn/ml/boosting.h).
+//
+// The ranker reads each row's query id from the feature column group_column of X (fit, predict and
+// score alike; that column is no feature), as LightGBM's group_column: the generic fit(X, y) then
+// carries the groups, and score(X, y) can give the mean NDCG@eval_at over X's queries. At fit the
+// rows of a query must be contiguous (hgb_losses.h: query_starts).
 #include <nlohmann/json.hpp>
 
 #include "bitlearn/ml/estimator.h"
@@ -18,14 +23,17 @@ namespace bl::ml {
 
 namespace {
 
-const char* const kLossNames[] = {"squared_error", "log_loss", "log_loss", "absolute_error", "quantile",
-                                  "poisson",       "gamma",    "tweedie",  "huber"};
+const char* const kLossNames[] = {"squared_error", "log_loss", "log_loss", "absolute_error", "quantile",   "poisson",
+                                  "gamma",         "tweedie",  "huber",    "lambdarank",     "pairwise"};
 
 class HistGradientBoosting : public Estimator {
  public:
-  explicit HistGradientBoosting(bool classifier) : classifier_(classifier) {}
+  explicit HistGradientBoosting(bool classifier, bool ranker = false) : classifier_(classifier), ranker_(ranker) {
+    if (ranker_) p_.loss = BoostLoss::lambdarank;
+  }
 
   std::string name() const override {
+    if (ranker_) return "hist_gradient_boosting_ranker";
     return classifier_ ? "hist_gradient_boosting_classifier" : "hist_gradient_boosting_regressor";
   }
 
@@ -57,6 +65,15 @@ class HistGradientBoosting : public Estimator {
     if (!classifier_ && p_.loss == BoostLoss::quantile) q["quantile"] = param_text(p_.quantile);
     if (!classifier_ && p_.loss == BoostLoss::tweedie) q["power"] = param_text(p_.power);
     if (!classifier_ && p_.loss == BoostLoss::huber) q["alpha"] = param_text(p_.alpha);
+    if (ranker_) {
+      q["group_column"] = group_column_ < 0 ? "none" : std::to_string(group_column_);
+      q["eval_at"] = std::to_string(eval_at_);
+      q["sigmoid"] = param_text(p_.sigmoid);
+      if (p_.loss == BoostLoss::lambdarank) {
+        q["lambdarank_truncation_level"] = std::to_string(p_.truncation_level);
+        q["lambdarank_norm"] = p_.lambdarank_norm ? "true" : "false";
+      }
+    }
     if (!p_.monotonic.empty()) {
       std::string t;
       for (int8_t c : p_.monotonic) t += (t.empty() ? "" : ",") + std::to_string(static_cast<int>(c));
@@ -143,6 +160,19 @@ class HistGradientBoosting : public Estimator {
         BL_CHECK(p_.power >= 1.0 && p_.power < 2.0, est, ": parameter power=", v, ": expected a value in [1, 2)");
       } else if (k == "alpha") {
         p_.alpha = positive(param_double(est, k, v));
+      } else if (ranker_ && k == "group_column") {
+        group_column_ = none ? -1 : param_int(est, k, v);
+        BL_CHECK(none || group_column_ >= 0, est, ": parameter group_column=", v, ": expected a column index >= 0");
+      } else if (ranker_ && k == "eval_at") {
+        eval_at_ = param_int(est, k, v);
+        BL_CHECK(eval_at_ >= 1, est, ": parameter eval_at=", v, ": expected >= 1");
+      } else if (ranker_ && k == "sigmoid") {
+        p_.sigmoid = positive(param_double(est, k, v));
+      } else if (ranker_ && k == "lambdarank_truncation_level") {
+        p_.truncation_level = param_int(est, k, v);
+        BL_CHECK(p_.truncation_level >= 1, est, ": parameter lambdarank_truncation_level=", v, ": expected >= 1");
+      } else if (ranker_ && k == "lambdarank_norm") {
+        p_.lambdarank_norm = param_bool(est, k, v);
       } else if (k == "monotonic_cst") {
         p_.monotonic.clear();
         if (none || v.empty()) continue;
@@ -181,6 +211,8 @@ class HistGradientBoosting : public Estimator {
         BL_CHECK(v == "auto" || v == "true" || v == "false" || v == "True" || v == "False", est,
                  ": parameter early_stopping=", v, ": expected auto, true or false");
         early_stopping_ = v == "auto" ? "auto" : (v == "true" || v == "True" ? "true" : "false");
+        BL_CHECK(!ranker_ || early_stopping_ == "false", est, ": parameter early_stopping=", v,
+                 ": early stopping is not supported for ranking (expected false)");
       } else if (k == "validation_fraction") {
         validation_fraction_ = none ? 0.0 : param_double(est, k, v);
         BL_CHECK(none || (validation_fraction_ > 0.0 && validation_fraction_ < 1.0), est,
@@ -209,6 +241,7 @@ class HistGradientBoosting : public Estimator {
   Estimator& fit_rows(const Tensor& X, const Tensor& y, const float* weight) {
     const std::string est = name();
     check_Xy(est, X, y, /*allow_nan_X=*/true);
+    if (ranker_) return fit_ranker(X, y, weight);
     Tensor hx = host_f32(X);
     BoostParams bp = p_;
     bp.use_cuda = X.device().is_cuda();
@@ -258,6 +291,7 @@ class HistGradientBoosting : public Estimator {
 
   Tensor predict(const Tensor& X) const override {
     std::vector<float> raw = raw_scores(X);
+    if (ranker_) return Tensor::from_vector(raw, {X.dim(0)});  // ranking scores (higher: more relevant)
     const int64_t n = X.dim(0);
     if (!classifier_ && boost_log_link(p_.loss)) {
       for (float& r : raw) r = bl::exp(r);  // log link: the prediction is exp(raw)
@@ -272,7 +306,7 @@ class HistGradientBoosting : public Estimator {
   }
 
   Tensor predict_proba(const Tensor& X) const override {
-    BL_CHECK(classifier_, name(), ": predict_proba is not supported (a regressor)");
+    BL_CHECK(classifier_, name(), ": predict_proba is not supported (", ranker_ ? "a ranker" : "a regressor", ")");
     std::vector<float> raw = raw_scores(X);
     const int64_t n = X.dim(0), K = model_.n_groups;
     raw_to_probability(raw, n, K);
@@ -280,6 +314,7 @@ class HistGradientBoosting : public Estimator {
   }
 
   double score(const Tensor& X, const Tensor& y) const override {
+    if (ranker_) return mean_ndcg(X, y);
     return classifier_ ? accuracy_score(y, predict(X)) : r2_score(y, predict(X));
   }
 
@@ -302,7 +337,7 @@ class HistGradientBoosting : public Estimator {
     n_features_ = io::json_integer<int64_t>(state["n_features"], name() + ": state.n_features");
     BL_CHECK(n_features_ >= 1, est, ": state.n_features must be >= 1");
     classes_ = state["classes"].get<std::vector<double>>();
-    model_ = load_boost_model(state, n_features_, est);
+    model_ = load_boost_model(state, ranker_ ? n_features_ - 1 : n_features_, est);
     if (state.contains("train_score")) {
       const int64_t n_scores = static_cast<int64_t>(model_.trees.size()) / model_.n_groups + 1;
       model_.train_score = density_detail::f64_from_state(state, "train_score", n_scores, est);
@@ -317,6 +352,8 @@ class HistGradientBoosting : public Estimator {
     } else {
       BL_CHECK(model_.n_groups == 1, est, ": state.n_groups must be 1 for a regressor");
     }
+    BL_CHECK(!ranker_ || (group_column_ >= 0 && group_column_ < n_features_ && n_features_ >= 2), est,
+             ": state.group_column must name one of the ", n_features_, " columns");
   }
 
  private:
@@ -376,6 +413,11 @@ class HistGradientBoosting : public Estimator {
 
   void set_loss(const std::string& v) {
     const std::string est = name();
+    if (ranker_) {
+      BL_CHECK(v == "lambdarank" || v == "pairwise", est, ": parameter loss=", v, ": expected lambdarank or pairwise");
+      p_.loss = v == "lambdarank" ? BoostLoss::lambdarank : BoostLoss::pairwise;
+      return;
+    }
     if (classifier_) {
       BL_CHECK(v == "log_loss" || v == "auto", est, ": parameter loss=", v, ": expected log_loss");
       return;
@@ -394,10 +436,77 @@ class HistGradientBoosting : public Estimator {
   std::vector<float> raw_scores(const Tensor& X) const {
     check_fitted_X(name(), fitted(), X, n_features_);
     Tensor hx = host_f32(X);
+    if (ranker_) {
+      const std::vector<float> f = without_group_column(hx);
+      return boosting_raw(model_, f.data(), hx.dim(0), hx.dim(1) - 1);
+    }
     return boosting_raw(model_, hx.data<float>(), hx.dim(0), hx.dim(1));
   }
 
+  // X's rows without the group column (row-major [n, d - 1]).
+  std::vector<float> without_group_column(const Tensor& hx) const {
+    const int64_t n = hx.dim(0), d = hx.dim(1);
+    const float* xs = hx.data<float>();
+    std::vector<float> out(static_cast<size_t>(n * (d - 1)));
+    for (int64_t i = 0; i < n; ++i) {
+      float* o = out.data() + i * (d - 1);
+      for (int64_t j = 0; j < d; ++j) {
+        if (j != group_column_) *o++ = xs[i * d + j];
+      }
+    }
+    return out;
+  }
+
+  void check_group_column(const std::string& est, int64_t d) const {
+    BL_CHECK(group_column_ >= 0, est, ": needs the query id column: set group_column (the index of the column of X "
+             "holding each row's query id; bitlearn fit --group COLUMN)");
+    BL_CHECK(group_column_ < d, est, ": group_column=", group_column_, " but X has ", d, " columns");
+    BL_CHECK(d >= 2, est, ": X needs a feature column besides the query id column");
+  }
+
+  Estimator& fit_ranker(const Tensor& X, const Tensor& y, const float* weight) {
+    const std::string est = name();
+    Tensor hx = host_f32(X);
+    const int64_t n = hx.dim(0), d = hx.dim(1);
+    check_group_column(est, d);
+    std::vector<float> rel = regression_targets(y);
+    check_relevance(rel.data(), n, est);
+    BoostParams bp = p_;
+    bp.use_cuda = X.device().is_cuda();
+    bp.query_start = query_starts(hx.data<float>() + group_column_, n, d, 2, est);
+    BL_CHECK(p_.monotonic.empty() || static_cast<int64_t>(p_.monotonic.size()) == d - 1, est, ": monotonic_cst has ",
+             p_.monotonic.size(), " entries, expected one per feature (", d - 1, ", the query id column excluded)");
+    bp.interaction = interaction_groups(d - 1);
+    bp.early_stopping = false;
+    const std::vector<float> f = without_group_column(hx);
+    model_ = fit_boosting(f.data(), n, d - 1, rel.data(), nullptr, bp, weight);
+    classes_.clear();
+    n_features_ = d;
+    return *this;
+  }
+
+  // The mean NDCG@eval_at over the queries of X's group column (contiguous runs of equal ids, as at
+  // fit; a single-row query counts, with NDCG 1).
+  double mean_ndcg(const Tensor& X, const Tensor& y) const {
+    const std::string est = name();
+    std::vector<float> raw = raw_scores(X);
+    std::vector<float> rel = regression_targets(y);
+    BL_CHECK(static_cast<int64_t>(rel.size()) == X.dim(0), est, ": score: y has ", rel.size(), " rows, X has ",
+             X.dim(0));
+    check_relevance(rel.data(), X.dim(0), est);
+    Tensor hx = host_f32(X);
+    const std::vector<int64_t> qs = query_starts(hx.data<float>() + group_column_, hx.dim(0), hx.dim(1), 1, est);
+    double s = 0.0;
+    for (size_t q = 0; q + 1 < qs.size(); ++q) {
+      s += query_ndcg(raw.data() + qs[q], rel.data() + qs[q], qs[q + 1] - qs[q], eval_at_);
+    }
+    return s / static_cast<double>(qs.size() - 1);
+  }
+
   bool classifier_;
+  bool ranker_;
+  int64_t group_column_ = -1;  // ranker: the column of X holding the query id (-1: not set)
+  int64_t eval_at_ = 5;        // ranker: score() is the mean NDCG at this cut-off
   BoostParams p_;
   std::string early_stopping_ = "false";
   std::string interaction_;  // interaction_cst, normalized ("" none)
@@ -445,6 +554,9 @@ std::unique_ptr<Estimator> make_hist_gradient_boosting_classifier() {
 }
 std::unique_ptr<Estimator> make_hist_gradient_boosting_regressor() {
   return std::make_unique<HistGradientBoosting>(false);
+}
+std::unique_ptr<Estimator> make_hist_gradient_boosting_ranker() {
+  return std::make_unique<HistGradientBoosting>(false, true);
 }
 
 }  // namespace bl::ml

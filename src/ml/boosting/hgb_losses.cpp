@@ -8,6 +8,7 @@
 #include "contract/math.h"
 #include "contract/rng.h"
 #include "core/error.h"
+#include "core/thread_pool.h"
 #include "kernels/math_map.h"
 #include "ml/boosting/boost_chunks.h"
 #include "ml/host_math.h"
@@ -60,7 +61,146 @@ double regression_loss(const BoostParams& p, double y, double r) {
   }
 }
 
+constexpr double kLn2 = 0.69314718055994530942;
+constexpr int kMaxRelevance = 31;
+
+// 1 / log2(2 + rank), the DCG discount of a 0-based rank.
+double rank_discount(int64_t rank) { return kLn2 / log64(2.0 + static_cast<double>(rank)); }
+
+// 2^rel - 1 for an integer relevance 0 .. 31 (exact in binary64).
+double relevance_gain(float rel) { return static_cast<double>((uint64_t{1} << static_cast<int>(rel)) - 1); }
+
+// The rows 0 .. m-1 ranked by score descending, ties to the lower row.
+std::vector<int64_t> rank_order(const float* score, int64_t m) {
+  std::vector<int64_t> order(static_cast<size_t>(m));
+  for (int64_t i = 0; i < m; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return score[a] > score[b]; });
+  return order;
+}
+
+// The ideal DCG@k (k <= 0: all rows) of m relevance labels.
+double ideal_dcg(const float* rel, int64_t m, int64_t k) {
+  std::vector<float> sorted(rel, rel + m);
+  std::sort(sorted.begin(), sorted.end(), [](float a, float b) { return a > b; });
+  const int64_t top = k <= 0 ? m : std::min(k, m);
+  double s = 0.0;
+  for (int64_t r = 0; r < top; ++r) s += relevance_gain(sorted[r]) * rank_discount(r);
+  return s;
+}
+
+// One query's ranking gradients: m rows of raw r and labels y into g, h (binary64 sums, then float32).
+void query_gradients(const BoostParams& p, const float* r, const float* y, int64_t m, float* g, float* h) {
+  std::vector<double> G(static_cast<size_t>(m), 0.0), H(static_cast<size_t>(m), 0.0);
+  const double sigma = p.sigmoid;
+  // One pair: hi the more relevant row, weight its |delta NDCG| (1 for pairwise).
+  auto pair = [&](int64_t hi, int64_t lo, double weight) {
+    const double delta = static_cast<double>(r[hi]) - static_cast<double>(r[lo]);
+    const double rho = 1.0 / (1.0 + exp64(sigma * delta));
+    const double lambda = sigma * rho * weight;
+    const double hess = sigma * sigma * rho * (1.0 - rho) * weight;
+    G[hi] -= lambda;
+    G[lo] += lambda;
+    H[hi] += hess;
+    H[lo] += hess;
+    return 2.0 * lambda;
+  };
+  if (p.loss == BoostLoss::pairwise) {
+    for (int64_t a = 0; a < m; ++a) {
+      for (int64_t b = a + 1; b < m; ++b) {
+        if (y[a] == y[b]) continue;
+        if (y[a] > y[b]) pair(a, b, 1.0);
+        else pair(b, a, 1.0);
+      }
+    }
+  } else {
+    const std::vector<int64_t> order = rank_order(r, m);
+    const double max_dcg = ideal_dcg(y, m, p.truncation_level);
+    const double inv_max = max_dcg > 0.0 ? 1.0 / max_dcg : 0.0;
+    const bool spread = r[order[0]] != r[order[m - 1]];
+    double sum_lambda = 0.0;
+    for (int64_t i = 0; i < m - 1 && i < p.truncation_level; ++i) {
+      for (int64_t j = i + 1; j < m; ++j) {
+        const int64_t a = order[i], b = order[j];
+        if (y[a] == y[b]) continue;
+        const bool a_high = y[a] > y[b];
+        const int64_t hi = a_high ? a : b, lo = a_high ? b : a;
+        const double gap = relevance_gain(y[hi]) - relevance_gain(y[lo]);
+        const double d_disc = std::fabs(rank_discount(i) - rank_discount(j));
+        double weight = gap * d_disc * inv_max;
+        if (p.lambdarank_norm && spread) {
+          weight /= 0.01 + std::fabs(static_cast<double>(r[hi]) - static_cast<double>(r[lo]));
+        }
+        sum_lambda += pair(hi, lo, weight);
+      }
+    }
+    if (p.lambdarank_norm && sum_lambda > 0.0) {
+      const double f = log64(1.0 + sum_lambda) / kLn2 / sum_lambda;
+      for (int64_t i = 0; i < m; ++i) {
+        G[i] *= f;
+        H[i] *= f;
+      }
+    }
+  }
+  for (int64_t i = 0; i < m; ++i) {
+    g[i] = static_cast<float>(G[i]);
+    h[i] = static_cast<float>(H[i]);
+  }
+}
+
 }  // namespace
+
+bool boost_ranking(BoostLoss loss) { return loss == BoostLoss::lambdarank || loss == BoostLoss::pairwise; }
+
+void ranking_gradients(const BoostParams& p, const float* raw, const float* y, float* grad, float* hess) {
+  const auto& qs = p.query_start;
+  BL_CHECK(qs.size() >= 2, "hist_gradient_boosting: a ranking loss needs query groups");
+  default_pool().parallel_for(static_cast<int64_t>(qs.size()) - 1, [&](int64_t q) {
+    const int64_t b = qs[q], m = qs[q + 1] - qs[q];
+    query_gradients(p, raw + b, y + b, m, grad + b, hess + b);
+  });
+}
+
+double query_ndcg(const float* score, const float* rel, int64_t m, int64_t k) {
+  const double ideal = ideal_dcg(rel, m, k);
+  if (!(ideal > 0.0)) return 1.0;
+  const std::vector<int64_t> order = rank_order(score, m);
+  const int64_t top = k <= 0 ? m : std::min(k, m);
+  double dcg = 0.0;
+  for (int64_t r = 0; r < top; ++r) dcg += relevance_gain(rel[order[r]]) * rank_discount(r);
+  return dcg / ideal;
+}
+
+std::vector<int64_t> query_starts(const float* ids, int64_t n, int64_t stride, int64_t min_rows,
+                                  const std::string& est) {
+  std::vector<int64_t> starts;
+  std::vector<std::pair<float, int64_t>> seen;  // (id, its first row) per query
+  for (int64_t i = 0; i < n; ++i) {
+    const float id = ids[i * stride];
+    BL_CHECK(!std::isnan(id), est, ": query id of row ", i, " is NaN");
+    if (i == 0 || id != ids[(i - 1) * stride]) {
+      starts.push_back(i);
+      seen.push_back({id, i});
+    }
+  }
+  starts.push_back(n);
+  std::sort(seen.begin(), seen.end());
+  for (size_t q = 1; q < seen.size(); ++q) {
+    BL_CHECK(seen[q].first != seen[q - 1].first, est, ": query id ", seen[q].first, " reappears at row ",
+             seen[q].second, " after other queries; the rows of a query must be contiguous");
+  }
+  for (size_t q = 0; q + 1 < starts.size(); ++q) {
+    BL_CHECK(starts[q + 1] - starts[q] >= min_rows, est, ": query id ", ids[starts[q] * stride], " (row ", starts[q],
+             ") has a single row; a query needs at least ", min_rows, " rows");
+  }
+  return starts;
+}
+
+void check_relevance(const float* y, int64_t n, const std::string& est) {
+  for (int64_t i = 0; i < n; ++i) {
+    BL_CHECK(y[i] >= 0.0f && y[i] <= static_cast<float>(kMaxRelevance) && y[i] == std::floor(y[i]), est,
+             ": relevance labels must be integers in 0 .. ", kMaxRelevance, " (y[", i, "] = ", y[i], ")");
+  }
+}
 
 bool boost_log_link(BoostLoss loss) {
   return loss == BoostLoss::poisson || loss == BoostLoss::gamma || loss == BoostLoss::tweedie;

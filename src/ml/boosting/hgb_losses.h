@@ -15,7 +15,18 @@
 // by learning_rate times the median / q-quantile of y - r over the leaf's rows (float32 residuals
 // sorted by value, then row): unweighted, linear interpolation between order statistics; weighted,
 // the smallest residual of positive weight whose cumulative weight reaches q times the total.
-// Early-stopping losses are the half losses, in binary64 (exp64 / log64) per row, weighted means
+// Ranking (y: integer relevance labels 0 .. 31, gain 2^y - 1; queries: BoostParams::query_start),
+// per query in binary64 (exp64 / log64), each row's sums in a fixed pair order, rounded to float32
+// once; queries run as parallel tasks writing their own rows. rho(s) = 1 / (1 + e^(sigma s)):
+//   pairwise   (RankNet) every pair a < b of unequal labels, in row order, high: the more relevant,
+//              s = r_high - r_low: g_high -= sigma rho, g_low += sigma rho, h += sigma^2 rho (1 - rho)
+//   lambdarank (LambdaMART, LightGBM's objective) rows ranked by raw score descending (ties: lower
+//              row first); pairs (i, j), i < j in rank order, i < truncation_level, unequal labels;
+//              the pair's terms times |delta NDCG| = |gain_high - gain_low| |1/log2(2+i) -
+//              1/log2(2+j)| / maxDCG@truncation_level; with lambdarank_norm (and raw scores not all
+//              equal) also / (0.01 + |s|), and each query's g, h times log2(1 + S) / S, S the sum of
+//              2 sigma rho |delta NDCG| over its pairs.
+// Initial score 0. Early-stopping losses are the half losses, in binary64 (exp64 / log64) per row, weighted means
 // summed over fixed row chunks in chunk order.
 #pragma once
 
@@ -48,6 +59,25 @@ double residual_quantile(std::vector<std::pair<float, int32_t>>& values, const f
 // -(weighted mean loss) of raw [n * K] (K: 1, or the classes for softmax).
 double boost_score(const BoostParams& p, int64_t K, const float* raw, const float* y_value, const int32_t* y_class,
                    const float* weight, int64_t n);
+
+bool boost_ranking(BoostLoss loss);  // lambdarank, pairwise
+
+// grad / hess of a ranking loss at raw (rows [0, query_start.back())), as above.
+void ranking_gradients(const BoostParams& p, const float* raw, const float* y, float* grad, float* hess);
+
+// NDCG@k of one query of m rows (k <= 0: all rows): rows ranked by score descending, ties to the
+// lower row; gain 2^rel - 1, discount 1 / log2(2 + rank); a query whose ideal DCG is 0 scores 1
+// (LightGBM's convention). Binary64.
+double query_ndcg(const float* score, const float* rel, int64_t m, int64_t k);
+
+// Query starts of a query-id column (n values, stride apart): runs of equal ids, each id's rows
+// contiguous; refuses NaN ids, an id that reappears after another query and (min_rows 2) a
+// single-row query, naming est.
+std::vector<int64_t> query_starts(const float* ids, int64_t n, int64_t stride, int64_t min_rows,
+                                  const std::string& est);
+
+// Refuses relevance labels that are not integers in 0 .. 31, naming est.
+void check_relevance(const float* y, int64_t n, const std::string& est);
 
 // scikit-learn's rule: stop when none of the last n_iter_no_change scores exceeds the score before
 // them plus tol.

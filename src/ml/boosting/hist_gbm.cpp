@@ -318,6 +318,7 @@ class TreeGrower {
       node_begin_.push_back(0);
       node_end_.push_back(0);
       node_depth_.push_back(0);
+      tree.cover.push_back(static_cast<double>(hs) * h.unit);  // TreeSHAP's cover: the hessian sum
       return tree.add_node();
     };
     std::vector<std::unique_ptr<NodeWork>> level;
@@ -380,6 +381,7 @@ class TreeGrower {
  private:
   int32_t add_node(Tree& tree, std::vector<int32_t>& node_split_bin, int64_t gs, int64_t hs) {
     const int32_t id = tree.add_node();
+    tree.cover.push_back(static_cast<double>(hs) * h_->unit);  // TreeSHAP's cover: the hessian sum
     node_g_.push_back(gs);
     node_h_.push_back(hs);
     node_split_bin.push_back(0);
@@ -925,6 +927,7 @@ std::vector<float> initial_scores(const BoostParams& p, int64_t n, const float* 
   auto w = [&](int64_t i) { return weight ? static_cast<double>(weight[i]) : 1.0; };
   double total = 0.0;
   for (int64_t i = 0; i < n; ++i) total += w(i);
+  if (boost_ranking(p.loss)) return {0.0f};  // scores are compared within a query only
   if (p.loss != BoostLoss::squared_error && p.loss != BoostLoss::logistic && p.loss != BoostLoss::softmax) {
     return {regression_initial_score(p, y_value, weight, n)};
   }
@@ -1039,8 +1042,13 @@ BoostModel fit_boosting(const float* X, int64_t n, int64_t d, const float* y_val
   std::vector<float> shifted(p.loss == BoostLoss::softmax ? static_cast<size_t>(n * K) : 0);
   const int64_t n_cols = std::max<int64_t>(
       1, std::min<int64_t>(d, static_cast<int64_t>(std::ceil(p.colsample_bytree * static_cast<double>(d)))));
-  const bool regression_loss =
-      p.loss != BoostLoss::squared_error && p.loss != BoostLoss::logistic && p.loss != BoostLoss::softmax;
+  const bool regression_loss = p.loss != BoostLoss::squared_error && p.loss != BoostLoss::logistic &&
+                               p.loss != BoostLoss::softmax && !boost_ranking(p.loss);
+  if (boost_ranking(p.loss)) {
+    BL_CHECK(p.query_start.size() >= 2 && p.query_start.front() == 0 && p.query_start.back() == n,
+             "hist_gradient_boosting: a ranking loss needs query groups covering the ", n, " rows");
+    BL_CHECK(!p.early_stopping, "hist_gradient_boosting: early_stopping is not supported for ranking");
+  }
   std::vector<float> scratch;
   BL_CHECK(p.monotonic.empty() || static_cast<int64_t>(p.monotonic.size()) == d,
            "hist_gradient_boosting: monotonic_cst has ", p.monotonic.size(), " entries, expected one per feature (", d,
@@ -1114,6 +1122,8 @@ BoostModel fit_boosting(const float* X, int64_t n, int64_t d, const float* y_val
     }
     if (p.loss == BoostLoss::logistic) {
       logistic_gradients(raw.data(), y_class, n, kMinHessian, grad[0].data(), hess[0].data(), default_pool());
+    } else if (boost_ranking(p.loss)) {
+      ranking_gradients(p, raw.data(), y_value, grad[0].data(), hess[0].data());
     } else if (regression_loss) {
       regression_gradients(p, raw.data(), y_value, n, grad[0].data(), hess[0].data(), scratch);
     } else for_row_chunks(n, [&](int64_t i) {
@@ -1215,14 +1225,22 @@ BoostModel fit_boosting(const float* X, int64_t n, int64_t d, const float* y_val
 std::vector<float> boosting_raw(const BoostModel& model, const float* X, int64_t n, int64_t d) {
   const int64_t K = model.n_groups;
   std::vector<float> raw(static_cast<size_t>(n * K));
-  for_row_chunks(n, [&](int64_t i) {
-    for (int64_t k = 0; k < K; ++k) raw[i * K + k] = model.base[k];
-    for (size_t t = 0; t < model.trees.size(); ++t) {
-      const Tree& tree = model.trees[t];
-      const int64_t k = static_cast<int64_t>(t) % K;
-      raw[i * K + k] = bl::add(raw[i * K + k], tree.value[tree.leaf_of(X + i * d)]);
-    }
-  });
+  // Rows in blocks of whole row chunks, a progress report after each block; every row's sum is the
+  // same whatever the block (each row is computed on its own), so the blocks change no bit.
+  const int64_t block = 64 * kBoostRowChunk;
+  for (int64_t b0 = 0; b0 < n; b0 += block) {
+    const int64_t b1 = std::min(n, b0 + block);
+    for_row_chunks(b1 - b0, [&](int64_t j) {
+      const int64_t i = b0 + j;
+      for (int64_t k = 0; k < K; ++k) raw[i * K + k] = model.base[k];
+      for (size_t t = 0; t < model.trees.size(); ++t) {
+        const Tree& tree = model.trees[t];
+        const int64_t k = static_cast<int64_t>(t) % K;
+        raw[i * K + k] = bl::add(raw[i * K + k], tree.value[tree.leaf_of(X + i * d)]);
+      }
+    });
+    if (n > block) report_progress("boosting predict rows", b1, n);
+  }
   return raw;
 }
 

@@ -12,7 +12,8 @@
 // maximises the sum of the nodes' gains. DART drops earlier iterations' trees while fitting a new
 // one and rescales both (docs/ml-trees.md). Regression losses other than squared error
 // (hgb_losses.h): absolute error and quantile (their leaf values are then replaced by the
-// quantile of the leaf's residuals), Poisson, gamma and Tweedie (log link). Monotonic constraints
+// quantile of the leaf's residuals), Poisson, gamma and Tweedie (log link); ranking losses
+// (lambdarank, pairwise) over query groups. Monotonic constraints
 // bound each node's value by the mid-point of its ancestors' constrained splits; early stopping
 // scores a validation set (or the training set) after every iteration.
 #pragma once
@@ -25,7 +26,10 @@
 
 namespace bl::ml {
 
-enum class BoostLoss { squared_error, logistic, softmax, absolute_error, quantile, poisson, gamma, tweedie, huber };
+enum class BoostLoss {
+  squared_error, logistic, softmax, absolute_error, quantile, poisson, gamma, tweedie, huber,
+  lambdarank, pairwise  // learning to rank (hgb_losses.h): query groups in BoostParams::query_start
+};
 
 struct BoostParams {
   BoostLoss loss = BoostLoss::squared_error;
@@ -58,6 +62,13 @@ struct BoostParams {
   double quantile = 0.5;  // loss quantile: the target quantile in (0, 1)
   double power = 1.5;     // loss tweedie: the variance power in [1, 2)
   double alpha = 0.9;     // loss huber: where the loss turns from quadratic to linear (LightGBM's)
+  // Ranking losses: query q holds rows [query_start[q], query_start[q + 1]) (contiguous, >= 2 rows);
+  // y_value holds integer relevance labels. truncation_level: lambdarank's pairs have a higher row
+  // among the top truncation_level by score; sigmoid: the pair probability's slope.
+  std::vector<int64_t> query_start;
+  int64_t truncation_level = 30;
+  double sigmoid = 1.0;
+  bool lambdarank_norm = true;  // LightGBM's lambdarank_norm: pair weights / (0.01 + |delta score|), log2 rescale
   // Per feature -1 / 0 / 1 (empty: none): a split on a constrained feature whose children's values
   // break the direction is rejected; the children's values then bound their subtrees (mid-point).
   std::vector<int8_t> monotonic;

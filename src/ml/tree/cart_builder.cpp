@@ -119,6 +119,9 @@ class CartBuilder {
   }
 
   void set_value(int32_t node, const Totals<W>& t) {
+    // The node's cover for TreeSHAP: the weight of the training rows reaching it.
+    tree_.cover.resize(static_cast<size_t>(tree_.n_nodes()), 0.0);
+    tree_.cover[node] = static_cast<double>(t.w);
     float* v = &tree_.value[static_cast<size_t>(node) * k_];
     if (classify_) {
       for (int64_t c = 0; c < k_; ++c) {

@@ -16,6 +16,7 @@
 #include "ml/ensemble/sub_estimators.h"
 #include "ml/registry.h"
 #include "ml/tree/tree_model.h"
+#include "ml/tree/tree_shap.h"
 #include "ml/weighted_fit.h"
 #include "io/json_number.h"
 
@@ -58,7 +59,7 @@ int64_t isqrt(int64_t v) {
   return r;
 }
 
-class CartEstimator : public WeightedRowsFit<CartEstimator> {
+class CartEstimator : public WeightedRowsFit<CartEstimator>, public ShapExplainer {
  public:
   explicit CartEstimator(Kind kind) : kind_(kind) {
     criterion_ = kind.classifier ? Criterion::gini : Criterion::squared_error;
@@ -271,6 +272,16 @@ class CartEstimator : public WeightedRowsFit<CartEstimator> {
     if (sum > 0.0)
       for (double& v : out) v /= sum;
     return out;
+  }
+
+  // SHAP values of the predicted values (class fractions per class, or the regression value), the
+  // forest's mean over trees: each tree's leaves count as value / n_trees; base 0.
+  std::vector<double> shap_values(const Tensor& X, int64_t* n_cols) const override {
+    check_fitted_X(name(), fitted(), X, n_features_);
+    const int64_t k = kind_.classifier ? static_cast<int64_t>(classes_.size()) : 1;
+    *n_cols = k * (n_features_ + 1);
+    return own_trees_shap(trees_, k, std::vector<double>(static_cast<size_t>(k), 0.0),
+                          static_cast<double>(trees_.size()), X, n_features_, name());
   }
 
   Tensor predict(const Tensor& X) const override {

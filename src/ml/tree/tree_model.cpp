@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "bitlearn/ml/estimator.h"
@@ -54,6 +55,11 @@ void tree_to_json(const Tree& tree, nlohmann::json& out) {
   out["default_left"] = tree.default_left;
   out["threshold"] = f32_to_hex(tree.threshold);
   out["value"] = f32_to_hex(tree.value);
+  if (!tree.cover.empty()) {  // binary64 bits, exact
+    std::vector<int64_t> bits(tree.cover.size());
+    std::memcpy(bits.data(), tree.cover.data(), bits.size() * sizeof(double));
+    out["cover"] = i64_to_hex(bits);
+  }
 }
 
 nlohmann::json trees_to_json(const std::vector<Tree>& trees) {
@@ -99,6 +105,17 @@ Tree tree_from_json(const nlohmann::json& in, int64_t n_features, const std::str
                  static_cast<size_t>(t.left[i]) < n && static_cast<size_t>(t.right[i]) < n,
              prefix, ": children of node ", i, " are out of range");
     BL_CHECK(t.default_left[i] <= 1, prefix, ".default_left[", i, "]: expected 0 or 1");
+  }
+  if (in.contains("cover")) {  // optional: files written before the cover was recorded lack it
+    BL_CHECK(in["cover"].is_string(), prefix, ".cover: expected a hex string");
+    const std::vector<int64_t> bits = i64_from_hex(in["cover"].get<std::string>(), prefix + ".cover");
+    BL_CHECK(bits.size() == n, prefix, ".cover: expected ", n, " values, got ", bits.size());
+    t.cover.resize(n);
+    std::memcpy(t.cover.data(), bits.data(), n * sizeof(double));
+    for (size_t i = 0; i < n; ++i) {
+      BL_CHECK(std::isfinite(t.cover[i]) && t.cover[i] >= 0.0, prefix, ".cover[", i, "] = ", t.cover[i],
+               ": expected a finite value >= 0");
+    }
   }
   return t;
 }

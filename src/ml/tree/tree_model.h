@@ -4,7 +4,10 @@
 // A tree is a set of parallel arrays indexed by node id; node 0 is the root. An internal node sends
 // a row left when x[feature] <= threshold, right otherwise; a NaN goes to the left child when
 // default_left is 1. A leaf has feature == -1 and holds n_values floats in value[node * n_values ..]
-// (class fractions for classifiers, one mean or one score otherwise).
+// (class fractions for classifiers, one mean or one score otherwise). cover[node], when present, is
+// the training cover TreeSHAP weighs both children by (tree_shap.h): CART's weighted row count
+// reaching the node (scikit-learn's weighted_n_node_samples), boosting's hessian sum (XGBoost's
+// cover); it is empty for trees that do not record it (imported models, older model files).
 #pragma once
 
 #include <cstdint>
@@ -23,9 +26,11 @@ struct Tree {
   std::vector<int32_t> left, right;   // child ids (-1 for a leaf)
   std::vector<uint8_t> default_left;  // where NaN goes
   std::vector<float> value;           // [n_nodes * n_values]
+  std::vector<double> cover;          // [n_nodes] training cover, or empty (not recorded)
 
   int64_t n_nodes() const { return static_cast<int64_t>(feature.size()); }
-  // Appends a node (a leaf until set_split) and returns its id.
+  // Appends a node (a leaf until set_split) and returns its id; cover is left alone (a builder that
+  // records it appends one entry per node).
   int32_t add_node();
   // The leaf reached by one row of n_features floats.
   int32_t leaf_of(const float* row) const;
@@ -33,9 +38,10 @@ struct Tree {
   int64_t depth() const;
 };
 
-// Writes a tree as JSON (int arrays as lists, floats as f32 hex) and reads it back; load validates
-// every index (children in range and after their parent, features < n_features) and names the
-// field (prefix) on error.
+// Writes a tree as JSON (int arrays as lists, floats as f32 hex, the cover, when recorded, as f64 hex
+// under "cover") and reads it back; load validates every index (children in range and after their
+// parent, features < n_features) and names the field (prefix) on error. "cover" is optional: a file
+// without it loads and predicts as before (its trees then have no cover).
 void tree_to_json(const Tree& tree, nlohmann::json& out);
 Tree tree_from_json(const nlohmann::json& in, int64_t n_features, const std::string& prefix);
 // The trees as a JSON list of tree_to_json objects, in order.

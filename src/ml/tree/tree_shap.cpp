@@ -11,9 +11,12 @@
 #include "ml/tree/tree_shap.h"
 
 #include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "core/error.h"
 #include "core/thread_pool.h"
+#include "ml/boosting/boosting_estimators.h"
 
 namespace bl::ml {
 
@@ -195,11 +198,69 @@ std::vector<double> ensemble_shap(const std::vector<ShapTree>& trees, int64_t n_
   return out;
 }
 
+std::vector<double> own_trees_shap(const std::vector<Tree>& trees, int64_t n_groups, const std::vector<double>& base,
+                                   double divisor, const Tensor& X, int64_t d, const std::string& what) {
+  BL_CHECK(!trees.empty(), what, ": SHAP values need a fitted model");
+  std::vector<ShapTree> shap;
+  std::vector<size_t> source;  // the tree each ShapTree comes from
+  for (size_t t = 0; t < trees.size(); ++t) {
+    const Tree& tree = trees[t];
+    const size_t m = static_cast<size_t>(tree.n_nodes());
+    BL_CHECK(tree.cover.size() == m, what, ": tree ", t, " has no training cover (the model file was written ",
+             "before bitlearn recorded it); refit the model to get SHAP values");
+    for (int64_t c = 0; c < tree.n_values; ++c) {
+      ShapTree s;
+      s.feature = tree.feature;
+      s.left = tree.left;
+      s.right = tree.right;
+      s.cover = tree.cover;
+      s.value.assign(m, 0.0);
+      for (size_t i = 0; i < m; ++i) {
+        if (tree.feature[i] < 0) s.value[i] = static_cast<double>(tree.value[i * tree.n_values + c]) / divisor;
+      }
+      check_shap_tree(s, d, what + ": tree " + std::to_string(t));
+      shap.push_back(std::move(s));
+      source.push_back(t);
+    }
+  }
+  BL_CHECK(shap.size() % static_cast<size_t>(n_groups) == 0, what, ": ", shap.size(),
+           " tree outputs do not divide into ", n_groups, " groups");
+  Tensor hx = host_f32(X);
+  const float* px = hx.data<float>();
+  const int64_t n = hx.dim(0);
+  return ensemble_shap(shap, n_groups, base, n, d, [&](size_t s, int64_t i, uint8_t* left) {
+    const Tree& tree = trees[source[s]];
+    const float* row = px + i * d;
+    for (int64_t node = 0; node < tree.n_nodes(); ++node) {
+      if (tree.feature[node] < 0) continue;
+      const float x = row[tree.feature[node]];
+      left[node] = std::isnan(x) ? tree.default_left[node] : (x <= tree.threshold[node] ? 1 : 0);
+    }
+  });
+}
+
 std::vector<double> estimator_shap_values(const Estimator& est, const Tensor& X, int64_t* n_cols) {
-  const auto* ex = dynamic_cast<const ShapExplainer*>(&est);
-  BL_CHECK(ex != nullptr, est.name(), ": SHAP values are not supported (only the imported tree models ",
-           "xgboost_model and lightgbm_model explain their margins)");
-  return ex->shap_values(X, n_cols);
+  if (const auto* ex = dynamic_cast<const ShapExplainer*>(&est)) return ex->shap_values(X, n_cols);
+  const std::string what = est.name();
+  if (what.rfind("hist_gradient_boosting_", 0) == 0) {
+    // The raw margin is base + the sum of the trees (float32 in predict); it is read from the
+    // model state, which holds exactly what predict uses.
+    BL_CHECK(est.fitted(), what, ": SHAP values before fit");
+    nlohmann::json state;
+    est.save_state(state);
+    BL_CHECK(state.contains("n_features") && state["n_features"].is_number_integer(), what,
+             ": SHAP values need the model state's n_features");
+    const int64_t d = state["n_features"].get<int64_t>();
+    const BoostModel model = load_boost_model(state, d, what);
+    check_X(what, X, /*allow_nan=*/true);
+    BL_CHECK(X.dim(1) == d, what, ": X has ", X.dim(1), " features, the model was fitted on ", d);
+    *n_cols = model.n_groups * (d + 1);
+    const std::vector<double> base(model.base.begin(), model.base.end());
+    return own_trees_shap(model.trees, model.n_groups, base, 1.0, X, d, what);
+  }
+  throw Error(what + ": SHAP values are not supported (the tree models explain their margins: decision and extra "
+              "trees, random forests, extra trees ensembles, hist_gradient_boosting_*, xgboost_model and "
+              "lightgbm_model)");
 }
 
 }  // namespace bl::ml

@@ -19,6 +19,7 @@
 
 #include "bitlearn/ml/estimator.h"
 #include "bitlearn/tensor.h"
+#include "ml/tree/tree_model.h"
 
 namespace bl::ml {
 
@@ -59,7 +60,17 @@ std::vector<double> ensemble_shap(const std::vector<ShapTree>& trees, int64_t n_
                                   const std::vector<double>& base, int64_t n, int64_t d,
                                   const std::function<void(size_t, int64_t, uint8_t*)>& decide);
 
-// An estimator that can explain its margins (the imported XGBoost and LightGBM models).
+// SHAP values of bitlearn's own trees (their cover recorded at fit, tree_model.h) for the rows of X
+// (host f32 [n, d], NaN follows default_left). Each tree's n_values outputs become one ShapTree per
+// output, in tree-major order; output s goes to group s % n_groups, and a leaf's value counts as
+// value / divisor (a forest's mean: divisor = the tree count; boosting: 1). base: one margin per
+// group. A tree without cover throws bl::Error naming `what` (a model file written before the
+// cover was recorded: refit). Returns [n * n_groups * (d + 1)] as ensemble_shap.
+std::vector<double> own_trees_shap(const std::vector<Tree>& trees, int64_t n_groups, const std::vector<double>& base,
+                                   double divisor, const Tensor& X, int64_t d, const std::string& what);
+
+// An estimator that can explain its margins (the imported XGBoost and LightGBM models, bitlearn's
+// CART trees and forests).
 class ShapExplainer {
  public:
   virtual ~ShapExplainer() = default;
@@ -67,7 +78,9 @@ class ShapExplainer {
   virtual std::vector<double> shap_values(const Tensor& X, int64_t* n_cols) const = 0;
 };
 
-// The SHAP values of `est` (see ShapExplainer); an estimator without them throws bl::Error.
+// The SHAP values of `est` (see ShapExplainer; the histogram gradient boosting estimators are
+// explained from their model state: margin = base + the sum of the trees); an estimator without
+// them throws bl::Error.
 std::vector<double> estimator_shap_values(const Estimator& est, const Tensor& X, int64_t* n_cols);
 
 }  // namespace bl::ml

@@ -1,0 +1,110 @@
+"""hist_gradient_boosting_ranker against LightGBM's LGBMRanker (lambdarank) and XGBoost's
+rank:pairwise (when installed): test-set NDCG@10 on a generated ranking data set with matched
+settings, the query ids given as group= or as a column of X, and score() as the mean NDCG."""
+import numpy as np
+import pytest
+
+from bitlearn import ml
+
+lightgbm = pytest.importorskip("lightgbm")
+
+N_DOCS = 20
+
+
+def ranking_data(n_queries, seed):
+    """n_queries queries of N_DOCS rows, 10 features; relevance 0 .. 4 from a noisy nonlinear
+    function of the first four features (the rest are noise)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n_queries * N_DOCS, 10)).astype(np.float32)
+    s = 1.2 * X[:, 0] - 0.8 * X[:, 1] ** 2 + 0.6 * X[:, 2] * (X[:, 3] > 0) + 0.5 * rng.normal(size=len(X))
+    y = np.clip(np.floor(s + 1.5), 0, 4).astype(np.float32)
+    qid = np.repeat(np.arange(n_queries), N_DOCS).astype(np.float32)
+    return X, y, qid
+
+
+def mean_ndcg(score, y, qid, k):
+    """Mean NDCG@k over the queries: gain 2^rel - 1, discount 1 / log2(2 + rank), ties to the lower
+    row, a query without relevant rows counts 1 (LightGBM's convention)."""
+    out = []
+    for q in np.unique(qid):
+        rows = np.flatnonzero(qid == q)
+        order = np.argsort(-score[rows], kind="stable")
+        rel = y[rows]
+        disc = 1.0 / np.log2(np.arange(len(rows)) + 2.0)
+        dcg = np.sum((2.0 ** rel[order][:k] - 1.0) * disc[:k])
+        ideal = np.sum((2.0 ** np.sort(rel)[::-1][:k] - 1.0) * disc[:k])
+        out.append(dcg / ideal if ideal > 0 else 1.0)
+    return float(np.mean(out))
+
+
+COMMON = dict(learning_rate=0.1, max_iter=100, max_leaf_nodes=31, min_samples_leaf=20, l2_regularization=0.0)
+
+
+def lightgbm_ranker():
+    return lightgbm.LGBMRanker(objective="lambdarank", n_estimators=100, learning_rate=0.1, num_leaves=31,
+                               min_child_samples=20, min_child_weight=1e-3, reg_lambda=0.0, max_bin=255,
+                               lambdarank_truncation_level=30, sigmoid=1.0, verbose=-1, n_jobs=1)
+
+
+@pytest.fixture(scope="module")
+def data():
+    return ranking_data(200, 0), ranking_data(200, 1)
+
+
+def test_lambdarank_ndcg_matches_lightgbm(data):
+    (X, y, q), (Xt, yt, qt) = data
+    ours = ml.HistGradientBoostingRanker(**COMMON, loss="lambdarank").fit(X, y, group=q)
+    theirs = lightgbm_ranker().fit(X, y, group=np.full(200, N_DOCS))
+    n_ours = mean_ndcg(ours.predict(Xt), yt, qt, 10)
+    n_theirs = mean_ndcg(theirs.predict(Xt), yt, qt, 10)
+    print(f"test NDCG@10: bitlearn lambdarank {n_ours:.4f}, LightGBM {n_theirs:.4f}")
+    assert n_ours > 0.7
+    assert n_ours >= n_theirs - 0.015, (n_ours, n_theirs)
+    # A ranking by noise scores far lower: the margin above is small against what is learned.
+    assert mean_ndcg(Xt[:, 9], yt, qt, 10) < n_theirs - 0.2
+
+
+def test_pairwise_ndcg_matches_lightgbm(data):
+    (X, y, q), (Xt, yt, qt) = data
+    ours = ml.HistGradientBoostingRanker(**COMMON, loss="pairwise").fit(X, y, qid=q)
+    theirs = lightgbm_ranker().fit(X, y, group=np.full(200, N_DOCS))
+    n_ours = mean_ndcg(ours.predict(Xt), yt, qt, 10)
+    n_theirs = mean_ndcg(theirs.predict(Xt), yt, qt, 10)
+    print(f"test NDCG@10: bitlearn pairwise {n_ours:.4f}, LightGBM lambdarank {n_theirs:.4f}")
+    assert n_ours >= n_theirs - 0.03, (n_ours, n_theirs)
+
+
+def test_pairwise_ndcg_matches_xgboost(data):
+    xgboost = pytest.importorskip("xgboost")
+    (X, y, q), (Xt, yt, qt) = data
+    ours = ml.HistGradientBoostingRanker(**COMMON, loss="pairwise").fit(X, y, group=q)
+    theirs = xgboost.XGBRanker(objective="rank:pairwise", n_estimators=100, learning_rate=0.1, max_leaves=31,
+                               grow_policy="lossguide", tree_method="hist", reg_lambda=0.0, n_jobs=1)
+    theirs.fit(X, y, qid=q)
+    n_ours = mean_ndcg(ours.predict(Xt), yt, qt, 10)
+    n_theirs = mean_ndcg(theirs.predict(Xt), yt, qt, 10)
+    assert n_ours >= n_theirs - 0.03, (n_ours, n_theirs)
+
+
+def test_group_column_and_score(data):
+    (X, y, q), (Xt, yt, qt) = data
+    # The query id as column 0 of X (the command line's --group) gives the model of group=.
+    a = ml.HistGradientBoostingRanker(**dict(COMMON, max_iter=20)).fit(X, y, group=q)
+    b = ml.HistGradientBoostingRanker(**dict(COMMON, max_iter=20), group_column=0).fit(np.column_stack([q, X]), y)
+    np.testing.assert_array_equal(a.predict(Xt), b.predict(np.column_stack([qt, Xt])))
+    want = mean_ndcg(a.predict(Xt), yt, qt, 5)  # eval_at defaults to 5
+    assert a.score(Xt, yt, group=qt) == pytest.approx(want, abs=1e-12)
+    assert b.score(np.column_stack([qt, Xt]), yt) == pytest.approx(want, abs=1e-12)
+
+
+def test_bad_input(data):
+    (X, y, q), _ = data
+    est = ml.HistGradientBoostingRanker(max_iter=2)
+    with pytest.raises(Exception, match="needs the query id column"):
+        est.fit(X, y)
+    with pytest.raises(Exception, match="relevance labels must be integers"):
+        est.fit(X, y + 0.5, group=q)
+    with pytest.raises(Exception, match="reappears"):
+        est.fit(X, y, group=np.tile(np.arange(20), 200))
+    with pytest.raises(ValueError, match="one per row"):
+        est.fit(X, y, group=q[:-1])

@@ -1,0 +1,332 @@
+// Learning to rank with histogram boosting (hist_gradient_boosting_ranker, losses lambdarank and
+// pairwise): gradients against a binary64 brute force over all pairs, NDCG against hand values,
+// identical model bytes at 1, 2 and 3 threads with a sabotage arm, save / load, sample weights, the chunked
+// prediction loop's progress reports, and bad input.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "bitlearn/ml/progress.h"
+#include "core/error.h"
+#include "ml/boosting/hgb_losses.h"
+#include "ml/boosting/hist_gbm.h"
+#include "ml_trees/ml_trees_util.h"
+
+namespace bl::ml::testing {
+namespace {
+
+// nq queries of m rows; X [n, d + 1] holds d Philox normal features and the query id in column
+// qcol; relevance 0 .. 4 from a noisy function of the features.
+Dataset ranking_data(int64_t nq, int64_t m, int64_t d, int64_t qcol, uint64_t seed) {
+  const int64_t n = nq * m, w = d + 1;
+  std::vector<float> x(static_cast<size_t>(n * w)), y(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    float f[16];
+    for (int64_t j = 0; j < d; ++j) f[j] = bl::normal_element(seed, 1, static_cast<uint64_t>(i * d + j));
+    for (int64_t j = 0, c = 0; c < w; ++c) x[i * w + c] = c == qcol ? static_cast<float>(100 + i / m) : f[j++];
+    const double s = 1.2 * f[0] - 0.8 * f[1 % d] * f[1 % d] + 0.5 * f[2 % d] +
+                     0.4 * bl::normal_element(seed, 2, static_cast<uint64_t>(i));
+    y[i] = static_cast<float>(std::min(4.0, std::max(0.0, std::floor(s + 1.5))));
+  }
+  return {Tensor::from_vector(x, {n, w}), Tensor::from_vector(y, {n})};
+}
+
+double disc(int64_t rank) { return 1.0 / std::log2(2.0 + static_cast<double>(rank)); }
+double gain(double rel) { return std::pow(2.0, rel) - 1.0; }
+
+// Binary64 brute force of one query's gradients: every ordered pair (a, b) with y_a > y_b, ranks by
+// counting (ties to the lower row), std::exp / std::log2.
+void brute_force(BoostLoss loss, const std::vector<float>& r, const std::vector<float>& y, double sigma, int64_t T,
+                 bool norm, std::vector<double>& G, std::vector<double>& H) {
+  const int64_t m = static_cast<int64_t>(r.size());
+  G.assign(m, 0.0);
+  H.assign(m, 0.0);
+  std::vector<int64_t> rank(m, 0);
+  for (int64_t a = 0; a < m; ++a) {
+    for (int64_t b = 0; b < m; ++b) rank[a] += r[b] > r[a] || (r[b] == r[a] && b < a);
+  }
+  std::vector<float> ys = y;
+  std::sort(ys.begin(), ys.end(), [](float p, float q) { return p > q; });
+  double ideal = 0.0;
+  for (int64_t k = 0; k < std::min(T, m); ++k) ideal += gain(ys[k]) * disc(k);
+  const bool spread = *std::max_element(r.begin(), r.end()) != *std::min_element(r.begin(), r.end());
+  double S = 0.0;
+  for (int64_t a = 0; a < m; ++a) {
+    for (int64_t b = 0; b < m; ++b) {
+      if (!(y[a] > y[b])) continue;
+      double w = 1.0;
+      if (loss == BoostLoss::lambdarank) {
+        if (std::min(rank[a], rank[b]) >= T) continue;
+        w = (gain(y[a]) - gain(y[b])) * std::fabs(disc(rank[a]) - disc(rank[b])) / ideal;
+        if (norm && spread) w /= 0.01 + std::fabs(static_cast<double>(r[a]) - r[b]);
+      }
+      const double rho = 1.0 / (1.0 + std::exp(sigma * (static_cast<double>(r[a]) - r[b])));
+      G[a] -= sigma * rho * w;
+      G[b] += sigma * rho * w;
+      H[a] += sigma * sigma * rho * (1.0 - rho) * w;
+      H[b] += sigma * sigma * rho * (1.0 - rho) * w;
+      S += 2.0 * sigma * rho * w;
+    }
+  }
+  if (loss == BoostLoss::lambdarank && norm && S > 0.0) {
+    const double f = std::log2(1.0 + S) / S;
+    for (int64_t i = 0; i < m; ++i) {
+      G[i] *= f;
+      H[i] *= f;
+    }
+  }
+}
+
+void expect_close(double got, double want, const std::string& what) {
+  EXPECT_NEAR(got, want, 2e-7 * std::max(1.0, std::fabs(want))) << what;
+}
+
+TEST(HgbRanking, GradientsMatchBruteForce) {
+  // Three queries: label ties, score ties, a query of equal scores (no lambdarank normalization by
+  // |delta|), and one whose labels are all equal (no pairs: zero gradients).
+  const std::vector<std::vector<float>> raws = {{0.3f, -1.2f, 0.3f, 2.0f, 0.7f, -0.1f, 0.3f},
+                                                {0.5f, 0.5f, 0.5f, 0.5f},
+                                                {1.0f, -2.0f, 0.25f},
+                                                {0.1f, 0.9f, -0.4f, 1.7f, 0.0f, 0.2f, -1.0f, 0.6f, 3.0f, -0.3f, 0.45f}};
+  const std::vector<std::vector<float>> labels = {
+      {2, 0, 1, 0, 3, 1, 2}, {1, 0, 2, 0}, {1, 1, 1}, {0, 4, 1, 2, 0, 3, 1, 0, 2, 1, 31}};
+  for (BoostLoss loss : {BoostLoss::pairwise, BoostLoss::lambdarank}) {
+    for (double sigma : {1.0, 2.5}) {
+      for (int64_t T : {3, 30}) {
+        for (bool norm : {true, false}) {
+          BoostParams p;
+          p.loss = loss;
+          p.sigmoid = sigma;
+          p.truncation_level = T;
+          p.lambdarank_norm = norm;
+          std::vector<float> raw, y;
+          p.query_start = {0};
+          for (size_t q = 0; q < raws.size(); ++q) {
+            raw.insert(raw.end(), raws[q].begin(), raws[q].end());
+            y.insert(y.end(), labels[q].begin(), labels[q].end());
+            p.query_start.push_back(static_cast<int64_t>(raw.size()));
+          }
+          std::vector<float> g(raw.size()), h(raw.size());
+          ranking_gradients(p, raw.data(), y.data(), g.data(), h.data());
+          for (size_t q = 0; q < raws.size(); ++q) {
+            std::vector<double> G, H;
+            brute_force(loss, raws[q], labels[q], sigma, T, norm, G, H);
+            for (size_t i = 0; i < raws[q].size(); ++i) {
+              const size_t at = p.query_start[q] + i;
+              const std::string what = std::string(loss == BoostLoss::pairwise ? "pairwise" : "lambdarank") +
+                                       " sigma " + std::to_string(sigma) + " T " + std::to_string(T) + " query " +
+                                       std::to_string(q) + " row " + std::to_string(i);
+              expect_close(g[at], G[i], what + " grad");
+              expect_close(h[at], H[i], what + " hess");
+            }
+          }
+          for (int64_t i = p.query_start[2]; i < p.query_start[3]; ++i) {  // equal labels: no pairs
+            EXPECT_EQ(g[i], 0.0f);
+            EXPECT_EQ(h[i], 0.0f);
+          }
+        }
+      }
+    }
+  }
+}
+
+// Sabotage arm of the brute-force comparison: scores ranked with ties to the higher row (another
+// order) give other lambdarank gradients, so the comparison can fail.
+TEST(HgbRanking, GradientSabotageTieOrderIsSeen) {
+  const std::vector<float> raw = {0.3f, -1.2f, 0.3f, 2.0f, 0.3f}, y = {0, 1, 2, 0, 3};
+  BoostParams p;
+  p.loss = BoostLoss::lambdarank;
+  p.query_start = {0, 5};
+  std::vector<float> g(5), h(5);
+  ranking_gradients(p, raw.data(), y.data(), g.data(), h.data());
+  // The same query with the tied rows renumbered in reverse: the brute force of that order differs.
+  const std::vector<float> raw_r = {0.3f, -1.2f, 0.3f, 2.0f, 0.3f}, y_r = {3, 1, 2, 0, 0};
+  std::vector<double> G, H;
+  brute_force(BoostLoss::lambdarank, raw_r, y_r, 1.0, 30, true, G, H);
+  bool differs = false;
+  const int map[5] = {4, 1, 2, 3, 0};  // row i of the original is row map[i] of the reversed query
+  for (int i = 0; i < 5; ++i) differs = differs || std::fabs(g[i] - G[map[i]]) > 1e-5;
+  EXPECT_TRUE(differs) << "the tie order does not matter, so the comparison above proves less";
+}
+
+TEST(HgbRanking, QueryNdcgHandValues) {
+  // Ranked by score: labels 3, 1, 2, 0 -> DCG@4 = 7 + 1/log2(3) + 3/log2(4) + 0; ideal 3, 2, 1, 0.
+  const std::vector<float> s = {0.1f, 0.9f, 0.2f, 0.5f}, rel = {0, 3, 2, 1};
+  const double dcg = 7.0 + 1.0 / std::log2(3.0) + 3.0 / 2.0;
+  const double ideal = 7.0 + 3.0 / std::log2(3.0) + 1.0 / 2.0;
+  EXPECT_NEAR(query_ndcg(s.data(), rel.data(), 4, 0), dcg / ideal, 1e-15);
+  EXPECT_NEAR(query_ndcg(s.data(), rel.data(), 4, 2), (7.0 + 1.0 / std::log2(3.0)) / (7.0 + 3.0 / std::log2(3.0)),
+              1e-15);
+  EXPECT_EQ(query_ndcg(s.data(), rel.data(), 4, 1), 1.0);
+  const std::vector<float> zero = {0, 0, 0, 0};
+  EXPECT_EQ(query_ndcg(s.data(), zero.data(), 4, 3), 1.0);  // no relevant row: 1 (LightGBM's convention)
+  const std::vector<float> tie = {0.5f, 0.5f}, rel2 = {0, 1};  // ties rank the lower row first
+  EXPECT_NEAR(query_ndcg(tie.data(), rel2.data(), 2, 1), 0.0, 1e-15);
+}
+
+TEST(HgbRanking, LearnsAndScoresMeanNdcg) {
+  for (const char* loss : {"lambdarank", "pairwise"}) {
+    Dataset train = ranking_data(60, 15, 4, 0, 7), test = ranking_data(40, 15, 4, 0, 8);
+    auto est = make_estimator("hist_gradient_boosting_ranker",
+                              {{"group_column", "0"}, {"loss", loss}, {"max_iter", "30"}, {"min_samples_leaf", "5"}});
+    est->fit(train.X, train.y);
+    const double fitted = est->score(test.X, test.y);
+    // Reference: a ranking by a random feature (the fourth, unused by the rule).
+    std::vector<float> xs = test.X.to_vector<float>(), ys = test.y.to_vector<float>(), noise(15);
+    double base = 0.0;
+    for (int q = 0; q < 40; ++q) {
+      for (int i = 0; i < 15; ++i) noise[i] = xs[(q * 15 + i) * 5 + 4];
+      base += query_ndcg(noise.data(), ys.data() + q * 15, 15, 5);
+    }
+    base /= 40.0;
+    EXPECT_GT(fitted, base + 0.15) << loss << ": NDCG@5 " << fitted << " vs random " << base;
+    EXPECT_GT(fitted, 0.75) << loss;
+    std::vector<float> pred = est->predict(test.X).to_vector<float>();
+    double mine = 0.0;
+    for (int q = 0; q < 40; ++q) mine += query_ndcg(pred.data() + q * 15, ys.data() + q * 15, 15, 5);
+    EXPECT_DOUBLE_EQ(fitted, mine / 40.0) << "score is the mean NDCG@eval_at of predict";
+    expect_round_trip(*est, test.X);
+  }
+}
+
+TEST(HgbRanking, SameBytesAtThreads123) {
+  // 70 queries so that the query tasks split differently over 1, 2 and 3 threads; the query id in
+  // the last column.
+  Dataset train = ranking_data(70, 13, 3, 3, 11), test = ranking_data(10, 13, 3, 3, 12);
+  for (const char* loss : {"lambdarank", "pairwise"}) {
+    expect_thread_identity("hist_gradient_boosting_ranker",
+                           {{"group_column", "3"}, {"loss", loss}, {"max_iter", "8"}, {"subsample", "0.8"}}, train,
+                           test.X, false);
+  }
+}
+
+// Sabotage arm of the identity test: one relevance label changed gives other model bytes.
+TEST(HgbRanking, SabotageOneLabelChangesTheModel) {
+  Dataset train = ranking_data(30, 10, 3, 0, 3);
+  const Params p = {{"group_column", "0"}, {"max_iter", "5"}, {"min_samples_leaf", "3"}};
+  auto a = make_estimator("hist_gradient_boosting_ranker", p);
+  a->fit(train.X, train.y);
+  std::vector<float> y = train.y.to_vector<float>();
+  y[17] = y[17] == 4.0f ? 0.0f : 4.0f;
+  auto b = make_estimator("hist_gradient_boosting_ranker", p);
+  b->fit(train.X, Tensor::from_vector(y, {static_cast<int64_t>(y.size())}));
+  EXPECT_NE(a->to_json_text(), b->to_json_text());
+}
+
+// Sample weights multiply each row's gradient and hessian: all ones give the unweighted model's
+// bytes; a weight of 0 on one query's rows differs.
+TEST(HgbRanking, SampleWeights) {
+  Dataset train = ranking_data(20, 10, 3, 0, 4);
+  const Params p = {{"group_column", "0"}, {"max_iter", "5"}, {"min_samples_leaf", "3"}};
+  auto plain = make_estimator("hist_gradient_boosting_ranker", p);
+  plain->fit(train.X, train.y);
+  std::vector<float> w(200, 1.0f);
+  auto ones = make_estimator("hist_gradient_boosting_ranker", p);
+  ones->fit_weighted(train.X, train.y, Tensor::from_vector(w, {200}));
+  EXPECT_EQ(ones->to_json_text(), plain->to_json_text());
+  std::fill(w.begin(), w.begin() + 10, 0.0f);
+  auto zero = make_estimator("hist_gradient_boosting_ranker", p);
+  zero->fit_weighted(train.X, train.y, Tensor::from_vector(w, {200}));
+  EXPECT_NE(zero->to_json_text(), plain->to_json_text());
+}
+
+std::string fit_error(const Params& params, const Tensor& X, const Tensor& y) {
+  try {
+    make_estimator("hist_gradient_boosting_ranker", params)->fit(X, y);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(HgbRanking, BadInputIsANamedError) {
+  Dataset ds = ranking_data(4, 5, 2, 0, 1);
+  const int64_t n = 20;
+  const Params p = {{"group_column", "0"}, {"max_iter", "2"}};
+  auto with_y = [&](int64_t row, float v) {
+    std::vector<float> y = ds.y.to_vector<float>();
+    y[row] = v;
+    return Tensor::from_vector(y, {n});
+  };
+  auto with_id = [&](int64_t row, float v) {
+    std::vector<float> x = ds.X.to_vector<float>();
+    x[row * 3] = v;
+    return Tensor::from_vector(x, {n, 3});
+  };
+  auto has = [](const std::string& msg, const char* part) {
+    EXPECT_NE(msg.find(part), std::string::npos) << msg;
+    EXPECT_NE(msg.find("hist_gradient_boosting_ranker"), std::string::npos) << msg;
+  };
+  has(fit_error(p, ds.X, with_y(3, -1.0f)), "relevance labels must be integers in 0 .. 31 (y[3] = -1)");
+  has(fit_error(p, ds.X, with_y(4, 1.5f)), "relevance labels must be integers in 0 .. 31 (y[4] = 1.5)");
+  has(fit_error(p, ds.X, with_y(5, 32.0f)), "(y[5] = 32)");
+  has(fit_error(p, ds.X, with_y(6, std::numeric_limits<float>::quiet_NaN())), "NaN");
+  has(fit_error(p, with_id(7, std::numeric_limits<float>::quiet_NaN()), ds.y), "query id of row 7 is NaN");
+  // Row 19 alone: the last query becomes 4 rows and a 1-row query of id 999.
+  has(fit_error(p, with_id(19, 999.0f), ds.y), "query id 999 (row 19) has a single row");
+  // Row 12 (query 102) given query 100's id: 100 reappears after query 101.
+  has(fit_error(p, with_id(12, 100.0f), ds.y), "query id 100 reappears at row 12");
+  has(fit_error({{"max_iter", "2"}}, ds.X, ds.y), "needs the query id column: set group_column");
+  has(fit_error({{"group_column", "3"}}, ds.X, ds.y), "group_column=3 but X has 3 columns");
+  has(fit_error({{"group_column", "0"}, {"loss", "ndcg"}}, ds.X, ds.y), "loss=ndcg: expected lambdarank or pairwise");
+  has(fit_error({{"group_column", "0"}, {"early_stopping", "true"}}, ds.X, ds.y),
+      "early stopping is not supported for ranking");
+  has(fit_error({{"group_column", "0"}, {"lambdarank_truncation_level", "0"}}, ds.X, ds.y), "expected >= 1");
+  has(fit_error({{"group_column", "0"}, {"sigmoid", "-1"}}, ds.X, ds.y), "sigmoid=-1: expected > 0");
+  // Predict and score need the same columns as fit (the query id column included).
+  auto est = make_estimator("hist_gradient_boosting_ranker", p);
+  est->fit(ds.X, ds.y);
+  std::string m;
+  try {
+    est->predict(Tensor::zeros({3, 2}));
+  } catch (const Error& e) {
+    m = e.what();
+  }
+  EXPECT_FALSE(m.empty());
+  m.clear();
+  try {
+    est->predict_proba(ds.X);
+  } catch (const Error& e) {
+    m = e.what();
+  }
+  EXPECT_NE(m.find("not supported (a ranker)"), std::string::npos) << m;
+  // The other boosting estimators know no group column.
+  m.clear();
+  try {
+    make_estimator("hist_gradient_boosting_regressor", {{"group_column", "0"}});
+  } catch (const Error& e) {
+    m = e.what();
+  }
+  EXPECT_NE(m.find("unknown parameter 'group_column'"), std::string::npos) << m;
+}
+
+TEST(HgbRanking, ChunkedPredictionReportsProgressAndKeepsBits) {
+  // More rows than one prediction block (64 row chunks of 4096): the loop reports per block, and
+  // every row's score is the same sum as a row predicted alone.
+  const int64_t n = 64 * 4096 + 1000;
+  Dataset small = make_data(400, 2, 0, 5);
+  BoostParams p;
+  p.max_iter = 5;
+  BoostModel model = fit_boosting(small.X.to_vector<float>().data(), 400, 2, small.y.to_vector<float>().data(),
+                                  nullptr, p);
+  std::vector<float> x(static_cast<size_t>(n * 2));
+  for (int64_t i = 0; i < n * 2; ++i) x[i] = bl::normal_element(9, 1, static_cast<uint64_t>(i));
+  std::vector<std::pair<int64_t, int64_t>> reports;
+  set_progress_listener([&](const std::string& stage, int64_t done, int64_t total) {
+    if (stage == "boosting predict rows") reports.push_back({done, total});
+  });
+  const std::vector<float> all = boosting_raw(model, x.data(), n, 2);
+  set_progress_listener(nullptr);
+  ASSERT_EQ(reports.size(), 2u);
+  EXPECT_EQ(reports[0], std::make_pair(int64_t{64 * 4096}, n));
+  EXPECT_EQ(reports[1], std::make_pair(n, n));
+  for (int64_t i : {int64_t{0}, int64_t{4095}, int64_t{64 * 4096 - 1}, int64_t{64 * 4096}, n - 1}) {
+    const std::vector<float> one = boosting_raw(model, x.data() + i * 2, 1, 2);
+    EXPECT_EQ(one[0], all[i]) << "row " << i;
+  }
+}
+
+}  // namespace
+}  // namespace bl::ml::testing
