@@ -113,7 +113,9 @@ _NO_PROBA = {"nearest_centroid", "linear_svc"}
 # The support vector machines (fitted attributes: _set_svm_attributes).
 _SVM = {"svc", "nu_svc", "svr", "nu_svr", "one_class_svm"}
 # Hist gradient boosting treats NaN as missing; every other estimator refuses NaN in X.
-_ALLOW_NAN = {"hist_gradient_boosting_classifier", "hist_gradient_boosting_regressor"}
+_ALLOW_NAN = {"hist_gradient_boosting_classifier", "hist_gradient_boosting_regressor", "hist_gradient_boosting_ranker"}
+# Rankers: fit(X, y, group=None, sample_weight=None), y integer relevance labels (see _RankerBase).
+_RANKER = {"hist_gradient_boosting_ranker"}
 _ALLOW_NAN |= {"simple_imputer", "knn_imputer"}  # NaN marks the values they fill in
 _ALLOW_NAN |= {"xgboost_model", "lightgbm_model"}  # imported tree models route NaN
 # Parameters a C++ estimator lists only when set (so the model files of its defaults keep their
@@ -123,6 +125,7 @@ _HGB_COMMON = {"early_stopping": False, "scoring": "loss", "validation_fraction"
 _OPTIONAL_PARAMS = {
     "hist_gradient_boosting_regressor": dict(_HGB_COMMON, loss="squared_error", quantile=None, power=1.5, alpha=0.9),
     "hist_gradient_boosting_classifier": dict(_HGB_COMMON, loss="log_loss"),
+    "hist_gradient_boosting_ranker": dict(_HGB_COMMON),
 }
 # Time-series forecasters (src/ml/timeseries/forecaster.h): fit(y, X=None) on one series in row
 # order, predict = in-sample one-step predictions, forecast(steps, exog=None, alpha=0.05).
@@ -182,6 +185,8 @@ def _kind(name):
         return "outlier"
     if name in _LOADER:
         return "loader"
+    if name in _RANKER:
+        return "ranker"
     if name.endswith(("_classifier", "_nb", "_discriminant_analysis")) or name in ("logistic_regression",
                                                                                    "nearest_centroid", "svc", "nu_svc",
                                                                                    "linear_svc"):
@@ -317,7 +322,7 @@ class BitlearnEstimator(BaseEstimator):
         kind = self._kind
         if self._registry_name == "isotonic_regression" and getattr(X, "ndim", 2) == 1:
             X = np.asarray(X).reshape(-1, 1)
-        if kind in ("classifier", "regressor") or self._registry_name in _TARGET_TRANSFORMER:
+        if kind in ("classifier", "regressor", "ranker") or self._registry_name in _TARGET_TRANSFORMER:
             if y is None:
                 raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
             X, y = validate_data(self, X, y, dtype=np.float32, order="C",
@@ -350,7 +355,7 @@ class BitlearnEstimator(BaseEstimator):
             self._labels_as_values = as_f32 is not None
             y = np.asarray(y, dtype=np.float32) if as_f32 is not None else encoded.astype(np.float32)
             self._fit_cpp(est, X, y, sample_weight)
-        elif kind == "regressor" or self._registry_name in _TARGET_TRANSFORMER:
+        elif kind in ("regressor", "ranker") or self._registry_name in _TARGET_TRANSFORMER:
             y = np.asarray(y, dtype=np.float32)
             if self._registry_name in _POSITIVE_Y and np.any(y < 0):
                 raise ValueError(f"Negative values in data passed to {type(self).__name__} (y): "
@@ -1051,7 +1056,63 @@ class _NeighborsBase(BitlearnEstimator):
         return (dist, ind) if return_distance else ind
 
 
-_BASES = {"classifier": _ClassifierBase, "regressor": _RegressorBase, "cluster": _ClusterBase,
+class _RankerBase(BitlearnEstimator):
+    """Learning to rank. The query id of each row is either the column ``group_column`` of X (fit,
+    predict and score then all take X with that column, as the command line's --group), or given to
+    fit as ``group`` (alias ``qid``: one id per row, the rows of a query contiguous), which fit
+    appends to X as its last column; predict(X) and score(X, y, group) then take X without it."""
+
+    _appended_group = None  # the number of features when fit was given group=
+
+    def _new(self):
+        params = self._cpp_params()
+        if self._appended_group is not None:
+            params["group_column"] = str(self._appended_group)
+        return _core.Estimator.make(self._registry_name, params)
+
+    def _with_group(self, X, group):
+        X = np.asarray(X, dtype=np.float32)
+        group = np.asarray(group, dtype=np.float32).reshape(-1)
+        if X.ndim != 2 or len(group) != X.shape[0]:
+            raise ValueError(f"{type(self).__name__}: group holds {len(group)} query ids, expected one per row "
+                             f"of X ({X.shape[0] if X.ndim == 2 else X.shape} rows)")
+        return np.column_stack([X, group])
+
+    def fit(self, X, y, group=None, qid=None, sample_weight=None):
+        """Fits on X and relevance labels y (integers 0 .. 31); group / qid: a query id per row
+        (None: X's column group_column); sample_weight: a weight per row. Returns self."""
+        group = qid if group is None else group
+        self._appended_group = None
+        if group is not None:
+            d = np.asarray(X).shape[1]
+            self._appended_group = d
+            self._fit(self._with_group(X, group), y, sample_weight)
+            self.n_features_in_ = d  # predict and score take X without the query ids
+            return self
+        return self._fit(X, y, sample_weight)
+
+    def predict(self, X):
+        """Ranking scores of the rows of X (higher: more relevant)."""
+        if self._appended_group is None:
+            return super().predict(X)
+        _threads(self.n_jobs)
+        X = self._checked(X)
+        return self._predict_raw(self._with_group(X, np.zeros(len(X), np.float32)))
+
+    def score(self, X, y, group=None, qid=None):
+        """The mean NDCG@eval_at over the queries (group / qid, or X's group_column)."""
+        _threads(self.n_jobs)
+        group = qid if group is None else group
+        X = self._checked(X)
+        if self._appended_group is not None:
+            if group is None:
+                raise ValueError(f"{type(self).__name__}: fit was given group=; score needs group= too")
+            X = self._with_group(X, group)
+        y = self._to_device(np.asarray(y, dtype=np.float32))
+        return float(self._est.score(self._to_device(X), y))
+
+
+_BASES = {"classifier": _ClassifierBase, "ranker": _RankerBase, "regressor": _RegressorBase, "cluster": _ClusterBase,
           "transformer": _TransformerBase, "outlier": _OutlierBase, "loader": _LoaderBase,
           "mixture": _MixtureBase, "density": _DensityBase, "neighbors": _NeighborsBase,
           "embedding": _EmbeddingBase, "forecaster": _ForecasterBase}
@@ -1105,8 +1166,10 @@ def _make_class(name):
     members = {"__init__": ns["__init__"], "__doc__": doc, "__module__": __name__,
                "_registry_name": name, "_kind": kind, "_param_names": tuple(params)}
     members.update({a: _order_alias(a, names) for a, names in aliases.items()})
-    if made.supports_sample_weight:  # fit(X, y, sample_weight=None), as scikit-learn's signature
+    if made.supports_sample_weight and kind != "ranker":  # fit(X, y, sample_weight=None), as scikit-learn's signature
         members["fit"] = _fit_weighted
+    if name.startswith(_OWN_TREE_MODELS) and kind != "ranker":  # TreeSHAP from the recorded training cover
+        members["pred_contribs"] = _LoaderBase.pred_contribs
     if name in _TARGET_TRANSFORMER:
         members["fit_transform"] = _cross_fit_transform
         members["__sklearn_tags__"] = _target_tags
@@ -1116,8 +1179,14 @@ def _make_class(name):
     return cls
 
 
+# bitlearn's own tree models, whose model files record each node's training cover: their
+# pred_contribs(X) is the imported models' (exact TreeSHAP, docs/ml-trees.md).
+_OWN_TREE_MODELS = ("decision_tree_", "extra_tree_", "random_forest_", "extra_trees_", "hist_gradient_boosting_")
+
 _REGISTRY = {}
 for _name in _core.estimator_names():
+    if _name == "pipeline":  # chain these classes with sklearn.pipeline.Pipeline instead (docs/ml.md)
+        continue
     _cls = _make_class(_name)
     _REGISTRY[_name] = _cls
     globals()[_cls.__name__] = _cls

@@ -93,6 +93,7 @@ BL_ML_ESTIMATOR(adaboost_regressor)
 // src/ml/boosting/
 BL_ML_ESTIMATOR(hist_gradient_boosting_classifier)
 BL_ML_ESTIMATOR(hist_gradient_boosting_regressor)
+BL_ML_ESTIMATOR(hist_gradient_boosting_ranker)
 BL_ML_ESTIMATOR(xgboost_model)
 BL_ML_ESTIMATOR(lightgbm_model)
 
@@ -158,3 +159,6 @@ BL_ML_ESTIMATOR(target_encoder)
 BL_ML_ESTIMATOR(exponential_smoothing)
 BL_ML_ESTIMATOR(arima)
 BL_ML_ESTIMATOR(sarimax)
+
+// src/ml/model_selection/ (pipeline: transformers then a final estimator)
+BL_ML_ESTIMATOR(pipeline)

@@ -41,6 +41,7 @@ EXTRA_PARAMS = {
     "voting_classifier": ["estimators=logistic_regression;decision_tree_classifier(max_depth=2)"],
     "stacking_regressor": ["estimators=ridge;decision_tree_regressor(max_depth=2)"],
     "voting_regressor": ["estimators=ridge;decision_tree_regressor(max_depth=2)"],
+    "pipeline": ["steps=standard_scaler;pca(n_components=2);logistic_regression"],
     "random_forest_regressor": ["n_estimators=3", "max_depth=3"],
     "extra_trees_classifier": ["n_estimators=3", "max_depth=3"],
     "extra_trees_regressor": ["n_estimators=3", "max_depth=3"],

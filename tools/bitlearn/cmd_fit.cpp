@@ -17,6 +17,7 @@
 #include "command.h"
 #include "core/error.h"
 #include "core/thread_pool.h"
+#include "ml/model_selection/pipeline.h"
 #include "ml/timeseries/forecaster.h"
 #include "model_file.h"
 #include "progress_bar.h"
@@ -38,7 +39,7 @@ bl::CsvXy series_only_xy(const bl::CsvTable& table, const std::string& target, c
 }
 
 struct FitArgs {
-  std::string model, data, target, out, weights;
+  std::string model, data, target, out, weights, group;
   std::vector<std::string> params;
   std::vector<std::string> features, ignore;  // column selection: exactly these, or all but these
   std::vector<std::string> categorical;       // feature columns one-hot encoded
@@ -83,7 +84,7 @@ void run_fit(const FitArgs& a) {
     bl::set_num_threads(a.threads);
   }
   auto est = bl::ml::make_estimator(a.model, parse_params(a.params));
-  bl::CsvTable table = bl::read_csv(a.data);
+  bl::CsvTable table = bl::read_table(a.data);
   const bl::Tensor weights = weight_column(table, a.weights, a.data);
   std::vector<std::string> ignore = a.ignore;
   if (!a.weights.empty()) {  // the weight column is no feature
@@ -104,12 +105,20 @@ void run_fit(const FitArgs& a) {
   const std::vector<bl::cli::Categorical> categories = bl::cli::find_categories(table, a.categorical, inputs, a.data);
   if (!categories.empty()) table = bl::cli::one_hot(table, categories, features, a.data);
   bl::CsvXy xy = series_only ? series_only_xy(table, a.target, a.data) : bl::csv_to_xy(table, a.target, features, a.data);
-  BL_CHECK(xy.label_names.empty() || bl::cli::is_classifier(a.model), a.data, ": target '", a.target,
+  BL_CHECK(xy.label_names.empty() || bl::ml::estimator_is_classifier(*est), a.data, ": target '", a.target,
            "' holds text ('", xy.label_names[0], "', ...); only a classifier takes text labels");
   bl::cli::ProgressBar bar(!a.quiet);
   bar.listen_to_library();
   auto t0 = std::chrono::steady_clock::now();
   bl::ml::WarningCollector warnings;  // printed after the bar is cleared
+  if (!a.group.empty()) {  // the query id column: a ranker reads it from X (its group_column)
+    BL_CHECK(est->get_params().count("group_column") > 0, "--group: ", a.model,
+             " takes no query groups (hist_gradient_boosting_ranker does)");
+    const auto at = std::find(xy.feature_names.begin(), xy.feature_names.end(), a.group);
+    BL_CHECK(at != xy.feature_names.end(), "--group names column '", a.group, "', which is not among the inputs of ",
+             a.data, " (not the target, --ignore'd or left out of --features)");
+    est->set_params({{"group_column", std::to_string(at - xy.feature_names.begin())}});
+  }
   est->fit_weighted(xy.X, xy.y, weights);
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   nlohmann::json j = nlohmann::json::parse(est->to_json_text());
@@ -158,6 +167,8 @@ void setup(CLI::App& root) {
   cmd->add_option("--weights", a->weights,
                   "column of sample weights (finite, >= 0; row i counts w_i times), for the estimators that take "
                   "them (docs/ml.md)");
+  cmd->add_option("--group", a->group,
+                  "query id column of a ranker (rows of a query contiguous; predict reads it too)");
   cmd->add_option("--param", a->params, "hyper-parameter key=value (repeatable)");
   cmd->add_option("--out", a->out, "model file to write (JSON)")->required();
   CLI::Option* threads = cmd->add_option(

@@ -27,6 +27,7 @@ struct PredictArgs {
   std::string model, data, out, output = "predict";
   int threads = 0;
   bool threads_given = false;  // a --threads given is used or refused (0 included), never ignored
+  bool quiet = false;          // no progress bar
 };
 
 void run_predict(const PredictArgs& a) {
@@ -34,15 +35,17 @@ void run_predict(const PredictArgs& a) {
     bl::check_thread_count(a.threads, "--threads");
     bl::set_num_threads(a.threads);
   }
-  // A checkpoint of `bitlearn train --data FILE.csv` (an MLP with its standardization and classes).
+  // Drawn by the estimators that report progress while predicting (kernel models, Gaussian
+  // processes, neighbors, ensembles, forests, ...), on a terminal only and not with --quiet.
+  bl::cli::ProgressBar bar(!a.quiet);
+  bar.listen_to_library();
+  // A checkpoint of `bitlearn train --data FILE.csv` (an MLP or LSTM with its standardization and classes).
   if (bl::cli::predict_with_checkpoint(a.model, a.data, a.out, a.output)) return;
   bl::cli::ModelFile model = bl::cli::read_model_file(a.model);
   const auto& est = model.estimator;
   const std::string& target = model.target;
-  bl::CsvTable table = bl::read_csv(a.data);
+  bl::CsvTable table = bl::read_table(a.data);
   bl::CsvXy xy = bl::cli::model_inputs(model, table, a.data);
-  bl::cli::ProgressBar bar(true);  // drawn by the estimators that report progress (k-NN, forests)
-  bar.listen_to_library();
   std::vector<std::string> header;
   bl::Tensor out;
   if (a.output == "predict") {
@@ -65,8 +68,9 @@ void run_predict(const PredictArgs& a) {
     if (out.ndim() == 1) header = {"decision"};
     for (int64_t k = 0; out.ndim() == 2 && k < out.dim(1); ++k) header.push_back("decision_" + std::to_string(k));
   } else if (a.output == "shap") {
-    // SHAP values of the imported tree models (ml/tree/tree_shap.h), binary64 written with 17
-    // significant digits: per output group, one column per feature then the expected value.
+    // SHAP values of the tree models (ml/tree/tree_shap.h: bitlearn's trees, forests and histogram
+    // boosting, imported XGBoost / LightGBM), binary64 written with 17 significant digits: per
+    // output group, one column per feature then the expected value.
     int64_t cols = 0;
     const std::vector<double> v = bl::ml::estimator_shap_values(*est, xy.X, &cols);
     const int64_t d = xy.X.dim(1), groups = cols / (d + 1);
@@ -116,7 +120,8 @@ void setup(CLI::App& root) {
   cmd->add_option("--data", a->data, "CSV with the feature columns used at fit time")->required();
   cmd->add_option("--out", a->out, "predictions CSV to write")->required();
   cmd->add_option("--output", a->output,
-                  "predict (default), proba, transform, decision (decision_function), score_samples or shap (SHAP values of xgboost_model / lightgbm_model)");
+                  "predict (default), proba, transform, decision (decision_function), score_samples or shap (SHAP values of tree models: decision / extra trees, forests, hist_gradient_boosting_*, xgboost_model, lightgbm_model)");
+  cmd->add_flag("--quiet", a->quiet, "no progress bar (none is drawn when stderr is not a terminal either)");
   CLI::Option* threads = cmd->add_option(
       "--threads", a->threads, "CPU threads, 1 to 1024 (default BITLEARN_THREADS or all cores; results do not depend on it)");
   cmd->callback([a, threads] {
