@@ -47,13 +47,19 @@ std::vector<float> exact_cpu(const MatmulProblem& p, int threads) {
   return c;
 }
 
-std::vector<MatmulCase> all_cases() {
-  std::vector<MatmulCase> cases = bl::conformance::matmul_conformance_cases();
-  for (const MatmulCase& c : bl::conformance::matmul_special_cases()) cases.push_back(c);
-  // Wide dynamic range inside rows (entries 2^-60 .. 2^60) and a batch broadcast.
-  cases.push_back(MatmulCase{1, 23, 29, 77, false, true, 0, 0, 1e18f});
-  MatmulCase broadcast{3, 9, 11, 40, false, false};
-  cases.push_back(broadcast);
+// A conformance shape and how its data is made beyond make_matmul_problem's.
+struct ExactCase {
+  MatmulCase shape;
+  bool wide = false;      // magnitudes spread over 2^-60 .. 2^60 inside rows (widen)
+  bool shared_b = false;  // one B for the whole batch (stride 0)
+};
+
+std::vector<ExactCase> all_cases() {
+  std::vector<ExactCase> cases;
+  for (const MatmulCase& c : bl::conformance::matmul_conformance_cases()) cases.push_back({c});
+  for (const MatmulCase& c : bl::conformance::matmul_special_cases()) cases.push_back({c});
+  cases.push_back({MatmulCase{1, 23, 29, 77, false, true}, true, false});
+  cases.push_back({MatmulCase{3, 9, 11, 40, false, false}, false, true});
   return cases;
 }
 
@@ -63,21 +69,20 @@ void widen(std::vector<float>& v) {
     if (std::isfinite(v[i])) v[i] = std::ldexp(v[i], int(i * 7919 % 121) - 60);
 }
 
-MatmulProblem make_problem(const MatmulCase& mc, uint64_t seed) {
-  MatmulProblem p = bl::conformance::make_matmul_problem(mc, seed);
-  if (mc.scale == 1e18f) {
-    p = bl::conformance::make_matmul_problem(MatmulCase{mc.batch, mc.m, mc.n, mc.k, mc.trans_a, mc.trans_b}, seed);
+MatmulProblem make_problem(const ExactCase& ec, uint64_t seed) {
+  MatmulProblem p = bl::conformance::make_matmul_problem(ec.shape, seed);
+  if (ec.wide) {
     widen(p.a);
     widen(p.b);
   }
-  if (mc.batch == 3 && mc.m == 9) p.args.stride_b = 0;  // B shared by the batch
+  if (ec.shared_b) p.args.stride_b = 0;
   return p;
 }
 
 TEST(ExactGemmConformance, CpuMatchesReferenceAtThreads123AndEveryTile) {
   uint64_t seed = 1;
-  for (const MatmulCase& mc : all_cases()) {
-    const MatmulProblem p = make_problem(mc, seed++);
+  for (const ExactCase& ec : all_cases()) {
+    const MatmulProblem p = make_problem(ec, seed++);
     const std::vector<float> ref = exact_reference(p);
     for (int threads : {1, 2, 3}) EXPECT_TRUE(bits_equal(ref, exact_cpu(p, threads), "threads=" +
                                                          std::to_string(threads) + " " + p.name));
