@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs every libFuzzer target of fuzz/ for a bounded time (BITLEARN_FUZZ_SECONDS each, default 9:
-# about 1.5 minutes for the ten). Usage: scripts/fuzz.sh [build folder] (default build-fuzz/).
+# Runs every libFuzzer target of fuzz/ for a bounded time (BITLEARN_FUZZ_SECONDS each, default 6:
+# about 1 minute for the ten). Usage: scripts/fuzz.sh [build folder] (default build-fuzz/).
 # A folder not yet configured with BITLEARN_FUZZ=ON is configured for the library and the fuzzers
 # only (clang, CUDA off, ASan + UBSan); scripts/sanitize.sh's build-asan/ already is, so the two can
 # share it. Seeds: fuzz/corpus/<target>/ (read only); what the fuzzer adds goes to
@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 seeds=0
 if [ "${1:-}" = "--seeds" ]; then seeds=1; shift; fi
 build=${1:-build-fuzz}
-seconds=${BITLEARN_FUZZ_SECONDS:-9}
+seconds=${BITLEARN_FUZZ_SECONDS:-6}
 seed=${BITLEARN_FUZZ_SEED:-1}
 jobs=${BITLEARN_JOBS:-$(nproc)}
 if ! grep -qs '^BITLEARN_FUZZ:BOOL=ON' "$build/CMakeCache.txt"; then
