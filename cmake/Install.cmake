@@ -22,6 +22,9 @@ install(TARGETS bitlearn EXPORT bitlearnTargets
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/bitlearn DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         FILES_MATCHING PATTERN "*.h")
 install(TARGETS bitlearn_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+if(TARGET bitlearn_parquet)  # the Parquet reader module (CMakeLists.txt, BITLEARN_PARQUET)
+  install(TARGETS bitlearn_parquet LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
 install(EXPORT bitlearnTargets NAMESPACE bitlearn:: DESTINATION ${BITLEARN_INSTALL_CMAKEDIR})
 
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/bitlearnConfig.cmake.in
@@ -46,6 +49,8 @@ if(BITLEARN_CUDA)
   set(BITLEARN_PC_CFLAGS "-DBITLEARN_HAS_CUDA=1 -I${CUDAToolkit_INCLUDE_DIRS}")
   set(BITLEARN_PC_LIBS "-L${CUDAToolkit_LIBRARY_DIR} -lcudart")
 endif()
-string(APPEND BITLEARN_PC_LIBS "${BITLEARN_PC_LIBS_PARQUET}")  # Arrow's libraries (CMakeLists.txt, BITLEARN_PARQUET)
+if(TARGET bitlearn_parquet AND CMAKE_DL_LIBS)  # the library opens the Parquet module with dlopen
+  string(APPEND BITLEARN_PC_LIBS " -l${CMAKE_DL_LIBS}")
+endif()
 configure_file(${PROJECT_SOURCE_DIR}/cmake/bitlearn.pc.in ${PROJECT_BINARY_DIR}/bitlearn.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/bitlearn.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
