@@ -97,6 +97,30 @@ def test_group_column_and_score(data):
     assert b.score(np.column_stack([qt, Xt]), yt) == pytest.approx(want, abs=1e-12)
 
 
+@pytest.mark.filterwarnings("ignore:The argument 'eval_set' is deprecated")
+def test_early_stopping_on_held_out_queries(data):
+    """Early stopping holds out whole queries and scores their mean NDCG@eval_at; LightGBM stops on
+    ndcg@5 of a held-out set of the same share of queries (its own draw)."""
+    (X, y, q), (Xt, yt, qt) = data
+    params = dict(COMMON, max_iter=400, learning_rate=0.3, early_stopping=True, validation_fraction=0.2,
+                  n_iter_no_change=10)
+    ours = ml.HistGradientBoostingRanker(**params).fit(X, y, group=q)
+    assert 10 < ours.n_iter_ < 400
+    assert len(ours.validation_score_) == len(ours.train_score_) == ours.n_iter_ + 1
+    held = np.isin(q, np.random.default_rng(3).permutation(200)[:40])
+    theirs = lightgbm_ranker().set_params(n_estimators=400, learning_rate=0.3)
+    theirs.fit(X[~held], y[~held], group=np.full(160, N_DOCS), eval_set=[(X[held], y[held])],
+               eval_group=[np.full(40, N_DOCS)], eval_at=[5], callbacks=[lightgbm.early_stopping(10, verbose=False)])
+    n_ours = mean_ndcg(ours.predict(Xt), yt, qt, 10)
+    n_theirs = mean_ndcg(theirs.predict(Xt), yt, qt, 10)
+    print(f"early stopping: bitlearn {ours.n_iter_} iterations, test NDCG@10 {n_ours:.4f}; "
+          f"LightGBM best iteration {theirs.best_iteration_}, {n_theirs:.4f}")
+    assert n_ours >= n_theirs - 0.03, (n_ours, n_theirs)
+    # validation_fraction=None scores the training queries.
+    own = ml.HistGradientBoostingRanker(**dict(params, validation_fraction=None)).fit(X, y, group=q)
+    assert not hasattr(own, "validation_score_") and len(own.train_score_) == own.n_iter_ + 1
+
+
 def test_bad_input(data):
     (X, y, q), _ = data
     est = ml.HistGradientBoostingRanker(max_iter=2)

@@ -1,7 +1,8 @@
 // Learning to rank with histogram boosting (hist_gradient_boosting_ranker, losses lambdarank and
 // pairwise): gradients against a binary64 brute force over all pairs, NDCG against hand values,
 // identical model bytes at 1, 2 and 3 threads with a sabotage arm, save / load, sample weights, the chunked
-// prediction loop's progress reports, and bad input.
+// prediction loop's progress reports, early stopping on held-out whole queries (or the training
+// queries) scored by mean NDCG, and bad input.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include "core/error.h"
 #include "ml/boosting/hgb_losses.h"
 #include "ml/boosting/hist_gbm.h"
+#include "ml/cluster/density_clustering.h"
 #include "ml_trees/ml_trees_util.h"
 
 namespace bl::ml::testing {
@@ -271,8 +273,19 @@ TEST(HgbRanking, BadInputIsANamedError) {
   has(fit_error({{"max_iter", "2"}}, ds.X, ds.y), "needs the query id column: set group_column");
   has(fit_error({{"group_column", "3"}}, ds.X, ds.y), "group_column=3 but X has 3 columns");
   has(fit_error({{"group_column", "0"}, {"loss", "ndcg"}}, ds.X, ds.y), "loss=ndcg: expected lambdarank or pairwise");
-  has(fit_error({{"group_column", "0"}, {"early_stopping", "true"}}, ds.X, ds.y),
-      "early stopping is not supported for ranking");
+  // Early stopping: whole queries are held out, so one query cannot be split; bad parameters.
+  const Tensor one_query = Tensor::from_vector(std::vector<float>(20 * 3, 1.0f), {20, 3});
+  has(fit_error({{"group_column", "0"}, {"early_stopping", "true"}}, one_query, ds.y),
+      "early stopping with validation_fraction holds out whole queries and needs at least 2 queries (got 1)");
+  has(fit_error({{"group_column", "0"}, {"early_stopping", "yes"}}, ds.X, ds.y),
+      "early_stopping=yes: expected auto, true or false");
+  has(fit_error({{"group_column", "0"}, {"early_stopping", "true"}, {"scoring", "loglik"}}, ds.X, ds.y),
+      "scoring=loglik: expected ndcg (the mean NDCG@eval_at)");
+  has(fit_error({{"group_column", "0"}, {"validation_fraction", "1"}}, ds.X, ds.y),
+      "validation_fraction=1: expected a value in (0, 1) or none");
+  has(fit_error({{"group_column", "0"}, {"n_iter_no_change", "0"}}, ds.X, ds.y), "n_iter_no_change=0: expected >= 1");
+  has(fit_error({{"group_column", "0"}, {"early_stopping", "true"}, {"booster", "dart"}}, ds.X, ds.y),
+      "early_stopping is not supported with booster=dart");
   has(fit_error({{"group_column", "0"}, {"lambdarank_truncation_level", "0"}}, ds.X, ds.y), "expected >= 1");
   has(fit_error({{"group_column", "0"}, {"sigmoid", "-1"}}, ds.X, ds.y), "sigmoid=-1: expected > 0");
   // Predict and score need the same columns as fit (the query id column included).
@@ -300,6 +313,152 @@ TEST(HgbRanking, BadInputIsANamedError) {
     m = e.what();
   }
   EXPECT_NE(m.find("unknown parameter 'group_column'"), std::string::npos) << m;
+}
+
+// The rows of X, y whose mask entry equals keep (row order kept), X of w columns.
+Dataset rows_where(const Dataset& ds, const std::vector<char>& mask, char keep) {
+  const int64_t n = ds.X.dim(0), w = ds.X.dim(1);
+  const std::vector<float> x = ds.X.to_vector<float>(), y = ds.y.to_vector<float>();
+  std::vector<float> xo, yo;
+  for (int64_t i = 0; i < n; ++i) {
+    if (mask[i] != keep) continue;
+    xo.insert(xo.end(), x.begin() + i * w, x.begin() + (i + 1) * w);
+    yo.push_back(y[i]);
+  }
+  const int64_t m = static_cast<int64_t>(yo.size());
+  return {Tensor::from_vector(xo, {m, w}), Tensor::from_vector(yo, {m})};
+}
+
+nlohmann::json state_of(const Estimator& est) { return nlohmann::json::parse(est.to_json_text())["state"]; }
+
+std::vector<int64_t> starts_of(const Dataset& ds, int64_t qcol) {
+  const std::vector<float> x = ds.X.to_vector<float>();
+  return query_starts(x.data() + qcol, ds.X.dim(0), ds.X.dim(1), 2, "test");
+}
+
+TEST(HgbRanking, QueryValidationMaskHoldsOutWholeQueries) {
+  Dataset ds = ranking_data(37, 1, 2, 0, 5);  // query sizes 2 .. 7 below
+  std::vector<int64_t> qs = {0};
+  for (int64_t q = 0; q < 37; ++q) qs.push_back(qs.back() + 2 + q % 6);
+  for (double f : {0.1, 0.25, 0.5, 0.9}) {
+    const std::vector<char> a = query_validation_mask(qs, f, 42, "test"), b = query_validation_mask(qs, f, 42, "test");
+    EXPECT_EQ(a, b) << "the mask is a function of (queries, fraction, seed)";
+    ASSERT_EQ(static_cast<int64_t>(a.size()), qs.back());
+    int64_t held = 0;
+    for (size_t q = 0; q + 1 < qs.size(); ++q) {
+      for (int64_t i = qs[q]; i < qs[q + 1]; ++i) EXPECT_EQ(a[i], a[qs[q]]) << "query " << q << " is split";
+      held += a[qs[q]];
+    }
+    EXPECT_EQ(held, static_cast<int64_t>(std::ceil(f * 37.0))) << f;
+  }
+  EXPECT_NE(query_validation_mask(qs, 0.3, 1, "test"), query_validation_mask(qs, 0.3, 2, "test"));
+  // Two queries: one is held out however small the fraction, never both.
+  const std::vector<int64_t> two = {0, 3, 5};
+  for (double f : {0.01, 0.99}) {
+    const std::vector<char> m = query_validation_mask(two, f, 0, "test");
+    EXPECT_EQ(m[0] + m[3], 1) << f;
+  }
+  (void)ds;
+}
+
+TEST(HgbRanking, EarlyStoppingOnHeldOutQueries) {
+  Dataset train = ranking_data(80, 12, 4, 0, 21);
+  const Params common = {{"group_column", "0"}, {"learning_rate", "0.3"}, {"min_samples_leaf", "3"},
+                         {"random_state", "7"}};
+  Params es = common;
+  es["max_iter"] = "200";
+  es["early_stopping"] = "true";
+  es["validation_fraction"] = "0.25";
+  es["n_iter_no_change"] = "5";
+  auto est = make_estimator("hist_gradient_boosting_ranker", es);
+  est->fit(train.X, train.y);
+  const nlohmann::json st = state_of(*est);
+  const int64_t n_iter = st["n_iter"].get<int64_t>();
+  EXPECT_GE(n_iter, 5);
+  EXPECT_LT(n_iter, 200) << "noisy labels: the held-out NDCG stops improving";
+  EXPECT_EQ(est->get_params().at("scoring"), "ndcg");
+  const std::vector<double> val = density_detail::f64_from_state(st, "validation_score", n_iter + 1, "test");
+  const std::vector<double> tr = density_detail::f64_from_state(st, "train_score", n_iter + 1, "test");
+  // The held-out queries are those of the mask; the recorded score after the last iteration is
+  // score() (mean NDCG@eval_at) of the fitted model on them, bit for bit.
+  const std::vector<char> held = query_validation_mask(starts_of(train, 0), 0.25, 7, "test");
+  const Dataset va = rows_where(train, held, 1), rest = rows_where(train, held, 0);
+  EXPECT_EQ(va.X.dim(0) % 12, 0);
+  EXPECT_EQ(val.back(), est->score(va.X, va.y));
+  EXPECT_EQ(tr.back(), est->score(rest.X, rest.y));
+  // The stopping rule: none of the last n_iter_no_change scores beats the one before them by tol.
+  EXPECT_TRUE(boost_should_stop(val, 5, 1e-7));
+  EXPECT_FALSE(boost_should_stop(std::vector<double>(val.begin(), val.end() - 1), 5, 1e-7));
+  // The model is the plain fit of max_iter = n_iter iterations on the training queries.
+  Params plain = common;
+  plain["max_iter"] = std::to_string(n_iter);
+  auto ref = make_estimator("hist_gradient_boosting_ranker", plain);
+  ref->fit(rest.X, rest.y);
+  const nlohmann::json rs = state_of(*ref);
+  EXPECT_EQ(st["trees"], rs["trees"]);
+  EXPECT_EQ(st["base"], rs["base"]);
+  EXPECT_EQ(tensor_sha(est->predict(train.X)), tensor_sha(ref->predict(train.X)));
+  expect_round_trip(*est, train.X);
+  // Another seed holds out other queries, so another model.
+  Params es2 = es;
+  es2["random_state"] = "8";
+  auto other = make_estimator("hist_gradient_boosting_ranker", es2);
+  other->fit(train.X, train.y);
+  EXPECT_NE(state_of(*other)["trees"], st["trees"]);
+}
+
+TEST(HgbRanking, EarlyStoppingOnTrainingQueries) {
+  Dataset train = ranking_data(40, 10, 3, 2, 22);
+  Params es = {{"group_column", "2"}, {"learning_rate", "0.5"}, {"min_samples_leaf", "2"}, {"max_iter", "300"},
+               {"early_stopping", "true"}, {"validation_fraction", "none"}, {"n_iter_no_change", "4"},
+               {"eval_at", "3"}};
+  auto est = make_estimator("hist_gradient_boosting_ranker", es);
+  est->fit(train.X, train.y);
+  const nlohmann::json st = state_of(*est);
+  const int64_t n_iter = st["n_iter"].get<int64_t>();
+  EXPECT_LT(n_iter, 300) << "the training NDCG@3 saturates";
+  EXPECT_FALSE(st.contains("validation_score"));
+  const std::vector<double> tr = density_detail::f64_from_state(st, "train_score", n_iter + 1, "test");
+  EXPECT_EQ(tr.back(), est->score(train.X, train.y));
+  EXPECT_GT(tr.back(), tr.front());
+  Params plain = es;
+  plain.erase("early_stopping");
+  plain.erase("validation_fraction");
+  plain.erase("n_iter_no_change");
+  plain["max_iter"] = std::to_string(n_iter);
+  auto ref = make_estimator("hist_gradient_boosting_ranker", plain);
+  ref->fit(train.X, train.y);
+  EXPECT_EQ(st["trees"], state_of(*ref)["trees"]);
+}
+
+TEST(HgbRanking, EarlyStoppingSameBytesAtThreads123) {
+  // 70 queries, query tasks split differently over 1, 2 and 3 threads; held-out and training scores.
+  Dataset train = ranking_data(70, 13, 3, 3, 11), test = ranking_data(10, 13, 3, 3, 12);
+  for (const char* frac : {"0.2", "none"}) {
+    expect_thread_identity("hist_gradient_boosting_ranker",
+                           {{"group_column", "3"}, {"max_iter", "60"}, {"learning_rate", "0.4"},
+                            {"early_stopping", "true"}, {"validation_fraction", frac}, {"n_iter_no_change", "3"},
+                            {"subsample", "0.8"}},
+                           train, test.X, false);
+  }
+}
+
+TEST(HgbRanking, EarlyStoppingAutoAbove10000Rows) {
+  const Params p = {{"group_column", "0"}, {"max_iter", "3"}, {"early_stopping", "auto"}};
+  Dataset small = ranking_data(100, 10, 2, 0, 3);  // 1000 rows: off, the bytes of early_stopping=false
+  auto a = make_estimator("hist_gradient_boosting_ranker", p);
+  a->fit(small.X, small.y);
+  EXPECT_FALSE(state_of(*a).contains("train_score"));
+  auto off = make_estimator("hist_gradient_boosting_ranker", {{"group_column", "0"}, {"max_iter", "3"}});
+  off->fit(small.X, small.y);
+  EXPECT_EQ(state_of(*a)["trees"], state_of(*off)["trees"]);
+  Dataset big = ranking_data(1001, 10, 2, 0, 3);  // 10010 rows: on
+  auto b = make_estimator("hist_gradient_boosting_ranker", p);
+  b->fit(big.X, big.y);
+  const nlohmann::json st = state_of(*b);
+  EXPECT_TRUE(st.contains("validation_score"));
+  EXPECT_EQ(density_detail::f64_from_state(st, "validation_score", st["n_iter"].get<int64_t>() + 1, "test").size(),
+            static_cast<size_t>(st["n_iter"].get<int64_t>() + 1));
 }
 
 TEST(HgbRanking, ChunkedPredictionReportsProgressAndKeepsBits) {

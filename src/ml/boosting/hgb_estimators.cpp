@@ -3,7 +3,8 @@
 // The ranker reads each row's query id from the feature column group_column of X (fit, predict and
 // score alike; that column is no feature), as LightGBM's group_column: the generic fit(X, y) then
 // carries the groups, and score(X, y) can give the mean NDCG@eval_at over X's queries. At fit the
-// rows of a query must be contiguous (hgb_losses.h: query_starts).
+// rows of a query must be contiguous (hgb_losses.h: query_starts). The ranker's early stopping holds
+// out whole queries (hgb_losses.h: query_validation_mask) and scores the mean NDCG@eval_at.
 #include <nlohmann/json.hpp>
 
 #include "bitlearn/ml/estimator.h"
@@ -85,7 +86,7 @@ class HistGradientBoosting : public Estimator {
       q["validation_fraction"] = validation_fraction_ > 0.0 ? param_text(validation_fraction_) : "none";
       q["n_iter_no_change"] = std::to_string(p_.n_iter_no_change);
       q["tol"] = param_text(p_.tol);
-      q["scoring"] = "loss";
+      q["scoring"] = ranker_ ? "ndcg" : "loss";
     }
     return q;
   }
@@ -211,8 +212,6 @@ class HistGradientBoosting : public Estimator {
         BL_CHECK(v == "auto" || v == "true" || v == "false" || v == "True" || v == "False", est,
                  ": parameter early_stopping=", v, ": expected auto, true or false");
         early_stopping_ = v == "auto" ? "auto" : (v == "true" || v == "True" ? "true" : "false");
-        BL_CHECK(!ranker_ || early_stopping_ == "false", est, ": parameter early_stopping=", v,
-                 ": early stopping is not supported for ranking (expected false)");
       } else if (k == "validation_fraction") {
         validation_fraction_ = none ? 0.0 : param_double(est, k, v);
         BL_CHECK(none || (validation_fraction_ > 0.0 && validation_fraction_ < 1.0), est,
@@ -221,7 +220,12 @@ class HistGradientBoosting : public Estimator {
         p_.n_iter_no_change = param_int(est, k, v);
         BL_CHECK(p_.n_iter_no_change >= 1, est, ": parameter n_iter_no_change=", v, ": expected >= 1");
       } else if (k == "tol") p_.tol = non_negative(param_double(est, k, v));
-      else if (k == "scoring") {
+      else if (k == "scoring" && ranker_) {
+        // The ranker's one early-stopping score is the mean NDCG@eval_at; loss (scikit-learn's
+        // default spelling) and none name it too.
+        BL_CHECK(v == "ndcg" || v == "loss" || none, est, ": parameter scoring=", v,
+                 ": expected ndcg (the mean NDCG@eval_at)");
+      } else if (k == "scoring") {
         BL_CHECK(v == "loss" || none, est, ": parameter scoring=", v, ": expected loss");
       } else throw Error(est + ": unknown parameter '" + k + "'");
     }
@@ -477,9 +481,37 @@ class HistGradientBoosting : public Estimator {
     BL_CHECK(p_.monotonic.empty() || static_cast<int64_t>(p_.monotonic.size()) == d - 1, est, ": monotonic_cst has ",
              p_.monotonic.size(), " entries, expected one per feature (", d - 1, ", the query id column excluded)");
     bp.interaction = interaction_groups(d - 1);
-    bp.early_stopping = false;
+    bp.early_stopping = early_stopping_ == "true" || (early_stopping_ == "auto" && n > 10000);
+    bp.ndcg_at = eval_at_;
+    BL_CHECK(!(bp.early_stopping && bp.dart), est, ": early_stopping is not supported with booster=dart");
     const std::vector<float> f = without_group_column(hx);
-    model_ = fit_boosting(f.data(), n, d - 1, rel.data(), nullptr, bp, weight);
+    if (bp.early_stopping && validation_fraction_ > 0.0) {
+      // Held-out whole queries (seeded); binning and trees see the rest, both sides in row order.
+      const std::vector<char> held = query_validation_mask(bp.query_start, validation_fraction_, p_.seed, est);
+      const int64_t df = d - 1;
+      Split tr, va;
+      std::vector<int64_t> tr_q{0}, va_q{0};
+      for (size_t q = 0; q + 1 < bp.query_start.size(); ++q) {
+        const int64_t b = bp.query_start[q], e = bp.query_start[q + 1];
+        Split& part = held[b] ? va : tr;
+        part.x.insert(part.x.end(), f.begin() + b * df, f.begin() + e * df);
+        part.y.insert(part.y.end(), rel.begin() + b, rel.begin() + e);
+        if (weight) part.w.insert(part.w.end(), weight + b, weight + e);
+        std::vector<int64_t>& qs = held[b] ? va_q : tr_q;
+        qs.push_back(qs.back() + (e - b));
+      }
+      BoostValidation val;
+      val.X = va.x.data();
+      val.n = va_q.back();
+      val.y_value = va.y.data();
+      val.weight = weight ? va.w.data() : nullptr;
+      val.query_start = std::move(va_q);
+      bp.query_start = std::move(tr_q);
+      model_ = fit_boosting(tr.x.data(), bp.query_start.back(), df, tr.y.data(), nullptr, bp,
+                            weight ? tr.w.data() : nullptr, &val);
+    } else {
+      model_ = fit_boosting(f.data(), n, d - 1, rel.data(), nullptr, bp, weight);
+    }
     classes_.clear();
     n_features_ = d;
     return *this;
@@ -496,11 +528,7 @@ class HistGradientBoosting : public Estimator {
     check_relevance(rel.data(), X.dim(0), est);
     Tensor hx = host_f32(X);
     const std::vector<int64_t> qs = query_starts(hx.data<float>() + group_column_, hx.dim(0), hx.dim(1), 1, est);
-    double s = 0.0;
-    for (size_t q = 0; q + 1 < qs.size(); ++q) {
-      s += query_ndcg(raw.data() + qs[q], rel.data() + qs[q], qs[q + 1] - qs[q], eval_at_);
-    }
-    return s / static_cast<double>(qs.size() - 1);
+    return mean_query_ndcg(raw.data(), rel.data(), qs, eval_at_);
   }
 
   bool classifier_;

@@ -19,6 +19,7 @@ namespace bl::ml {
 namespace {
 
 constexpr uint64_t kValidationStreamTag = uint64_t{5} << 60;
+constexpr uint64_t kQueryValidationStreamTag = uint64_t{6} << 60;  // | nothing: keyed by query index
 
 // sum over rows of fn(i), per fixed chunk in row order, the chunks added in chunk order.
 template <typename Fn>
@@ -168,6 +169,40 @@ double query_ndcg(const float* score, const float* rel, int64_t m, int64_t k) {
   double dcg = 0.0;
   for (int64_t r = 0; r < top; ++r) dcg += relevance_gain(rel[order[r]]) * rank_discount(r);
   return dcg / ideal;
+}
+
+double mean_query_ndcg(const float* score, const float* rel, const std::vector<int64_t>& query_start, int64_t k) {
+  BL_CHECK(query_start.size() >= 2, "mean NDCG: needs at least one query");
+  const int64_t nq = static_cast<int64_t>(query_start.size()) - 1;
+  std::vector<double> per(static_cast<size_t>(nq));
+  default_pool().parallel_for(nq, [&](int64_t q) {
+    const int64_t b = query_start[q];
+    per[q] = query_ndcg(score + b, rel + b, query_start[q + 1] - b, k);
+  });
+  double s = 0.0;
+  for (double v : per) s += v;  // query order: the same bits for every thread count
+  return s / static_cast<double>(nq);
+}
+
+std::vector<char> query_validation_mask(const std::vector<int64_t>& query_start, double fraction, uint64_t seed,
+                                        const std::string& est) {
+  const int64_t nq = static_cast<int64_t>(query_start.size()) - 1;
+  BL_CHECK(nq >= 2, est, ": early stopping with validation_fraction holds out whole queries and needs at least 2 "
+           "queries (got ", nq, "); set validation_fraction=none to score the training queries");
+  BL_CHECK(fraction > 0.0 && fraction < 1.0, est, ": validation_fraction=", fraction, ": expected a value in (0, 1)");
+  const int64_t n_val =
+      std::max<int64_t>(1, std::min<int64_t>(nq - 1, static_cast<int64_t>(std::ceil(fraction * static_cast<double>(nq)))));
+  std::vector<std::pair<uint32_t, int64_t>> keyed(static_cast<size_t>(nq));
+  for (int64_t q = 0; q < nq; ++q) {
+    keyed[q] = {random_u32_element(seed, kQueryValidationStreamTag, static_cast<uint64_t>(q)), q};
+  }
+  std::sort(keyed.begin(), keyed.end());  // ties of keys: the lower query first
+  std::vector<char> mask(static_cast<size_t>(query_start.back()), 0);
+  for (int64_t j = 0; j < n_val; ++j) {
+    const int64_t q = keyed[j].second;
+    std::fill(mask.begin() + query_start[q], mask.begin() + query_start[q + 1], 1);
+  }
+  return mask;
 }
 
 std::vector<int64_t> query_starts(const float* ids, int64_t n, int64_t stride, int64_t min_rows,

@@ -70,6 +70,18 @@ void ranking_gradients(const BoostParams& p, const float* raw, const float* y, f
 // (LightGBM's convention). Binary64.
 double query_ndcg(const float* score, const float* rel, int64_t m, int64_t k);
 
+// The mean NDCG@k (query_ndcg) over the queries [query_start[q], query_start[q + 1]) of score: the
+// queries' values computed as parallel tasks, added in query order in binary64 and divided by their
+// count, so every thread count gives the same bits. The ranker's score() and its early-stopping score.
+double mean_query_ndcg(const float* score, const float* rel, const std::vector<int64_t>& query_start, int64_t k);
+
+// The ranker's early-stopping split, in whole queries: of the Q queries (Q >= 2, else an error naming
+// est) the ceil(fraction * Q) (clamped to 1 .. Q - 1) of the smallest Philox keys (seed, query index)
+// are held out. validation_fraction is thus a share of the queries, as scikit-learn's
+// GroupShuffleSplit(test_size). Returns a row mask (1: validation), constant over each query.
+std::vector<char> query_validation_mask(const std::vector<int64_t>& query_start, double fraction, uint64_t seed,
+                                        const std::string& est);
+
 // Query starts of a query-id column (n values, stride apart): runs of equal ids, each id's rows
 // contiguous; refuses NaN ids, an id that reappears after another query and (min_rows 2) a
 // single-row query, naming est.

@@ -1047,7 +1047,10 @@ BoostModel fit_boosting(const float* X, int64_t n, int64_t d, const float* y_val
   if (boost_ranking(p.loss)) {
     BL_CHECK(p.query_start.size() >= 2 && p.query_start.front() == 0 && p.query_start.back() == n,
              "hist_gradient_boosting: a ranking loss needs query groups covering the ", n, " rows");
-    BL_CHECK(!p.early_stopping, "hist_gradient_boosting: early_stopping is not supported for ranking");
+    BL_CHECK(!validation || (validation->query_start.size() >= 2 && validation->query_start.front() == 0 &&
+                             validation->query_start.back() == validation->n),
+             "hist_gradient_boosting: ranking early stopping needs query groups covering the ", validation->n,
+             " validation rows");
   }
   std::vector<float> scratch;
   BL_CHECK(p.monotonic.empty() || static_cast<int64_t>(p.monotonic.size()) == d,
@@ -1069,11 +1072,16 @@ BoostModel fit_boosting(const float* X, int64_t n, int64_t d, const float* y_val
   // Early stopping: the scores before the first iteration; validation raw scores follow the trees.
   BL_CHECK(!(p.early_stopping && p.dart), "hist_gradient_boosting: early_stopping is not supported with booster=dart");
   std::vector<float> val_raw;
+  // Ranking scores the mean NDCG@ndcg_at over the queries; the other losses -(weighted mean loss).
+  auto score_of = [&](const float* r, const float* yv, const int32_t* yc, const float* w, int64_t m,
+                      const std::vector<int64_t>& qs) {
+    return boost_ranking(p.loss) ? mean_query_ndcg(r, yv, qs, p.ndcg_at) : boost_score(p, K, r, yv, yc, w, m);
+  };
   auto record_scores = [&]() {
-    model.train_score.push_back(boost_score(p, K, raw.data(), y_value, y_class, weight, n));
+    model.train_score.push_back(score_of(raw.data(), y_value, y_class, weight, n, p.query_start));
     if (validation) {
-      model.validation_score.push_back(boost_score(p, K, val_raw.data(), validation->y_value, validation->y_class,
-                                                   validation->weight, validation->n));
+      model.validation_score.push_back(score_of(val_raw.data(), validation->y_value, validation->y_class,
+                                                validation->weight, validation->n, validation->query_start));
     }
   };
   if (p.early_stopping) {

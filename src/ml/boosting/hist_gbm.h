@@ -78,10 +78,13 @@ struct BoostParams {
   std::vector<std::vector<int32_t>> interaction;
   // Early stopping: after each iteration the loss on the validation rows (fit_boosting's
   // validation; none: the training rows) is recorded as a score (-loss); the fit stops once none
-  // of the last n_iter_no_change scores beats the one before them by more than tol.
+  // of the last n_iter_no_change scores beats the one before them by more than tol. Ranking losses
+  // record instead the mean NDCG@ndcg_at over the queries (hgb_losses.h: mean_query_ndcg;
+  // unweighted, higher is better as -loss).
   bool early_stopping = false;
   int64_t n_iter_no_change = 10;
   double tol = 1e-7;
+  int64_t ndcg_at = 5;
 };
 
 // Rows held out for early stopping (X [n, d], y as fit_boosting's, weight null: 1).
@@ -91,13 +94,16 @@ struct BoostValidation {
   const float* y_value = nullptr;
   const int32_t* y_class = nullptr;
   const float* weight = nullptr;
+  // Ranking losses: the validation rows' queries, as BoostParams::query_start (whole queries).
+  std::vector<int64_t> query_start;
 };
 
 struct BoostModel {
   int64_t n_groups = 1;     // trees per iteration (classes for softmax, else 1)
   std::vector<float> base;  // initial raw score per group
   std::vector<Tree> trees;  // iteration-major: tree (i * n_groups + k)
-  // Early stopping only: the score (-mean loss) before the first and after each iteration.
+  // Early stopping only: the score (-mean loss; ranking: mean NDCG) before the first and after each
+  // iteration.
   std::vector<double> train_score, validation_score;
 };
 
