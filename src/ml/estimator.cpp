@@ -12,6 +12,7 @@
 #include "bitlearn/io.h"
 #include "core/error.h"
 #include "ml/model_json.h"
+#include "ml/model_selection/pipeline.h"
 #include "ml/registry.h"
 
 namespace bl::ml {
@@ -81,8 +82,9 @@ std::vector<int64_t> i64_from_hex(const std::string& hex, const std::string& fie
 Estimator& Estimator::fit_weighted(const Tensor& X, const Tensor& y, const Tensor& sample_weight) {
   if (!sample_weight.defined()) return fit(X, y);
   const std::string est = name();
-  BL_CHECK(supports_sample_weight(), est, ": sample_weight is not supported by this estimator (docs/ml.md lists ",
-           "the estimators that take weights)");
+  const std::string why = supports_sample_weight() ? std::string() : pipeline_weight_refusal(*this);
+  BL_CHECK(supports_sample_weight(), est, ": sample_weight is not supported by this estimator",
+           why.empty() ? "" : ": " + why, " (docs/ml.md lists the estimators that take weights)");
   BL_CHECK(sample_weight.ndim() == 1, est, ": sample_weight must be 1-d, got ", sample_weight.str());
   BL_CHECK(X.ndim() == 2 && sample_weight.dim(0) == X.dim(0), est, ": sample_weight has ", sample_weight.dim(0),
            " entries but X has ", X.ndim() == 2 ? X.dim(0) : int64_t{0}, " rows");

@@ -16,6 +16,7 @@
 #include "bitlearn/tensor.h"
 #include "conformance/test_rng_splitmix.h"
 #include "core/error.h"
+#include "core/thread_pool.h"
 #include "ml/timeseries/forecaster.h"
 
 namespace bl::ml_common {
@@ -208,5 +209,15 @@ inline std::string error_of(const std::function<void()>& f) {
   }
   return "(no error)";
 }
+
+// Sets the thread count back to its value at construction (for tests that call set_num_threads).
+class ThreadsRestored {
+ public:
+  ThreadsRestored() : saved_(num_threads()) {}
+  ~ThreadsRestored() { set_num_threads(saved_); }
+
+ private:
+  int saved_;
+};
 
 }  // namespace bl::ml_common

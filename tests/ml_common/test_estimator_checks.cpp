@@ -30,15 +30,6 @@ Dataset dataset_for(const CheckSpec& spec, uint64_t seed = 1) {
   return ds;
 }
 
-class ThreadsRestored {
- public:
-  ThreadsRestored() : saved_(num_threads()) {}
-  ~ThreadsRestored() { set_num_threads(saved_); }
-
- private:
-  int saved_;
-};
-
 class EstimatorChecks : public ::testing::TestWithParam<std::string> {
  protected:
   std::string name() const { return GetParam(); }

@@ -3,7 +3,9 @@
 // output and its transform on the same rows, then fits the last step on the result; predict,
 // predict_proba, decision_function, score_samples, transform and score pass X through the fitted
 // transforms and call the last step. Every call is the step's own, in the same order as by hand, so
-// the results are those of the steps run one after the other, bit for bit.
+// the results are those of the steps run one after the other, bit for bit. Sample weights go to the
+// last step's weighted fit alone (scikit-learn's Pipeline.fit(X, y, LAST__sample_weight=w)); the
+// transformers fit unweighted.
 #include "ml/model_selection/pipeline.h"
 
 #include <map>
@@ -76,30 +78,18 @@ class Pipeline : public Estimator {
 
   bool fitted() const override { return !models_.empty(); }
 
-  Estimator& fit(const Tensor& X, const Tensor& y) override {
-    BL_CHECK(!specs_.empty(), kName, ": parameter steps is required: transformers then a final estimator, ",
-             "NAME(k=v,...);...;NAME (e.g. standard_scaler;logistic_regression(C=0.5))");
-    check_X(kName, X, /*allow_nan=*/true);  // NaN: for the steps to accept or refuse (imputers take it)
-    const std::vector<std::string> names = step_names(specs_);
-    std::vector<std::unique_ptr<Estimator>> models;
-    Tensor Xt = X;
-    for (size_t i = 0; i < specs_.size(); ++i) {
-      models.push_back(make_sub_estimator(specs_[i], ""));
-      Estimator& m = *models.back();
-      const bool last = i + 1 == specs_.size();
-      try {
-        m.fit(Xt, y);
-        if (!last) Xt = m.transform(Xt);
-      } catch (const Error& e) {
-        if (!last && no_transform(e))
-          throw Error(detail::concat(kName, ": step ", i, " '", names[i], "' is not a transformer (it has no ",
-                                     "transform); every step but the last must transform X"));
-        throw Error(detail::concat(kName, ": step ", i, " '", names[i], "': ", e.what()));
-      }
-    }
-    models_ = std::move(models);
-    n_features_ = X.dim(1);
-    return *this;
+  Estimator& fit(const Tensor& X, const Tensor& y) override { return fit_rows(X, y, nullptr); }
+
+  // The last step's, as scikit-learn's Pipeline routes sample_weight to its final step.
+  bool supports_sample_weight() const override {
+    return !specs_.empty() && make_sub_estimator(specs_.back(), "")->supports_sample_weight();
+  }
+
+  // Why fit_weighted refuses weights (supports_sample_weight() false): the last step takes none.
+  std::string weight_refusal() const {
+    if (specs_.empty()) return "parameter steps is empty (the weights go to the final step's fit)";
+    return "its final step '" + step_names(specs_).back() + "' does not take sample weights (the weights go to " +
+           "the final step's fit; the transformers fit unweighted)";
   }
 
   Tensor predict(const Tensor& X) const override { return final_step().predict(through(X)); }
@@ -135,7 +125,41 @@ class Pipeline : public Estimator {
     n_features_ = n_features;
   }
 
+ protected:
+  Estimator& fit_with_weights(const Tensor& X, const Tensor& y, const std::vector<float>& w) override {
+    return fit_rows(X, y, &w);
+  }
+
  private:
+  // w: the weights of the last step's fit (null: unweighted; fit_weighted never passes all ones, so
+  // those take fit's path and bits).
+  Estimator& fit_rows(const Tensor& X, const Tensor& y, const std::vector<float>* w) {
+    BL_CHECK(!specs_.empty(), kName, ": parameter steps is required: transformers then a final estimator, ",
+             "NAME(k=v,...);...;NAME (e.g. standard_scaler;logistic_regression(C=0.5))");
+    check_X(kName, X, /*allow_nan=*/true);  // NaN: for the steps to accept or refuse (imputers take it)
+    const std::vector<std::string> names = step_names(specs_);
+    std::vector<std::unique_ptr<Estimator>> models;
+    Tensor Xt = X;
+    for (size_t i = 0; i < specs_.size(); ++i) {
+      models.push_back(make_sub_estimator(specs_[i], ""));
+      Estimator& m = *models.back();
+      const bool last = i + 1 == specs_.size();
+      try {
+        if (last && w != nullptr) m.fit_weighted(Xt, y, Tensor::from_vector(*w, {static_cast<int64_t>(w->size())}));
+        else m.fit(Xt, y);
+        if (!last) Xt = m.transform(Xt);
+      } catch (const Error& e) {
+        if (!last && no_transform(e))
+          throw Error(detail::concat(kName, ": step ", i, " '", names[i], "' is not a transformer (it has no ",
+                                     "transform); every step but the last must transform X"));
+        throw Error(detail::concat(kName, ": step ", i, " '", names[i], "': ", e.what()));
+      }
+    }
+    models_ = std::move(models);
+    n_features_ = X.dim(1);
+    return *this;
+  }
+
   const Estimator& final_step() const {
     BL_CHECK(fitted(), kName, ": the pipeline is not fitted");
     return *models_.back();
@@ -169,6 +193,11 @@ bool estimator_is_classifier(const Estimator& est) {
   if (steps.empty()) return false;
   const std::vector<SubSpec> specs = parse_sub_specs(kName, "steps", steps);
   return is_classifier_name(specs.back().name);
+}
+
+std::string pipeline_weight_refusal(const Estimator& est) {
+  const auto* pipe = dynamic_cast<const Pipeline*>(&est);
+  return pipe != nullptr ? pipe->weight_refusal() : std::string();
 }
 
 std::unique_ptr<Estimator> make_pipeline() { return std::make_unique<Pipeline>(); }
