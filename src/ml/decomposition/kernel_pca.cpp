@@ -7,8 +7,9 @@
 // (rounded once to binary32), degree 3, coef0 1.
 // Fit: K = kernel(X, X) [n, n] copied to the host. Column means c_j and row means r_i of K in binary64
 // (sums in ascending order), grand mean g = mean of the c_j; the centered matrix Kc_ij = K_ij - c_j -
-// r_i + g (binary64, lower triangle) is decomposed by symmetric_eigen64 (Householder and implicit QL,
-// fixed order; each eigenvector's entry of largest magnitude positive, as scikit-learn's svd_flip).
+// r_i + g (binary64, lower triangle) is decomposed by top_eigen64 (partial_eigen64.h: block Lanczos for
+// n >= 256 and n_components <= n / 8, else symmetric_eigen64's Householder and implicit QL; fixed
+// order; each eigenvector's entry of largest magnitude positive, as scikit-learn's svd_flip).
 // Noise floor f = 8 * 2^-24 * ||K||_F (a bound of K's binary32 rounding); eigenvalues at most f are
 // set to 0; a kept eigenvalue below -max(1e-5 * lambda_max, f) is refused as scikit-learn refuses
 // significant negative eigenvalues. n_components none (or remove_zero_eig) keeps the eigenvalues > 0.
@@ -24,6 +25,7 @@
 #include "ml/decomposition/dense64.h"
 #include "ml/decomposition/embedding_sizes.h"
 #include "ml/decomposition/optional_count.h"
+#include "ml/decomposition/partial_eigen64.h"
 #include "ml/decomposition/symmetric_eigen64.h"
 #include "ml/kernel/kernels.h"
 #include "ml/linear/common.h"
@@ -75,7 +77,7 @@ class KernelPCA final : public lin::ParamEstimator {
     const std::vector<double> c = dec::column_means(km, n, n);
     const double g = dec::mean64(c);
     dec::center_lower(km, n, dec::row_means(km, n, n), c, g);
-    SymmetricEigen64 e = symmetric_eigen64(km, n, k, "kernel_pca");
+    SymmetricEigen64 e = top_eigen64(km, n, k, "kernel_pca");
     const double top = e.values[0];
     BL_CHECK(top > floor, name_, ": the centered kernel matrix has no positive eigenvalue (largest ", top, ")");
     int64_t kept = 0;

@@ -9,7 +9,8 @@
 // row (a binary heap of (distance, row), one task per source row; path_method=auto or D) or by
 // Floyd-Warshall (path_method=FW: intermediate rows in ascending order, one task per row each step);
 // G is made symmetric from its lower triangle (row i's source). K = -G^2 / 2 is centered with its
-// column means c, row means and grand mean g and decomposed by symmetric_eigen64 (each eigenvector's
+// column means c, row means and grand mean g and decomposed by top_eigen64 (partial_eigen64.h: block
+// Lanczos for n >= 256 and n_components <= n / 8, else symmetric_eigen64; each eigenvector's
 // entry of largest magnitude positive, as scikit-learn's svd_flip); embedding = u_t sqrt(max(lambda_t,
 // 0)). transform(Y): each row's n_neighbors nearest training rows m, G_Y[j] = min_m (|y - x_m| +
 // G[m, j]); K_Y = -G_Y^2 / 2 centered with c, its own row mean and g, times u_t / sqrt(lambda_t).
@@ -25,6 +26,7 @@
 #include "core/thread_pool.h"
 #include "ml/decomposition/dense64.h"
 #include "ml/decomposition/embedding_sizes.h"
+#include "ml/decomposition/partial_eigen64.h"
 #include "ml/decomposition/symmetric_eigen64.h"
 #include "ml/linear/common.h"
 #include "ml/manifold/neighbor_graph.h"
@@ -80,7 +82,7 @@ class Isomap final : public lin::ParamEstimator {
     const std::vector<double> c = dec::column_means(km, n, n);
     const double g = dec::mean64(c);
     dec::center_lower(km, n, c, c, g);
-    SymmetricEigen64 e = symmetric_eigen64(km, n, k, "isomap");
+    SymmetricEigen64 e = top_eigen64(km, n, k, "isomap");
     k_ = k;
     embedding_.resize(static_cast<size_t>(n * k));
     alphas_.assign(static_cast<size_t>(k * n), 0.0f);
