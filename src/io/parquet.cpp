@@ -66,8 +66,8 @@ namespace {
 using ReadFn = int (*)(const char*, CsvTable*, std::string*);
 
 // Where the module may be, in order: BITLEARN_PARQUET_MODULE (a file), next to the program or the
-// Python module that holds this code, in lib/ beside an installed program's bin/, the install's
-// library folder, and the build tree (the tests and an uninstalled build).
+// Python module that holds this code, in lib/ beside an installed program's bin/, and the build
+// tree (the tests and an uninstalled build).
 std::vector<std::filesystem::path> module_candidates() {
   namespace fs = std::filesystem;
   std::vector<fs::path> c;
@@ -84,7 +84,6 @@ std::vector<std::filesystem::path> module_candidates() {
     c.push_back(d / BL_PARQUET_MODULE_FILE);
     c.push_back(d.parent_path() / "lib" / BL_PARQUET_MODULE_FILE);
   }
-  c.emplace_back(BITLEARN_PARQUET_MODULE_INSTALLED);
   c.emplace_back(BITLEARN_PARQUET_MODULE_BUILT);
   return c;
 }
