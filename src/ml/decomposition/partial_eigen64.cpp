@@ -36,20 +36,6 @@ namespace {
 constexpr int64_t kRows = 32;      // rows per matrix-product task
 constexpr int64_t kChunk = 256;    // entries or coefficients per Gram-Schmidt task
 
-double dot(const double* x, const double* y, int64_t len) {
-  double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-  int64_t k = 0;
-  for (; k + 4 <= len; k += 4) {
-    s0 += x[k] * y[k];
-    s1 += x[k + 1] * y[k + 1];
-    s2 += x[k + 2] * y[k + 2];
-    s3 += x[k + 3] * y[k + 3];
-  }
-  double s = (s0 + s1) + (s2 + s3);
-  for (; k < len; ++k) s += x[k] * y[k];
-  return s;
-}
-
 // Entry (i, b) of formula vector number b: splitmix64 of a fixed mix of i and b, in [-1, 1).
 double start_entry(int64_t i, int64_t b) {
   uint64_t z = static_cast<uint64_t>(i) * 0x9E3779B97F4A7C15ULL + static_cast<uint64_t>(b + 1) * 0xD1B54A32D192ED03ULL;
@@ -68,14 +54,14 @@ struct Krylov {
 // Orthogonalizes w against the basis Q[0..m) and normalizes it; false when it collapses.
 bool orthonormalize(const Krylov& K, double* w, std::vector<double>& coef) {
   const int64_t n = K.n, m = K.m;
-  const double start = std::sqrt(dot(w, w, n));
+  const double start = std::sqrt(dot64(w, w, n));
   if (!(start > 0.0)) return false;
   double norm = start;
   coef.assign(static_cast<size_t>(m), 0.0);
   for (int pass = 0; pass < 4 && m > 0; ++pass) {
     default_pool().parallel_for((m + kChunk - 1) / kChunk, [&](int64_t t) {
       const int64_t a1 = std::min(m, (t + 1) * kChunk);
-      for (int64_t a = t * kChunk; a < a1; ++a) coef[a] = dot(&K.Q[a * n], w, n);
+      for (int64_t a = t * kChunk; a < a1; ++a) coef[a] = dot64(&K.Q[a * n], w, n);
     });
     default_pool().parallel_for((n + kChunk - 1) / kChunk, [&](int64_t t) {
       const int64_t i1 = std::min(n, (t + 1) * kChunk);
@@ -85,7 +71,7 @@ bool orthonormalize(const Krylov& K, double* w, std::vector<double>& coef) {
         for (int64_t i = t * kChunk; i < i1; ++i) w[i] -= c * q[i];
       }
     });
-    const double next = std::sqrt(dot(w, w, n));
+    const double next = std::sqrt(dot64(w, w, n));
     const bool shrank = next < 0.5 * norm;
     norm = next;
     if (!(norm > 1e-10 * start)) return false;
@@ -179,12 +165,12 @@ PartialEigen64Result partial_eigen64_run(const std::vector<double>& a, int64_t n
     default_pool().parallel_for((n + kRows - 1) / kRows, [&](int64_t t) {
       const int64_t r1 = std::min(n, (t + 1) * kRows);
       for (int64_t r = t * kRows; r < r1; ++r)
-        for (int64_t b = b0; b < b1; ++b) K.SQ[b * n + r] = dot(&S[r * n], &K.Q[b * n], n);
+        for (int64_t b = b0; b < b1; ++b) K.SQ[b * n + r] = dot64(&S[r * n], &K.Q[b * n], n);
     });
     for (int64_t b = b0; b < b1; ++b)
       default_pool().parallel_for((b + kChunk) / kChunk, [&](int64_t t) {
         const int64_t a1 = std::min(b + 1, (t + 1) * kChunk);
-        for (int64_t x = t * kChunk; x < a1; ++x) T[b * m_max + x] = dot(&K.SQ[b * n], &K.Q[x * n], n);
+        for (int64_t x = t * kChunk; x < a1; ++x) T[b * m_max + x] = dot64(&K.SQ[b * n], &K.Q[x * n], n);
       });
   };
   for (int64_t b = 0; b < p; ++b) append(false);
@@ -230,7 +216,7 @@ PartialEigen64Result partial_eigen64_run(const std::vector<double>& a, int64_t n
           sy[i] += c * sq[i];
         }
       }
-      const double len = std::sqrt(dot(y, y, n));
+      const double len = std::sqrt(dot64(y, y, n));
       double rr = 0.0;
       for (int64_t i = 0; i < n; ++i) {
         y[i] /= len;

@@ -47,20 +47,6 @@ constexpr int kMaxSweeps = 60;
 constexpr int64_t kRowBlock = 64;  // rows per task of the reduction's product B v
 constexpr int64_t kLanes = 16;  // eigenvectors per back-transformation task
 
-double dot(const double* x, const double* y, int64_t len) {
-  double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-  int64_t k = 0;
-  for (; k + 4 <= len; k += 4) {
-    s0 += x[k] * y[k];
-    s1 += x[k + 1] * y[k + 1];
-    s2 += x[k + 2] * y[k + 2];
-    s3 += x[k + 3] * y[k + 3];
-  }
-  double s = (s0 + s1) + (s2 + s3);
-  for (; k < len; ++k) s += x[k] * y[k];
-  return s;
-}
-
 // Reduces the lower triangle of A (n x n, scaled) to tridiagonal form: diag [n], off [n] with off[i]
 // coupling i and i+1 (off[n-1] = 0). Row i of A keeps v_i (entries 0..i-1); returns h [n] (0: no
 // reflection at row i).
@@ -90,7 +76,7 @@ std::vector<double> tridiagonalize(std::vector<double>& A, int64_t n, std::vecto
       continue;
     }
     for (int64_t k = 0; k < i; ++k) x[k] /= scale;
-    const double sigma = dot(x, x, i);
+    const double sigma = dot64(x, x, i);
     const double f = x[i - 1], alpha = f >= 0.0 ? -std::sqrt(sigma) : std::sqrt(sigma);
     e[i] = scale * alpha;
     const double hh = sigma - f * alpha;
@@ -106,7 +92,7 @@ std::vector<double> tridiagonalize(std::vector<double>& A, int64_t n, std::vecto
       for (int64_t r = blk * kRowBlock; r < r1; ++r) {
         update_row(r);
         const double* row = &A[r * n];
-        const double s = dot(row, x, r + 1);
+        const double s = dot64(row, x, r + 1);
         const double vr = x[r];
         for (int64_t c = 0; c < r; ++c) part[c] += row[c] * vr;
         part[r] += s;
@@ -119,7 +105,7 @@ std::vector<double> tridiagonalize(std::vector<double>& A, int64_t n, std::vecto
       for (int64_t r = 0; r < r1; ++r) p[r] += part[r];
     }
     for (int64_t r = 0; r < i; ++r) p[r] /= hh;
-    const double kk = dot(x, p.data(), i) / (hh + hh);
+    const double kk = dot64(x, p.data(), i) / (hh + hh);
     for (int64_t r = 0; r < i; ++r) q[r] = p[r] - kk * x[r];
     pending = i;
     h[i] = hh;
@@ -228,6 +214,20 @@ void back_transform(const std::vector<double>& A, const std::vector<double>& h, 
 }
 
 }  // namespace
+
+double dot64(const double* x, const double* y, int64_t len) {
+  double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+  int64_t k = 0;
+  for (; k + 4 <= len; k += 4) {
+    s0 += x[k] * y[k];
+    s1 += x[k + 1] * y[k + 1];
+    s2 += x[k + 2] * y[k + 2];
+    s3 += x[k + 3] * y[k + 3];
+  }
+  double s = (s0 + s1) + (s2 + s3);
+  for (; k < len; ++k) s += x[k] * y[k];
+  return s;
+}
 
 SymmetricEigen64 symmetric_eigen64(const std::vector<double>& a, int64_t n, int64_t n_vectors, const char* who) {
   BL_CHECK(n >= 0 && static_cast<int64_t>(a.size()) == n * n, who, ": expected a ", n, " x ", n,

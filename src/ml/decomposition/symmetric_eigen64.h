@@ -24,6 +24,10 @@ struct SymmetricEigen64 {
 SymmetricEigen64 symmetric_eigen64(const std::vector<double>& a, int64_t n, int64_t n_vectors = -1,
                                    const char* who = "symmetric_eigen64");
 
+// The dot product of x and y [len] in binary64: four partial sums (index mod 4) added as
+// ((s0 + s1) + (s2 + s3)), then the tail in order. Shared by the eigensolvers.
+double dot64(const double* x, const double* y, int64_t len);
+
 // sqrt(a^2 + b^2) with the larger magnitude factored out (no overflow, basic operations only).
 double hypot64(double a, double b);
 
