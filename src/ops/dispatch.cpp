@@ -3,6 +3,7 @@
 #include "ops/dispatch.h"
 
 #include <chrono>
+#include <initializer_list>
 #include <string>
 #include <utility>
 
@@ -61,6 +62,23 @@ std::string matmul_detail(const MatmulArgs& a) {
          (a.trans_a ? " tA" : "") + (a.trans_b ? " tB" : "");
 }
 
+// "shape/strides" of a view, e.g. "48x256x64/131072,64,1", for the profile's labels.
+std::string view_words(const StridedView& v) {
+  std::string shape, strides;
+  for (int d = 0; d < v.ndim; ++d) {
+    shape += (d ? "x" : "") + std::to_string(v.shape[d]);
+    strides += (d ? "," : "") + std::to_string(v.strides[d]);
+  }
+  return shape + "/" + strides;
+}
+
+std::string views_detail(std::initializer_list<const StridedView*> views) {
+  if (!op_profile::enabled()) return std::string();
+  std::string out;
+  for (const StridedView* v : views) out += (out.empty() ? "" : " ") + view_words(*v);
+  return out;
+}
+
 }  // namespace
 
 void unary(Device d, UnaryOp op, DType dtype, const void* in, const StridedView& v, void* out, int64_t n) {
@@ -73,7 +91,7 @@ void binary(Device d, BinaryOp op, DType dtype, const void* a, const StridedView
             const StridedView& vb, void* out, int64_t n) {
   run(d, binary_op_name(op),
       [&](ThreadPool& p) { binary_cpu(op, dtype, a, va, b, vb, out, n, p); },
-      [&](const LaunchConfig& c) { binary_cuda(op, dtype, a, va, b, vb, out, n, c); });
+      [&](const LaunchConfig& c) { binary_cuda(op, dtype, a, va, b, vb, out, n, c); }, views_detail({&va, &vb}));
 }
 
 void compare(Device d, CompareOp op, DType dtype, const void* a, const StridedView& va, const void* b,
@@ -100,7 +118,8 @@ void strided_copy(Device d, size_t element_size, const void* src, const StridedV
                   const StridedView& dv, int64_t n) {
   run(d, "copy",
       [&](ThreadPool& p) { strided_copy_cpu(element_size, src, sv, dst, dv, n, p); },
-      [&](const LaunchConfig& c) { strided_copy_cuda(element_size, src, sv, dst, dv, n, c); });
+      [&](const LaunchConfig& c) { strided_copy_cuda(element_size, src, sv, dst, dv, n, c); },
+      views_detail({&sv, &dv}));
 }
 
 int64_t index_select(Device d, size_t element_size, DType index_dtype, const void* x, int64_t outer,

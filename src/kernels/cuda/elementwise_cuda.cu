@@ -77,6 +77,31 @@ __global__ void map2_f32x4_kernel(const float4* a, const float4* b, float4* out,
 
 bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
 
+// A binary f32 map where one operand is a single broadcast value (a scalar, or a view of stride 0
+// throughout) and the other contiguous: quads against the value. SCALAR_B: the value is b.
+// x and out 16-byte aligned; the last n % 4 elements one by one.
+template <bool SCALAR_B, typename F>
+__global__ void map2_scalar_f32x4_kernel(const float* x, const float* value, float* out, int64_t n, F f) {
+  const float v = *value;
+  const int64_t n4 = n / 4;
+  const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = first; i < n4; i += step) {
+    const float4 a = reinterpret_cast<const float4*>(x)[i];
+    reinterpret_cast<float4*>(out)[i] = SCALAR_B ? make_float4(f(a.x, v), f(a.y, v), f(a.z, v), f(a.w, v))
+                                                 : make_float4(f(v, a.x), f(v, a.y), f(v, a.z), f(v, a.w));
+  }
+  for (int64_t i = 4 * n4 + first; i < n; i += step) out[i] = SCALAR_B ? f(x[i], v) : f(v, x[i]);
+}
+
+// True when view reads one element for every position (stride 0 wherever the extent exceeds 1).
+bool single_value(const StridedView& view) {
+  for (int d = 0; d < view.ndim; ++d)
+    if (view.shape[d] > 1 && view.strides[d] != 0) return false;
+  return true;
+}
+
+
 // Transposing copy: dst is contiguous and src reads its second-to-last dimension with stride 1
 // (a transposed view). Square tiles pass through shared memory so that both the reads (along the
 // source's unit stride) and the writes (along dst's rows) are coalesced. Leading dimensions are
@@ -183,6 +208,80 @@ unsigned transpose_blocks(int64_t tiles, const LaunchConfig& cfg) {
   return static_cast<unsigned>(blocks);
 }
 
+// Row form of a view whose last dimension has stride 1: the leading dimensions locate each row.
+// Offset of row r: as strided_offset over the leading dimensions, except that the outermost one
+// needs no remainder (r is below the row count).
+BL_HD int64_t row_offset(const StridedView& lead, int64_t r) {
+  int64_t offset = 0;
+  for (int d = lead.ndim - 1; d > 0; --d) {
+    const int64_t extent = lead.shape[d];
+    const int64_t q = r / extent;
+    offset += (r - q * extent) * lead.strides[d];
+    r = q;
+  }
+  return lead.ndim > 0 ? offset + r * lead.strides[0] : offset;
+}
+
+// The leading dimensions of view (all but the last).
+StridedView leading_view(const StridedView& view) {
+  StridedView lead;
+  lead.ndim = view.ndim - 1;
+  for (int d = 0; d + 1 < view.ndim; ++d) {
+    lead.shape[d] = view.shape[d];
+    lead.strides[d] = view.strides[d];
+  }
+  return lead;
+}
+
+// True when view's last dimension is read with stride 1 (rows of contiguous elements).
+bool unit_last_stride(const StridedView& view) { return view.ndim >= 2 && view.strides[view.ndim - 1] == 1; }
+
+// True when rows of `cols` elements of view move as 16-byte quads from base: cols and every leading
+// stride a multiple of 4 elements, base 16-byte aligned.
+bool rows_in_quads(const void* base, const StridedView& view, int64_t cols) {
+  if (!aligned16(base) || cols % 4 != 0) return false;
+  for (int d = 0; d + 1 < view.ndim; ++d)
+    if (view.shape[d] > 1 && view.strides[d] % 4 != 0) return false;
+  return true;
+}
+
+// Copies of contiguous blocks (V: the element type, or a 16-byte quad of them).
+template <typename V>
+__global__ void flat_copy_kernel(const V* src, V* dst, int64_t n) {
+  int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step) dst[i] = src[i];
+}
+
+// Row copies: vectors of V (per_row of them a row) from rows located by src_lead / dst_lead. One
+// division per vector instead of one per dimension and element of both views.
+template <typename T, typename V>
+__global__ void row_copy_kernel(const T* src, StridedView src_lead, T* dst, StridedView dst_lead, int64_t rows,
+                                int64_t per_row) {
+  const int64_t total = rows * per_row;
+  int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += step) {
+    const int64_t r = i / per_row, c = i - r * per_row;
+    const V* s = reinterpret_cast<const V*>(src + row_offset(src_lead, r)) + c;
+    V* d = reinterpret_cast<V*>(dst + row_offset(dst_lead, r)) + c;
+    *d = *s;
+  }
+}
+
+// A binary f32 map over rows: both operands read their last dimension with stride 1 (their
+// leading dimensions may broadcast), out is contiguous; quads of 4 elements of one row.
+template <typename F>
+__global__ void map2_rows_f32x4_kernel(const float* a, StridedView a_lead, const float* b, StridedView b_lead,
+                                       float4* out, int64_t rows, int64_t per_row, F f) {
+  const int64_t total = rows * per_row;
+  int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += step) {
+    const int64_t r = i / per_row, c = i - r * per_row;
+    const float4 x = reinterpret_cast<const float4*>(a + row_offset(a_lead, r))[c];
+    const float4 y = reinterpret_cast<const float4*>(b + row_offset(b_lead, r))[c];
+    out[i] = make_float4(f(x.x, y.x), f(x.y, y.y), f(x.z, y.z), f(x.w, y.w));
+  }
+}
+
 template <typename T>
 __global__ void strided_copy_kernel(const T* src, StridedView sv, T* dst, StridedView dv, int64_t n) {
   int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
@@ -225,6 +324,33 @@ void map2(const A* a, const StridedView& va, const B* b, const StridedView& vb, 
       if (done < n) map2_kernel<<<1, 32>>>(a + done, va, b + done, vb, 1, out + done, n - done, f);
       cuda_sync_check(op);
       return;
+    }
+    // Broadcast forms (no effect on the bits: element i is f of the same two elements).
+    if (n >= 4 && aligned16(out)) {
+      const bool a_flat = identity || strided_is_identity(va), b_flat = identity || strided_is_identity(vb);
+      if (a_flat && aligned16(a) && single_value(vb)) {
+        GridShape g = grid_for((n + 3) / 4, cfg);
+        map2_scalar_f32x4_kernel<true><<<g.blocks, g.threads>>>(a, b, out, n, f);
+        cuda_sync_check(op);
+        return;
+      }
+      if (b_flat && aligned16(b) && single_value(va)) {
+        GridShape g = grid_for((n + 3) / 4, cfg);
+        map2_scalar_f32x4_kernel<false><<<g.blocks, g.threads>>>(b, a, out, n, f);
+        cuda_sync_check(op);
+        return;
+      }
+      if (unit_last_stride(va) && unit_last_stride(vb)) {
+        const int64_t cols = va.shape[va.ndim - 1];
+        if (rows_in_quads(a, va, cols) && rows_in_quads(b, vb, cols)) {
+          const int64_t per_row = cols / 4, rows = n / cols;
+          GridShape g = grid_for(rows * per_row, cfg);
+          map2_rows_f32x4_kernel<<<g.blocks, g.threads>>>(a, leading_view(va), b, leading_view(vb),
+                                                          reinterpret_cast<float4*>(out), rows, per_row, f);
+          cuda_sync_check(op);
+          return;
+        }
+      }
     }
   }
   GridShape g = grid_for(n, cfg);
@@ -357,9 +483,36 @@ void strided_copy_typed(const void* src, const StridedView& sv, void* dst, const
     cuda_sync_check("copy");
     return;
   }
+  const T* s = static_cast<const T*>(src);
+  T* d = static_cast<T*>(dst);
+  if (strided_is_identity(sv) && strided_is_identity(dv)) {  // one contiguous block
+    if (sizeof(T) == 4 && n >= 4 && aligned16(src) && aligned16(dst)) {
+      const int64_t n4 = n / 4;
+      GridShape g = grid_for(n4, cfg);
+      flat_copy_kernel<<<g.blocks, g.threads>>>(reinterpret_cast<const uint4*>(s), reinterpret_cast<uint4*>(d), n4);
+      if (n4 * 4 < n) flat_copy_kernel<<<1, 32>>>(s + n4 * 4, d + n4 * 4, n - n4 * 4);
+    } else {
+      GridShape g = grid_for(n, cfg);
+      flat_copy_kernel<<<g.blocks, g.threads>>>(s, d, n);
+    }
+    cuda_sync_check("copy");
+    return;
+  }
+  if (unit_last_stride(sv) && unit_last_stride(dv)) {  // rows: slices, concatenation, permutes
+    const int64_t cols = sv.shape[sv.ndim - 1], rows = n / cols;
+    const StridedView sl = leading_view(sv), dl = leading_view(dv);
+    if (sizeof(T) == 4 && rows_in_quads(src, sv, cols) && rows_in_quads(dst, dv, cols)) {
+      GridShape g = grid_for(rows * (cols / 4), cfg);
+      row_copy_kernel<T, uint4><<<g.blocks, g.threads>>>(s, sl, d, dl, rows, cols / 4);
+    } else {
+      GridShape g = grid_for(n, cfg);
+      row_copy_kernel<T, T><<<g.blocks, g.threads>>>(s, sl, d, dl, rows, cols);
+    }
+    cuda_sync_check("copy");
+    return;
+  }
   GridShape g = grid_for(n, cfg);
-  strided_copy_kernel<<<g.blocks, g.threads>>>(static_cast<const T*>(src), sv, static_cast<T*>(dst),
-                                               dv, n);
+  strided_copy_kernel<<<g.blocks, g.threads>>>(s, sv, d, dv, n);
   cuda_sync_check("copy");
 }
 

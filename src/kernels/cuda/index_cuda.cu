@@ -182,18 +182,23 @@ int64_t scatter_cuda(size_t element_size, DType index_dtype, void* out, const St
 
 namespace {
 
-// One thread per (row, column): the contract sum of grad[positions[j]][d] over the row's j.
-__global__ void embedding_backward_kernel(const float* grad, const int64_t* start,
-                                          const int64_t* positions, int64_t width, int64_t rows,
+// One thread per (row that occurs, column): the contract sum of grad[positions[j]][d] over the
+// row's j. plan holds the rows that occur (count of them), their first position index (count + 1
+// entries, the last is n) and the positions grouped by row. Rows that occur nowhere are zero
+// (cleared before): the empty sum's +0.
+__global__ void embedding_backward_kernel(const float* grad, const int64_t* plan, int64_t count, int64_t width,
                                           float* out) {
-  int64_t n = rows * width;
+  const int64_t* row = plan;
+  const int64_t* first = plan + count;
+  const int64_t* positions = plan + 2 * count + 1;
+  int64_t n = count * width;
   int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < n; e += step) {
-    int64_t v = e / width, d = e % width;
+    int64_t u = e / width, d = e - u * width;
     ScheduleSumState s;
     schedule_sum_begin(s);
-    for (int64_t j = start[v]; j < start[v + 1]; ++j) schedule_sum_add(s, grad[positions[j] * width + d]);
-    out[e] = canonicalize(schedule_sum_end(s));
+    for (int64_t j = first[u]; j < first[u + 1]; ++j) schedule_sum_add(s, grad[positions[j] * width + d]);
+    out[row[u] * width + d] = canonicalize(schedule_sum_end(s));
   }
 }
 
@@ -207,22 +212,35 @@ int64_t embedding_backward_typed(const float* grad, const void* ids, int64_t n, 
                              cudaMemcpyDeviceToHost));
   for (int64_t p = 0; p < n; ++p)
     if (host_ids[p] < 0 || host_ids[p] >= rows) return p;
-  std::vector<int64_t> start(static_cast<size_t>(rows + 1), 0), positions(static_cast<size_t>(n));
-  for (int64_t p = 0; p < n; ++p) ++start[static_cast<size_t>(host_ids[p]) + 1];
-  for (int64_t v = 0; v < rows; ++v) start[v + 1] += start[v];
-  std::vector<int64_t> fill(start.begin(), start.end() - 1);
-  for (int64_t p = 0; p < n; ++p) positions[static_cast<size_t>(fill[host_ids[p]]++)] = p;
   if (rows * width == 0) return -1;
-  cuda::DeviceScratch<int64_t> d_start(static_cast<int64_t>(start.size()), "embedding_backward");
-  cuda::DeviceScratch<int64_t> d_positions(positions.empty() ? 1 : static_cast<int64_t>(positions.size()),
-                                           "embedding_backward");
-  BL_CUDA_CHECK(cudaMemcpy(d_start.ptr, start.data(), start.size() * sizeof(int64_t),
-                           cudaMemcpyHostToDevice));
-  if (!positions.empty())
-    BL_CUDA_CHECK(cudaMemcpy(d_positions.ptr, positions.data(), positions.size() * sizeof(int64_t),
-                             cudaMemcpyHostToDevice));
-  GridShape g = grid_for(rows * width, cfg);
-  embedding_backward_kernel<<<g.blocks, g.threads>>>(grad, d_start.ptr, d_positions.ptr, width, rows, out);
+  std::vector<int64_t> start(static_cast<size_t>(rows + 1), 0);
+  for (int64_t p = 0; p < n; ++p) ++start[static_cast<size_t>(host_ids[p]) + 1];
+  int64_t count = 0;
+  for (int64_t v = 0; v < rows; ++v) {
+    count += start[v + 1] > 0 ? 1 : 0;
+    start[v + 1] += start[v];
+  }
+  // plan: the rows that occur, their first positions, then the positions grouped by row.
+  std::vector<int64_t> plan(static_cast<size_t>(2 * count + 1 + n));
+  int64_t u = 0;
+  for (int64_t v = 0; v < rows; ++v)
+    if (start[v + 1] > start[v]) {
+      plan[u] = v;
+      plan[count + u] = start[v];
+      ++u;
+    }
+  plan[2 * count] = n;
+  std::vector<int64_t> fill(start.begin(), start.end() - 1);
+  for (int64_t p = 0; p < n; ++p) plan[2 * count + 1 + fill[host_ids[p]]++] = p;
+  BL_CUDA_CHECK(cudaMemsetAsync(out, 0, static_cast<size_t>(rows * width) * sizeof(float)));
+  if (count == 0) {
+    cuda_sync_check("embedding_backward");
+    return -1;
+  }
+  cuda::DeviceScratch<int64_t> d_plan(static_cast<int64_t>(plan.size()), "embedding_backward");
+  BL_CUDA_CHECK(cudaMemcpy(d_plan.ptr, plan.data(), plan.size() * sizeof(int64_t), cudaMemcpyHostToDevice));
+  GridShape g = grid_for(count * width, cfg);
+  embedding_backward_kernel<<<g.blocks, g.threads>>>(grad, d_plan.ptr, count, width, out);
   cuda_sync_check("embedding_backward");
   return -1;
 }
