@@ -121,7 +121,8 @@ _ALLOW_NAN |= {"xgboost_model", "lightgbm_model"}  # imported tree models route 
 # Parameters a C++ estimator lists only when set (so the model files of its defaults keep their
 # bytes), with their Python defaults: the classes take them as any other parameter.
 _HGB_COMMON = {"early_stopping": False, "scoring": "loss", "validation_fraction": 0.1, "n_iter_no_change": 10,
-               "tol": 1e-7, "monotonic_cst": None, "interaction_cst": None}
+               "tol": 1e-7, "monotonic_cst": None, "interaction_cst": None,
+               "categorical_features": None}
 _OPTIONAL_PARAMS = {
     "hist_gradient_boosting_regressor": dict(_HGB_COMMON, loss="squared_error", quantile=None, power=1.5, alpha=0.9),
     "hist_gradient_boosting_classifier": dict(_HGB_COMMON, loss="log_loss"),

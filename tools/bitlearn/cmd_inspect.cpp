@@ -132,6 +132,22 @@ void print_tree(const bl::ml::Tree& t, const std::vector<std::string>& names, co
       continue;
     }
     const std::string f = feature_name(names, t.feature[n]), thr = num(t.threshold[n]);
+    if (t.is_categorical(static_cast<int32_t>(n))) {  // categories going left (hist boosting)
+      std::string set;  // codes as ranges: 0,3,20-255
+      auto bit = [&](int c) { return c < 256 && ((t.cat_left[static_cast<size_t>(n) * 4 + c / 64] >> (c % 64)) & 1u); };
+      for (int c = 0; c < 256; ++c) {
+        if (!bit(c)) continue;
+        int e = c;
+        while (bit(e + 1)) ++e;
+        set += (set.empty() ? "" : ",") + std::to_string(c) + (e > c ? "-" + std::to_string(e) : "");
+        c = e;
+      }
+      const char* nan_l = t.default_left[n] ? "  (NaN, unseen too)" : "";
+      const char* nan_r = t.default_left[n] ? "" : "  (NaN, unseen too)";
+      stack.push_back({t.right[n], it.edge.empty() ? it.depth : it.depth + 1, f + " not in {" + set + "}" + nan_r});
+      stack.push_back({t.left[n], it.edge.empty() ? it.depth : it.depth + 1, f + " in {" + set + "}" + nan_l});
+      continue;
+    }
     // Pushed right first, so the left branch prints first.
     stack.push_back({t.right[n], it.edge.empty() ? it.depth : it.depth + 1,
                      f + " > " + thr + (t.default_left[n] ? "" : "  (NaN too)")});

@@ -62,12 +62,21 @@ inline int bins_below(const float* t, float x) {
 }
 }  // namespace
 
-BinMapper fit_bins(const float* X, int64_t n, int64_t d, int64_t max_bins) {
+BinMapper fit_bins(const float* X, int64_t n, int64_t d, int64_t max_bins, const std::vector<char>* categorical) {
   BinMapper m;
   m.thresholds.resize(static_cast<size_t>(d));
+  if (categorical) {
+    BL_CHECK(static_cast<int64_t>(categorical->size()) == d, "fit_bins: categorical has ", categorical->size(),
+             " entries, expected ", d);
+    if (std::find(categorical->begin(), categorical->end(), 1) != categorical->end()) m.categorical = *categorical;
+  }
   const int64_t take = std::min(n, kBinningSample);
   std::vector<char> missing(static_cast<size_t>(d), 0);
   default_pool().parallel_for(d, [&](int64_t f) {
+    if (m.is_categorical(f)) {  // bins are the codes: no thresholds
+      for (int64_t i = 0; i < n && !missing[f]; ++i) missing[f] = X[i * d + f] != X[i * d + f];
+      return;
+    }
     std::vector<float> v;
     v.reserve(static_cast<size_t>(take));
     for (int64_t i = 0; i < take; ++i) {
@@ -112,6 +121,13 @@ std::vector<uint8_t> apply_bins(const BinMapper& mapper, const float* X, int64_t
     const int64_t end = std::min(n, (c + 1) * kChunk);
     for (int64_t f = 0; f < d; ++f) {
       const float* t = tables.data() + f * kTable;
+      if (mapper.is_categorical(f)) {  // the code is the bin (values checked at fit)
+        for (int64_t i = c * kChunk; i < end; ++i) {
+          const float x = X[i * d + f];
+          bins[i * d + f] = x != x ? static_cast<uint8_t>(kMissingBin) : static_cast<uint8_t>(x);
+        }
+        continue;
+      }
       for (int64_t i = c * kChunk; i < end; ++i) {
         const float x = X[i * d + f];
         bins[i * d + f] = x != x ? static_cast<uint8_t>(kMissingBin) : static_cast<uint8_t>(bins_below(t, x));

@@ -9,6 +9,9 @@
 // distinct values the thresholds are the midpoints of neighbours; otherwise threshold k (k = 1 ..
 // max_bins - 1) is the sorted value at position floor(k * m / max_bins) (m values), duplicates
 // removed.
+//
+// A categorical column (fit_bins' categorical[f] != 0) has no thresholds: its bin is the category
+// code itself (its values are NaN or integers in [0, max_bins), checked by the caller).
 #pragma once
 
 #include <cstdint>
@@ -22,10 +25,13 @@ constexpr int64_t kBinningSample = 200000;
 struct BinMapper {
   std::vector<std::vector<float>> thresholds;  // per feature, ascending
   bool any_missing = false;
+  std::vector<char> categorical;  // per feature, or empty (no categorical feature)
+  bool is_categorical(int64_t f) const { return !categorical.empty() && categorical[f] != 0; }
 };
 
 // Thresholds of every column of X [n, d] (host, row-major; NaN allowed); max_bins in [2, 255].
-BinMapper fit_bins(const float* X, int64_t n, int64_t d, int64_t max_bins);
+// categorical: per feature 1 for a categorical column, or null (none).
+BinMapper fit_bins(const float* X, int64_t n, int64_t d, int64_t max_bins, const std::vector<char>* categorical = nullptr);
 // Row-major bins [n, d] of X under the mapper; columns run in parallel on the default pool.
 std::vector<uint8_t> apply_bins(const BinMapper& mapper, const float* X, int64_t n, int64_t d);
 

@@ -5,6 +5,7 @@
 // carries the groups, and score(X, y) can give the mean NDCG@eval_at over X's queries. At fit the
 // rows of a query must be contiguous (hgb_losses.h: query_starts). The ranker's early stopping holds
 // out whole queries (hgb_losses.h: query_validation_mask) and scores the mean NDCG@eval_at.
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "bitlearn/ml/estimator.h"
@@ -81,6 +82,11 @@ class HistGradientBoosting : public Estimator {
       q["monotonic_cst"] = t;
     }
     if (!interaction_.empty()) q["interaction_cst"] = interaction_;
+    if (!p_.categorical.empty()) {
+      std::string t;
+      for (int32_t f : p_.categorical) t += (t.empty() ? "" : ",") + std::to_string(f);
+      q["categorical_features"] = t;
+    }
     if (early_stopping_ != "false") {
       q["early_stopping"] = early_stopping_;
       q["validation_fraction"] = validation_fraction_ > 0.0 ? param_text(validation_fraction_) : "none";
@@ -187,6 +193,26 @@ class HistGradientBoosting : public Estimator {
           const int64_t c = param_int(est, k, t.substr(at, comma - at));
           BL_CHECK(c >= -1 && c <= 1, est, ": parameter monotonic_cst=", v, ": expected -1, 0 or 1 per feature");
           p_.monotonic.push_back(static_cast<int8_t>(c));
+          at = comma + 1;
+        }
+      } else if (k == "categorical_features") {
+        // Feature indices separated by ',' (brackets and spaces ignored); none or empty: no feature.
+        p_.categorical.clear();
+        if (none || v.empty()) continue;
+        std::string t;
+        for (char ch : v) {
+          if (ch != '[' && ch != ']' && ch != ' ' && ch != '(' && ch != ')') t += ch;
+        }
+        if (t.empty()) continue;
+        size_t at = 0;
+        while (at <= t.size()) {
+          const size_t comma = std::min(t.find(',', at), t.size());
+          const int64_t f = param_int(est, k, t.substr(at, comma - at));
+          BL_CHECK(f >= 0 && f < (int64_t{1} << 31), est, ": parameter categorical_features=", v,
+                   ": feature indices must be >= 0");
+          BL_CHECK(std::find(p_.categorical.begin(), p_.categorical.end(), f) == p_.categorical.end(), est,
+                   ": parameter categorical_features=", v, ": feature ", f, " is listed twice");
+          p_.categorical.push_back(static_cast<int32_t>(f));
           at = comma + 1;
         }
       } else if (k == "interaction_cst") {

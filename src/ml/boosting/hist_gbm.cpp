@@ -30,6 +30,11 @@ constexpr double kNoGain = -std::numeric_limits<double>::infinity();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr float kMinHessian = 1e-16f;
 constexpr int64_t kRowChunk = kBoostRowChunk;
+// Categorical splits (hist_gbm.h): scikit-learn's MIN_CAT_SUPPORT (rows of a category, and the
+// hessian added when ordering) and MAX_CAT_THRESHOLD (categories of one prefix).
+constexpr int64_t kMinCatSupport = 10;
+constexpr double kCatSmooth = 10.0;
+constexpr int64_t kMaxCatThreshold = 32;
 
 // Per-iteration Philox streams (seed = random_state).
 constexpr uint64_t kRowStreamTag = uint64_t{1} << 62;
@@ -164,6 +169,8 @@ struct SplitInfo {
   int32_t feature = -1;
   int32_t bin = 0;
   bool default_left = false;
+  bool categorical = false;           // a categorical split: the codes in cat_left go left
+  uint64_t cat_left[4] = {0, 0, 0, 0};
 };
 
 struct NodeWork {
@@ -191,6 +198,19 @@ class TreeGrower {
       for (int64_t r = 0; r < n; ++r) col[r] = bins[r * d + f];
     });
     n_rows_ = n;
+    // Categorical features: the codes never seen at fit, which go where missing values go.
+    if (!mapper.categorical.empty()) {
+      unseen_.assign(static_cast<size_t>(4 * d), 0);
+      for (int64_t f = 0; f < d; ++f) {
+        if (!mapper.is_categorical(f)) continue;
+        uint64_t seen[4] = {0, 0, 0, 0};
+        const uint8_t* col = bins_by_column_.data() + f * n;
+        for (int64_t r = 0; r < n; ++r) {
+          if (col[r] != kMissingBin) seen[col[r] / 64] |= uint64_t{1} << (col[r] % 64);
+        }
+        for (int w = 0; w < 4; ++w) unseen_[f * 4 + w] = ~seen[w];
+      }
+    }
     for (int8_t c : p.monotonic) constrained_ = constrained_ || c != 0;
     if (!p.interaction.empty()) {  // the listed groups, then one of the features listed nowhere
       std::vector<char> listed(static_cast<size_t>(d), 0);
@@ -408,7 +428,13 @@ class TreeGrower {
     left.id = add_node(tree, node_split_bin, gl, hl);
     right.id = add_node(tree, node_split_bin, node_g_[node.id] - gl, node_h_[node.id] - hl);
     tree.feature[node.id] = s.feature;
-    tree.threshold[node.id] = mapper_.thresholds[s.feature][s.bin];
+    if (s.categorical) {  // the node's left set, plus the codes never seen at fit when NaN goes left
+      uint64_t bits[4];
+      for (int w = 0; w < 4; ++w) bits[w] = s.cat_left[w] | (s.default_left ? unseen_[s.feature * 4 + w] : 0);
+      tree.set_categorical(node.id, bits);
+    } else {
+      tree.threshold[node.id] = mapper_.thresholds[s.feature][s.bin];
+    }
     tree.left[node.id] = left.id;
     tree.right[node.id] = right.id;
     tree.default_left[node.id] = s.default_left ? 1 : 0;
@@ -819,6 +845,10 @@ class TreeGrower {
   void best_split_of_feature(const std::vector<int64_t>& hist, int64_t f, int64_t g_tot, int64_t h_tot,
                              double parent, SplitInfo& best, double lo, double hi, const char* feats) const {
     if (!(*allowed_)[f] || (feats && !feats[f])) return;
+    if (mapper_.is_categorical(f)) {
+      best_categorical_split(hist, f, g_tot, h_tot, parent, best, lo, hi);
+      return;
+    }
     const int64_t nb = static_cast<int64_t>(mapper_.thresholds[f].size()) + 1;
     if (nb < 2) return;
     const int64_t* hf = hist.data() + f * kHistBins * kHistStats;
@@ -854,8 +884,74 @@ class TreeGrower {
           best.gain = gain;
           best.feature = static_cast<int32_t>(f);
           best.bin = static_cast<int32_t>(b);
+          best.categorical = false;  // best may hold an earlier feature's categorical split
           // Without missing values in the node, NaN follows the larger child (ties: left).
           best.default_left = miss[2] > 0 ? miss_left : (N >= n_tot - N);
+        }
+      }
+    }
+  }
+
+  // Categorical feature f (hist_gbm.h): the categories of the node with kMinCatSupport rows, the
+  // missing values as code kMissingBin, sorted by G / (H + kCatSmooth) (binary64 of exact integer
+  // sums; ties: lower code); prefixes of up to kMaxCatThreshold categories from the low end, then
+  // from the high end, each scored as a numeric candidate (strictly better wins).
+  void best_categorical_split(const std::vector<int64_t>& hist, int64_t f, int64_t g_tot, int64_t h_tot,
+                              double parent, SplitInfo& best, double lo, double hi) const {
+    const int64_t* hf = hist.data() + f * kHistBins * kHistStats;
+    const int64_t* miss = hf + kMissingBin * kHistStats;
+    struct Cat {
+      int32_t code;
+      double key;
+    };
+    std::vector<Cat> cats;
+    int64_t n_tot = miss[2];
+    for (int64_t b = 0; b < p_.max_bins; ++b) n_tot += hf[b * kHistStats + 2];
+    auto add = [&](int64_t b, const int64_t* cell) {
+      if (cell[2] < kMinCatSupport) return;
+      const double G = static_cast<double>(cell[0]) * g_->unit, H = static_cast<double>(cell[1]) * h_->unit;
+      cats.push_back({static_cast<int32_t>(b), G / (H + kCatSmooth)});
+    };
+    for (int64_t b = 0; b < p_.max_bins; ++b) add(b, hf + b * kHistStats);
+    add(kMissingBin, miss);
+    if (cats.empty()) return;
+    std::sort(cats.begin(), cats.end(),
+              [](const Cat& a, const Cat& b) { return a.key < b.key || (a.key == b.key && a.code < b.code); });
+    const int64_t m = static_cast<int64_t>(cats.size());
+    const int64_t longest = std::min<int64_t>(kMaxCatThreshold, (m + 1) / 2);
+    for (int dir = 0; dir < 2; ++dir) {
+      int64_t G = 0, H = 0, N = 0;
+      bool miss_in = false;
+      for (int64_t i = 0; i < longest; ++i) {
+        const int32_t code = cats[dir == 0 ? i : m - 1 - i].code;
+        const int64_t* cell = hf + code * kHistStats;
+        G += cell[0];
+        H += cell[1];
+        N += cell[2];
+        miss_in = miss_in || code == kMissingBin;
+        if (N < p_.min_samples_leaf || n_tot - N < p_.min_samples_leaf || N == 0 || N == n_tot) continue;
+        if (static_cast<double>(H) * h_->unit < p_.min_child_weight ||
+            static_cast<double>(h_tot - H) * h_->unit < p_.min_child_weight)
+          continue;
+        double gain = 0.0;
+        if (constrained_) {  // other features' constraints bound the node's values
+          const double vl = node_value(G, H, lo, hi), vr = node_value(g_tot - G, h_tot - H, lo, hi);
+          gain = bounded_score(G, vl) + bounded_score(g_tot - G, vr) - parent;
+        } else {
+          gain = score(G, H) + score(g_tot - G, h_tot - H) - parent;
+        }
+        if (gain > best.gain) {
+          best.gain = gain;
+          best.feature = static_cast<int32_t>(f);
+          best.bin = 0;
+          best.categorical = true;
+          for (uint64_t& w : best.cat_left) w = 0;
+          for (int64_t j = 0; j <= i; ++j) {
+            const int32_t c = cats[dir == 0 ? j : m - 1 - j].code;
+            if (c != kMissingBin) best.cat_left[c / 64] |= uint64_t{1} << (c % 64);
+          }
+          // Without missing values in the node, NaN follows the larger child (ties: left).
+          best.default_left = miss[2] > 0 ? miss_in : (N >= n_tot - N);
         }
       }
     }
@@ -868,7 +964,9 @@ class TreeGrower {
   int64_t partition(int64_t begin, int64_t end, int64_t depth, const SplitInfo& s, int64_t* gl, int64_t* hl,
                     ThreadPool& pool) {
     uint8_t goes_left[kHistBins];
-    for (int64_t b = 0; b < kHistBins; ++b) goes_left[b] = b <= s.bin ? 1 : 0;
+    for (int64_t b = 0; b < kHistBins; ++b) {
+      goes_left[b] = s.categorical ? static_cast<uint8_t>((s.cat_left[b / 64] >> (b % 64)) & 1u) : (b <= s.bin ? 1 : 0);
+    }
     goes_left[kMissingBin] = s.default_left ? 1 : 0;
     const bool has_h = !h_->constant;
     const int from = static_cast<int>(depth & 1), to = 1 - from;
@@ -905,6 +1003,7 @@ class TreeGrower {
   std::vector<uint8_t> bins_by_column_;          // [d, n]
   int64_t n_rows_ = 0;
   std::vector<std::vector<int64_t>> spare_;
+  std::vector<uint64_t> unseen_;  // [d * 4] per categorical feature the codes absent at fit
   ThreadPool serial_pool_;  // one thread: work inside another pool task runs on its caller
 };
 
@@ -1025,7 +1124,26 @@ BoostModel fit_boosting(const float* X, int64_t n, int64_t d, const float* y_val
   BL_CHECK(n >= 1 && d >= 1, "hist_gradient_boosting: empty data");
   BL_CHECK(n < (int64_t{1} << 31), "hist_gradient_boosting: at most 2^31 - 1 rows");
   BL_CHECK(p.max_bins >= 2 && p.max_bins <= 255, "hist_gradient_boosting: max_bins must be in [2, 255]");
-  const BinMapper mapper = fit_bins(X, n, d, p.max_bins);
+  std::vector<char> is_cat(static_cast<size_t>(d), 0);
+  for (int32_t f : p.categorical) {
+    BL_CHECK(f >= 0 && f < d, "hist_gradient_boosting: categorical_features names feature ", f, ", expected 0 .. ",
+             d - 1);
+    BL_CHECK(!is_cat[f], "hist_gradient_boosting: categorical_features names feature ", f, " twice");
+    is_cat[f] = 1;
+    BL_CHECK(static_cast<int64_t>(p.monotonic.size()) <= f || p.monotonic[f] == 0, "hist_gradient_boosting: feature ", f,
+             " is categorical and cannot have a monotonic constraint (monotonic_cst)");
+  }
+  BL_CHECK(p.categorical.empty() || !p.symmetric,
+           "hist_gradient_boosting: categorical_features is not supported with grow_policy=symmetric");
+  for (int32_t f : p.categorical) {  // codes: NaN or integers in [0, max_bins)
+    for (int64_t i = 0; i < n; ++i) {
+      const float x = X[i * d + f];
+      BL_CHECK(x != x || (x >= 0.0f && x < static_cast<float>(p.max_bins) && x == std::floor(x)),
+               "hist_gradient_boosting: categorical feature ", f, " has value ", x, " at row ", i,
+               "; expected NaN or an integer category code in [0, ", p.max_bins, ") (max_bins)");
+    }
+  }
+  const BinMapper mapper = fit_bins(X, n, d, p.max_bins, p.categorical.empty() ? nullptr : &is_cat);
   const std::vector<uint8_t> bins = apply_bins(mapper, X, n, d);
   HistogramBuilder hb(bins, n, d, p.use_cuda);
   BoostModel model;
@@ -1202,7 +1320,9 @@ BoostModel fit_boosting(const float* X, int64_t n, int64_t d, const float* y_val
         int32_t node = 0;
         while (tree.feature[node] >= 0) {
           const uint8_t b = bins[i * d + tree.feature[node]];
-          const bool go_left = b == kMissingBin ? tree.default_left[node] != 0 : b <= split_bin[node];
+          const bool go_left = b == kMissingBin         ? tree.default_left[node] != 0
+                               : tree.is_categorical(node) ? tree.goes_left(node, static_cast<float>(b))
+                                                           : b <= split_bin[node];
           node = go_left ? tree.left[node] : tree.right[node];
         }
         if (p.dart) leaf_of_row[i] = node;

@@ -16,6 +16,15 @@
 // (lambdarank, pairwise) over query groups. Monotonic constraints
 // bound each node's value by the mid-point of its ancestors' constrained splits; early stopping
 // scores a validation set (or the training set) after every iteration.
+//
+// Categorical features (BoostParams::categorical): the bin is the category code; a node's split
+// sends a set of categories left. The categories of the node with at least kMinCatSupport rows
+// (missing values count as one more category) are ordered by G / (H + kCatSmooth) (ties: lower code,
+// missing last) and the prefixes of that order, from either end and of at most kMaxCatThreshold
+// categories, are scored with the numeric gain and limits (Fisher 1958; LightGBM, scikit-learn).
+// Categories of the node below the support and codes seen at fit but not in the node go right;
+// codes never seen at fit and any value that is no code (negative, fractional, >= 256) go where
+// missing values go.
 #pragma once
 
 #include <cstdint>
@@ -76,6 +85,9 @@ struct BoostParams {
   // group form one more group. A node may split on the features of the groups that hold every
   // feature its ancestors split on.
   std::vector<std::vector<int32_t>> interaction;
+  // Categorical features (empty: none): feature indices whose values are NaN or integer codes in
+  // [0, max_bins); a monotonic constraint on one is an error, as is grow_policy=symmetric.
+  std::vector<int32_t> categorical;
   // Early stopping: after each iteration the loss on the validation rows (fit_boosting's
   // validation; none: the training rows) is recorded as a score (-loss); the fit stops once none
   // of the last n_iter_no_change scores beats the one before them by more than tol. Ranking losses

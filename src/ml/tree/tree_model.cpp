@@ -21,16 +21,25 @@ int32_t Tree::add_node() {
   right.push_back(-1);
   default_left.push_back(0);
   value.resize(value.size() + static_cast<size_t>(n_values), 0.0f);
+  if (!categorical.empty()) {
+    categorical.push_back(0);
+    cat_left.resize(cat_left.size() + 4, 0);
+  }
   return static_cast<int32_t>(feature.size() - 1);
+}
+
+void Tree::set_categorical(int32_t node, const uint64_t bits[4]) {
+  if (categorical.empty()) {  // the first categorical node: the arrays now cover every node
+    categorical.assign(feature.size(), 0);
+    cat_left.assign(feature.size() * 4, 0);
+  }
+  categorical[node] = 1;
+  std::copy(bits, bits + 4, cat_left.begin() + static_cast<std::ptrdiff_t>(node) * 4);
 }
 
 int32_t Tree::leaf_of(const float* row) const {
   int32_t node = 0;
-  while (feature[node] >= 0) {
-    float x = row[feature[node]];
-    bool go_left = (x != x) ? default_left[node] != 0 : x <= threshold[node];
-    node = go_left ? left[node] : right[node];
-  }
+  while (feature[node] >= 0) node = goes_left(node, row[feature[node]]) ? left[node] : right[node];
   return node;
 }
 
@@ -59,6 +68,12 @@ void tree_to_json(const Tree& tree, nlohmann::json& out) {
     std::vector<int64_t> bits(tree.cover.size());
     std::memcpy(bits.data(), tree.cover.data(), bits.size() * sizeof(double));
     out["cover"] = i64_to_hex(bits);
+  }
+  if (!tree.categorical.empty()) {  // only trees with categorical nodes: the others keep their bytes
+    out["categorical"] = tree.categorical;
+    std::vector<int64_t> bits(tree.cat_left.size());
+    std::memcpy(bits.data(), tree.cat_left.data(), bits.size() * sizeof(uint64_t));
+    out["cat_left"] = i64_to_hex(bits);
   }
 }
 
@@ -115,6 +130,21 @@ Tree tree_from_json(const nlohmann::json& in, int64_t n_features, const std::str
     for (size_t i = 0; i < n; ++i) {
       BL_CHECK(std::isfinite(t.cover[i]) && t.cover[i] >= 0.0, prefix, ".cover[", i, "] = ", t.cover[i],
                ": expected a finite value >= 0");
+    }
+  }
+  BL_CHECK(in.contains("categorical") == in.contains("cat_left"), prefix,
+           ": categorical and cat_left come together");
+  if (in.contains("categorical")) {
+    t.categorical = io::json_integers<uint8_t>(in["categorical"], prefix + ".categorical");
+    BL_CHECK(t.categorical.size() == n, prefix, ".categorical: expected ", n, " entries, got ", t.categorical.size());
+    BL_CHECK(in["cat_left"].is_string(), prefix, ".cat_left: expected a hex string");
+    const std::vector<int64_t> bits = i64_from_hex(in["cat_left"].get<std::string>(), prefix + ".cat_left");
+    BL_CHECK(bits.size() == 4 * n, prefix, ".cat_left: expected ", 4 * n, " words, got ", bits.size());
+    t.cat_left.resize(4 * n);
+    std::memcpy(t.cat_left.data(), bits.data(), bits.size() * sizeof(uint64_t));
+    for (size_t i = 0; i < n; ++i) {
+      BL_CHECK(t.categorical[i] <= 1, prefix, ".categorical[", i, "]: expected 0 or 1");
+      BL_CHECK(t.categorical[i] == 0 || t.feature[i] >= 0, prefix, ".categorical[", i, "]: a leaf cannot be categorical");
     }
   }
   return t;

@@ -8,6 +8,10 @@
 // the training cover TreeSHAP weighs both children by (tree_shap.h): CART's weighted row count
 // reaching the node (scikit-learn's weighted_n_node_samples), boosting's hessian sum (XGBoost's
 // cover); it is empty for trees that do not record it (imported models, older model files).
+// A categorical node (histogram boosting's categorical_features; categorical[node] == 1) sends a
+// row left when its value is a category code c (an integer in [0, 256)) whose bit is set in the
+// 256-bit set cat_left[node * 4 ..]; NaN and any other value go where default_left says. Both
+// arrays are empty in a tree without categorical nodes.
 #pragma once
 
 #include <cstdint>
@@ -27,11 +31,27 @@ struct Tree {
   std::vector<uint8_t> default_left;  // where NaN goes
   std::vector<float> value;           // [n_nodes * n_values]
   std::vector<double> cover;          // [n_nodes] training cover, or empty (not recorded)
+  std::vector<uint8_t> categorical;   // [n_nodes] 1: categorical split, or empty (none)
+  std::vector<uint64_t> cat_left;     // [n_nodes * 4] category codes going left, or empty
 
   int64_t n_nodes() const { return static_cast<int64_t>(feature.size()); }
   // Appends a node (a leaf until set_split) and returns its id; cover is left alone (a builder that
   // records it appends one entry per node).
   int32_t add_node();
+  // Makes node a categorical split sending the codes of the 256-bit set `bits` left.
+  void set_categorical(int32_t node, const uint64_t bits[4]);
+  bool is_categorical(int32_t node) const { return !categorical.empty() && categorical[node] != 0; }
+  // Whether value x of the node's feature goes to the left child.
+  bool goes_left(int32_t node, float x) const {
+    if (is_categorical(node)) {
+      // NaN fails the range test; a non-integer fails the round trip through the code.
+      if (!(x >= 0.0f && x < 256.0f)) return default_left[node] != 0;
+      const uint32_t c = static_cast<uint32_t>(x);
+      if (static_cast<float>(c) != x) return default_left[node] != 0;
+      return ((cat_left[static_cast<size_t>(node) * 4 + c / 64] >> (c % 64)) & 1u) != 0;
+    }
+    return (x != x) ? default_left[node] != 0 : x <= threshold[node];
+  }
   // The leaf reached by one row of n_features floats.
   int32_t leaf_of(const float* row) const;
   // Depth of the deepest leaf (root alone: 0).
@@ -41,7 +61,8 @@ struct Tree {
 // Writes a tree as JSON (int arrays as lists, floats as f32 hex, the cover, when recorded, as f64 hex
 // under "cover") and reads it back; load validates every index (children in range and after their
 // parent, features < n_features) and names the field (prefix) on error. "cover" is optional: a file
-// without it loads and predicts as before (its trees then have no cover).
+// without it loads and predicts as before (its trees then have no cover). "categorical" (a 0/1 list)
+// and "cat_left" (u64 hex, 4 per node) are written only for a tree with categorical nodes.
 void tree_to_json(const Tree& tree, nlohmann::json& out);
 Tree tree_from_json(const nlohmann::json& in, int64_t n_features, const std::string& prefix);
 // The trees as a JSON list of tree_to_json objects, in order.

@@ -234,7 +234,7 @@ std::vector<double> own_trees_shap(const std::vector<Tree>& trees, int64_t n_gro
     for (int64_t node = 0; node < tree.n_nodes(); ++node) {
       if (tree.feature[node] < 0) continue;
       const float x = row[tree.feature[node]];
-      left[node] = std::isnan(x) ? tree.default_left[node] : (x <= tree.threshold[node] ? 1 : 0);
+      left[node] = tree.goes_left(static_cast<int32_t>(node), x) ? 1 : 0;
     }
   });
 }
