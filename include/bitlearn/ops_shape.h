@@ -42,6 +42,9 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index);
 // target the same position, the one latest in row-major order over index wins (defined, on every
 // device).
 Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src);
+// scatter in place: x[index[i][j][k]][j][k] = src[i][j][k] for dim 0 (likewise for other dims), the
+// same checks and order; x may be a view but not a broadcast one, and src must not overlap x.
+void scatter_into(Tensor& x, int64_t dim, const Tensor& index, const Tensor& src);
 
 // Embedding lookup: weight [V, D] (f32), ids of any shape (i32/i64, values in [0, V)) ->
 // out of shape ids.shape + [D], out[..., :] = weight[ids[...], :].

@@ -121,6 +121,33 @@ def test_early_stopping_on_held_out_queries(data):
     assert not hasattr(own, "validation_score_") and len(own.train_score_) == own.n_iter_ + 1
 
 
+def test_weighted_early_stopping_score_is_lightgbm_weighted_ndcg():
+    """With sample weights the early-stopping NDCG is LightGBM's weighted metric: each query weighs
+    the mean of its rows' weights. LightGBM scores our predictions (its init_score; no split is
+    allowed, so its one tree shifts every score alike) with the same weights."""
+    X, y, q = ranking_data(60, 5)
+    rng = np.random.default_rng(9)
+    wq = rng.choice([0.0, 0.5, 1.0, 2.0, 3.0], size=60)
+    w = (np.repeat(wq, N_DOCS) * (0.5 + rng.random(len(y)))).astype(np.float32)  # uneven within a query
+    ours = ml.HistGradientBoostingRanker(**dict(COMMON, max_iter=12, early_stopping=True, validation_fraction=None,
+                                                 n_iter_no_change=50)).fit(X, y, group=q, sample_weight=w)
+    assert ours.n_iter_ == 12
+
+    def lightgbm_ndcg5(weight):
+        ds = lightgbm.Dataset(X, label=y, group=np.full(60, N_DOCS), weight=weight,
+                              init_score=ours.predict(X).astype(np.float64))
+        res = {}
+        lightgbm.train(dict(objective="lambdarank", metric="ndcg", eval_at=[5], min_data_in_leaf=10**6, verbose=-1,
+                            num_threads=1), ds, num_boost_round=1, valid_sets=[ds], valid_names=["train"],
+                       callbacks=[lightgbm.record_evaluation(res)])
+        return res["train"]["ndcg@5"][0]
+
+    theirs = lightgbm_ndcg5(w)
+    # LightGBM keeps query weights in float32; ours are binary64.
+    assert ours.train_score_[-1] == pytest.approx(theirs, abs=1e-8)
+    assert abs(theirs - lightgbm_ndcg5(None)) > 1e-3  # the weights matter here
+
+
 def test_bad_input(data):
     (X, y, q), _ = data
     est = ml.HistGradientBoostingRanker(max_iter=2)

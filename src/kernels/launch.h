@@ -29,6 +29,9 @@ constexpr int kExactGemmTile64 = 2;
 // attention_cuda: kAttentionVariantBlockRows (attention.h) runs the block-per-row kernel on every
 // shape (otherwise only where the warp-rows kernel does not apply); kAttentionVariantWarpRows runs
 // the warp-rows kernel wherever it applies (otherwise only where the tiled kernel does not).
+// softmax_cuda: kSoftmaxPassesVariant runs rows longer than 8192 through the three-pass kernels
+// (otherwise only rows longer than the long-row kernel's 57344).
+constexpr int kSoftmaxPassesVariant = 3;
 // Transposing copy (elementwise_cuda.cu): 7 runs the 64 x 64 tiles (otherwise only where the
 // 16-byte quads do not apply); 6 runs 32 x 32 tiles.
 

@@ -318,7 +318,7 @@ ag::Var cross_entropy(const ag::Var& h, const ag::Var& w, const Tensor& labels, 
       ++chunk;
       Tensor p = softmax(logits.defined() ? logits : chunk_logits(hc, w.value()), -1);
       logits = Tensor();
-      p = scatter(p, 1, lc, sub(gather(p, 1, lc), scalar_on(p, 1.0)));
+      scatter_into(p, 1, lc, sub(gather(p, 1, lc), scalar_on(p, 1.0)));  // p is this chunk's own
       p = mul(p, scale);
       if (w.requires_grad()) fold_grad(w, matmul(p, hc, true, false));
       if (pending_rows + (e - b) > group_rows) flush();

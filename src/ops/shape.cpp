@@ -162,6 +162,13 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
 }
 
 Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
+  check_defined(x, "scatter", "x");
+  Tensor out = copy(x);
+  scatter_into(out, dim, index, src);
+  return out;
+}
+
+void scatter_into(Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
   int64_t d = check_gather_like(x, dim, index, "scatter");
   check_defined(src, "scatter", "src");
   BL_CHECK(src.shape() == index.shape(), "scatter: operand src (", src.str(),
@@ -169,8 +176,10 @@ Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& 
   BL_CHECK(src.dtype() == x.dtype(), "scatter: operand src (", src.str(),
            ") must have the dtype of x (", x.str(), ")");
   check_same_device(x, src, "scatter", "x", "src");
-  Tensor out = copy(x);
-  if (index.numel() == 0) return out;
+  for (size_t k = 0; k < x.shape().size(); ++k)
+    BL_CHECK(x.shape()[k] <= 1 || x.strides()[k] != 0, "scatter_into: x ", x.str(),
+             " is a broadcast view (stride 0 in dimension ", k, ") and cannot be written");
+  if (index.numel() == 0) return;
   int64_t extent = x.shape()[d];
   if (extent == 0) throw_bad_index("scatter", "index", 0, extent);
   // Lines: index's shape without dim.
@@ -178,7 +187,7 @@ Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& 
   for (int64_t k = 0; k < x.ndim(); ++k) {
     if (k == d) continue;
     line_shape.push_back(index.shape()[k]);
-    out_ls.push_back(out.strides()[k]);
+    out_ls.push_back(x.strides()[k]);
     index_ls.push_back(index.strides()[k]);
     src_ls.push_back(src.strides()[k]);
   }
@@ -187,11 +196,10 @@ Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& 
   StridedView iv = make_view_exact(line_shape, index_ls, "scatter");
   StridedView sv = make_view_exact(line_shape, src_ls, "scatter");
   int64_t bad;
-  bad = dispatch::scatter(x.device(), x.element_size(), index.dtype(), out.raw_data(), ov, out.strides()[d],
+  bad = dispatch::scatter(x.device(), x.element_size(), index.dtype(), x.raw_data(), ov, x.strides()[d],
                           extent, index.raw_data(), iv, index.strides()[d], src.raw_data(), sv,
                           src.strides()[d], count, n_lines);
   if (bad >= 0) throw_bad_index("scatter", "index", bad, extent);
-  return out;
 }
 
 Tensor embedding(const Tensor& weight, const Tensor& ids) {

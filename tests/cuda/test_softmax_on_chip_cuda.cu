@@ -137,6 +137,58 @@ TEST(SoftmaxOnChipCuda, LeanDivisionAndMaximumRows) {
   }
 }
 
+// Rows longer than the on-chip kernel's 8192 through softmax_cuda: the long-row kernel (up to
+// 57344, one row per block in shared memory) under every launch shape, the three-pass kernels
+// (kSoftmaxPassesVariant, and every row past 57344), out of place at offsets 0 and 1 (rows of odd
+// length start unaligned) and in place, with special values, the division and maximum rows of
+// the test above, and scales that send most e_i to zero.
+void check_long_rows_of(const std::vector<float>& x, int64_t rows, int64_t n, float scale) {
+  std::vector<LaunchConfig> configs(std::begin(kConformanceLaunchConfigs), std::end(kConformanceLaunchConfigs));
+  configs.push_back(LaunchConfig{256, 0, kSoftmaxPassesVariant});
+  configs.push_back(LaunchConfig{32, 2, 0});
+  for (bool log_form : {false, true}) {
+    for (int64_t offset : {0, 1}) {
+      std::vector<float> expected(rows * n);
+      softmax_reference(x.data() + offset, rows, n, expected.data(), log_form);
+      for (const LaunchConfig& c : configs) {
+        DeviceFloats dx(x), dy(std::vector<float>(x.size(), 0.0f));
+        softmax_cuda(dx.ptr + offset, rows, n, dy.ptr + offset, log_form, c);
+        ASSERT_TRUE(bits_equal(expected, dy.to_host(offset, rows * n),
+                               label(rows, n, scale, log_form, c, offset ? " long, unaligned" : " long")));
+        softmax_cuda(dx.ptr + offset, rows, n, dx.ptr + offset, log_form, c);
+        ASSERT_TRUE(bits_equal(expected, dx.to_host(offset, rows * n), label(rows, n, scale, log_form, c, " long, in place")));
+      }
+    }
+  }
+}
+
+TEST(SoftmaxOnChipCuda, LongRowsMatchReference) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  for (int64_t n : {int64_t{8193}, int64_t{12291}, int64_t{50257}, int64_t{57344}, int64_t{57345}}) {
+    const int64_t rows = n == 50257 ? 9 : 3;
+    for (float scale : {1.0f, 30.0f}) check_long_rows_of(generate_floats(rows * n + 1, 3000 + n, scale), rows, n, scale);
+    check_long_rows_of(generate_floats(rows * n + 1, 4000 + n, 10.0f, 4999), rows, n, 10.0f);  // specials
+  }
+  const float ninf = float_of(0xFF800000u), nan = float_of(0x7FC00000u);
+  const int64_t rows = 10, n = 50257;
+  std::vector<float> x = generate_floats(rows * n + 1, 5000, 1.0f);
+  for (int64_t r = 0; r < rows; ++r) {
+    float* xr = x.data() + r * n;
+    for (int64_t i = 0; i < n; ++i) {
+      const float spread = -87.0f - 17.0f * static_cast<float>((i * 7919) % 1000) / 1000.0f;
+      if (r <= 1) xr[i] = i < (r == 0 ? 3994 : 2) ? 0.0f : spread;  // s an even integer: the tie rule
+      if (r == 2) xr[i] = i == 5 ? -0.0f : spread;                   // max -0
+      if (r == 3) xr[i] = i == 5 ? -0.0f : i == 40000 ? 0.0f : spread;  // max +0 beside -0
+      if (r == 4) xr[i] = i % 3 == 0 ? -0.0f : ninf;
+      if (r == 5 && i == n / 2) xr[i] = nan;
+      if (r == 6) xr[i] = ninf;
+      if (r == 7 && i == 77) xr[i] = float_of(0x7F800000u);
+      if (r == 8) xr[i] = 90.0f * xr[i];
+    }
+  }
+  check_long_rows_of(x, rows, n, 0.0f);
+}
+
 // Sabotage arm: against a reference that divides by a binary32 reciprocal (e_i * RN32(1 / s)),
 // the kernel's output must be seen as different (and equal the true reference).
 TEST(SoftmaxOnChipCuda, SabotageBinary32ReciprocalIsCaught) {

@@ -2,7 +2,8 @@
 // pairwise): gradients against a binary64 brute force over all pairs, NDCG against hand values,
 // identical model bytes at 1, 2 and 3 threads with a sabotage arm, save / load, sample weights, the chunked
 // prediction loop's progress reports, early stopping on held-out whole queries (or the training
-// queries) scored by mean NDCG, and bad input.
+// queries) scored by mean NDCG (weighted by the queries' mean row weights with sample weights), and
+// bad input.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -459,6 +460,176 @@ TEST(HgbRanking, EarlyStoppingAutoAbove10000Rows) {
   EXPECT_TRUE(st.contains("validation_score"));
   EXPECT_EQ(density_detail::f64_from_state(st, "validation_score", st["n_iter"].get<int64_t>() + 1, "test").size(),
             static_cast<size_t>(st["n_iter"].get<int64_t>() + 1));
+}
+
+// The weighted mean NDCG (early stopping with sample weights): query weight = the mean of its rows'
+// weights (LightGBM's query weights), sum_q ndcg_q w_q / sum_q w_q in binary64.
+TEST(HgbRanking, WeightedMeanNdcgOverQueries) {
+  Dataset ds = ranking_data(9, 1, 2, 0, 31);  // only the scores / labels below matter
+  const std::vector<int64_t> qs = {0, 4, 7, 12, 14, 20};
+  const int64_t n = qs.back(), nq = 5;
+  std::vector<float> score(n), rel(n), w(n);
+  for (int64_t i = 0; i < n; ++i) {
+    score[i] = bl::normal_element(5, 1, static_cast<uint64_t>(i));
+    rel[i] = static_cast<float>((i * 7 + 3) % 5);
+    w[i] = 0.25f * static_cast<float>(1 + (i * 5) % 7);
+  }
+  const double plain = mean_query_ndcg(score.data(), rel.data(), qs, 3);
+  const std::vector<float> ones(n, 1.0f);
+  EXPECT_EQ(mean_query_ndcg(score.data(), rel.data(), qs, 3, ones.data()), plain) << "all ones: the unweighted bits";
+  // Hand value (binary64, the same order).
+  double s = 0.0, t = 0.0;
+  for (int64_t q = 0; q < nq; ++q) {
+    double wq = 0.0;
+    for (int64_t i = qs[q]; i < qs[q + 1]; ++i) wq += w[i];
+    wq /= static_cast<double>(qs[q + 1] - qs[q]);
+    s += query_ndcg(score.data() + qs[q], rel.data() + qs[q], qs[q + 1] - qs[q], 3) * wq;
+    t += wq;
+  }
+  const double weighted = mean_query_ndcg(score.data(), rel.data(), qs, 3, w.data());
+  EXPECT_EQ(weighted, s / t);
+  EXPECT_NE(weighted, plain) << "the weights above must matter, else this test proves less";
+  // Doubling every weight: the same bits (a power of two scales every sum exactly).
+  std::vector<float> w2 = w;
+  for (float& v : w2) v *= 2.0f;
+  EXPECT_EQ(mean_query_ndcg(score.data(), rel.data(), qs, 3, w2.data()), weighted);
+  // Rows within a query may carry different weights: only their mean counts.
+  std::vector<float> shuffled = w;
+  std::swap(shuffled[qs[2]], shuffled[qs[2] + 3]);
+  EXPECT_EQ(mean_query_ndcg(score.data(), rel.data(), qs, 3, shuffled.data()), weighted);
+  // A query whose rows all weigh 0 does not count: ones elsewhere give the unweighted mean of the
+  // other queries, bit for bit, whatever that query's scores and labels.
+  std::vector<float> z(n, 1.0f), rel_z = rel, score_z = score;
+  for (int64_t i = qs[1]; i < qs[2]; ++i) {
+    z[i] = 0.0f;
+    rel_z[i] = 4.0f - rel_z[i];
+    score_z[i] = -score_z[i];
+  }
+  std::vector<float> sc_rest, rel_rest;
+  std::vector<int64_t> qs_rest = {0};
+  for (int64_t q = 0; q < nq; ++q) {
+    if (q == 1) continue;
+    sc_rest.insert(sc_rest.end(), score.begin() + qs[q], score.begin() + qs[q + 1]);
+    rel_rest.insert(rel_rest.end(), rel.begin() + qs[q], rel.begin() + qs[q + 1]);
+    qs_rest.push_back(qs_rest.back() + qs[q + 1] - qs[q]);
+  }
+  const double rest = mean_query_ndcg(sc_rest.data(), rel_rest.data(), qs_rest, 3);
+  EXPECT_EQ(mean_query_ndcg(score.data(), rel.data(), qs, 3, z.data()), rest);
+  EXPECT_EQ(mean_query_ndcg(score_z.data(), rel_z.data(), qs, 3, z.data()), rest);
+  // Every weight 0: a named error, not NaN.
+  const std::vector<float> zeros(n, 0.0f);
+  std::string m;
+  try {
+    mean_query_ndcg(score.data(), rel.data(), qs, 3, zeros.data());
+  } catch (const Error& e) {
+    m = e.what();
+  }
+  EXPECT_NE(m.find("sample weights summing to 0"), std::string::npos) << m;
+  (void)ds;
+}
+
+// Early stopping of a weighted fit scores the weighted mean NDCG of the held-out (or training) queries.
+TEST(HgbRanking, EarlyStoppingWithSampleWeights) {
+  Dataset train = ranking_data(80, 12, 4, 0, 21);
+  const int64_t n = train.X.dim(0);
+  Params es = {{"group_column", "0"}, {"learning_rate", "0.3"}, {"min_samples_leaf", "3"}, {"random_state", "7"},
+               {"max_iter", "200"}, {"early_stopping", "true"}, {"validation_fraction", "0.25"},
+               {"n_iter_no_change", "5"}};
+  auto fit_w = [&](const Params& p, const Dataset& ds, const std::vector<float>& w) {
+    auto est = make_estimator("hist_gradient_boosting_ranker", p);
+    est->fit_weighted(ds.X, ds.y, Tensor::from_vector(w, {static_cast<int64_t>(w.size())}));
+    return est;
+  };
+  // All-ones weights: the unweighted model's bytes, scores included, held out or not.
+  for (const char* frac : {"0.25", "none"}) {
+    Params p = es;
+    p["validation_fraction"] = frac;
+    auto plain = make_estimator("hist_gradient_boosting_ranker", p);
+    plain->fit(train.X, train.y);
+    EXPECT_TRUE(fit_w(p, train, std::vector<float>(n, 1.0f))->to_json_text() == plain->to_json_text()) << frac;
+  }
+  auto plain = make_estimator("hist_gradient_boosting_ranker", es);
+  plain->fit(train.X, train.y);
+  const nlohmann::json ps = state_of(*plain);
+  // Weights 1 on the training queries and uneven on the held-out ones: the same trees, other
+  // validation scores, each the weighted mean NDCG of the model so far.
+  const std::vector<int64_t> qs = starts_of(train, 0);
+  const std::vector<char> held = query_validation_mask(qs, 0.25, 7, "test");
+  std::vector<float> w(n, 1.0f);
+  for (int64_t i = 0; i < n; ++i) {
+    if (held[i]) w[i] = 0.5f * static_cast<float>(1 + (i / 12) % 5);
+  }
+  auto weighted = fit_w(es, train, w);
+  const nlohmann::json st = state_of(*weighted);
+  const int64_t n_iter = st["n_iter"].get<int64_t>();
+  const std::vector<double> val = density_detail::f64_from_state(st, "validation_score", n_iter + 1, "test");
+  const std::vector<double> pval =
+      density_detail::f64_from_state(ps, "validation_score", ps["n_iter"].get<int64_t>() + 1, "test");
+  const std::vector<double> tr = density_detail::f64_from_state(st, "train_score", n_iter + 1, "test");
+  const std::vector<double> ptr =
+      density_detail::f64_from_state(ps, "train_score", ps["n_iter"].get<int64_t>() + 1, "test");
+  EXPECT_NE(val.front(), pval.front()) << "the held-out weights must change the held-out score";
+  const int64_t common = std::min<int64_t>(n_iter, ps["n_iter"].get<int64_t>());
+  for (int64_t t = 0; t <= common; ++t) EXPECT_EQ(tr[t], ptr[t]) << "training queries weigh 1: iteration " << t;
+  for (int64_t t = 0; t < common; ++t) EXPECT_EQ(st["trees"][t], ps["trees"][t]) << "tree " << t;
+  const Dataset va = rows_where(train, held, 1);
+  std::vector<float> wva;
+  for (int64_t i = 0; i < n; ++i) {
+    if (held[i]) wva.push_back(w[i]);
+  }
+  const std::vector<float> pred = weighted->predict(va.X).to_vector<float>(), yva = va.y.to_vector<float>();
+  EXPECT_EQ(val.back(), mean_query_ndcg(pred.data(), yva.data(), starts_of(va, 0), 5, wva.data()));
+  EXPECT_TRUE(boost_should_stop(val, 5, 1e-7));
+  // A held-out query whose rows weigh 0 does not influence the fit: other labels there, same bytes.
+  int64_t q0 = -1;
+  for (size_t q = 0; q + 1 < qs.size() && q0 < 0; ++q) {
+    if (held[qs[q]]) q0 = static_cast<int64_t>(q);
+  }
+  ASSERT_GE(q0, 0);
+  std::vector<float> wz = w, y2 = train.y.to_vector<float>();
+  for (int64_t i = qs[q0]; i < qs[q0 + 1]; ++i) {
+    wz[i] = 0.0f;
+    y2[i] = 4.0f - y2[i];
+  }
+  const Dataset flipped = {train.X, Tensor::from_vector(y2, {n})};
+  const std::string a = fit_w(es, train, wz)->to_json_text();
+  EXPECT_TRUE(fit_w(es, flipped, wz)->to_json_text() == a);
+  EXPECT_TRUE(fit_w(es, flipped, w)->to_json_text() != fit_w(es, train, w)->to_json_text())
+      << "with its weight the query's labels count, else the line above proves less";
+  // Every held-out query weighing 0: a named error.
+  std::vector<float> wh(n, 1.0f);
+  for (int64_t i = 0; i < n; ++i) {
+    if (held[i]) wh[i] = 0.0f;
+  }
+  std::string m;
+  try {
+    fit_w(es, train, wh);
+  } catch (const Error& e) {
+    m = e.what();
+  }
+  EXPECT_NE(m.find("hist_gradient_boosting_ranker: early stopping: every held-out query"), std::string::npos) << m;
+  for (int64_t i = 0; i < n; ++i) wh[i] = held[i] ? 1.0f : 0.0f;  // and every training query
+  m.clear();
+  try {
+    fit_w(es, train, wh);
+  } catch (const Error& e) {
+    m = e.what();
+  }
+  EXPECT_NE(m.find("hist_gradient_boosting_ranker: early stopping: every training query"), std::string::npos) << m;
+  // Threads 1, 2 and 3: the same bytes, held out and on the training queries.
+  for (const char* frac : {"0.25", "none"}) {
+    Params p = es;
+    p["validation_fraction"] = frac;
+    const int before = num_threads();
+    std::string first;
+    for (int threads : {1, 2, 3}) {
+      set_num_threads(threads);
+      const std::string text = fit_w(p, train, w)->to_json_text();
+      if (threads == 1) first = text;
+      EXPECT_TRUE(text == first) << frac << " threads " << threads;
+    }
+    set_num_threads(before);
+  }
 }
 
 TEST(HgbRanking, ChunkedPredictionReportsProgressAndKeepsBits) {

@@ -1,11 +1,16 @@
 // `bitlearn cv --model NAME --data train.csv --target COLUMN [--folds K] [--stratified|--plain]
 //  [--shuffle --seed S] [--param key=value ...] [--grid key=v1,v2,... ...] [--scoring NAME]
-//  [--features a,b | --ignore c] [--json report.json] [--refit model.json]`
+//  [--features a,b | --ignore c] [--weights COLUMN] [--json report.json] [--refit model.json]`
 // K-fold cross-validation, as scikit-learn's cross_val_score with an integer cv: each fold is held
 // out once while the estimator is fitted on the others, and scored with the estimator's default
 // score (accuracy for classifiers, R^2 for regressors) or --scoring (scikit-learn's scorer names,
 // computed by bitlearn/ml/metrics.h). Classifiers (a pipeline whose last step is one included) get
 // stratified folds unless --plain. Folds: bitlearn/ml/model_selection.h.
+//
+// --weights COLUMN: sample weights, as scikit-learn's cross_validate(..., params={"sample_weight": w}):
+// each fold's estimator is fitted on its training rows with their weights (Estimator::fit_weighted;
+// --refit too), while the held-out scores stay unweighted, as scikit-learn's default scorers. The
+// column is no feature.
 //
 // Grid search, as scikit-learn's GridSearchCV: each --grid key=v1,v2,... gives a parameter its
 // candidate values (a pipeline's step parameters as STEP__PARAM); every combination is scored on the
@@ -38,7 +43,7 @@
 namespace {
 
 struct CvArgs {
-  std::string model, data, target, json, scoring, refit;
+  std::string model, data, target, json, scoring, refit, weights;
   std::vector<std::string> params, grid, features, ignore, categorical;
   int folds = 5;
   bool stratified = false, plain = false, shuffle = false;
@@ -47,8 +52,9 @@ struct CvArgs {
   bool threads_given = false;
 };
 
-// Rows `rows` of a host tensor (1-d or 2-d f32).
+// Rows `rows` of a host tensor (1-d or 2-d f32; undefined stays undefined).
 bl::Tensor take_rows(const bl::Tensor& t, const std::vector<int64_t>& rows) {
+  if (!t.defined()) return t;
   const int64_t width = t.ndim() == 2 ? t.dim(1) : 1;
   std::vector<float> out(rows.size() * static_cast<size_t>(width));
   const float* p = t.data<float>();
@@ -214,7 +220,17 @@ void run_cv(const CvArgs& a) {
              ": not a scorer for ", classifier ? "a classifier" : "a regressor", " (", joined(valid), ")");
   }
   bl::CsvTable table = bl::read_table(a.data);
-  const std::vector<std::string> inputs = bl::cli::select_features(table, a.target, a.features, a.ignore, a.data);
+  const bl::Tensor weights = bl::cli::weight_column(table, a.weights, a.data);
+  std::vector<std::string> ignore = a.ignore;
+  if (!a.weights.empty()) {  // the weight column is no feature
+    BL_CHECK(a.weights != a.target, "--weights names the target column '", a.weights, "'");
+    BL_CHECK(std::find(a.features.begin(), a.features.end(), a.weights) == a.features.end(),
+             "--weights column '", a.weights, "' is also named in --features");
+    BL_CHECK(std::find(a.categorical.begin(), a.categorical.end(), a.weights) == a.categorical.end(),
+             "--weights column '", a.weights, "' is also named in --categorical");
+    ignore.push_back(a.weights);
+  }
+  const std::vector<std::string> inputs = bl::cli::select_features(table, a.target, a.features, ignore, a.data);
   std::vector<std::string> features = inputs;
   // One-hot with the categories of the whole table (every fold's columns are the same).
   const std::vector<bl::cli::Categorical> categories = bl::cli::find_categories(table, a.categorical, features, a.data);
@@ -222,6 +238,14 @@ void run_cv(const CvArgs& a) {
   bl::CsvXy xy = bl::csv_to_xy(table, a.target, features, a.data);
   BL_CHECK(xy.label_names.empty() || classifier, a.data, ": target '", a.target,
            "' holds text; only a classifier takes text labels");
+  if (weights.defined()) {
+    // An estimator that takes no weights fails here with fit_weighted's named error (thrown before
+    // it fits anything), ahead of any fold.
+    for (const bl::ml::Params& p : candidates) {
+      auto est = bl::ml::make_estimator(a.model, p);
+      if (!est->supports_sample_weight()) est->fit_weighted(xy.X, xy.y, weights);
+    }
+  }
   const int64_t n = xy.X.dim(0);
   const bool stratify = a.stratified || (!a.plain && classifier);
   std::vector<int32_t> fold;
@@ -241,7 +265,7 @@ void run_cv(const CvArgs& a) {
     std::printf("grid search: %zu combinations x %d folds, scoring %s\n", candidates.size(), a.folds, metric.c_str());
   // The split of each fold, made once: every candidate sees the same rows.
   struct Split {
-    bl::Tensor X_train, y_train, X_test, y_test;
+    bl::Tensor X_train, y_train, X_test, y_test, w_train;  // w_train: undefined without --weights
     size_t train_rows = 0, test_rows = 0;
     std::vector<double> classes;  // the training rows' labels, ascending (classifiers)
   };
@@ -250,7 +274,7 @@ void run_cv(const CvArgs& a) {
     std::vector<int64_t> train, test;
     for (int64_t i = 0; i < n; ++i) (fold[i] == f ? test : train).push_back(i);
     Split s{take_rows(xy.X, train), take_rows(xy.y, train), take_rows(xy.X, test), take_rows(xy.y, test),
-            train.size(), test.size(), {}};
+            take_rows(weights, train), train.size(), test.size(), {}};
     if (classifier) {
       s.classes = host_doubles(s.y_train);
       std::sort(s.classes.begin(), s.classes.end());
@@ -266,7 +290,7 @@ void run_cv(const CvArgs& a) {
       const Split& s = splits[static_cast<size_t>(f)];
       auto est = bl::ml::make_estimator(a.model, candidates[c]);
       bl::ml::WarningCollector collected;
-      est->fit(s.X_train, s.y_train);
+      est->fit_weighted(s.X_train, s.y_train, s.w_train);  // undefined weights: fit(X, y)
       for (const std::string& w : collected.messages())
         warnings.push_back((searching ? params_text(grid[c]) + ", fold " : "fold ") + std::to_string(f) + ": " + w);
       scores[c].push_back(score_of(*est, s.X_test, s.y_test, a.scoring, s.classes));
@@ -306,6 +330,7 @@ void run_cv(const CvArgs& a) {
     j["shuffle"] = a.shuffle;
     j["seed"] = a.seed;
     j["metric"] = metric;
+    if (!a.weights.empty()) j["sample_weight_column"] = a.weights;  // fits only; the scores are unweighted
     if (searching) {  // scikit-learn's cv_results_ keys, one entry per combination
       nlohmann::ordered_json results;
       results["params"] = grid;
@@ -337,10 +362,11 @@ void run_cv(const CvArgs& a) {
   if (!a.refit.empty()) {  // the best on every row, written as `bitlearn fit --out` writes it
     auto est = bl::ml::make_estimator(a.model, candidates[best]);
     bl::ml::WarningCollector collected;
-    est->fit(xy.X, xy.y);
+    est->fit_weighted(xy.X, xy.y, weights);
     for (const std::string& w : collected.messages()) std::fprintf(stderr, "warning: refit: %s\n", w.c_str());
     nlohmann::json m = nlohmann::json::parse(est->to_json_text());
     m["feature_names"] = xy.feature_names;
+    if (!a.weights.empty()) m["sample_weight_column"] = a.weights;
     if (!categories.empty()) {
       m["input_columns"] = inputs;
       m["categories"] = nlohmann::json::array();
@@ -377,6 +403,10 @@ void setup(CLI::App& root) {
   CLI::Option* features = cmd->add_option("--features", a->features, "feature columns (comma-separated)")->delimiter(',');
   cmd->add_option("--ignore", a->ignore, "columns not to use as features (comma-separated)")->delimiter(',')->excludes(features);
   cmd->add_option("--categorical", a->categorical, "feature columns to one-hot encode (comma-separated)")->delimiter(',');
+  cmd->add_option("--weights", a->weights,
+                  "column of sample weights (finite, >= 0; no feature): each fold fits with its training rows' "
+                  "weights, as scikit-learn's cross_validate with params={'sample_weight': w}; the scores stay "
+                  "unweighted (its default scorers); estimators that take no weights: an error (docs/ml.md)");
   cmd->add_option("--json", a->json, "also write the scores (with --grid: cv_results) and each row's test fold as JSON");
   cmd->add_option("--refit", a->refit, "fit the best parameters on every row and write the model file");
   CLI::Option* threads = cmd->add_option("--threads", a->threads, "CPU threads, 1 to 1024 (results do not depend on it)");

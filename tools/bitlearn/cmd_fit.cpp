@@ -66,18 +66,6 @@ bl::ml::Params parse_params(const std::vector<std::string>& items) {
   return p;
 }
 
-// The --weights column as f32 [rows] (undefined without --weights); fit_weighted checks the values.
-bl::Tensor weight_column(const bl::CsvTable& table, const std::string& column, const std::string& source) {
-  if (column.empty()) return bl::Tensor();
-  const auto at = std::find(table.columns.begin(), table.columns.end(), column);
-  BL_CHECK(at != table.columns.end(), "--weights names column '", column, "', which ", source, " does not have");
-  const size_t c = static_cast<size_t>(at - table.columns.begin()), cols = table.columns.size();
-  BL_CHECK(table.text.count(c) == 0, source, ": weight column '", column, "' holds text; weights must be numbers");
-  std::vector<float> w(static_cast<size_t>(table.rows));
-  for (int64_t i = 0; i < table.rows; ++i) w[i] = table.values[static_cast<size_t>(i) * cols + c];
-  return bl::Tensor::from_vector(w, {table.rows});
-}
-
 void run_fit(const FitArgs& a) {
   if (a.threads_given) {  // without --threads: BITLEARN_THREADS or every hardware thread
     bl::check_thread_count(a.threads, "--threads");
@@ -85,7 +73,7 @@ void run_fit(const FitArgs& a) {
   }
   auto est = bl::ml::make_estimator(a.model, parse_params(a.params));
   bl::CsvTable table = bl::read_table(a.data);
-  const bl::Tensor weights = weight_column(table, a.weights, a.data);
+  const bl::Tensor weights = bl::cli::weight_column(table, a.weights, a.data);
   std::vector<std::string> ignore = a.ignore;
   if (!a.weights.empty()) {  // the weight column is no feature
     BL_CHECK(a.weights != a.target, "--weights names the target column '", a.weights, "'");

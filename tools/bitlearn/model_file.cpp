@@ -280,4 +280,15 @@ std::vector<std::string> select_features(const CsvTable& table, const std::strin
   return out;
 }
 
+Tensor weight_column(const CsvTable& table, const std::string& column, const std::string& source) {
+  if (column.empty()) return Tensor();
+  const auto at = std::find(table.columns.begin(), table.columns.end(), column);
+  BL_CHECK(at != table.columns.end(), "--weights names column '", column, "', which ", source, " does not have");
+  const size_t c = static_cast<size_t>(at - table.columns.begin()), cols = table.columns.size();
+  BL_CHECK(table.text.count(c) == 0, source, ": weight column '", column, "' holds text; weights must be numbers");
+  std::vector<float> w(static_cast<size_t>(table.rows));
+  for (int64_t i = 0; i < table.rows; ++i) w[i] = table.values[static_cast<size_t>(i) * cols + c];
+  return Tensor::from_vector(w, {table.rows});
+}
+
 }  // namespace bl::cli

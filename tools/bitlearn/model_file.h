@@ -67,4 +67,8 @@ std::vector<std::string> select_features(const CsvTable& table, const std::strin
                                          const std::vector<std::string>& features,
                                          const std::vector<std::string>& ignore, const std::string& source);
 
+// The --weights column of `fit` and `cv` as f32 [rows] (undefined when column is empty); the
+// estimator's fit_weighted checks the values.
+Tensor weight_column(const CsvTable& table, const std::string& column, const std::string& source);
+
 }  // namespace bl::cli

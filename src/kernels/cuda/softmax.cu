@@ -9,6 +9,8 @@
 // are NaN at once; e_i comes from an exp that leaves out the NaN and overflow handling x_i - m <= 0
 // does not need (softmax_exp.cuh); softmax divides by s through one binary64 reciprocal per row
 // (div_by_reciprocal.h).
+// Rows up to 57344 (the loss rows of a 50257-word vocabulary): the same on chip with one block of up
+// to 1024 threads per row and up to 224 KiB of shared memory (softmax_long_row_kernel).
 // Longer rows: row maximum and denominator through reduce_totals, then one pass. Softmax computes
 // each e_i = exp(x_i - m) once: the denominator pass stores e_i in y, and the last pass divides y
 // in place (softmax_element's bits: canonicalize(div(e_i, s))).
@@ -225,6 +227,167 @@ void launch_row_on_chip(Kernel* kernel, const float* x, int64_t rows, int64_t n,
   cuda::finish_sync();
 }
 
+// Rows longer than kSoftmaxRowOnChip, up to kSoftmaxLongRowOnChip (the loss rows of a 50257-word
+// vocabulary): one block per row holds the row in (up to 224 KiB of) shared memory, so the row is
+// read once and written once, with the bits of the on-chip kernel above: the same maximum (and
+// the same settling of a zero maximum and of a non-finite one), e_i = exp(x_i - m) once per
+// element, the sum schedule (group g sums leaves g, g + groups, ...; lane j adds elements j,
+// j + 32, ... of its leaf in ascending order, lanes fold by halving; leaf_tree over the leaves),
+// then e_i / s by the row's binary64 reciprocal (softmax) or x_i - m - log s (log-softmax). Softmax
+// keeps e_i in place of x_i; log-softmax needs x_i again, so it computes e_i inside the sum instead
+// of storing it. Rows need no alignment: their 16-byte-aligned middle moves as float4, the ends as
+// single floats. Any block of whole warps; one block per multiprocessor (the shared memory).
+constexpr int64_t kSoftmaxLongRowOnChip = 14 * kReduceLeaf;  // 57344 floats: 224 KiB
+constexpr int kSoftmaxLongRowLeaves = static_cast<int>(kSoftmaxLongRowOnChip / kReduceLeaf);
+
+// Calls f(i, v) for every element of the row xr[0..n) (v = xr[i]), reading the 16-byte-aligned
+// middle of the row as float4 with up to four loads in flight per thread.
+template <class F>
+__device__ __forceinline__ void for_row_elements(const float* xr, int n, F f) {
+  const int tid = static_cast<int>(threadIdx.x), threads = static_cast<int>(blockDim.x);
+  const int head = static_cast<int>(((16u - (reinterpret_cast<uintptr_t>(xr) & 15u)) & 15u) / 4u);
+  const int lead = head < n ? head : n;
+  const int n4 = (n - lead) / 4;
+  const float4* x4 = reinterpret_cast<const float4*>(xr + lead);
+  if (tid < lead) f(tid, xr[tid]);
+  for (int q0 = tid; q0 < n4; q0 += 4 * threads) {
+    float4 v[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      const int q = q0 + k * threads;
+      if (q < n4) v[k] = x4[q];
+    }
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      const int q = q0 + k * threads;
+      if (q < n4) {
+        const int i = lead + 4 * q;
+        f(i, v[k].x);
+        f(i + 1, v[k].y);
+        f(i + 2, v[k].z);
+        f(i + 3, v[k].w);
+      }
+    }
+  }
+  for (int i = lead + 4 * n4 + tid; i < n; i += threads) f(i, xr[i]);
+}
+
+// Writes value(i) to yr[i] for the whole row, the aligned middle as float4.
+template <class V>
+__device__ __forceinline__ void write_row(float* yr, int n, V value) {
+  const int tid = static_cast<int>(threadIdx.x), threads = static_cast<int>(blockDim.x);
+  const int head = static_cast<int>(((16u - (reinterpret_cast<uintptr_t>(yr) & 15u)) & 15u) / 4u);
+  const int lead = head < n ? head : n;
+  const int n4 = (n - lead) / 4;
+  float4* y4 = reinterpret_cast<float4*>(yr + lead);
+  if (tid < lead) yr[tid] = value(tid);
+  for (int q = tid; q < n4; q += threads) {
+    const int i = lead + 4 * q;
+    y4[q] = make_float4(value(i), value(i + 1), value(i + 2), value(i + 3));
+  }
+  for (int i = lead + 4 * n4 + tid; i < n; i += threads) yr[i] = value(i);
+}
+
+template <bool LOG_FORM>
+__global__ void __launch_bounds__(1024) softmax_long_row_kernel(const float* x, int64_t rows, int64_t n, float* y) {
+  extern __shared__ float4 long_row_smem[];
+  __shared__ float group_max[32];
+  __shared__ float leaf_value[kSoftmaxLongRowLeaves];
+  __shared__ float row_m, row_s;
+  __shared__ double row_r;
+  float* xs = reinterpret_cast<float*>(long_row_smem);
+  const int tid = static_cast<int>(threadIdx.x), threads = static_cast<int>(blockDim.x);
+  const int lane = tid & 31, group = tid >> 5, groups = threads >> 5;
+  const int ni = static_cast<int>(n);
+  const int leaves = static_cast<int>(reduce_leaf_count(n));
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const float* xr = x + r * n;
+    float* yr = y + r * n;
+    // 1. Read the row; the maximum in any order.
+    float lean_m = float_of(0xFF800000u);  // -inf
+    for_row_elements(xr, ni, [&](int i, float v) {
+      xs[i] = v;
+      lean_m = lean_max(lean_m, v);
+    });
+    float m = lean_m;
+#pragma unroll
+    for (int s = 16; s >= 1; s >>= 1) m = lean_max(m, __shfl_xor_sync(0xFFFFFFFFu, m, s, 32));
+    if (lane == 0) group_max[group] = m;
+    __syncthreads();
+    if (tid == 0) {
+      float mm = group_max[0];
+      for (int g = 1; g < groups; ++g) mm = lean_max(mm, group_max[g]);
+      row_m = mm;
+    }
+    __syncthreads();
+    m = row_m;
+    if (!is_finite(m)) {  // NaN or +-inf maximum: NaN everywhere (as the on-chip kernel)
+      write_row(yr, ni, [](int) { return canonical_nan(); });
+      __syncthreads();
+      continue;
+    }
+    if (m == 0.0f) {  // the sign of a zero maximum, as bl::max gives it
+      bool plus_zero = false;
+      for (int i = tid; i < ni; i += threads) plus_zero = plus_zero || bits_of(xs[i]) == 0u;
+      m = __syncthreads_or(plus_zero) ? 0.0f : float_of(0x80000000u);
+    }
+    // 2. e_i (softmax: stored in place of x_i by all threads first).
+    if (!LOG_FORM) {
+      for (int i = tid; i < ni; i += threads) xs[i] = exp(sub(xs[i], m));
+      __syncthreads();
+    }
+    // 3. The sum schedule.
+    for (int l = group; l < leaves; l += groups) {
+      const int start = l * static_cast<int>(kReduceLeaf);
+      const int len = ni - start < kReduceLeaf ? ni - start : static_cast<int>(kReduceLeaf);
+      float acc = StepExpShift::init();
+      for (int i = lane; i < len; i += kReduceLanes)
+        acc = add(acc, LOG_FORM ? exp(sub(xs[start + i], m)) : xs[start + i]);
+#pragma unroll
+      for (int s = kReduceLanes / 2; s >= 1; s >>= 1) acc = add(acc, __shfl_down_sync(0xFFFFFFFFu, acc, s, 32));
+      if (lane == 0) leaf_value[l] = acc;
+    }
+    __syncthreads();
+    if (tid == 0) {
+      const float s = leaf_tree<StepExpShift>(leaf_value, leaves);
+      row_s = LOG_FORM ? log(s) : s;
+      if (!LOG_FORM) row_r = reciprocal_of(s).r;
+    }
+    __syncthreads();
+    const float s = row_s;
+    // 4. Write the row.
+    if (is_nan(s)) {
+      write_row(yr, ni, [](int) { return canonical_nan(); });
+    } else if (LOG_FORM) {
+      write_row(yr, ni, [&](int i) { return canonicalize(sub(sub(xs[i], m), s)); });
+    } else if (!is_even_integer(s)) {
+      const double rr = row_r;
+      write_row(yr, ni, [&](int i) { return div_by_reciprocal_fast(xs[i], rr); });
+    } else {
+      Reciprocal d;
+      d.r = row_r;
+      d.b = s;
+      d.even_integer = true;
+      write_row(yr, ni, [&](int i) { return div_by_reciprocal(xs[i], d); });
+    }
+    __syncthreads();  // the next row reuses the shared memory
+  }
+}
+
+// Threads of the long-row kernel: four times the configured block (one block per multiprocessor
+// needs many warps to keep memory busy), at most 1024. A launch-shape choice: same bits.
+template <bool LOG_FORM>
+void launch_long_row(const float* x, int64_t rows, int64_t n, float* y, const LaunchConfig& config) {
+  auto* kernel = softmax_long_row_kernel<LOG_FORM>;
+  const int block = std::min(1024, 4 * cuda::fitted_block(kernel, config));
+  const size_t smem = static_cast<size_t>(n) * sizeof(float);
+  BL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     static_cast<int>(kSoftmaxLongRowOnChip * sizeof(float))));
+  kernel<<<cuda::grid_size(rows, config), block, smem>>>(x, rows, n, y);
+  BL_CUDA_CHECK(cudaGetLastError());
+  cuda::finish_sync();
+}
+
 }  // namespace
 
 void softmax_rows_on_chip_cuda(const float* x, int64_t rows, int64_t n, float* y, bool log_form,
@@ -302,6 +465,13 @@ void softmax_cuda(const float* x, int64_t rows, int64_t n, float* y, bool log_fo
   BL_CHECK(x != nullptr && y != nullptr, name, ": input or output pointer is null");
   if (n <= kSoftmaxRowOnChip) {  // shape-only choice; same bits
     softmax_rows_on_chip_cuda(x, rows, n, y, log_form, config);
+    return;
+  }
+  if (n <= kSoftmaxLongRowOnChip && config.variant != kSoftmaxPassesVariant) {  // shape-only choice; same bits
+    if (log_form)
+      launch_long_row<true>(x, rows, n, y, config);
+    else
+      launch_long_row<false>(x, rows, n, y, config);
     return;
   }
   const ReduceShape shape{rows, n, 1};

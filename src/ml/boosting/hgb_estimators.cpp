@@ -4,7 +4,8 @@
 // score alike; that column is no feature), as LightGBM's group_column: the generic fit(X, y) then
 // carries the groups, and score(X, y) can give the mean NDCG@eval_at over X's queries. At fit the
 // rows of a query must be contiguous (hgb_losses.h: query_starts). The ranker's early stopping holds
-// out whole queries (hgb_losses.h: query_validation_mask) and scores the mean NDCG@eval_at.
+// out whole queries (hgb_losses.h: query_validation_mask) and scores the mean NDCG@eval_at, with
+// sample weights the mean over queries weighted by each query's mean row weight (as LightGBM).
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
@@ -525,6 +526,16 @@ class HistGradientBoosting : public Estimator {
         if (weight) part.w.insert(part.w.end(), weight + b, weight + e);
         std::vector<int64_t>& qs = held[b] ? va_q : tr_q;
         qs.push_back(qs.back() + (e - b));
+      }
+      if (weight) {
+        // Both NDCGs are weighted by the queries' mean row weights: each side needs a positive one.
+        bool any_va = false, any_tr = false;
+        for (float v : va.w) any_va = any_va || v > 0.0f;
+        for (float v : tr.w) any_tr = any_tr || v > 0.0f;
+        BL_CHECK(any_va && any_tr, est, ": early stopping: every ", any_va ? "training" : "held-out",
+                 " query (validation_fraction=", validation_fraction_, ", random_state=", p_.seed,
+                 ") has sample weight 0, so the weighted NDCG of those queries is undefined; use another "
+                 "random_state or validation_fraction=none");
       }
       BoostValidation val;
       val.X = va.x.data();

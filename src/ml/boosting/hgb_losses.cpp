@@ -171,7 +171,8 @@ double query_ndcg(const float* score, const float* rel, int64_t m, int64_t k) {
   return dcg / ideal;
 }
 
-double mean_query_ndcg(const float* score, const float* rel, const std::vector<int64_t>& query_start, int64_t k) {
+double mean_query_ndcg(const float* score, const float* rel, const std::vector<int64_t>& query_start, int64_t k,
+                       const float* weight) {
   BL_CHECK(query_start.size() >= 2, "mean NDCG: needs at least one query");
   const int64_t nq = static_cast<int64_t>(query_start.size()) - 1;
   std::vector<double> per(static_cast<size_t>(nq));
@@ -179,9 +180,25 @@ double mean_query_ndcg(const float* score, const float* rel, const std::vector<i
     const int64_t b = query_start[q];
     per[q] = query_ndcg(score + b, rel + b, query_start[q + 1] - b, k);
   });
-  double s = 0.0;
-  for (double v : per) s += v;  // query order: the same bits for every thread count
-  return s / static_cast<double>(nq);
+  if (!weight) {
+    double s = 0.0;
+    for (double v : per) s += v;  // query order: the same bits for every thread count
+    return s / static_cast<double>(nq);
+  }
+  // Query weight: the mean of its rows' weights (LightGBM's query weights), all in binary64 in row
+  // and query order. All-ones weights give the unweighted bits (x * 1 and sums of ones are exact).
+  double s = 0.0, total = 0.0;
+  for (int64_t q = 0; q < nq; ++q) {
+    const int64_t b = query_start[q], e = query_start[q + 1];
+    double wq = 0.0;
+    for (int64_t i = b; i < e; ++i) wq += static_cast<double>(weight[i]);
+    wq /= static_cast<double>(e - b);
+    s += per[q] * wq;
+    total += wq;
+  }
+  BL_CHECK(total > 0.0, "mean NDCG: the ", nq, " queries have sample weights summing to 0; the weighted mean "
+           "over queries needs a query of positive weight");
+  return s / total;
 }
 
 std::vector<char> query_validation_mask(const std::vector<int64_t>& query_start, double fraction, uint64_t seed,

@@ -73,7 +73,12 @@ double query_ndcg(const float* score, const float* rel, int64_t m, int64_t k);
 // The mean NDCG@k (query_ndcg) over the queries [query_start[q], query_start[q + 1]) of score: the
 // queries' values computed as parallel tasks, added in query order in binary64 and divided by their
 // count, so every thread count gives the same bits. The ranker's score() and its early-stopping score.
-double mean_query_ndcg(const float* score, const float* rel, const std::vector<int64_t>& query_start, int64_t k);
+// With weight (one per row; null: unweighted) it is the weighted mean over queries, a query's weight
+// being the mean of its rows' weights (LightGBM's query weights for ranking metrics), in binary64:
+// sum_q ndcg_q * w_q / sum_q w_q. All-ones weights give the unweighted bits; a query of weight 0 adds
+// nothing; weights summing to 0 are an error.
+double mean_query_ndcg(const float* score, const float* rel, const std::vector<int64_t>& query_start, int64_t k,
+                       const float* weight = nullptr);
 
 // The ranker's early-stopping split, in whole queries: of the Q queries (Q >= 2, else an error naming
 // est) the ceil(fraction * Q) (clamped to 1 .. Q - 1) of the smallest Philox keys (seed, query index)

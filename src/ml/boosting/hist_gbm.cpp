@@ -1190,10 +1190,11 @@ BoostModel fit_boosting(const float* X, int64_t n, int64_t d, const float* y_val
   // Early stopping: the scores before the first iteration; validation raw scores follow the trees.
   BL_CHECK(!(p.early_stopping && p.dart), "hist_gradient_boosting: early_stopping is not supported with booster=dart");
   std::vector<float> val_raw;
-  // Ranking scores the mean NDCG@ndcg_at over the queries; the other losses -(weighted mean loss).
+  // Ranking scores the mean NDCG@ndcg_at over the queries (weighted by the mean row weight of each
+  // query when the fit has weights); the other losses -(weighted mean loss).
   auto score_of = [&](const float* r, const float* yv, const int32_t* yc, const float* w, int64_t m,
                       const std::vector<int64_t>& qs) {
-    return boost_ranking(p.loss) ? mean_query_ndcg(r, yv, qs, p.ndcg_at) : boost_score(p, K, r, yv, yc, w, m);
+    return boost_ranking(p.loss) ? mean_query_ndcg(r, yv, qs, p.ndcg_at, w) : boost_score(p, K, r, yv, yc, w, m);
   };
   auto record_scores = [&]() {
     model.train_score.push_back(score_of(raw.data(), y_value, y_class, weight, n, p.query_start));

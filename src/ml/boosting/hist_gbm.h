@@ -92,7 +92,7 @@ struct BoostParams {
   // validation; none: the training rows) is recorded as a score (-loss); the fit stops once none
   // of the last n_iter_no_change scores beats the one before them by more than tol. Ranking losses
   // record instead the mean NDCG@ndcg_at over the queries (hgb_losses.h: mean_query_ndcg;
-  // unweighted, higher is better as -loss).
+  // weighted by each query's mean row weight when there are weights, higher is better as -loss).
   bool early_stopping = false;
   int64_t n_iter_no_change = 10;
   double tol = 1e-7;
