@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "ml/tree/tree_model.h"
 #include "ml/tree/tree_shap.h"
+#include "ml_common/estimator_checks.h"
 #include "ml_trees/ml_trees_util.h"
 
 namespace bl::ml::testing {
@@ -47,14 +48,7 @@ Dataset cat_data(int64_t n, int k, uint64_t seed, std::vector<int64_t> skip = {}
   return {Tensor::from_vector(x, {n, 3}), Tensor::from_vector(y, {n})};
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using ml_common::error_of;
 
 // X with column 0 replaced by v (every row).
 Tensor with_column0(const Tensor& X, float v) {

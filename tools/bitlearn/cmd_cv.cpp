@@ -222,14 +222,7 @@ void run_cv(const CvArgs& a) {
   bl::CsvTable table = bl::read_table(a.data);
   const bl::Tensor weights = bl::cli::weight_column(table, a.weights, a.data);
   std::vector<std::string> ignore = a.ignore;
-  if (!a.weights.empty()) {  // the weight column is no feature
-    BL_CHECK(a.weights != a.target, "--weights names the target column '", a.weights, "'");
-    BL_CHECK(std::find(a.features.begin(), a.features.end(), a.weights) == a.features.end(),
-             "--weights column '", a.weights, "' is also named in --features");
-    BL_CHECK(std::find(a.categorical.begin(), a.categorical.end(), a.weights) == a.categorical.end(),
-             "--weights column '", a.weights, "' is also named in --categorical");
-    ignore.push_back(a.weights);
-  }
+  bl::cli::set_weight_column_apart(a.weights, a.target, a.features, a.categorical, ignore);
   const std::vector<std::string> inputs = bl::cli::select_features(table, a.target, a.features, ignore, a.data);
   std::vector<std::string> features = inputs;
   // One-hot with the categories of the whole table (every fold's columns are the same).

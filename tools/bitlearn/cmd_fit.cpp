@@ -75,12 +75,7 @@ void run_fit(const FitArgs& a) {
   bl::CsvTable table = bl::read_table(a.data);
   const bl::Tensor weights = bl::cli::weight_column(table, a.weights, a.data);
   std::vector<std::string> ignore = a.ignore;
-  if (!a.weights.empty()) {  // the weight column is no feature
-    BL_CHECK(a.weights != a.target, "--weights names the target column '", a.weights, "'");
-    BL_CHECK(std::find(a.features.begin(), a.features.end(), a.weights) == a.features.end(),
-             "--weights column '", a.weights, "' is also named in --features");
-    ignore.push_back(a.weights);
-  }
+  bl::cli::set_weight_column_apart(a.weights, a.target, a.features, a.categorical, ignore);
   // A forecaster fits on a data file holding only its series (the target column): no features.
   const bool series_only =
       dynamic_cast<const bl::ml::Forecaster*>(est.get()) != nullptr && a.features.empty() && !a.target.empty() &&

@@ -291,4 +291,16 @@ Tensor weight_column(const CsvTable& table, const std::string& column, const std
   return Tensor::from_vector(w, {table.rows});
 }
 
+void set_weight_column_apart(const std::string& column, const std::string& target,
+                             const std::vector<std::string>& features, const std::vector<std::string>& categorical,
+                             std::vector<std::string>& ignore) {
+  if (column.empty()) return;
+  BL_CHECK(column != target, "--weights names the target column '", column, "'");
+  BL_CHECK(std::find(features.begin(), features.end(), column) == features.end(), "--weights column '", column,
+           "' is also named in --features");
+  BL_CHECK(std::find(categorical.begin(), categorical.end(), column) == categorical.end(), "--weights column '",
+           column, "' is also named in --categorical");
+  ignore.push_back(column);
+}
+
 }  // namespace bl::cli

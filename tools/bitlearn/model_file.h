@@ -71,4 +71,10 @@ std::vector<std::string> select_features(const CsvTable& table, const std::strin
 // estimator's fit_weighted checks the values.
 Tensor weight_column(const CsvTable& table, const std::string& column, const std::string& source);
 
+// Keeps the --weights column out of the features: an error when it is also the target or named in
+// --features or --categorical; else it joins `ignore`. Nothing when column is empty.
+void set_weight_column_apart(const std::string& column, const std::string& target,
+                             const std::vector<std::string>& features, const std::vector<std::string>& categorical,
+                             std::vector<std::string>& ignore);
+
 }  // namespace bl::cli

@@ -842,6 +842,26 @@ class TreeGrower {
   }
 
   // Feature f's candidates, scanned in order into best (replaced only by a strictly larger gain).
+  // The gain of a candidate whose left child holds G, H, N of the node's g_tot, h_tot, n_tot, or
+  // false when the children break min_samples_leaf / min_child_weight or (mono: the feature's
+  // monotonic direction, 0: none) the constraint. With constraints the children's values stay
+  // within the node's bounds [lo, hi].
+  bool candidate_gain(int64_t G, int64_t H, int64_t N, int64_t g_tot, int64_t h_tot, int64_t n_tot, double parent,
+                      double lo, double hi, int8_t mono, double& gain) const {
+    if (N < p_.min_samples_leaf || n_tot - N < p_.min_samples_leaf || N == 0 || N == n_tot) return false;
+    if (static_cast<double>(H) * h_->unit < p_.min_child_weight ||
+        static_cast<double>(h_tot - H) * h_->unit < p_.min_child_weight)
+      return false;
+    if (constrained_) {
+      const double vl = node_value(G, H, lo, hi), vr = node_value(g_tot - G, h_tot - H, lo, hi);
+      if ((mono > 0 && vl > vr) || (mono < 0 && vl < vr)) return false;
+      gain = bounded_score(G, vl) + bounded_score(g_tot - G, vr) - parent;
+    } else {
+      gain = score(G, H) + score(g_tot - G, h_tot - H) - parent;
+    }
+    return true;
+  }
+
   void best_split_of_feature(const std::vector<int64_t>& hist, int64_t f, int64_t g_tot, int64_t h_tot,
                              double parent, SplitInfo& best, double lo, double hi, const char* feats) const {
     if (!(*allowed_)[f] || (feats && !feats[f])) return;
@@ -867,19 +887,9 @@ class TreeGrower {
         const int64_t G = gl + (miss_left ? miss[0] : 0);
         const int64_t H = hl + (miss_left ? miss[1] : 0);
         const int64_t N = nl + (miss_left ? miss[2] : 0);
-        if (N < p_.min_samples_leaf || n_tot - N < p_.min_samples_leaf || N == 0 || N == n_tot) continue;
-        if (static_cast<double>(H) * h_->unit < p_.min_child_weight ||
-            static_cast<double>(h_tot - H) * h_->unit < p_.min_child_weight)
-          continue;
         double gain = 0.0;
-        if (constrained_) {  // values within the node's bounds; a split against the constraint is rejected
-          const double vl = node_value(G, H, lo, hi), vr = node_value(g_tot - G, h_tot - H, lo, hi);
-          const int8_t c = p_.monotonic[f];
-          if ((c > 0 && vl > vr) || (c < 0 && vl < vr)) continue;
-          gain = bounded_score(G, vl) + bounded_score(g_tot - G, vr) - parent;
-        } else {
-          gain = score(G, H) + score(g_tot - G, h_tot - H) - parent;
-        }
+        if (!candidate_gain(G, H, N, g_tot, h_tot, n_tot, parent, lo, hi, constrained_ ? p_.monotonic[f] : 0, gain))
+          continue;
         if (gain > best.gain) {
           best.gain = gain;
           best.feature = static_cast<int32_t>(f);
@@ -929,17 +939,8 @@ class TreeGrower {
         H += cell[1];
         N += cell[2];
         miss_in = miss_in || code == kMissingBin;
-        if (N < p_.min_samples_leaf || n_tot - N < p_.min_samples_leaf || N == 0 || N == n_tot) continue;
-        if (static_cast<double>(H) * h_->unit < p_.min_child_weight ||
-            static_cast<double>(h_tot - H) * h_->unit < p_.min_child_weight)
-          continue;
-        double gain = 0.0;
-        if (constrained_) {  // other features' constraints bound the node's values
-          const double vl = node_value(G, H, lo, hi), vr = node_value(g_tot - G, h_tot - H, lo, hi);
-          gain = bounded_score(G, vl) + bounded_score(g_tot - G, vr) - parent;
-        } else {
-          gain = score(G, H) + score(g_tot - G, h_tot - H) - parent;
-        }
+        double gain = 0.0;  // other features' constraints bound the node's values
+        if (!candidate_gain(G, H, N, g_tot, h_tot, n_tot, parent, lo, hi, 0, gain)) continue;
         if (gain > best.gain) {
           best.gain = gain;
           best.feature = static_cast<int32_t>(f);
