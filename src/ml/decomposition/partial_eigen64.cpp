@@ -21,10 +21,16 @@
 // Every parallel task owns whole outputs (a coefficient, an entry range, a row range) and sums in a
 // fixed order: the bits do not depend on the thread count. Dot products use four partial sums
 // (index mod 4) added as ((s0 + s1) + (s2 + s3)) + tail.
+// The operator overload runs steps 2, 4 and 5 with the caller's y = Op x in place of step 3 (no
+// scaling, residuals against each |theta|). shift_invert_top_eigen64 factors sigma I - a by
+// cholesky64 (column panels of 32, the rows below each panel in tasks of 32 rows, every entry one
+// fixed formula), applies B^-1 as a forward and a backward triangular solve per vector (one task
+// per vector, L^T stored row-major so both solves read rows), and checks the pairs on a itself.
 #include "ml/decomposition/partial_eigen64.h"
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "core/error.h"
 #include "core/thread_pool.h"
@@ -95,51 +101,13 @@ SymmetricEigen64 dense_top(const std::vector<double>& a, int64_t n, int64_t k, c
   return e;
 }
 
-}  // namespace
-
-PartialEigen64Result partial_eigen64_run(const std::vector<double>& a, int64_t n, int64_t k, const char* who,
-                                         const PartialEigen64Options& opt) {
-  BL_CHECK(n >= 0 && static_cast<int64_t>(a.size()) == n * n, who, ": expected a ", n, " x ", n,
-           " matrix, got ", a.size(), " entries");
-  BL_CHECK(k >= 0 && k <= n, who, ": asked for ", k, " eigenpairs of a ", n, " x ", n, " matrix");
-  double amax = 0.0;
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t j = 0; j <= i; ++j) {
-      const double v = a[i * n + j];
-      BL_CHECK(std::isfinite(v), who, ": the matrix holds a non-finite entry (", v, " at [", i, ", ", j,
-               "]); the eigen-decomposition needs finite values");
-      amax = std::max(amax, std::fabs(v));
-    }
-  PartialEigen64Result res;
-  res.eig.values.assign(static_cast<size_t>(k), 0.0);
-  res.eig.vectors.assign(static_cast<size_t>(k * n), 0.0);
-  res.converged = true;
-  if (k == 0) return res;
-  if (amax == 0.0) {  // the zero matrix: the unit vectors, as symmetric_eigen64 gives
-    for (int64_t t = 0; t < k; ++t) res.eig.vectors[t * n + t] = 1.0;
-    return res;
-  }
+// The Krylov iteration of steps 2-5 on the operator `apply` (fills K.SQ for basis vectors [b0, b1)
+// from K.Q). anorm > 0: the residual scale; 0: each pair's own |theta|. Values are
+// multiplied by 2^shift. True when res holds the answer; false: not converged and fallback asked.
+bool lanczos_core(int64_t n, int64_t k, int64_t m_max, const std::function<void(Krylov&, int64_t, int64_t)>& apply,
+                  double anorm, int shift, const PartialEigen64Options& opt, const char* who,
+                  PartialEigen64Result& res) {
   const int64_t p = k;
-  int64_t m_max = opt.max_basis > 0 ? opt.max_basis : std::max<int64_t>(80 * k, 320);
-  m_max = std::min(n, std::max(m_max, p));
-  if (n <= 2 * p + 8) {  // too small for a Krylov basis to save anything
-    res.eig = dense_top(a, n, k, who);
-    return res;
-  }
-  int shift = 0;
-  std::frexp(amax, &shift);
-  std::vector<double> S(static_cast<size_t>(n * n));
-  default_pool().parallel_for((n + kRows - 1) / kRows, [&](int64_t t) {
-    const int64_t r1 = std::min(n, (t + 1) * kRows);
-    for (int64_t i = t * kRows; i < r1; ++i)
-      for (int64_t j = 0; j < n; ++j) S[i * n + j] = std::ldexp(j <= i ? a[i * n + j] : a[j * n + i], -shift);
-  });
-  double anorm = 0.0;
-  for (int64_t i = 0; i < n; ++i) {
-    double s = 0.0;
-    for (int64_t j = 0; j < n; ++j) s += std::fabs(S[i * n + j]);
-    anorm = std::max(anorm, s);
-  }
   Krylov K{n, std::vector<double>(static_cast<size_t>(m_max * n)), std::vector<double>(static_cast<size_t>(m_max * n))};
   std::vector<double> T(static_cast<size_t>(m_max * m_max), 0.0), coef, w(static_cast<size_t>(n));
   int64_t next_formula = 0;  // formula vectors used so far
@@ -162,11 +130,7 @@ PartialEigen64Result partial_eigen64_run(const std::vector<double>& a, int64_t n
     return true;
   };
   auto multiply = [&](int64_t b0, int64_t b1) {  // SQ and T rows for basis vectors [b0, b1)
-    default_pool().parallel_for((n + kRows - 1) / kRows, [&](int64_t t) {
-      const int64_t r1 = std::min(n, (t + 1) * kRows);
-      for (int64_t r = t * kRows; r < r1; ++r)
-        for (int64_t b = b0; b < b1; ++b) K.SQ[b * n + r] = dot64(&S[r * n], &K.Q[b * n], n);
-    });
+    if (b1 > b0) apply(K, b0, b1);
     for (int64_t b = b0; b < b1; ++b)
       default_pool().parallel_for((b + kChunk) / kChunk, [&](int64_t t) {
         const int64_t a1 = std::min(b + 1, (t + 1) * kChunk);
@@ -224,26 +188,205 @@ PartialEigen64Result partial_eigen64_run(const std::vector<double>& a, int64_t n
         const double d = sy[i] - r.values[t] * y[i];
         rr += d * d;
       }
-      resid[t] = std::sqrt(rr) / anorm;
+      resid[t] = std::sqrt(rr);
     });
+    double biggest = 0.0;
+    for (int64_t t = 0; t < k; ++t) biggest = std::max(biggest, std::fabs(r.values[t]));
     double worst = 0.0;
-    for (int64_t t = 0; t < k; ++t) worst = std::max(worst, resid[t]);
+    for (int64_t t = 0; t < k; ++t) {
+      // Operator path: each pair against its own |theta| (the largest where that is 0), so that the
+      // smaller wanted values of a shift-invert operator are as accurate as the largest.
+      double scale = anorm;
+      if (!(scale > 0.0)) scale = std::fabs(r.values[t]) > 0.0 ? std::fabs(r.values[t]) : biggest;
+      if (!(scale > 0.0)) scale = 1.0;
+      worst = std::max(worst, resid[t] / scale);
+    }
     res.max_residual = worst;
     res.basis = m;
     if (worst <= opt.tol || last) {
       res.converged = worst <= opt.tol;
-      if (!res.converged && opt.fallback) break;
+      if (!res.converged && opt.fallback) return false;
       for (int64_t t = 0; t < k; ++t) {
         res.eig.values[t] = std::ldexp(r.values[t], shift);
         BL_CHECK(std::isfinite(res.eig.values[t]), who, ": eigenvalue ", t, " overflows binary64");
         std::copy_n(Y.begin() + t * n, n, res.eig.vectors.begin() + t * n);
         apply_sign_rule(&res.eig.vectors[t * n], n);
       }
-      return res;
+      return true;
     }
   }
+}
+
+}  // namespace
+
+PartialEigen64Result partial_eigen64_run(const std::vector<double>& a, int64_t n, int64_t k, const char* who,
+                                         const PartialEigen64Options& opt) {
+  BL_CHECK(n >= 0 && static_cast<int64_t>(a.size()) == n * n, who, ": expected a ", n, " x ", n,
+           " matrix, got ", a.size(), " entries");
+  BL_CHECK(k >= 0 && k <= n, who, ": asked for ", k, " eigenpairs of a ", n, " x ", n, " matrix");
+  double amax = 0.0;
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j <= i; ++j) {
+      const double v = a[i * n + j];
+      BL_CHECK(std::isfinite(v), who, ": the matrix holds a non-finite entry (", v, " at [", i, ", ", j,
+               "]); the eigen-decomposition needs finite values");
+      amax = std::max(amax, std::fabs(v));
+    }
+  PartialEigen64Result res;
+  res.eig.values.assign(static_cast<size_t>(k), 0.0);
+  res.eig.vectors.assign(static_cast<size_t>(k * n), 0.0);
+  res.converged = true;
+  if (k == 0) return res;
+  if (amax == 0.0) {  // the zero matrix: the unit vectors, as symmetric_eigen64 gives
+    for (int64_t t = 0; t < k; ++t) res.eig.vectors[t * n + t] = 1.0;
+    return res;
+  }
+  const int64_t p = k;
+  int64_t m_max = opt.max_basis > 0 ? opt.max_basis : std::max<int64_t>(80 * k, 320);
+  m_max = std::min(n, std::max(m_max, p));
+  if (n <= 2 * p + 8) {  // too small for a Krylov basis to save anything
+    res.eig = dense_top(a, n, k, who);
+    return res;
+  }
+  int shift = 0;
+  std::frexp(amax, &shift);
+  std::vector<double> S(static_cast<size_t>(n * n));
+  default_pool().parallel_for((n + kRows - 1) / kRows, [&](int64_t t) {
+    const int64_t r1 = std::min(n, (t + 1) * kRows);
+    for (int64_t i = t * kRows; i < r1; ++i)
+      for (int64_t j = 0; j < n; ++j) S[i * n + j] = std::ldexp(j <= i ? a[i * n + j] : a[j * n + i], -shift);
+  });
+  double anorm = 0.0;
+  for (int64_t i = 0; i < n; ++i) {
+    double s = 0.0;
+    for (int64_t j = 0; j < n; ++j) s += std::fabs(S[i * n + j]);
+    anorm = std::max(anorm, s);
+  }
+  auto apply = [&](Krylov& K, int64_t b0, int64_t b1) {
+    default_pool().parallel_for((n + kRows - 1) / kRows, [&](int64_t t) {
+      const int64_t r1 = std::min(n, (t + 1) * kRows);
+      for (int64_t r = t * kRows; r < r1; ++r)
+        for (int64_t b = b0; b < b1; ++b) K.SQ[b * n + r] = dot64(&S[r * n], &K.Q[b * n], n);
+    });
+  };
+  if (lanczos_core(n, k, m_max, apply, anorm, shift, opt, who, res)) return res;
   res.eig = dense_top(a, n, k, who);
   return res;
+}
+
+PartialEigen64Result partial_eigen64_op_run(const BlockOperator64& op, int64_t n, int64_t k, const char* who,
+                                            const PartialEigen64Options& opt) {
+  BL_CHECK(n >= 0 && k >= 0 && k <= n, who, ": asked for ", k, " eigenpairs of a ", n, " x ", n, " operator");
+  PartialEigen64Result res;
+  res.eig.values.assign(static_cast<size_t>(k), 0.0);
+  res.eig.vectors.assign(static_cast<size_t>(k * n), 0.0);
+  res.converged = true;
+  if (k == 0) return res;
+  int64_t m_max = opt.max_basis > 0 ? opt.max_basis : std::max<int64_t>(80 * k, 320);
+  m_max = std::min(n, std::max(m_max, k));
+  auto apply = [&](Krylov& K, int64_t b0, int64_t b1) { op(&K.Q[b0 * n], &K.SQ[b0 * n], b1 - b0); };
+  PartialEigen64Options o = opt;
+  o.fallback = false;  // nothing to fall back on: the caller reads `converged`
+  lanczos_core(n, k, m_max, apply, 0.0, 0, o, who, res);
+  return res;
+}
+
+bool cholesky64(const std::vector<double>& b, int64_t n, std::vector<double>& L) {
+  constexpr int64_t kPanel = 32;
+  L.assign(static_cast<size_t>(n * n), 0.0);
+  for (int64_t j0 = 0; j0 < n; j0 += kPanel) {
+    const int64_t j1 = std::min(n, j0 + kPanel);
+    // The diagonal block's rows in order, then the rows below in tasks of kRows, each row's entries
+    // of this panel in column order: every entry is the fixed formula of the header.
+    for (int64_t i = j0; i < j1; ++i) {
+      double* li = &L[i * n];
+      for (int64_t j = j0; j < i; ++j) li[j] = (b[i * n + j] - dot64(li, &L[j * n], j)) / L[j * n + j];
+      const double d = b[i * n + i] - dot64(li, li, i);
+      if (!(d > 0.0) || !std::isfinite(d)) return false;
+      li[i] = std::sqrt(d);
+    }
+    const int64_t below = n - j1;
+    default_pool().parallel_for((below + kRows - 1) / kRows, [&](int64_t t) {
+      const int64_t r1 = std::min(n, j1 + (t + 1) * kRows);
+      for (int64_t i = j1 + t * kRows; i < r1; ++i) {
+        double* li = &L[i * n];
+        for (int64_t j = j0; j < j1; ++j) li[j] = (b[i * n + j] - dot64(li, &L[j * n], j)) / L[j * n + j];
+      }
+    });
+  }
+  return true;
+}
+
+SymmetricEigen64 shift_invert_top_eigen64(const std::vector<double>& a, int64_t n, int64_t k, double sigma,
+                                          const char* who, bool* used_lanczos) {
+  if (used_lanczos) *used_lanczos = false;
+  if (!(n >= 256 && k >= 1 && k <= n / 8) || static_cast<int64_t>(a.size()) != n * n || !std::isfinite(sigma))
+    return symmetric_eigen64(a, n, k, who);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j <= i; ++j)
+      if (!std::isfinite(a[i * n + j])) return symmetric_eigen64(a, n, k, who);  // it names the entry
+  // The full symmetric a and its row-sum norm (columns ascending).
+  std::vector<double> S(static_cast<size_t>(n * n)), B(static_cast<size_t>(n * n), 0.0);
+  default_pool().parallel_for((n + kRows - 1) / kRows, [&](int64_t t) {
+    const int64_t r1 = std::min(n, (t + 1) * kRows);
+    for (int64_t i = t * kRows; i < r1; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        S[i * n + j] = j <= i ? a[i * n + j] : a[j * n + i];
+        if (j <= i) B[i * n + j] = (i == j ? sigma : 0.0) - a[i * n + j];
+      }
+  });
+  double anorm = 0.0;
+  for (int64_t i = 0; i < n; ++i) {
+    double s = 0.0;
+    for (int64_t j = 0; j < n; ++j) s += std::fabs(S[i * n + j]);
+    anorm = std::max(anorm, s);
+  }
+  std::vector<double> L;
+  if (!(anorm > 0.0) || !cholesky64(B, n, L)) return symmetric_eigen64(a, n, k, who);
+  B = std::vector<double>();
+  std::vector<double> U(static_cast<size_t>(n * n));  // L^T row-major: the backward solve reads rows
+  default_pool().parallel_for((n + kRows - 1) / kRows, [&](int64_t t) {
+    const int64_t r1 = std::min(n, (t + 1) * kRows);
+    for (int64_t i = t * kRows; i < r1; ++i)
+      for (int64_t j = 0; j < n; ++j) U[i * n + j] = L[j * n + i];
+  });
+  // y = B^-1 x: L z = x forward, L^T y = z backward; one task per vector.
+  auto op = [&](const double* x, double* y, int64_t count) {
+    default_pool().parallel_for(count, [&](int64_t c) {
+      const double* xc = x + c * n;
+      double* yc = y + c * n;
+      std::vector<double> z(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) z[i] = (xc[i] - dot64(&L[i * n], z.data(), i)) / L[i * n + i];
+      for (int64_t i = n - 1; i >= 0; --i)
+        yc[i] = (z[i] - dot64(&U[i * n + i + 1], yc + i + 1, n - 1 - i)) / U[i * n + i];
+    });
+  };
+  PartialEigen64Options opt;
+  opt.tol = 1e-12;
+  const PartialEigen64Result run = partial_eigen64_op_run(op, n, k, who, opt);
+  if (!run.converged) return symmetric_eigen64(a, n, k, who);
+  // Back to a: Rayleigh quotients and residuals of the returned vectors, one task per vector.
+  SymmetricEigen64 out;
+  out.values.assign(static_cast<size_t>(k), 0.0);
+  out.vectors = run.eig.vectors;
+  std::vector<double> resid(static_cast<size_t>(k));
+  default_pool().parallel_for(k, [&](int64_t t) {
+    const double* v = &out.vectors[t * n];
+    std::vector<double> av(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) av[i] = dot64(&S[i * n], v, n);
+    const double lambda = dot64(v, av.data(), n);
+    double rr = 0.0;
+    for (int64_t i = 0; i < n; ++i) {
+      const double d = av[i] - lambda * v[i];
+      rr += d * d;
+    }
+    out.values[t] = lambda;
+    resid[t] = std::sqrt(rr) / anorm;
+  });
+  for (int64_t t = 0; t < k; ++t)
+    if (!(resid[t] <= 1e-11)) return symmetric_eigen64(a, n, k, who);
+  if (used_lanczos) *used_lanczos = true;
+  return out;
 }
 
 SymmetricEigen64 partial_eigen64(const std::vector<double>& a, int64_t n, int64_t k, const char* who) {

@@ -10,8 +10,10 @@
 // neighbors; M = (I - W)^T (I - W), each entry summed over the rows r of I - W in ascending order (one
 // thread); method=ltsa: M sums I - G G^T over the rows' neighborhoods (local tangent space alignment,
 // ltsa_matrix below; one thread, rows ascending). The
-// n_components + 1 smallest eigenvectors of M are the largest of -M, decomposed by symmetric_eigen64
-// (each vector's entry of largest magnitude positive). The first (the constant vector, eigenvalue
+// n_components + 1 smallest eigenvectors of M are the largest of -M, found by shift_invert_top_eigen64
+// with sigma = 1e-6 max_i M_ii (block Lanczos on (sigma I + M)^-1; symmetric_eigen64 below 256 rows,
+// for many components or when the Lanczos pairs miss the residual bound; each vector's entry of
+// largest magnitude positive). The first (the constant vector, eigenvalue
 // ~0) is dropped; the embedding's column t is eigenvector t + 1 (unit norm), and
 // reconstruction_error_ is the sum of those n_components eigenvalues of M (t ascending).
 // transform(Y): each new row's n_neighbors nearest training rows (a training row counts as a
@@ -23,6 +25,7 @@
 #include "core/error.h"
 #include "core/thread_pool.h"
 #include "ml/decomposition/embedding_sizes.h"
+#include "ml/decomposition/partial_eigen64.h"
 #include "ml/decomposition/symmetric_eigen64.h"
 #include "ml/gaussian_process/gp_regressor.h"
 #include "ml/linear/common.h"
@@ -38,6 +41,9 @@ using lin::ParamSpec;
 using K = ParamSpec::Kind;
 
 constexpr int64_t kMaxSamples = 4096;
+// sigma / max_i M_ii of the shift-invert solve: sigma I + M factors (M is positive semi-definite)
+// while 1 / (sigma - lambda) pulls the cluster at 0 apart.
+constexpr double kShift = 1e-6;
 
 // The barycenter weights w [k] of the point p [d] on the rows nb of x [., d] (see the file comment);
 // false when the regularized Gram matrix is not positive definite.
@@ -101,7 +107,11 @@ class LocallyLinearEmbedding final : public lin::ParamEstimator {
     std::vector<double> neg_m(static_cast<size_t>(n * n), 0.0);
     if (params_.text("method") == "ltsa") ltsa_matrix(nb, neg_m);
     else standard_matrix(nb, reg, neg_m);
-    SymmetricEigen64 eig = symmetric_eigen64(neg_m, n, k + 1, "locally_linear_embedding");
+    // -M's eigenvalues are <= 0 and the wanted ones cluster at 0: shift-invert just above 0, scaled
+    // by M's largest diagonal entry.
+    double dmax = 0.0;
+    for (int64_t i = 0; i < n; ++i) dmax = std::max(dmax, -neg_m[i * n + i]);
+    SymmetricEigen64 eig = shift_invert_top_eigen64(neg_m, n, k + 1, kShift * dmax, "locally_linear_embedding");
     embedding_.resize(static_cast<size_t>(n * k));
     double err = 0.0;
     for (int64_t t = 0; t < k; ++t) {

@@ -7,8 +7,9 @@
 // is one of the n_neighbors rows nearest to i (i itself included; n_neighbors none = max(floor(n /
 // 10), 1)), A = (C + C^T) / 2; affinity=rbf, A_ij = exp64(-gamma |x_i - x_j|^2) (gamma none = 1 /
 // n_features). With degrees d_i over j != i and s_i = sqrt(d_i) (1 where d_i = 0), the Laplacian's
-// n_components + 1 smallest eigenvectors are the largest of M = S^-1 A' S^-1, decomposed by
-// symmetric_eigen64 (descending eigenvalues). Row t of the embedding before the drop is v_t / s,
+// n_components + 1 smallest eigenvectors are the largest of M = S^-1 A' S^-1, found by
+// shift_invert_top_eigen64 with sigma = 1 + 1e-6 (block Lanczos on (sigma I - M)^-1; symmetric_eigen64
+// below 256 rows, for many components or when the Lanczos pairs miss the residual bound). Row t of the embedding before the drop is v_t / s,
 // scaled so that its entry of largest magnitude (lowest index among ties) is positive (scikit-learn's
 // deterministic sign flip); the embedding is rows 1..n_components, transposed to [n, n_components].
 // scikit-learn's SpectralEmbedding has no transform, and the Python class has none either; the
@@ -23,6 +24,7 @@
 #include "ml/decomposition/dense64.h"
 #include "ml/decomposition/embedding_sizes.h"
 #include "ml/decomposition/optional_count.h"
+#include "ml/decomposition/partial_eigen64.h"
 #include "ml/decomposition/symmetric_eigen64.h"
 #include "ml/linear/common.h"
 #include "ml/manifold/neighbor_graph.h"
@@ -38,6 +40,9 @@ using K = ParamSpec::Kind;
 namespace dd = density_detail;
 
 constexpr int64_t kMaxSamples = 4096;
+// sigma - 1 of the shift-invert solve: far enough above 1 that sigma I - M factors (M's largest
+// eigenvalue is 1 up to rounding), near enough that 1 / (sigma - lambda) pulls the cluster apart.
+constexpr double kShift = 1e-6;
 
 class SpectralEmbedding final : public lin::ParamEstimator {
  public:
@@ -63,7 +68,8 @@ class SpectralEmbedding final : public lin::ParamEstimator {
     rows_.n = n;
     rows_.d = d;
     graph::NormalizedAffinity na = graph::normalized_affinity(rows_.x, n, d, gamma, rbf ? 0 : nn);
-    SymmetricEigen64 eig = symmetric_eigen64(na.M, n, k + 1, "spectral_embedding");
+    // M's eigenvalues lie in [-1, 1] and the wanted ones cluster at 1: shift-invert just above 1.
+    SymmetricEigen64 eig = shift_invert_top_eigen64(na.M, n, k + 1, 1.0 + kShift, "spectral_embedding");
     na.M = std::vector<double>();
     std::vector<double> v(static_cast<size_t>((k + 1) * n));
     for (int64_t t = 0; t <= k; ++t)
