@@ -224,14 +224,7 @@ PartialEigen64Result partial_eigen64_run(const std::vector<double>& a, int64_t n
   BL_CHECK(n >= 0 && static_cast<int64_t>(a.size()) == n * n, who, ": expected a ", n, " x ", n,
            " matrix, got ", a.size(), " entries");
   BL_CHECK(k >= 0 && k <= n, who, ": asked for ", k, " eigenpairs of a ", n, " x ", n, " matrix");
-  double amax = 0.0;
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t j = 0; j <= i; ++j) {
-      const double v = a[i * n + j];
-      BL_CHECK(std::isfinite(v), who, ": the matrix holds a non-finite entry (", v, " at [", i, ", ", j,
-               "]); the eigen-decomposition needs finite values");
-      amax = std::max(amax, std::fabs(v));
-    }
+  const double amax = lower_triangle_max_abs(a, n, who);
   PartialEigen64Result res;
   res.eig.values.assign(static_cast<size_t>(k), 0.0);
   res.eig.vectors.assign(static_cast<size_t>(k * n), 0.0);

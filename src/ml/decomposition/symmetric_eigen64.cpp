@@ -229,10 +229,7 @@ double dot64(const double* x, const double* y, int64_t len) {
   return s;
 }
 
-SymmetricEigen64 symmetric_eigen64(const std::vector<double>& a, int64_t n, int64_t n_vectors, const char* who) {
-  BL_CHECK(n >= 0 && static_cast<int64_t>(a.size()) == n * n, who, ": expected a ", n, " x ", n,
-           " matrix, got ", a.size(), " entries");
-  if (n_vectors < 0 || n_vectors > n) n_vectors = n;
+double lower_triangle_max_abs(const std::vector<double>& a, int64_t n, const char* who) {
   double amax = 0.0;
   for (int64_t i = 0; i < n; ++i)
     for (int64_t j = 0; j <= i; ++j) {
@@ -241,6 +238,14 @@ SymmetricEigen64 symmetric_eigen64(const std::vector<double>& a, int64_t n, int6
                "]); the eigen-decomposition needs finite values");
       amax = std::max(amax, std::fabs(v));
     }
+  return amax;
+}
+
+SymmetricEigen64 symmetric_eigen64(const std::vector<double>& a, int64_t n, int64_t n_vectors, const char* who) {
+  BL_CHECK(n >= 0 && static_cast<int64_t>(a.size()) == n * n, who, ": expected a ", n, " x ", n,
+           " matrix, got ", a.size(), " entries");
+  if (n_vectors < 0 || n_vectors > n) n_vectors = n;
+  const double amax = lower_triangle_max_abs(a, n, who);
   SymmetricEigen64 out;
   out.values.assign(static_cast<size_t>(n), 0.0);
   out.vectors.assign(static_cast<size_t>(n_vectors * n), 0.0);

@@ -31,4 +31,8 @@ double dot64(const double* x, const double* y, int64_t len);
 // sqrt(a^2 + b^2) with the larger magnitude factored out (no overflow, basic operations only).
 double hypot64(double a, double b);
 
+// The largest magnitude in the lower triangle (j <= i) of the n x n row-major matrix a; a non-finite
+// entry there is a bl::Error naming `who` and the entry.
+double lower_triangle_max_abs(const std::vector<double>& a, int64_t n, const char* who);
+
 }  // namespace bl::ml
