@@ -22,6 +22,7 @@
 #define cudaMemcpyDeviceToHost hipMemcpyDeviceToHost
 #define cudaMemcpyDeviceToDevice hipMemcpyDeviceToDevice
 #define cudaMemset hipMemset
+#define cudaMemsetAsync hipMemsetAsync
 #define cudaStream_t hipStream_t
 #define cudaStreamSynchronize hipStreamSynchronize
 #define cudaDeviceSynchronize hipDeviceSynchronize
