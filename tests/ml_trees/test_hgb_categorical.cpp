@@ -9,8 +9,10 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 
 #include "core/error.h"
 #include "ml/tree/tree_model.h"
@@ -62,24 +64,25 @@ TEST(HgbCategorical, CategoryBeatsNumericOrder) {
   const Params base = {{"max_iter", "30"}, {"max_depth", "3"}};
   Params cat = base;
   cat["categorical_features"] = "[0]";
-  auto a = make_estimator("hist_gradient_boosting_regressor", cat);
-  auto b = make_estimator("hist_gradient_boosting_regressor", base);
-  a->fit(train.X, train.y);
-  b->fit(train.X, train.y);
-  const double r2_cat = a->score(test.X, test.y), r2_num = b->score(test.X, test.y);
+  // Fits the categorical and the numeric form of `kind` on train; returns both, scored on test.
+  auto fit_both = [&](const char* kind, const Dataset& tr, const Dataset& te, std::unique_ptr<Estimator>& with_cat) {
+    with_cat = make_estimator(kind, cat);
+    auto numeric = make_estimator(kind, base);
+    with_cat->fit(tr.X, tr.y);
+    numeric->fit(tr.X, tr.y);
+    return std::make_pair(with_cat->score(te.X, te.y), numeric->score(te.X, te.y));
+  };
+  std::unique_ptr<Estimator> a, c;
+  const auto [r2_cat, r2_num] = fit_both("hist_gradient_boosting_regressor", train, test, a);
   EXPECT_GT(r2_cat, 0.9);
   EXPECT_GT(r2_cat, r2_num + 0.05) << "categorical " << r2_cat << " numeric " << r2_num;
   EXPECT_EQ(a->get_params().at("categorical_features"), "0");
-  EXPECT_EQ(b->get_params().count("categorical_features"), 0u);
+  EXPECT_EQ(make_estimator("hist_gradient_boosting_regressor", base)->get_params().count("categorical_features"), 0u);
   nlohmann::json j = nlohmann::json::parse(a->to_json_text());
   EXPECT_TRUE(j["state"]["trees"][0].contains("cat_left"));
 
   Dataset ctrain = cat_data(3000, 2, 13), ctest = cat_data(1000, 2, 14);
-  auto c = make_estimator("hist_gradient_boosting_classifier", cat);
-  auto e = make_estimator("hist_gradient_boosting_classifier", base);
-  c->fit(ctrain.X, ctrain.y);
-  e->fit(ctrain.X, ctrain.y);
-  const double acc_cat = c->score(ctest.X, ctest.y), acc_num = e->score(ctest.X, ctest.y);
+  const auto [acc_cat, acc_num] = fit_both("hist_gradient_boosting_classifier", ctrain, ctest, c);
   EXPECT_GT(acc_cat, 0.85);
   EXPECT_GT(acc_cat, acc_num + 0.02) << "categorical " << acc_cat << " numeric " << acc_num;
 }

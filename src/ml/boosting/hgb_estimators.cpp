@@ -29,6 +29,22 @@ namespace {
 const char* const kLossNames[] = {"squared_error", "log_loss", "log_loss", "absolute_error", "quantile",   "poisson",
                                   "gamma",         "tweedie",  "huber",    "lambdarank",     "pairwise"};
 
+// The integers of a list parameter ("[0, 3]", "(1,-1)", "0,3": brackets and spaces ignored, ','
+// between items). An empty list is allowed only where empty_ok; else the empty item is an error.
+std::vector<int64_t> int_list(const std::string& est, const std::string& k, const std::string& v, bool empty_ok) {
+  std::string t;
+  for (char ch : v)
+    if (ch != '[' && ch != ']' && ch != ' ' && ch != '(' && ch != ')') t += ch;
+  std::vector<int64_t> out;
+  if (t.empty() && empty_ok) return out;
+  for (size_t at = 0; at <= t.size();) {
+    const size_t comma = std::min(t.find(',', at), t.size());
+    out.push_back(param_int(est, k, t.substr(at, comma - at)));
+    at = comma + 1;
+  }
+  return out;
+}
+
 class HistGradientBoosting : public Estimator {
  public:
   explicit HistGradientBoosting(bool classifier, bool ranker = false) : classifier_(classifier), ranker_(ranker) {
@@ -184,37 +200,20 @@ class HistGradientBoosting : public Estimator {
       } else if (k == "monotonic_cst") {
         p_.monotonic.clear();
         if (none || v.empty()) continue;
-        std::string t;
-        for (char ch : v) {
-          if (ch != '[' && ch != ']' && ch != ' ' && ch != '(' && ch != ')') t += ch;
-        }
-        size_t at = 0;
-        while (at <= t.size()) {
-          const size_t comma = std::min(t.find(',', at), t.size());
-          const int64_t c = param_int(est, k, t.substr(at, comma - at));
+        for (const int64_t c : int_list(est, k, v, false)) {
           BL_CHECK(c >= -1 && c <= 1, est, ": parameter monotonic_cst=", v, ": expected -1, 0 or 1 per feature");
           p_.monotonic.push_back(static_cast<int8_t>(c));
-          at = comma + 1;
         }
       } else if (k == "categorical_features") {
         // Feature indices separated by ',' (brackets and spaces ignored); none or empty: no feature.
         p_.categorical.clear();
         if (none || v.empty()) continue;
-        std::string t;
-        for (char ch : v) {
-          if (ch != '[' && ch != ']' && ch != ' ' && ch != '(' && ch != ')') t += ch;
-        }
-        if (t.empty()) continue;
-        size_t at = 0;
-        while (at <= t.size()) {
-          const size_t comma = std::min(t.find(',', at), t.size());
-          const int64_t f = param_int(est, k, t.substr(at, comma - at));
+        for (const int64_t f : int_list(est, k, v, true)) {
           BL_CHECK(f >= 0 && f < (int64_t{1} << 31), est, ": parameter categorical_features=", v,
                    ": feature indices must be >= 0");
           BL_CHECK(std::find(p_.categorical.begin(), p_.categorical.end(), f) == p_.categorical.end(), est,
                    ": parameter categorical_features=", v, ": feature ", f, " is listed twice");
           p_.categorical.push_back(static_cast<int32_t>(f));
-          at = comma + 1;
         }
       } else if (k == "interaction_cst") {
         interaction_.clear();
