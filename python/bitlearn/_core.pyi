@@ -281,7 +281,10 @@ class Estimator:
 
     def transform(self, arg: Tensor, /) -> Tensor: ...
 
-    def score(self, arg0: Tensor, arg1: Tensor, /) -> float: ...
+    def score(self, X: Tensor, y: Tensor, sample_weight: Tensor | None = None) -> float:
+        """
+        Accuracy (classifiers), R^2 (regressors) or the estimator's own score; with sample_weight the weighted accuracy / R^2 (the ranker: NDCG weighted per query by its mean row weight).
+        """
 
     def score_samples(self, arg: Tensor, /) -> Tensor: ...
 

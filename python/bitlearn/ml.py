@@ -1100,8 +1100,9 @@ class _RankerBase(BitlearnEstimator):
         X = self._checked(X)
         return self._predict_raw(self._with_group(X, np.zeros(len(X), np.float32)))
 
-    def score(self, X, y, group=None, qid=None):
-        """The mean NDCG@eval_at over the queries (group / qid, or X's group_column)."""
+    def score(self, X, y, group=None, qid=None, sample_weight=None):
+        """The mean NDCG@eval_at over the queries (group / qid, or X's group_column); with
+        sample_weight (one per row) the mean weighted per query by its rows' mean weight."""
         _threads(self.n_jobs)
         group = qid if group is None else group
         X = self._checked(X)
@@ -1110,7 +1111,11 @@ class _RankerBase(BitlearnEstimator):
                 raise ValueError(f"{type(self).__name__}: fit was given group=; score needs group= too")
             X = self._with_group(X, group)
         y = self._to_device(np.asarray(y, dtype=np.float32))
-        return float(self._est.score(self._to_device(X), y))
+        w = None
+        if sample_weight is not None:  # scikit-learn's checks and messages (shape, sign)
+            w = _check_sample_weight(sample_weight, X, dtype=np.float32, ensure_non_negative=True)
+            w = self._to_device(np.ascontiguousarray(w, np.float32))
+        return float(self._est.score(self._to_device(X), y, w))
 
 
 _BASES = {"classifier": _ClassifierBase, "ranker": _RankerBase, "regressor": _RegressorBase, "cluster": _ClusterBase,

@@ -85,7 +85,13 @@ void bind_ml(nb::module_& m) {
       .def("transform",
            [](const PyEstimator& e, const Tensor& X) { nb::gil_scoped_release r; return e.get().transform(X); })
       .def("score",
-           [](const PyEstimator& e, const Tensor& X, const Tensor& y) { nb::gil_scoped_release r; return e.get().score(X, y); })
+           [](const PyEstimator& e, const Tensor& X, const Tensor& y, std::optional<Tensor> sample_weight) {
+             nb::gil_scoped_release r;
+             return e.get().score_weighted(X, y, sample_weight ? *sample_weight : Tensor());
+           },
+           nb::arg("X"), nb::arg("y"), nb::arg("sample_weight") = nb::none(),
+           "Accuracy (classifiers), R^2 (regressors) or the estimator's own score; with sample_weight the "
+           "weighted accuracy / R^2 (the ranker: NDCG weighted per query by its mean row weight).")
       .def("score_samples",
            [](const PyEstimator& e, const Tensor& X) { nb::gil_scoped_release r; return e.get().score_samples(X); })
       .def("predict_std",

@@ -72,7 +72,7 @@ def ml_stub():
            "class _RankerBase(BitlearnEstimator):",
            "    def fit(self, X: Any, y: Any, group: Any = None, qid: Any = None,",
            "            sample_weight: Any = None) -> \"_RankerBase\": ...",
-           "    def score(self, X: Any, y: Any, group: Any = None, qid: Any = None) -> float: ...", "",
+           "    def score(self, X: Any, y: Any, group: Any = None, qid: Any = None, sample_weight: Any = None) -> float: ...", "",
            "def estimator_class(name: str) -> type: ...",
            "def registry_name_of(cls_or_obj: Any) -> str: ...", ""]
     for name, cls in sorted(ml._REGISTRY.items(), key=lambda kv: kv[1].__name__):

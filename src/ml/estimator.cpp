@@ -14,6 +14,7 @@
 #include "ml/model_json.h"
 #include "ml/model_selection/pipeline.h"
 #include "ml/registry.h"
+#include "ml/tree/tree_model.h"
 
 namespace bl::ml {
 
@@ -79,27 +80,61 @@ std::vector<int64_t> i64_from_hex(const std::string& hex, const std::string& fie
   return from_hex<int64_t>(hex, field);
 }
 
+namespace {
+// sample_weight checked for X (1-d f32, one finite value >= 0 per row, not all zero) and copied to
+// the host: the one validation of fit_weighted and score_weighted.
+std::vector<float> validated_weights(const std::string& est, const Tensor& X, const Tensor& sample_weight) {
+  BL_CHECK(sample_weight.ndim() == 1, est, ": sample_weight must be 1-d, got ", sample_weight.str());
+  BL_CHECK(X.ndim() == 2 && sample_weight.dim(0) == X.dim(0), est, ": sample_weight has ", sample_weight.dim(0),
+           " entries but X has ", X.ndim() == 2 ? X.dim(0) : int64_t{0}, " rows");
+  BL_CHECK(sample_weight.dtype() == DType::f32, est, ": sample_weight must be f32, got ", sample_weight.str());
+  std::vector<float> w = sample_weight.to(Device::cpu()).contiguous().to_vector<float>();
+  bool any_positive = false;
+  for (size_t i = 0; i < w.size(); ++i) {
+    BL_CHECK(std::isfinite(w[i]) && w[i] >= 0.0f, est, ": sample_weight holds ", w[i], " at row ", i,
+             " (counted from 0); weights must be finite and >= 0");
+    any_positive = any_positive || w[i] > 0.0f;
+  }
+  BL_CHECK(w.empty() || any_positive, est, ": sample_weight is zero for every row");
+  return w;
+}
+
+// The regressors whose score(X, y) is R^2 of predict(X) (the Poisson / gamma / Tweedie regressors
+// score D^2 instead and are not here), for the default weighted score.
+bool scores_r2(const std::string& name) {
+  static const char* const names[] = {
+      "linear_regression", "ridge", "lasso", "elastic_net", "bayesian_ridge", "isotonic_regression",
+      "sgd_regressor", "huber_regressor", "quantile_regressor", "ard_regression", "lars", "lasso_lars",
+      "kneighbors_regressor", "radius_neighbors_regressor", "decision_tree_regressor", "extra_tree_regressor",
+      "random_forest_regressor", "extra_trees_regressor", "bagging_regressor", "voting_regressor",
+      "stacking_regressor", "adaboost_regressor", "hist_gradient_boosting_regressor", "kernel_ridge", "svr",
+      "nu_svr", "linear_svr", "gaussian_process_regressor", "mlp_regressor", "arima", "sarimax"};
+  return std::any_of(std::begin(names), std::end(names), [&name](const char* n) { return name == n; });
+}
+}  // namespace
+
 Estimator& Estimator::fit_weighted(const Tensor& X, const Tensor& y, const Tensor& sample_weight) {
   if (!sample_weight.defined()) return fit(X, y);
   const std::string est = name();
   const std::string why = supports_sample_weight() ? std::string() : pipeline_weight_refusal(*this);
   BL_CHECK(supports_sample_weight(), est, ": sample_weight is not supported by this estimator",
            why.empty() ? "" : ": " + why, " (docs/ml.md lists the estimators that take weights)");
-  BL_CHECK(sample_weight.ndim() == 1, est, ": sample_weight must be 1-d, got ", sample_weight.str());
-  BL_CHECK(X.ndim() == 2 && sample_weight.dim(0) == X.dim(0), est, ": sample_weight has ", sample_weight.dim(0),
-           " entries but X has ", X.ndim() == 2 ? X.dim(0) : int64_t{0}, " rows");
-  BL_CHECK(sample_weight.dtype() == DType::f32, est, ": sample_weight must be f32, got ", sample_weight.str());
-  std::vector<float> w = sample_weight.to(Device::cpu()).contiguous().to_vector<float>();
-  bool all_ones = true, any_positive = false;
-  for (size_t i = 0; i < w.size(); ++i) {
-    BL_CHECK(std::isfinite(w[i]) && w[i] >= 0.0f, est, ": sample_weight holds ", w[i], " at row ", i,
-             " (counted from 0); weights must be finite and >= 0");
-    all_ones = all_ones && w[i] == 1.0f;
-    any_positive = any_positive || w[i] > 0.0f;
-  }
-  BL_CHECK(w.empty() || any_positive, est, ": sample_weight is zero for every row");
-  if (all_ones) return fit(X, y);
+  std::vector<float> w = validated_weights(est, X, sample_weight);
+  if (std::all_of(w.begin(), w.end(), [](float v) { return v == 1.0f; })) return fit(X, y);
   return fit_with_weights(X, y, w);
+}
+
+double Estimator::score_weighted(const Tensor& X, const Tensor& y, const Tensor& sample_weight) const {
+  if (!sample_weight.defined()) return score(X, y);
+  return score_with_weights(X, y, validated_weights(name(), X, sample_weight));
+}
+
+double Estimator::score_with_weights(const Tensor& X, const Tensor& y, const std::vector<float>& w) const {
+  const std::string est = name();
+  if (is_classifier_name(est)) return accuracy_score(y, predict(X), w);
+  if (scores_r2(est)) return r2_score(y, predict(X), w);
+  throw Error(est + ": score with sample_weight is not supported by this estimator (weighted scores: the "
+              "accuracy of classifiers, the R^2 of regressors, the NDCG of hist_gradient_boosting_ranker)");
 }
 
 Estimator& Estimator::fit_with_weights(const Tensor&, const Tensor&, const std::vector<float>&) {

@@ -1,6 +1,7 @@
 // `bitlearn cv --model NAME --data train.csv --target COLUMN [--folds K] [--stratified|--plain]
 //  [--shuffle --seed S] [--param key=value ...] [--grid key=v1,v2,... ...] [--scoring NAME]
-//  [--features a,b | --ignore c] [--weights COLUMN] [--json report.json] [--refit model.json]`
+//  [--features a,b | --ignore c] [--weights COLUMN] [--group COLUMN] [--json report.json]
+//  [--refit model.json]`
 // K-fold cross-validation, as scikit-learn's cross_val_score with an integer cv: each fold is held
 // out once while the estimator is fitted on the others, and scored with the estimator's default
 // score (accuracy for classifiers, R^2 for regressors) or --scoring (scikit-learn's scorer names,
@@ -11,6 +12,13 @@
 // each fold's estimator is fitted on its training rows with their weights (Estimator::fit_weighted;
 // --refit too), while the held-out scores stay unweighted, as scikit-learn's default scorers. The
 // column is no feature.
+//
+// --group COLUMN (rankers: hist_gradient_boosting_ranker): the query id column, read by the ranker
+// from X as at `bitlearn fit --group`. The folds keep every query whole: the queries, in the order
+// of their first rows (a query's rows must be contiguous), are dealt to the folds as KFold deals rows
+// (consecutive blocks of queries, the first Q % K folds one query more; --shuffle permutes the
+// queries first), and each row goes with its query. Each fold is scored with the ranker's score, the
+// mean NDCG@eval_at over the held-out queries.
 //
 // Grid search, as scikit-learn's GridSearchCV: each --grid key=v1,v2,... gives a parameter its
 // candidate values (a pipeline's step parameters as STEP__PARAM); every combination is scored on the
@@ -43,7 +51,7 @@
 namespace {
 
 struct CvArgs {
-  std::string model, data, target, json, scoring, refit, weights;
+  std::string model, data, target, json, scoring, refit, weights, group;
   std::vector<std::string> params, grid, features, ignore, categorical;
   int folds = 5;
   bool stratified = false, plain = false, shuffle = false;
@@ -136,6 +144,38 @@ double score_of(const bl::ml::Estimator& est, const bl::Tensor& X, const bl::Ten
   return m.macro_recall;
 }
 
+// The test fold of each row for --group: the queries (contiguous runs of equal ids in column `col`
+// of X, in row order) dealt to the folds by k_fold over the queries. A query id that is NaN or
+// reappears after other queries is an error naming the row; fewer queries than folds too.
+std::vector<int32_t> query_folds(const bl::Tensor& X, int64_t col, const CvArgs& a, int64_t* n_queries) {
+  const int64_t n = X.dim(0), d = X.dim(1);
+  const float* x = X.data<float>();
+  std::vector<int64_t> query(static_cast<size_t>(n));
+  std::map<float, int64_t> first_row;  // id -> the first row of its query
+  int64_t q = -1;
+  for (int64_t i = 0; i < n; ++i) {
+    const float id = x[i * d + col];
+    BL_CHECK(!std::isnan(id), a.data, ": --group column '", a.group, "' is empty at data row ", i + 1,
+             " (rows counted from 1 after the header); every row needs a query id");
+    if (i == 0 || id != x[(i - 1) * d + col]) {
+      const auto seen = first_row.find(id);
+      BL_CHECK(seen == first_row.end(), a.data, ": --group column '", a.group, "': query id ", id,
+               " reappears at data row ", i + 1, " after other queries (its first row: ", seen->second + 1,
+               "); the rows of a query must be contiguous (sort the file by the query id)");
+      first_row[id] = i;
+      ++q;
+    }
+    query[i] = q;
+  }
+  *n_queries = q + 1;
+  BL_CHECK(a.folds <= *n_queries, "--group: ", a.data, " holds ", *n_queries, " queries, fewer than --folds ",
+           a.folds, " (each fold holds out whole queries)");
+  const std::vector<int32_t> qfold = bl::ml::k_fold(*n_queries, a.folds, a.shuffle, a.seed);
+  std::vector<int32_t> fold(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) fold[i] = qfold[static_cast<size_t>(query[i])];
+  return fold;
+}
+
 // The --grid options as the list of combinations, in ParameterGrid's order.
 std::vector<bl::ml::Params> grid_combinations(const std::vector<std::string>& items) {
   std::map<std::string, std::vector<std::string>> grid;
@@ -202,7 +242,16 @@ void run_cv(const CvArgs& a) {
     params[item.substr(0, eq)] = item.substr(eq + 1);
   }
   // An unknown name or parameter (of any combination) fails before any fit.
-  const bool classifier = bl::ml::estimator_is_classifier(*bl::ml::make_estimator(a.model, params));
+  const std::unique_ptr<bl::ml::Estimator> first = bl::ml::make_estimator(a.model, params);
+  const bool classifier = bl::ml::estimator_is_classifier(*first);
+  // A ranker scores within queries: its folds must keep them whole, so --group is required.
+  const bool ranker = first->get_params().count("group_column") > 0;
+  BL_CHECK(!ranker || !a.group.empty(), "cv: ", a.model, " ranks the rows of each query: give --group COLUMN (the "
+           "query id column), so that the folds keep every query whole");
+  BL_CHECK(!ranker || a.scoring.empty(), "--scoring ", a.scoring, ": a ranker is scored by its own score, the "
+           "mean NDCG@eval_at over the held-out queries");
+  BL_CHECK(a.group.empty() || !a.stratified, "--group and --stratified exclude each other (the folds deal whole "
+           "queries)");
   const std::vector<bl::ml::Params> grid = grid_combinations(a.grid);
   std::vector<bl::ml::Params> candidates;
   for (const bl::ml::Params& g : grid) {
@@ -214,7 +263,7 @@ void run_cv(const CvArgs& a) {
              classifier ? "a regressor" : "a classifier");
     candidates.push_back(p);
   }
-  if (!a.scoring.empty()) {
+  if (!a.scoring.empty() && !ranker) {
     const std::vector<std::string>& valid = classifier ? classifier_scorings() : regressor_scorings();
     BL_CHECK(std::find(valid.begin(), valid.end(), a.scoring) != valid.end(), "--scoring ", a.scoring,
              ": not a scorer for ", classifier ? "a classifier" : "a regressor", " (", joined(valid), ")");
@@ -240,9 +289,14 @@ void run_cv(const CvArgs& a) {
     }
   }
   const int64_t n = xy.X.dim(0);
-  const bool stratify = a.stratified || (!a.plain && classifier);
+  const bool stratify = a.group.empty() && (a.stratified || (!a.plain && classifier));
   std::vector<int32_t> fold;
-  if (stratify) {
+  int64_t n_queries = 0;
+  if (!a.group.empty()) {
+    const int64_t col = bl::cli::group_column_index(*first, a.model, a.group, xy.feature_names, a.data);
+    for (bl::ml::Params& p : candidates) p["group_column"] = std::to_string(col);
+    fold = query_folds(xy.X, col, a, &n_queries);
+  } else if (stratify) {
     std::vector<double> labels(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) labels[i] = xy.y.data<float>()[i];
     fold = bl::ml::stratified_k_fold(labels, a.folds, a.shuffle, a.seed);
@@ -252,7 +306,14 @@ void run_cv(const CvArgs& a) {
   std::printf("%s, %d-fold%s%s cross-validation on %lld rows x %lld features, target %s\n", a.model.c_str(), a.folds,
               stratify ? " stratified" : "", a.shuffle ? (" shuffled (seed " + std::to_string(a.seed) + ")").c_str() : "",
               static_cast<long long>(n), static_cast<long long>(xy.X.dim(1)), a.target.c_str());
-  const std::string metric = !a.scoring.empty() ? a.scoring : classifier ? "accuracy" : "r2";
+  if (!a.group.empty())
+    std::printf("queries: %lld (column %s), each held out whole\n", static_cast<long long>(n_queries), a.group.c_str());
+  std::string metric = !a.scoring.empty() ? a.scoring : classifier ? "accuracy" : "r2";
+  if (ranker) {  // the score's cut-off; one name where a --grid varies it
+    metric = "ndcg@" + bl::ml::make_estimator(a.model, candidates[0])->get_params().at("eval_at");
+    for (const bl::ml::Params& p : candidates)
+      if ("ndcg@" + bl::ml::make_estimator(a.model, p)->get_params().at("eval_at") != metric) metric = "ndcg@eval_at";
+  }
   const bool searching = !a.grid.empty();
   if (searching)
     std::printf("grid search: %zu combinations x %d folds, scoring %s\n", candidates.size(), a.folds, metric.c_str());
@@ -324,6 +385,10 @@ void run_cv(const CvArgs& a) {
     j["seed"] = a.seed;
     j["metric"] = metric;
     if (!a.weights.empty()) j["sample_weight_column"] = a.weights;  // fits only; the scores are unweighted
+    if (!a.group.empty()) {
+      j["group_column"] = a.group;
+      j["n_queries"] = n_queries;
+    }
     if (searching) {  // scikit-learn's cv_results_ keys, one entry per combination
       nlohmann::ordered_json results;
       results["params"] = grid;
@@ -400,6 +465,10 @@ void setup(CLI::App& root) {
                   "column of sample weights (finite, >= 0; no feature): each fold fits with its training rows' "
                   "weights, as scikit-learn's cross_validate with params={'sample_weight': w}; the scores stay "
                   "unweighted (its default scorers); estimators that take no weights: an error (docs/ml.md)");
+  cmd->add_option("--group", a->group,
+                  "query id column of a ranker (required for one; rows of a query contiguous): the folds keep each "
+                  "query whole, dealing consecutive blocks of queries as KFold deals rows (--shuffle: the queries "
+                  "permuted first); each fold scores the ranker's mean NDCG@eval_at");
   cmd->add_option("--json", a->json, "also write the scores (with --grid: cv_results) and each row's test fold as JSON");
   cmd->add_option("--refit", a->refit, "fit the best parameters on every row and write the model file");
   CLI::Option* threads = cmd->add_option("--threads", a->threads, "CPU threads, 1 to 1024 (results do not depend on it)");

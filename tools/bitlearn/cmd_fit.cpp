@@ -95,12 +95,8 @@ void run_fit(const FitArgs& a) {
   auto t0 = std::chrono::steady_clock::now();
   bl::ml::WarningCollector warnings;  // printed after the bar is cleared
   if (!a.group.empty()) {  // the query id column: a ranker reads it from X (its group_column)
-    BL_CHECK(est->get_params().count("group_column") > 0, "--group: ", a.model,
-             " takes no query groups (hist_gradient_boosting_ranker does)");
-    const auto at = std::find(xy.feature_names.begin(), xy.feature_names.end(), a.group);
-    BL_CHECK(at != xy.feature_names.end(), "--group names column '", a.group, "', which is not among the inputs of ",
-             a.data, " (not the target, --ignore'd or left out of --features)");
-    est->set_params({{"group_column", std::to_string(at - xy.feature_names.begin())}});
+    const int64_t col = bl::cli::group_column_index(*est, a.model, a.group, xy.feature_names, a.data);
+    est->set_params({{"group_column", std::to_string(col)}});
   }
   est->fit_weighted(xy.X, xy.y, weights);
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -303,4 +303,14 @@ void set_weight_column_apart(const std::string& column, const std::string& targe
   ignore.push_back(column);
 }
 
+int64_t group_column_index(const ml::Estimator& est, const std::string& model, const std::string& column,
+                           const std::vector<std::string>& feature_names, const std::string& source) {
+  BL_CHECK(est.get_params().count("group_column") > 0, "--group: ", model,
+           " takes no query groups (hist_gradient_boosting_ranker does)");
+  const auto at = std::find(feature_names.begin(), feature_names.end(), column);
+  BL_CHECK(at != feature_names.end(), "--group names column '", column, "', which is not among the inputs of ",
+           source, " (not the target, --ignore'd or left out of --features)");
+  return static_cast<int64_t>(at - feature_names.begin());
+}
+
 }  // namespace bl::cli

@@ -77,4 +77,10 @@ void set_weight_column_apart(const std::string& column, const std::string& targe
                              const std::vector<std::string>& features, const std::vector<std::string>& categorical,
                              std::vector<std::string>& ignore);
 
+// The --group column of `fit` and `cv`: the index of `column` among the fit's feature_names, for
+// the ranker's group_column (it reads the query ids from X). bl::Error when the estimator (`model`)
+// has no group_column parameter or the column is not among the inputs of source.
+int64_t group_column_index(const ml::Estimator& est, const std::string& model, const std::string& column,
+                           const std::vector<std::string>& feature_names, const std::string& source);
+
 }  // namespace bl::cli

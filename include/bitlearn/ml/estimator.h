@@ -59,6 +59,14 @@ class Estimator {
   // Accuracy for classifiers, R^2 for regressors (computed in float64 on the host from predict),
   // estimator-specific otherwise (k-means: minus the inertia, as scikit-learn).
   virtual double score(const Tensor& X, const Tensor& y) const;
+  // score(X, y) with a weight per row, as scikit-learn's score(X, y, sample_weight): classifiers the
+  // weighted accuracy sum_i w_i [y_i == p_i] / sum_i w_i, regressors the weighted R^2 (mean, SS_res
+  // and SS_tot weighted), hist_gradient_boosting_ranker the mean NDCG over queries weighted by each
+  // query's mean row weight; binary64 in row order. sample_weight is validated as fit_weighted
+  // validates it (an undefined tensor means score(X, y)); all-ones weights give score(X, y)'s bits.
+  // Estimators whose score is something else (clusterers, densities, transformers, D^2 of the
+  // Poisson / gamma / Tweedie regressors, pipelines, imported models) throw bl::Error naming them.
+  double score_weighted(const Tensor& X, const Tensor& y, const Tensor& sample_weight) const;
 
   // Current hyper-parameters, every one of them (defaults included), as text.
   virtual Params get_params() const = 0;
@@ -81,6 +89,10 @@ class Estimator {
   // The weighted fit of an estimator that supports_sample_weight(): w holds the validated weights
   // (host, one per row, not all equal to 1).
   virtual Estimator& fit_with_weights(const Tensor& X, const Tensor& y, const std::vector<float>& w);
+  // The weighted score: w holds the validated weights (host, one per row). The default gives the
+  // weighted accuracy of the classifiers (is_classifier_name) and the weighted R^2 of the
+  // regressors whose score is R^2, and throws for the others.
+  virtual double score_with_weights(const Tensor& X, const Tensor& y, const std::vector<float>& w) const;
 };
 
 // A new unfitted estimator by registry name with the given hyper-parameters; an unknown name throws

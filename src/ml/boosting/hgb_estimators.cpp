@@ -348,6 +348,16 @@ class HistGradientBoosting : public Estimator {
     return classifier_ ? accuracy_score(y, predict(X)) : r2_score(y, predict(X));
   }
 
+ protected:
+  // The ranker: the NDCG mean over queries weighted by each query's mean row weight (the rule of its
+  // weighted early stopping); the classifier and regressor: weighted accuracy and R^2.
+  double score_with_weights(const Tensor& X, const Tensor& y, const std::vector<float>& w) const override {
+    if (ranker_) return mean_ndcg(X, y, w.data());
+    return classifier_ ? accuracy_score(y, predict(X), w) : r2_score(y, predict(X), w);
+  }
+
+ public:
+
   void save_state(nlohmann::json& state) const override {
     put_n_features_classes(state, n_features_, classes_);
     save_boost_model(model_, state);
@@ -554,8 +564,9 @@ class HistGradientBoosting : public Estimator {
   }
 
   // The mean NDCG@eval_at over the queries of X's group column (contiguous runs of equal ids, as at
-  // fit; a single-row query counts, with NDCG 1).
-  double mean_ndcg(const Tensor& X, const Tensor& y) const {
+  // fit; a single-row query counts, with NDCG 1), weighted by the queries' mean row weights when
+  // weight (one per row) is given.
+  double mean_ndcg(const Tensor& X, const Tensor& y, const float* weight = nullptr) const {
     const std::string est = name();
     std::vector<float> raw = raw_scores(X);
     std::vector<float> rel = regression_targets(y);
@@ -564,7 +575,7 @@ class HistGradientBoosting : public Estimator {
     check_relevance(rel.data(), X.dim(0), est);
     Tensor hx = host_f32(X);
     const std::vector<int64_t> qs = query_starts(hx.data<float>() + group_column_, hx.dim(0), hx.dim(1), 1, est);
-    return mean_query_ndcg(raw.data(), rel.data(), qs, eval_at_);
+    return mean_query_ndcg(raw.data(), rel.data(), qs, eval_at_, weight);
   }
 
   bool classifier_;

@@ -249,6 +249,43 @@ double r2_score(const Tensor& y_true, const Tensor& y_pred) {
   return 1.0 - ss_res / ss_tot;
 }
 
+double accuracy_score(const Tensor& y_true, const Tensor& y_pred, const std::vector<float>& w) {
+  std::vector<double> a = labels_as_doubles(y_true, "score"), b = labels_as_doubles(y_pred, "score");
+  BL_CHECK(a.size() == b.size() && !a.empty(), "score: y has ", a.size(), " entries, predictions ",
+           b.size());
+  BL_CHECK(w.size() == a.size(), "score: sample_weight has ", w.size(), " entries, y ", a.size());
+  double hits = 0.0, total = 0.0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const double wi = w[i];
+    if (a[i] == b[i]) hits += wi;
+    total += wi;
+  }
+  BL_CHECK(total > 0.0, "score: sample_weight sums to 0");
+  return hits / total;
+}
+
+double r2_score(const Tensor& y_true, const Tensor& y_pred, const std::vector<float>& w) {
+  std::vector<double> a = labels_as_doubles(y_true, "score"), b = labels_as_doubles(y_pred, "score");
+  BL_CHECK(a.size() == b.size() && !a.empty(), "score: y has ", a.size(), " entries, predictions ",
+           b.size());
+  BL_CHECK(w.size() == a.size(), "score: sample_weight has ", w.size(), " entries, y ", a.size());
+  // Each term is the unweighted one times w_i (exact for w_i = 1), summed in row order.
+  double mean = 0.0, total = 0.0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    mean += static_cast<double>(w[i]) * a[i];
+    total += w[i];
+  }
+  BL_CHECK(total > 0.0, "score: sample_weight sums to 0");
+  mean /= total;
+  double ss_res = 0.0, ss_tot = 0.0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    ss_res += static_cast<double>(w[i]) * ((a[i] - b[i]) * (a[i] - b[i]));
+    ss_tot += static_cast<double>(w[i]) * ((a[i] - mean) * (a[i] - mean));
+  }
+  if (ss_tot == 0.0) return ss_res == 0.0 ? 1.0 : 0.0;
+  return 1.0 - ss_res / ss_tot;
+}
+
 uint32_t random_below(uint64_t seed, uint64_t stream, uint64_t i, uint32_t n) {
   uint64_t w = random_u32_element(seed, stream, i);
   return static_cast<uint32_t>((w * n) >> 32);

@@ -96,6 +96,11 @@ Tensor probability_columns(const std::vector<float>& p, int64_t n, int64_t k);
 std::vector<double> labels_as_doubles(const Tensor& y, const std::string& caller);
 double accuracy_score(const Tensor& y_true, const Tensor& y_pred);
 double r2_score(const Tensor& y_true, const Tensor& y_pred);
+// The same with a weight per row (validated by the caller: finite, >= 0, not all 0), as
+// scikit-learn's sample_weight: sum_i w_i [equal] / sum_i w_i, and R^2 with the weighted mean, SS_res
+// and SS_tot; binary64 in row order, so all-ones weights give the unweighted bits.
+double accuracy_score(const Tensor& y_true, const Tensor& y_pred, const std::vector<float>& w);
+double r2_score(const Tensor& y_true, const Tensor& y_pred, const std::vector<float>& w);
 
 // A Philox word for (seed, stream, i) mapped to [0, n) by the multiply-high rule (exact integers).
 uint32_t random_below(uint64_t seed, uint64_t stream, uint64_t i, uint32_t n);
