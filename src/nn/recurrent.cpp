@@ -61,7 +61,8 @@ Tensor step_view(const Tensor& all, int64_t k) {
 // receive one contribution per step in the tape's order (the node lists them once per step, last
 // step first). The cell's part of each step is one fused kernel, which also writes the step's
 // slice of the xproj gradient (with the +0 of the tape's sum of the T zero-filled slice gradients
-// when there are two or more steps); then the bias sum and the two matmuls.
+// when there are two or more steps); then the bias sum and the state gradient's matmul. The
+// recurrent weight's per-step products wait for the end of the sweep (see below).
 ag::Var lstm_sequence(const ag::Var& xproj, const ag::Var& w_hh, const ag::Var& b_hh, int64_t steps,
                       bool reverse, int64_t h) {
   const Tensor xp = xproj.value().contiguous();
@@ -120,10 +121,13 @@ ag::Var lstm_sequence(const ag::Var& xproj, const ag::Var& w_hh, const ag::Var& 
     Tensor dx;
     if (need_x) dx = Tensor::empty({n, steps, g4}, DType::f32, dev);
     Tensor dstate_next, dc_next;  // contributions from step k + 1 (matmul input, cell input)
-    // One dgates buffer and two alternating dc buffers serve every step: each step's readers (the
-    // bias sum, the matmuls, the next cell kernel) run before the buffer is written again, in
-    // program order on the CPU and in stream order on CUDA.
-    Tensor dgates = Tensor::empty({n, g4}, DType::f32, dev);
+    // Every step's gate gradient is kept ([T, N, 4H], step k at row k): the recurrent weight's
+    // per-step products dgates_k^T h_{k-1} do not feed the recurrence, so they run after the sweep
+    // as one batched product (one GEMM call with T - 1 entries instead of T - 1 small calls, each
+    // entry the same contract sums as matmul's). Two alternating dc buffers serve every step: each
+    // step's readers (the next cell kernel) run before the buffer is written again, in program
+    // order on the CPU and in stream order on CUDA.
+    Tensor dgates_all = Tensor::empty({steps, n, g4}, DType::f32, dev);
     Tensor dc_bufs[2];
     if (steps >= 2) {
       dc_bufs[0] = Tensor::empty({n, h}, DType::f32, dev);
@@ -131,10 +135,10 @@ ag::Var lstm_sequence(const ag::Var& xproj, const ag::Var& w_hh, const ag::Var& 
     }
     for (int64_t k = steps - 1; k >= 0; --k) {
       const int64_t t = reverse ? steps - 1 - k : k;
-      const Tensor h_prev = k >= 1 ? step_view(h_all, k - 1) : zeros;
       const Tensor c_prev = k >= 1 ? step_view(c_all, k - 1) : zeros;
       const Tensor acts = step_view(acts_all, k);
       const Tensor tc = step_view(tc_all, k);
+      Tensor dgates = step_view(dgates_all, k);
       Tensor dc_prev;
       if (k >= 1) dc_prev = dc_bufs[k % 2];
       LstmCellBackward a;
@@ -159,7 +163,12 @@ ag::Var lstm_sequence(const ag::Var& xproj, const ag::Var& w_hh, const ag::Var& 
       size_t slot = static_cast<size_t>(1 + 2 * (steps - 1 - k));
       if (need_b) r[slot] = bl::sum(dgates, {0}, true).reshape({g4});
       dstate_next = k >= 1 ? bl::matmul(dgates, w).contiguous() : Tensor();
-      if (need_w) r[slot + 1] = bl::matmul(dgates, h_prev, true, false);
+      if (need_w && k == 0) r[slot + 1] = bl::matmul(dgates, zeros, true, false);
+    }
+    if (need_w && steps >= 2) {
+      // Entry j = step j + 1: dgates_{j+1}^T h_j. Step k's contribution goes to its tape slot.
+      const Tensor dw = bl::bmm(dgates_all.slice(0, 1, steps), h_all.slice(0, 0, steps - 1), true, false);
+      for (int64_t k = 1; k < steps; ++k) r[static_cast<size_t>(2 + 2 * (steps - 1 - k))] = step_view(dw, k - 1);
     }
     if (need_x) r[0] = dx;
     return r;

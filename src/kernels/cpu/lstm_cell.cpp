@@ -13,16 +13,28 @@ namespace bl {
 
 namespace {
 
-// Tasks from the shape alone (each element is computed independently, so the cut never matters).
-int64_t task_count(int64_t rows, int64_t elements) {
-  return std::max<int64_t>(1, std::min<int64_t>(rows, elements / 32768));
+// Tasks from the shape alone (each element is computed independently, so the cut never matters):
+// about `per_task` of the step's 4H-wide row elements per task. Each forward element costs a
+// correctly rounded gate function, so the forward is cut finely: at N = 64, H = 64 (the LSTM
+// classifier) it gets 4 tasks, which a second thread shares even when it wakes late (a pool wake-up
+// costs tens of microseconds on small VMs). The backward's elements are a few products each, cheaper
+// than a wake-up at that size, so it keeps one task there.
+constexpr int64_t kForwardElementsPerTask = 4096;
+constexpr int64_t kBackwardElementsPerTask = 32768;
+
+int64_t task_count(int64_t rows, int64_t elements, int64_t per_task) {
+  return std::max<int64_t>(1, std::min<int64_t>(rows, elements / per_task));
 }
 
 // Rows [b0, b1) of each task, the cut from the shape alone.
 template <class Fn>
-void run_tasks(int64_t n, int64_t h, ThreadPool& pool, const Fn& rows) {
+void run_tasks(int64_t n, int64_t h, int64_t per_task, ThreadPool& pool, const Fn& rows) {
   if (n * h == 0) return;
-  const int64_t tasks = task_count(n, n * 4 * h);
+  const int64_t tasks = task_count(n, n * 4 * h, per_task);
+  if (tasks == 1) {
+    rows(int64_t{0}, n);
+    return;
+  }
   pool.parallel_for(tasks, [&](int64_t t) { rows(n * t / tasks, n * (t + 1) / tasks); });
 }
 
@@ -78,7 +90,7 @@ void lstm_cell_forward_cpu(const LstmCellForward& a, ThreadPool& pool) {
   using RowsFn = void (*)(const LstmCellForward&, int64_t, int64_t);
   const RowsFn rows = select_isa<RowsFn>(&lstm_forward_rows<math_map_chunk_baseline>, &lstm_cell_forward_rows_avx2,
                                          avx512_rows_forward(), nullptr);
-  run_tasks(a.n, a.h, pool, [&](int64_t b0, int64_t b1) { rows(a, b0, b1); });
+  run_tasks(a.n, a.h, kForwardElementsPerTask, pool, [&](int64_t b0, int64_t b1) { rows(a, b0, b1); });
 }
 
 #if !(defined(__x86_64__) || defined(_M_X64))
@@ -96,7 +108,7 @@ void lstm_cell_backward_cpu(const LstmCellBackward& a, ThreadPool& pool) {
   using RowsFn = void (*)(const LstmCellBackward&, int64_t, int64_t, float*);
   const RowsFn rows = select_isa<RowsFn>(&lstm_backward_rows, &lstm_cell_backward_rows_avx2,
                                          avx512_rows_backward(), nullptr);
-  run_tasks(a.n, a.h, pool, [&](int64_t b0, int64_t b1) {
+  run_tasks(a.n, a.h, kBackwardElementsPerTask, pool, [&](int64_t b0, int64_t b1) {
     std::vector<float> scratch(static_cast<size_t>(a.h));
     rows(a, b0, b1, scratch.data());
   });
