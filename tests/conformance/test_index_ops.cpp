@@ -128,6 +128,37 @@ TEST(IndexConformance, ScatterMatchesReferenceWithDuplicates) {
   }
 }
 
+// scatter_into writes through a view: the rows of a column slice of a wider buffer get scatter's
+// bits and the columns outside the slice keep theirs; a broadcast view is refused before anything
+// is written.
+TEST(IndexConformance, ScatterIntoWritesThroughViews) {
+  ThreadCountGuard guard;
+  Tensor wide = Tensor::from_vector(conformance_floats(17 * 13, 230), {17, 13});
+  const std::vector<uint32_t> before = raw_vector<uint32_t>(wide);
+  Tensor view = wide.slice(1, 2, 11, 2);  // 17 x 5, column stride 2
+  Tensor idx = Tensor::from_vector(random_indices(40 * 5, 17, 231), {40, 5});
+  Tensor src = Tensor::from_vector(conformance_floats(40 * 5, 232), {40, 5});
+  const std::vector<uint32_t> expected = scatter_expected(view, 0, idx, src);
+  for (int threads : kThreadCounts) {
+    set_num_threads(threads);
+    Tensor buffer = Tensor::from_vector(wide.to_vector<float>(), {17, 13});
+    Tensor target = buffer.slice(1, 2, 11, 2);
+    scatter_into(target, 0, idx, src);
+    ASSERT_TRUE(bits_equal(expected.data(), raw_vector<uint32_t>(target.contiguous()).data(), expected.size(), 4,
+                           "scatter_into a column slice, threads " + std::to_string(threads)));
+    const std::vector<uint32_t> after = raw_vector<uint32_t>(buffer);
+    for (int64_t r = 0; r < 17; ++r)
+      for (int64_t c = 0; c < 13; ++c)
+        if (c < 2 || c >= 11 || (c - 2) % 2 != 0) ASSERT_EQ(after[r * 13 + c], before[r * 13 + c]) << r << "," << c;
+  }
+  Tensor row = Tensor::zeros({1, 4});
+  Tensor broadcast = row.expand({3, 4});
+  expect_error([&] { scatter_into(broadcast, 0, Tensor::from_vector(std::vector<int64_t>{2}, {1, 1}),
+                                  Tensor::full({1, 1}, 7.0)); },
+               "broadcast view");
+  EXPECT_EQ(row.to_vector<float>(), std::vector<float>(4, 0.0f));
+}
+
 TEST(IndexConformance, ScatterLastWinsByRule) {
   // 1-d: three writes to position 2; the last in index order (value 30) must win.
   Tensor x = Tensor::zeros({4});
