@@ -60,3 +60,20 @@ def assert_within_column_scale(ours, theirs, rtol):
     tol = rtol * np.maximum(1.0, np.abs(theirs).max(axis=0))
     err = np.abs(np.asarray(ours, np.float64) - theirs)
     assert np.all(err <= tol), np.max(err / tol)
+
+
+def query_ndcg(score, rel, qid, k, w=None):
+    """Mean NDCG@k over the queries (gain 2^rel - 1, log2 discount, ties in row order; a query
+    without relevant rows counts 1), each query weighted by the mean of its rows' weights w."""
+    num = den = 0.0
+    for q in np.unique(qid):
+        rows = np.flatnonzero(qid == q)
+        order = np.argsort(-score[rows], kind="stable")
+        r = rel[rows].astype(np.float64)
+        disc = 1.0 / np.log2(np.arange(len(rows)) + 2.0)
+        dcg = np.sum((2.0 ** r[order][:k] - 1.0) * disc[:k])
+        ideal = np.sum((2.0 ** np.sort(r)[::-1][:k] - 1.0) * disc[:k])
+        wq = 1.0 if w is None else float(np.mean(w[rows].astype(np.float64)))
+        num += wq * (dcg / ideal if ideal > 0 else 1.0)
+        den += wq
+    return num / den

@@ -11,6 +11,8 @@ from sklearn.model_selection import KFold
 
 from bitlearn import Tensor, _core
 
+from _peer_common import query_ndcg
+
 PARAMS = {"max_iter": "8", "min_samples_leaf": "3", "eval_at": "5"}
 
 
@@ -39,19 +41,6 @@ def _cv(cli, tmp_path, *args, ok=True):
     if ok:
         assert r.returncode == 0, r.stderr
     return r
-
-
-def _ndcg(score, rel, qid, k):
-    out = []
-    for q in np.unique(qid):
-        rows = np.flatnonzero(qid == q)
-        order = np.argsort(-score[rows], kind="stable")
-        r = rel[rows].astype(np.float64)
-        disc = 1.0 / np.log2(np.arange(len(rows)) + 2.0)
-        dcg = np.sum((2.0 ** r[order][:k] - 1.0) * disc[:k])
-        ideal = np.sum((2.0 ** np.sort(r)[::-1][:k] - 1.0) * disc[:k])
-        out.append(dcg / ideal if ideal > 0 else 1.0)
-    return float(np.mean(out))
 
 
 @pytest.mark.parametrize("shuffle", [False, True])
@@ -92,7 +81,7 @@ def test_cv_group_folds_keep_queries_whole_and_scores_match_manual(cli, tmp_path
         manual = est.score(Tensor(np.ascontiguousarray(Xfull[te])), Tensor(np.ascontiguousarray(y[te])))
         assert got["scores"][f] == manual
         pred = np.asarray(est.predict(Tensor(np.ascontiguousarray(Xfull[te]))))
-        assert manual == pytest.approx(_ndcg(pred, y[te], qid[te], 5), abs=1e-12)
+        assert manual == pytest.approx(query_ndcg(pred, y[te], qid[te], 5), abs=1e-12)
 
 
 def test_cv_group_errors_are_clear(cli, tmp_path):

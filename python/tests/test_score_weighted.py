@@ -10,6 +10,8 @@ from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor
 
 from bitlearn import Tensor, _core, ml
 
+from _peer_common import query_ndcg
+
 
 def _data(n, d, seed, classes=0):
     rng = np.random.default_rng(seed)
@@ -75,22 +77,6 @@ def test_weighted_score_errors():
         km.score(Tensor(X), Tensor(y), Tensor(np.ones(40, np.float32)))
 
 
-def _brute_weighted_ndcg(score, rel, qid, w, k):
-    num = den = 0.0
-    for q in np.unique(qid):
-        rows = np.flatnonzero(qid == q)
-        order = np.argsort(-score[rows], kind="stable")
-        r = rel[rows].astype(np.float64)
-        disc = 1.0 / np.log2(np.arange(len(rows)) + 2.0)
-        dcg = np.sum((2.0 ** r[order][:k] - 1.0) * disc[:k])
-        ideal = np.sum((2.0 ** np.sort(r)[::-1][:k] - 1.0) * disc[:k])
-        v = dcg / ideal if ideal > 0 else 1.0
-        wq = float(np.mean(w[rows].astype(np.float64)))
-        num += wq * v
-        den += wq
-    return num / den
-
-
 def test_ranker_weighted_ndcg_matches_brute_force():
     rng = np.random.default_rng(8)
     nq, m = 40, 12
@@ -102,7 +88,7 @@ def test_ranker_weighted_ndcg_matches_brute_force():
     Xt, yt, qt = X[30 * m:], y[30 * m:], qid[30 * m:]
     w = rng.uniform(0.0, 2.0, size=len(yt)).astype(np.float32)
     got = est.score(Xt, yt, group=qt, sample_weight=w)
-    assert got == pytest.approx(_brute_weighted_ndcg(est.predict(Xt), yt, qt, w, 5), abs=1e-12)
+    assert got == pytest.approx(query_ndcg(est.predict(Xt), yt, qt, 5, w), abs=1e-12)
     assert est.score(Xt, yt, group=qt, sample_weight=np.ones(len(yt))) == est.score(Xt, yt, group=qt)
     with pytest.raises(ValueError):
         est.score(Xt, yt, group=qt, sample_weight=-w)

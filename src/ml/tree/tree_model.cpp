@@ -249,11 +249,21 @@ double r2_score(const Tensor& y_true, const Tensor& y_pred) {
   return 1.0 - ss_res / ss_tot;
 }
 
+namespace {
+// y and the predictions as doubles, checked against each other and the weights.
+void weighted_score_operands(const Tensor& y_true, const Tensor& y_pred, const std::vector<float>& w,
+                             std::vector<double>* a, std::vector<double>* b) {
+  *a = labels_as_doubles(y_true, "score");
+  *b = labels_as_doubles(y_pred, "score");
+  BL_CHECK(a->size() == b->size() && !a->empty(), "score: y has ", a->size(), " entries, predictions ",
+           b->size());
+  BL_CHECK(w.size() == a->size(), "score: sample_weight has ", w.size(), " entries, y ", a->size());
+}
+}  // namespace
+
 double accuracy_score(const Tensor& y_true, const Tensor& y_pred, const std::vector<float>& w) {
-  std::vector<double> a = labels_as_doubles(y_true, "score"), b = labels_as_doubles(y_pred, "score");
-  BL_CHECK(a.size() == b.size() && !a.empty(), "score: y has ", a.size(), " entries, predictions ",
-           b.size());
-  BL_CHECK(w.size() == a.size(), "score: sample_weight has ", w.size(), " entries, y ", a.size());
+  std::vector<double> a, b;
+  weighted_score_operands(y_true, y_pred, w, &a, &b);
   double hits = 0.0, total = 0.0;
   for (size_t i = 0; i < a.size(); ++i) {
     const double wi = w[i];
@@ -265,10 +275,8 @@ double accuracy_score(const Tensor& y_true, const Tensor& y_pred, const std::vec
 }
 
 double r2_score(const Tensor& y_true, const Tensor& y_pred, const std::vector<float>& w) {
-  std::vector<double> a = labels_as_doubles(y_true, "score"), b = labels_as_doubles(y_pred, "score");
-  BL_CHECK(a.size() == b.size() && !a.empty(), "score: y has ", a.size(), " entries, predictions ",
-           b.size());
-  BL_CHECK(w.size() == a.size(), "score: sample_weight has ", w.size(), " entries, y ", a.size());
+  std::vector<double> a, b;
+  weighted_score_operands(y_true, y_pred, w, &a, &b);
   // Each term is the unweighted one times w_i (exact for w_i = 1), summed in row order.
   double mean = 0.0, total = 0.0;
   for (size_t i = 0; i < a.size(); ++i) {
