@@ -42,6 +42,7 @@
 #define cudaFuncSetAttribute(fn, attr, value) \
   hipFuncSetAttribute(reinterpret_cast<const void*>(fn), attr, value)
 #define cudaFuncAttributeMaxDynamicSharedMemorySize hipFuncAttributeMaxDynamicSharedMemorySize
+#define cudaOccupancyMaxActiveBlocksPerMultiprocessor hipOccupancyMaxActiveBlocksPerMultiprocessor
 
 // Warp shuffles: HIP of this generation has no *_sync forms; the mask is implied (every lane of
 // the group takes part, which is how bitlearn's kernels call them).

@@ -162,10 +162,13 @@ void attention_reference(const AttentionArgs& args, const float* q, const float*
 void attention_cpu(const AttentionArgs& args, const float* q, const float* k, const float* v,
                    const int64_t* q_pos, const int64_t* kv_len, float* out, ThreadPool& pool);
 
-// LaunchConfig::variant that makes attention_cuda run the block-rows kernel on every shape, and
-// the one that makes it run the warp-rows kernel wherever that applies (instead of the tiled one).
+// LaunchConfig::variant that makes attention_cuda run the block-rows kernel on every shape, the
+// one that makes it run the warp-rows kernel wherever that applies (instead of the tiled one), and
+// the one that makes the tiled kernel compute its scores three times instead of storing them
+// (what it does on its own only when the stored scores would pass its scratch cap).
 constexpr int kAttentionVariantBlockRows = 3;
 constexpr int kAttentionVariantWarpRows = 5;
+constexpr int kAttentionVariantTiledRecompute = 6;
 
 // CUDA: every pointer on the current device; default stream, returns when done. Prefill shapes
 // without a window (head_dim <= 128, a multiple of 4) run 4 query rows per 32-lane group; other

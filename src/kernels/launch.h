@@ -28,7 +28,8 @@ constexpr int kExactGemmTile32 = 1;
 constexpr int kExactGemmTile64 = 2;
 // attention_cuda: kAttentionVariantBlockRows (attention.h) runs the block-per-row kernel on every
 // shape (otherwise only where the warp-rows kernel does not apply); kAttentionVariantWarpRows runs
-// the warp-rows kernel wherever it applies (otherwise only where the tiled kernel does not).
+// the warp-rows kernel wherever it applies (otherwise only where the tiled kernel does not);
+// kAttentionVariantTiledRecompute makes the tiled kernel recompute its scores.
 // softmax_cuda: kSoftmaxPassesVariant runs rows longer than 8192 through the three-pass kernels
 // (otherwise only rows longer than the long-row kernel's 57344).
 constexpr int kSoftmaxPassesVariant = 3;

@@ -104,7 +104,7 @@ struct AttentionBackwardProblem {
 inline std::vector<OpCase> attention_backward_cases() {
   const AttentionBackwardProblem problems[] = {{1, 1, 1, 0, 0},  {2, 21, 7, 0, 0},     {1, 18, 9, 0, 4},
                                                {1, 300, 300, 0, 0}, {1, 6, 4100, 4094, 0}, {1, 5, 4100, 4095, 300},
-                                               {0, 4, 4, 0, 0},  {3, 64, 33, 0, 0}};
+                                               {0, 4, 4, 0, 0},  {3, 64, 33, 0, 0},      {1, 40, 2048, 2008, 0}};
   std::vector<OpCase> out;
   uint64_t seed = 760;
   for (const AttentionBackwardProblem& pr : problems) {

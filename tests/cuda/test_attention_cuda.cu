@@ -124,6 +124,13 @@ std::vector<LaunchConfig> warp_rows_configs() {
   return configs;
 }
 
+// The tiled kernel with its scores computed three times instead of stored.
+std::vector<LaunchConfig> tiled_recompute_configs() {
+  std::vector<LaunchConfig> configs;
+  for (const LaunchConfig& c : default_configs()) configs.push_back({c.block, c.grid_cap, kAttentionVariantTiledRecompute});
+  return configs;
+}
+
 std::vector<LaunchConfig> block_rows_configs() {
   return {{256, 0, kAttentionVariantBlockRows}, {64, 5, kAttentionVariantBlockRows},
           {1024, 2, kAttentionVariantBlockRows}};
@@ -158,6 +165,7 @@ const Case kTiledCases[] = {
     {1, 17, 2, 2, 96, 17, 0, Layout::prefill, 3},       // head_dim 96
     {3, 24, 2, 2, 16, 24, 0, Layout::empty_second, 0},  // a sequence with kv_len 0
     {1, 256, 2, 2, 64, 257, 0, Layout::decode, 11},     // rows ending on both sides of a GEMM leaf
+    {1, 2048, 2, 1, 64, 2048, 0, Layout::prefill, 0},   // the 162M training rows: 16 tiles per head
 };
 
 TEST(AttentionCuda, DefaultKernelMatchesReference) {
@@ -172,6 +180,12 @@ TEST(AttentionCuda, WarpRowsMatchReference) {
   uint64_t seed = 700;
   for (const Case& c : kCases) run_case(c, warp_rows_configs(), seed += 3);
   for (const Case& c : kTiledCases) run_case(c, warp_rows_configs(), seed += 3);
+}
+
+TEST(AttentionCuda, TiledRecomputeMatchesReference) {
+  BL_REQUIRE_GPU();
+  uint64_t seed = 800;
+  for (const Case& c : kTiledCases) run_case(c, tiled_recompute_configs(), seed += 3);
 }
 
 TEST(AttentionCuda, BlockRowsMatchReference) {

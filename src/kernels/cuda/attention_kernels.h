@@ -16,8 +16,9 @@ bool attention_warp_rows(const AttentionArgs& a, const float* q, const float* k,
                          const int64_t* q_pos, const int64_t* kv_len, float* out, const LaunchConfig& config,
                          bool reversed_fold);
 
-// Tiled rows (attention_tiled.cu): 4 query rows per 32-lane group, the scores computed three
-// times (maxima, sums, probabilities) instead of stored. attention_tiled_applies says whether it
+// Tiled rows (attention_tiled.cu): 4 query rows per 32-lane group, the scores computed once and
+// kept in global scratch for the three passes (maxima, sums, probabilities), or computed three
+// times (kAttentionVariantTiledRecompute, or past the scratch cap). attention_tiled_applies says whether it
 // covers the problem: window 0, at least 16 queries, head_dim a multiple of 4 up to 128, and
 // 16-byte aligned rows. `reversed_fold` as for warp rows.
 bool attention_tiled_applies(const AttentionArgs& a, const float* q, const float* k, const float* v);

@@ -5,10 +5,9 @@
 // lane L of a group owns, for each of its rows, the keys j with j mod 32 == L (window 0: every key range starts at key 0, so the relative index of key j
 // is j). Keys are staged in shared memory a chunk of kKeys x 32 at a time; a lane computes the
 // scores of its rows against its kKeys keys of the chunk together, so each staged key feeds kRows
-// rows (the warp-rows kernel feeds one). The scores are not stored: each row's values are
-// computed three times, each time exactly as attention_score computes them (one fma chain from +0
-// in ascending d, then the scale):
-//   pass 1   the row maxima (bl::max is associative and commutative);
+// rows (the warp-rows kernel feeds one). Each score is computed exactly as attention_score
+// computes it (one fma chain from +0 in ascending d, then the scale). Three passes read the scores:
+//   pass 1   computes them, and the row maxima (bl::max is associative and commutative);
 //   pass 2   the softmax denominator: lane L adds exp(s_j - m) for its keys in ascending j, which
 //            is lane L of leaf_reduce; at the end of each softmax leaf of 4096 keys the lanes are
 //            folded by shuffles in the schedule's halving order and the leaf values by leaf_tree;
@@ -16,6 +15,12 @@
 //            output elements d = L, L + 32, ... of the group's rows: p_j * v_j[d] over the keys in
 //            ascending order, a fresh fma chain per GEMM leaf of 256 keys (chunks never straddle
 //            one), the leaves folded left to right.
+// Stored scores (the default where the scratch fits, kStored): pass 1 writes each lane's scores to
+// a global scratch row per query row and passes 2 and 3 read them back, each lane only the values
+// it wrote itself, so no synchronisation is needed and the values are the same floats. The grid is
+// then the blocks the device holds at once, each taking the next tile from an atomic counter, so
+// the scratch is one slot per resident block. Otherwise (kAttentionVariantTiledRecompute, or rows
+// too long for the scratch cap) passes 2 and 3 compute the scores again, staging the keys again.
 // A key past a row's last allowed key is skipped, never multiplied by a zero probability (that
 // would turn a -0 sum into +0, or an infinite value into NaN). Every value is the value
 // attention_row computes, so the output has the reference's bits for any block size or grid.
@@ -26,6 +31,7 @@
 #include "core/cuda_check.h"
 #include "core/error.h"
 #include "kernels/cuda/attention_kernels.h"
+#include "kernels/cuda/launch_util.cuh"
 #include "kernels/cuda/reduce_cuda.cuh"
 
 namespace bl::cuda {
@@ -91,6 +97,23 @@ __device__ void tile_scores(const float* qs, const float* staged, int dim_pad, i
     for (int u = 0; u < kKeys; ++u) s[r][u] = canonicalize(mul(acc[r][u], scale));
 }
 
+// Writes (or reads back) the lane's scores of one chunk: row r of the group at rows + r * stride,
+// key c0 + lane + 32 u. Only the lane that wrote a value reads it.
+template <int kRows, int kKeys>
+__device__ void store_scores(float* rows, int64_t stride, int64_t c0, int lane, const float (&s)[kRows][kKeys]) {
+#pragma unroll
+  for (int r = 0; r < kRows; ++r)
+#pragma unroll
+    for (int u = 0; u < kKeys; ++u) rows[r * stride + c0 + lane + kLanes * u] = s[r][u];
+}
+template <int kRows, int kKeys>
+__device__ void load_scores(const float* rows, int64_t stride, int64_t c0, int lane, float (&s)[kRows][kKeys]) {
+#pragma unroll
+  for (int r = 0; r < kRows; ++r)
+#pragma unroll
+    for (int u = 0; u < kKeys; ++u) s[r][u] = rows[r * stride + c0 + lane + kLanes * u];
+}
+
 // One chunk of a pass: stages keys c0 .. c0 + len - 1 (all threads of the block) and, when the
 // group has a row that reaches key c0, computes its tile of scores; returns whether it did.
 template <int kRows, int kKeys>
@@ -127,12 +150,16 @@ __device__ float fold_lanes(float acc, bool reversed) {
 }
 
 // kRows: query rows per row group (a multiple of 4); kKeys: keys per lane per chunk (chunk =
-// 32 kKeys); kSlots: output elements per lane (head_dim <= 32 kSlots).
-template <int kRows, int kKeys, int kSlots>
+// 32 kKeys); kSlots: output elements per lane (head_dim <= 32 kSlots); kStored: scores kept in
+// `scores` (score_stride floats per query row, rows_per_block rows per block) and tiles taken
+// from *tile_counter (zero at launch), else recomputed and tiles taken by grid stride.
+template <int kRows, int kKeys, int kSlots, bool kStored>
 __global__ void attention_tiled_kernel(AttentionArgs a, const float* q, const float* k, const float* v,
-                                       const int64_t* q_pos, const int64_t* kv_len, float* out, TiledShape sh) {
+                                       const int64_t* q_pos, const int64_t* kv_len, float* out, TiledShape sh,
+                                       float* scores, int64_t score_stride, unsigned long long* tile_counter) {
   extern __shared__ float4 smem4[];
   __shared__ unsigned long long block_keys;  // keys up to the block's last allowed one
+  __shared__ unsigned long long next_tile;
   constexpr int kChunk = kKeys * kLanes;
   float* smem = reinterpret_cast<float*>(smem4);
   const int dim = static_cast<int>(a.head_dim);
@@ -147,7 +174,16 @@ __global__ void attention_tiled_kernel(AttentionArgs a, const float* q, const fl
   const int64_t heads_per_group = a.n_heads / a.n_kv_heads;
   const int64_t tiles_per_head = (a.q_len + rows_per_block - 1) / rows_per_block;
   const int64_t tiles = a.batch * a.n_heads * tiles_per_head;
-  for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+  float* my_scores = kStored ? scores + (static_cast<int64_t>(blockIdx.x) * rows_per_block + group * kRows) * score_stride
+                             : nullptr;
+  // The next tile: from the counter (one thread takes it for the block) or by grid stride.
+  const auto take_tile = [&](int64_t previous) -> int64_t {
+    if (!kStored) return previous < 0 ? blockIdx.x : previous + gridDim.x;
+    if (threadIdx.x == 0) next_tile = atomicAdd(tile_counter, 1ull);
+    __syncthreads();
+    return static_cast<int64_t>(next_tile);
+  };
+  for (int64_t tile = take_tile(-1); tile < tiles; tile = take_tile(tile)) {
     const int64_t bh = tile / tiles_per_head;
     const int64_t b = bh / a.n_heads, h = bh % a.n_heads, g = h / heads_per_group;
     // Latest queries first: they have the most keys.
@@ -182,6 +218,7 @@ __global__ void attention_tiled_kernel(AttentionArgs a, const float* q, const fl
       const int len = static_cast<int>(least(kChunk, key_hi - c0 + 1));
       float s[kRows][kKeys];
       if (!chunk_scores(staged, sh.dim_pad, kb, a.k_st, c0, len, dim, row_max, my_q, a.scale, lane, s)) continue;
+      if (kStored) store_scores<kRows, kKeys>(my_scores, score_stride, c0, lane, s);
 #pragma unroll
       for (int r = 0; r < kRows; ++r)
 #pragma unroll
@@ -199,7 +236,14 @@ __global__ void attention_tiled_kernel(AttentionArgs a, const float* q, const fl
     for (int64_t c0 = 0; c0 <= key_hi; c0 += kChunk) {
       const int len = static_cast<int>(least(kChunk, key_hi - c0 + 1));
       float s[kRows][kKeys];
-      if (chunk_scores(staged, sh.dim_pad, kb, a.k_st, c0, len, dim, row_max, my_q, a.scale, lane, s)) {
+      bool have;
+      if (kStored) {
+        have = c0 <= row_max;
+        if (have) load_scores<kRows, kKeys>(my_scores, score_stride, c0, lane, s);
+      } else {
+        have = chunk_scores(staged, sh.dim_pad, kb, a.k_st, c0, len, dim, row_max, my_q, a.scale, lane, s);
+      }
+      if (have) {
 #pragma unroll
         for (int u = 0; u < kKeys; ++u)
 #pragma unroll
@@ -236,7 +280,15 @@ __global__ void attention_tiled_kernel(AttentionArgs a, const float* q, const fl
     for (int64_t c0 = 0; c0 <= key_hi; c0 += kChunk) {
       const int len = static_cast<int>(least(kChunk, key_hi - c0 + 1));
       float s[kRows][kKeys];
-      if (chunk_scores(staged, sh.dim_pad, kb, a.k_st, c0, len, dim, row_max, my_q, a.scale, lane, s)) {
+      bool have;
+      if (kStored) {
+        __syncthreads();  // every group is done with the previous chunk's probabilities and values
+        have = c0 <= row_max;
+        if (have) load_scores<kRows, kKeys>(my_scores, score_stride, c0, lane, s);
+      } else {
+        have = chunk_scores(staged, sh.dim_pad, kb, a.k_st, c0, len, dim, row_max, my_q, a.scale, lane, s);
+      }
+      if (have) {
 #pragma unroll
         for (int u = 0; u < kKeys; ++u) {
           float pr[kRows];
@@ -249,7 +301,7 @@ __global__ void attention_tiled_kernel(AttentionArgs a, const float* q, const fl
             dst[r4] = make_float4(pr[4 * r4], pr[4 * r4 + 1], pr[4 * r4 + 2], pr[4 * r4 + 3]);
         }
       }
-      __syncthreads();
+      if (!kStored) __syncthreads();  // every group is done with the staged keys
       stage_quads(staged, dim, vb + c0 * a.v_st, a.v_st, len, dim);
       __syncthreads();
       if (c0 > row_max) continue;
@@ -308,14 +360,17 @@ __global__ void attention_tiled_kernel(AttentionArgs a, const float* q, const fl
         if (d < dim) orow[d] = n <= 0 ? 0.0f : canonicalize(n > kGemmKLeaf ? add(c[r][x], o[r][x]) : o[r][x]);
       }
     }
-    __syncthreads();  // the next tile rewrites the staged rows, the queries and block_keys
+    __syncthreads();  // the next tile rewrites the staged rows, the queries, block_keys and next_tile
   }
 }
 
-template <int kRows, int kKeys, int kSlots>
+// The most score scratch the stored form takes (bytes); longer rows recompute their scores.
+constexpr int64_t kScoreScratchCap = int64_t{512} << 20;
+
+template <int kRows, int kKeys, int kSlots, bool kStored>
 void launch_tiled(const AttentionArgs& a, const float* q, const float* k, const float* v, const int64_t* q_pos,
                   const int64_t* kv_len, float* out, TiledShape sh, const LaunchConfig& config) {
-  auto kernel = attention_tiled_kernel<kRows, kKeys, kSlots>;
+  auto kernel = attention_tiled_kernel<kRows, kKeys, kSlots, kStored>;
   const int block = fitted_block(kernel, config);
   const int rows_per_block = block / kLanes * kRows;
   const int dim = static_cast<int>(a.head_dim);
@@ -328,16 +383,47 @@ void launch_tiled(const AttentionArgs& a, const float* q, const float* k, const 
                                        static_cast<int>(sh.smem_bytes)));
   }
   const int64_t tiles = a.batch * a.n_heads * ((a.q_len + rows_per_block - 1) / rows_per_block);
-  kernel<<<grid_size(tiles, config), block, static_cast<size_t>(sh.smem_bytes)>>>(a, q, k, v, q_pos, kv_len, out, sh);
+  int grid = grid_size(tiles, config);
+  if (!kStored) {
+    kernel<<<grid, block, static_cast<size_t>(sh.smem_bytes)>>>(a, q, k, v, q_pos, kv_len, out, sh, nullptr, 0,
+                                                                nullptr);
+    BL_CUDA_CHECK(cudaGetLastError());
+    return;
+  }
+  // One scratch slot per block the device holds at once (more blocks would only wait).
+  int per_sm = 0;
+  BL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block,
+                                                              static_cast<size_t>(sh.smem_bytes)));
+  const int64_t resident = std::max<int64_t>(1, per_sm) * current_multiprocessors();
+  if (grid > resident) grid = static_cast<int>(resident);
+  const int64_t stride = (a.kv_capacity + kChunk - 1) / kChunk * kChunk;
+  if (static_cast<int64_t>(grid) * rows_per_block * stride * static_cast<int64_t>(sizeof(float)) > kScoreScratchCap) {
+    launch_tiled<kRows, kKeys, kSlots, false>(a, q, k, v, q_pos, kv_len, out, sh, config);
+    return;
+  }
+  DeviceScratch<float> scores(static_cast<int64_t>(grid) * rows_per_block * stride, "causal_attention scores");
+  DeviceScratch<unsigned long long> counter(1, "causal_attention tile counter");
+  BL_CUDA_CHECK(cudaMemsetAsync(counter.ptr, 0, sizeof(unsigned long long)));
+  kernel<<<grid, block, static_cast<size_t>(sh.smem_bytes)>>>(a, q, k, v, q_pos, kv_len, out, sh, scores.ptr, stride,
+                                                              counter.ptr);
   BL_CUDA_CHECK(cudaGetLastError());
 }
 
-template <int kKeys>
+template <int kKeys, bool kStored>
 void launch_tiled_dim(const AttentionArgs& a, const float* q, const float* k, const float* v, const int64_t* q_pos,
                       const int64_t* kv_len, float* out, const TiledShape& sh, const LaunchConfig& config) {
-  if (a.head_dim <= 32) launch_tiled<4, kKeys, 1>(a, q, k, v, q_pos, kv_len, out, sh, config);
-  else if (a.head_dim <= 64) launch_tiled<4, kKeys, 2>(a, q, k, v, q_pos, kv_len, out, sh, config);
-  else launch_tiled<4, kKeys, 4>(a, q, k, v, q_pos, kv_len, out, sh, config);
+  if (a.head_dim <= 32) launch_tiled<4, kKeys, 1, kStored>(a, q, k, v, q_pos, kv_len, out, sh, config);
+  else if (a.head_dim <= 64) launch_tiled<4, kKeys, 2, kStored>(a, q, k, v, q_pos, kv_len, out, sh, config);
+  else launch_tiled<4, kKeys, 4, kStored>(a, q, k, v, q_pos, kv_len, out, sh, config);
+}
+
+template <int kKeys>
+void launch_tiled_keys(const AttentionArgs& a, const float* q, const float* k, const float* v, const int64_t* q_pos,
+                       const int64_t* kv_len, float* out, const TiledShape& sh, const LaunchConfig& config) {
+  if (config.variant != kAttentionVariantTiledRecompute)
+    launch_tiled_dim<kKeys, true>(a, q, k, v, q_pos, kv_len, out, sh, config);
+  else
+    launch_tiled_dim<kKeys, false>(a, q, k, v, q_pos, kv_len, out, sh, config);
 }
 
 }  // namespace
@@ -359,8 +445,8 @@ void attention_tiled(const AttentionArgs& a, const float* q, const float* k, con
   sh.reversed_fold = reversed_fold;
   if (a.batch * a.n_heads * a.q_len == 0) return;
   // 128 keys per chunk up to head_dim 64 (about 35 KiB staged), else 64.
-  if (dim <= 64) launch_tiled_dim<4>(a, q, k, v, q_pos, kv_len, out, sh, config);
-  else launch_tiled_dim<2>(a, q, k, v, q_pos, kv_len, out, sh, config);
+  if (dim <= 64) launch_tiled_keys<4>(a, q, k, v, q_pos, kv_len, out, sh, config);
+  else launch_tiled_keys<2>(a, q, k, v, q_pos, kv_len, out, sh, config);
   cuda_sync_check("causal_attention");
 }
 

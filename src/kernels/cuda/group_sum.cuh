@@ -24,16 +24,19 @@ constexpr int64_t kGroupSumMaxLength = kGroupLanes * kReduceLeaf;
 template <class Step, class Value>
 __device__ float group_sum(int64_t n, int lane, float c, Value value) {
   const int64_t leaves = reduce_leaf_count(n);
-  float mine = 0.0f;  // lane l keeps leaf l's value
+  float mine = 0.0f;             // lane l keeps leaf l's value
+  float last = Step::init();     // the last leaf's value, on every lane
   for (int64_t l = 0; l < leaves; ++l) {
     const int64_t start = l * kReduceLeaf, end = start + kReduceLeaf < n ? start + kReduceLeaf : n;
     float acc = Step::init();
     for (int64_t j = start + lane; j < end; j += kGroupLanes) acc = Step::apply(acc, value(j), c);
     for (int w = kGroupLanes / 2; w >= 1; w /= 2)
       acc = Step::combine(acc, __shfl_down_sync(kGroupMask, acc, w, kGroupLanes));
-    acc = __shfl_sync(kGroupMask, acc, 0, kGroupLanes);
-    if (lane == l) mine = acc;
+    last = __shfl_sync(kGroupMask, acc, 0, kGroupLanes);
+    if (lane == l) mine = last;
   }
+  // leaf_tree of one value is that value, of none init(): no gathering for rows of one leaf.
+  if (leaves <= 1) return last;
   float leaf_values[kGroupLanes];
   for (int l = 0; l < kGroupLanes; ++l) leaf_values[l] = __shfl_sync(kGroupMask, mine, l, kGroupLanes);
   return leaf_tree<Step>(leaf_values, leaves);

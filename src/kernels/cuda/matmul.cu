@@ -19,27 +19,8 @@
 namespace bl {
 namespace {
 
-// An attribute of the current device, read once per device index (a reading <= 0 is kept as 1);
-// `beyond` for a device index past the 64 cached.
-template <cudaDeviceAttr ATTR>
-int64_t current_device_attribute(int64_t beyond) {
-  static int64_t cached[64] = {};
-  int dev = 0;
-  BL_CUDA_CHECK(cudaGetDevice(&dev));
-  if (dev < 0 || dev >= 64) return beyond;
-  if (cached[dev] == 0) {
-    int v = 0;
-    BL_CUDA_CHECK(cudaDeviceGetAttribute(&v, ATTR, dev));
-    cached[dev] = v > 0 ? v : 1;
-  }
-  return cached[dev];
-}
-
-// Multiprocessors of the current device.
-int64_t current_multiprocessors() { return current_device_attribute<cudaDevAttrMultiProcessorCount>(132); }
-
 // Opt-in shared memory per block of the current device, bytes.
-int64_t current_smem_optin() { return current_device_attribute<cudaDevAttrMaxSharedMemoryPerBlockOptin>(0); }
+int64_t current_smem_optin() { return cuda::current_device_attribute<cudaDevAttrMaxSharedMemoryPerBlockOptin>(0); }
 
 // True when the leaf-parallel mode of the small tiles may split this product: a single product
 // (batch 1) on the default stream (where products share its scratch one after another) with two or
@@ -66,7 +47,7 @@ bool leaf_parallel_applies(const MatmulArgs& args, void* stream) {
 // Where a device gives a block less shared memory (AMD: 64 KiB per workgroup), each choice falls
 // back to the next smaller tile that fits; the 64 x 64 tile's static buffers always do.
 int tile_by_shape(const MatmulArgs& args, void* stream) {
-  const int64_t sms = current_multiprocessors();
+  const int64_t sms = cuda::current_multiprocessors();
   const int64_t optin = current_smem_optin();
   const int64_t batch = args.batch, m = args.m, n = args.n;
   auto tiles = [&](int64_t bm, int64_t bn) { return batch * ((m + bm - 1) / bm) * ((n + bn - 1) / bn); };
