@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -91,6 +92,38 @@ inline void expect_round_trip(const Estimator& est, const Tensor& X) {
   auto again = estimator_from_json_text(text, "round-trip");
   EXPECT_EQ(again->to_json_text(), text);
   EXPECT_EQ(tensor_sha(again->predict(X)), tensor_sha(est.predict(X)));
+}
+
+// The weighted score of a fitted classifier (accuracy) or regressor (R^2) on labels made from its
+// own predictions (every fifth label changed): all-ones weights give score()'s bits, and uneven
+// weights (including zeros) give the weighted metric computed here in binary64.
+inline void expect_weighted_score(const Estimator& est, const Tensor& X, bool classifier) {
+  const std::vector<float> pred = est.predict(X).to_vector<float>();
+  const int64_t n = static_cast<int64_t>(pred.size());
+  std::vector<float> y(pred), ones(pred.size(), 1.0f), w(pred.size());
+  for (int64_t i = 0; i < n; ++i) {
+    if (i % 5 == 0) y[i] = classifier ? (pred[i] == 0.0f ? 1.0f : 0.0f) : pred[i] + 0.25f;
+    w[i] = 0.5f * static_cast<float>(i % 4);
+  }
+  const Tensor yt = Tensor::from_vector(y, {n});
+  const double plain = est.score(X, yt), all_ones = est.score_weighted(X, yt, Tensor::from_vector(ones, {n}));
+  EXPECT_EQ(std::memcmp(&plain, &all_ones, sizeof(double)), 0) << est.name() << ": " << plain << " vs " << all_ones;
+  double want;
+  if (classifier) {
+    double hits = 0.0, total = 0.0;
+    for (int64_t i = 0; i < n; ++i) hits += y[i] == pred[i] ? w[i] : 0.0, total += w[i];
+    want = hits / total;
+  } else {
+    double mean = 0.0, total = 0.0, res = 0.0, tot = 0.0;
+    for (int64_t i = 0; i < n; ++i) mean += static_cast<double>(w[i]) * y[i], total += w[i];
+    mean /= total;
+    for (int64_t i = 0; i < n; ++i) {
+      res += w[i] * (static_cast<double>(y[i]) - pred[i]) * (static_cast<double>(y[i]) - pred[i]);
+      tot += w[i] * (y[i] - mean) * (y[i] - mean);
+    }
+    want = 1.0 - res / tot;
+  }
+  EXPECT_NEAR(est.score_weighted(X, yt, Tensor::from_vector(w, {n})), want, 1e-12) << est.name();
 }
 
 }  // namespace bl::ml::testing

@@ -94,6 +94,7 @@ TEST_P(LightgbmImportTest, EstimatorOutputsAndRoundTrip) {
     }
   }
   expect_round_trip(*est, X);
+  expect_weighted_score(*est, X, c.objective == "binary" || c.objective == "multiclass");
 }
 
 TEST_P(LightgbmImportTest, ShapMatchesPredContribAndAddsUp) {

@@ -68,6 +68,7 @@ TEST_P(XgboostImport, MatchesXgboostPredictions) {
     EXPECT_NEAR(pred[i], c.pred[i], 1e-6 + 1e-6 * std::fabs(c.pred[i])) << GetParam() << " prediction " << i;
   }
   expect_round_trip(*est, X);
+  expect_weighted_score(*est, X, c.objective == "multi:softprob" || c.objective == "binary:logistic");
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, XgboostImport,

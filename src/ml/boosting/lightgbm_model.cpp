@@ -489,6 +489,9 @@ class LightgbmModel : public Estimator, public ShapExplainer {
   double score(const Tensor& X, const Tensor& y) const override {
     return imp_.n_classes >= 2 ? accuracy_score(y, predict(X)) : r2_score(y, predict(X));
   }
+  double score_with_weights(const Tensor& X, const Tensor& y, const std::vector<float>& w) const override {
+    return imp_.n_classes >= 2 ? accuracy_score(y, predict(X), w) : r2_score(y, predict(X), w);
+  }
 
   std::vector<double> shap_values(const Tensor& X, int64_t* n_cols) const override {
     check_input(X);

@@ -122,6 +122,9 @@ class XgboostModel : public Estimator, public ShapExplainer {
   double score(const Tensor& X, const Tensor& y) const override {
     return imp_.n_classes >= 2 ? accuracy_score(y, predict(X)) : r2_score(y, predict(X));
   }
+  double score_with_weights(const Tensor& X, const Tensor& y, const std::vector<float>& w) const override {
+    return imp_.n_classes >= 2 ? accuracy_score(y, predict(X), w) : r2_score(y, predict(X), w);
+  }
 
   void save_state(nlohmann::json& state) const override {
     state["objective"] = imp_.objective;
