@@ -3,18 +3,22 @@
 // one), identical model bytes at 1, 2 and 3 threads with a sabotage arm, save / load, unseen and
 // invalid codes at predict following the missing values, invalid codes at fit, consistent code
 // renumbering (the categorical fit does not move; the numeric one does), constraints, TreeSHAP and
-// model-file checks.
+// model-file checks; the support rule of the category search (hessian sums when the hessians vary,
+// as scikit-learn) and the code checks of early stopping's validation rows.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <functional>
 #include <memory>
+#include <sstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 
 #include "core/error.h"
+#include "ml/boosting/hgb_losses.h"
+#include "ml/boosting/hist_gbm.h"
 #include "ml/tree/tree_model.h"
 #include "ml/tree/tree_shap.h"
 #include "ml_common/estimator_checks.h"
@@ -268,6 +272,153 @@ TEST(HgbCategorical, ModelFileChecks) {
   t0["categorical"][last] = 1;
   EXPECT_NE(error_of([&] { estimator_from_json_text(leaf.dump(), "m"); }).find("a leaf cannot be categorical"),
             std::string::npos);
+}
+
+// One column of category codes built from parts of equal rows.
+struct Part {
+  int code;
+  int64_t rows;
+  float y, weight;
+};
+
+// The left codes of the root of a one-split squared-error fit (max_iter 1, 2 leaves,
+// min_samples_leaf 20) on the parts, with their weights (unweighted when every weight is 1).
+std::vector<int> root_left_codes(const std::vector<Part>& parts) {
+  std::vector<float> x, y, w;
+  bool weighted = false;
+  for (const Part& p : parts) {
+    for (int64_t i = 0; i < p.rows; ++i) {
+      x.push_back(static_cast<float>(p.code));
+      y.push_back(p.y);
+      w.push_back(p.weight);
+    }
+    weighted = weighted || p.weight != 1.0f;
+  }
+  const int64_t n = static_cast<int64_t>(x.size());
+  auto est = make_estimator("hist_gradient_boosting_regressor",
+                            {{"categorical_features", "0"}, {"max_iter", "1"}, {"max_leaf_nodes", "2"}});
+  if (weighted) est->fit_weighted(Tensor::from_vector(x, {n, 1}), Tensor::from_vector(y, {n}), Tensor::from_vector(w, {n}));
+  else est->fit(Tensor::from_vector(x, {n, 1}), Tensor::from_vector(y, {n}));
+  const nlohmann::json j = nlohmann::json::parse(est->to_json_text());
+  const Tree t = tree_from_json(j["state"]["trees"][0], 1, "tree");
+  EXPECT_TRUE(t.is_categorical(0));
+  std::vector<int> left;
+  for (const Part& p : parts) {
+    if (t.goes_left(0, static_cast<float>(p.code))) left.push_back(p.code);
+  }
+  return left;
+}
+
+TEST(HgbCategorical, SupportCountsRowsWithConstantHessians) {
+  // Codes 0-4: 100 rows of y = code; code 5: y = 10 on 9 or 10 rows. Unweighted squared error has
+  // constant hessians, so the support is the row count: 10 rows join the search, 9 stay right.
+  // Expected left sets: scikit-learn's search on these sums (python/tests/test_hgb_categorical_peer.py
+  // runs scikit-learn itself).
+  std::vector<Part> parts;
+  for (int c = 0; c < 5; ++c) parts.push_back({c, 100, static_cast<float>(c), 1.0f});
+  parts.push_back({5, 9, 10.0f, 1.0f});
+  EXPECT_EQ(root_left_codes(parts), (std::vector<int>{0, 1}));
+  parts.back().rows = 10;
+  EXPECT_EQ(root_left_codes(parts), (std::vector<int>{3, 4, 5}));
+}
+
+TEST(HgbCategorical, SupportCountsHessiansWhenTheyVary) {
+  // Weights make the hessians vary: a category's support is its hessian sum in units of the
+  // node's mean hessian (H_c * n / H >= 10, scikit-learn's MIN_CAT_SUPPORT rule), not its rows.
+  std::vector<Part> base;
+  for (int c = 0; c < 5; ++c) base.push_back({c, 100, static_cast<float>(c), 1.0f});
+  // 6 heavy rows (support 30 * 506 / 530 = 28.6) join the search and go left with code 4; counted
+  // by rows they would stay right and the split would be {0, 1}.
+  std::vector<Part> heavy = base;
+  heavy.push_back({5, 6, 10.0f, 5.0f});
+  EXPECT_EQ(root_left_codes(heavy), (std::vector<int>{4, 5}));
+  // 15 light rows of an extreme target (support 0.15 * 515 / 500.15 = 0.15) stay right; counted by
+  // rows they would lead the order and the split would be {4, 5}.
+  std::vector<Part> light = base;
+  light.push_back({5, 15, 1000.0f, 0.01f});
+  EXPECT_EQ(root_left_codes(light), (std::vector<int>{0, 1}));
+  // The exact boundary: code 5 has 5 rows of weight 2 and code 6 10 rows of weight 0.5, so the
+  // node's mean hessian is 1: code 5's support is exactly 10 (kept), code 6's is 5 (right, though
+  // it has 10 rows: counted by rows the split would be {0, 6}). At weight 1.99 code 5 drops too.
+  std::vector<Part> edge = base;
+  edge.push_back({5, 5, 10.0f, 2.0f});
+  edge.push_back({6, 10, -10.0f, 0.5f});
+  EXPECT_EQ(root_left_codes(edge), (std::vector<int>{3, 4, 5}));
+  edge[5].weight = 1.99f;
+  EXPECT_EQ(root_left_codes(edge), (std::vector<int>{0, 1}));
+}
+
+TEST(HgbCategorical, SupportRuleThreadIdentity) {
+  // A classifier whose categories reach extreme probabilities (varying hessians, support by
+  // hessian sums in most nodes): the same model bytes at 1, 2 and 3 threads, weighted or not.
+  Dataset ctrain = cat_data(2500, 2, 81), ctest = cat_data(500, 2, 82);
+  const Params p = {{"max_iter", "25"}, {"learning_rate", "0.3"}, {"categorical_features", "0"}};
+  expect_thread_identity("hist_gradient_boosting_classifier", p, ctrain, ctest.X, true);
+}
+
+TEST(HgbCategorical, ValidationRowsAreChecked) {
+  // Early stopping holds rows out of X before fitting: a bad code in a held-out row is refused as in
+  // a training row, and the message counts the rows of X (held out or not).
+  const int64_t n = 400;
+  Dataset train = cat_data(n, 0, 91);
+  const std::vector<char> held = validation_mask(n, nullptr, 1, 0.25, 3);
+  int64_t held_row = -1, kept_row = -1;
+  for (int64_t i = 17; i < n && (held_row < 0 || kept_row < 0); ++i) (held[i] ? held_row : kept_row) = i;
+  ASSERT_GE(held_row, 0);
+  ASSERT_GE(kept_row, 0);
+  const Params p = {{"categorical_features", "0"}, {"max_iter", "5"}, {"early_stopping", "true"},
+                    {"validation_fraction", "0.25"}, {"random_state", "3"}};
+  for (int64_t row : {held_row, kept_row}) {
+    for (float v : {-1.0f, 2.5f, 255.0f}) {
+      std::vector<float> x = train.X.to_vector<float>();
+      x[row * 3] = v;
+      auto est = make_estimator("hist_gradient_boosting_regressor", p);
+      const std::string msg = error_of([&] { est->fit(Tensor::from_vector(x, {n, 3}), train.y); });
+      std::ostringstream want;
+      want << "categorical feature 0 has value " << v << " at row " << row << ";";
+      EXPECT_NE(msg.find(want.str()), std::string::npos) << msg << " (held " << held[row] << ")";
+    }
+  }
+  // The classifier (stratified hold-out) and the ranker (whole queries held out) check the same way.
+  Dataset ctrain = cat_data(n, 2, 92);
+  std::vector<float> cx = ctrain.X.to_vector<float>();
+  cx[(n - 1) * 3] = 300.0f;
+  auto cls = make_estimator("hist_gradient_boosting_classifier", p);
+  EXPECT_NE(error_of([&] { cls->fit(Tensor::from_vector(cx, {n, 3}), ctrain.y); }).find("value 300 at row 399;"),
+            std::string::npos);
+  std::vector<float> rx(static_cast<size_t>(n * 4));
+  std::vector<float> tx = train.X.to_vector<float>(), rel(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    rx[i * 4] = static_cast<float>(i / 20);
+    for (int j = 0; j < 3; ++j) rx[i * 4 + 1 + j] = tx[i * 3 + j];
+    rel[i] = static_cast<float>(i % 3);
+  }
+  for (int64_t row : {0, 201, 399}) {
+    std::vector<float> bad = rx;
+    bad[row * 4 + 1] = -3.0f;
+    auto r = make_estimator("hist_gradient_boosting_ranker",
+                            {{"group_column", "0"}, {"categorical_features", "0"}, {"max_iter", "5"},
+                             {"early_stopping", "true"}, {"validation_fraction", "0.3"}});
+    const std::string msg = error_of([&] { r->fit(Tensor::from_vector(bad, {n, 4}), Tensor::from_vector(rel, {n})); });
+    EXPECT_NE(msg.find("value -3 at row " + std::to_string(row) + ";"), std::string::npos) << msg;
+  }
+  // The engine checks the validation rows it is given, naming them as such.
+  std::vector<float> xs = train.X.to_vector<float>(), ys = train.y.to_vector<float>();
+  std::vector<float> vx(xs.begin(), xs.begin() + 50 * 3), vy(ys.begin(), ys.begin() + 50);
+  vx[7 * 3] = 2.5f;
+  BoostParams bp;
+  bp.categorical = {0};
+  bp.max_iter = 2;
+  bp.early_stopping = true;
+  BoostValidation val;
+  val.X = vx.data();
+  val.n = 50;
+  val.y_value = vy.data();
+  EXPECT_NE(error_of([&] { fit_boosting(xs.data(), n, 3, ys.data(), nullptr, bp, nullptr, &val); })
+                .find("categorical feature 0 has value 2.5 at validation row 7;"),
+            std::string::npos);
+  vx[7 * 3] = 4.0f;  // a valid code: the fit runs
+  EXPECT_NO_THROW(fit_boosting(xs.data(), n, 3, ys.data(), nullptr, bp, nullptr, &val));
 }
 
 }  // namespace

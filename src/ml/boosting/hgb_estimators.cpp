@@ -292,6 +292,8 @@ class HistGradientBoosting : public Estimator {
     bp.early_stopping = early_stopping_ == "true" || (early_stopping_ == "auto" && n > 10000);
     if (bp.early_stopping && validation_fraction_ > 0.0) {
       // Held-out rows (hgb_losses.h: seeded, stratified for classifiers); binning and trees see the rest.
+      // Category codes are checked first, so that an error names the row of X.
+      check_category_codes(bp, hx.data<float>(), n, d, "row");
       const std::vector<char> held = validation_mask(n, classifier_ ? enc.y_index.data() : nullptr, bp.n_classes,
                                                      validation_fraction_, p_.seed);
       Split tr, va;
@@ -523,6 +525,8 @@ class HistGradientBoosting : public Estimator {
     const std::vector<float> f = without_group_column(hx);
     if (bp.early_stopping && validation_fraction_ > 0.0) {
       // Held-out whole queries (seeded); binning and trees see the rest, both sides in row order.
+      // Category codes are checked first, so that an error names the row of X.
+      check_category_codes(bp, f.data(), n, d - 1, "row");
       const std::vector<char> held = query_validation_mask(bp.query_start, validation_fraction_, p_.seed, est);
       const int64_t df = d - 1;
       Split tr, va;

@@ -30,11 +30,10 @@ constexpr double kNoGain = -std::numeric_limits<double>::infinity();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr float kMinHessian = 1e-16f;
 constexpr int64_t kRowChunk = kBoostRowChunk;
-// Categorical splits (hist_gbm.h): scikit-learn's MIN_CAT_SUPPORT (rows of a category, and the
-// hessian added when ordering) and MAX_CAT_THRESHOLD (categories of one prefix).
+// Categorical splits (hist_gbm.h): scikit-learn's MIN_CAT_SUPPORT (a category's support, and the
+// hessian added when ordering).
 constexpr int64_t kMinCatSupport = 10;
 constexpr double kCatSmooth = 10.0;
-constexpr int64_t kMaxCatThreshold = 32;
 
 // Per-iteration Philox streams (seed = random_state).
 constexpr uint64_t kRowStreamTag = uint64_t{1} << 62;
@@ -902,10 +901,11 @@ class TreeGrower {
     }
   }
 
-  // Categorical feature f (hist_gbm.h): the categories of the node with kMinCatSupport rows, the
-  // missing values as code kMissingBin, sorted by G / (H + kCatSmooth) (binary64 of exact integer
-  // sums; ties: lower code); prefixes of up to kMaxCatThreshold categories from the low end, then
-  // from the high end, each scored as a numeric candidate (strictly better wins).
+  // Categorical feature f (hist_gbm.h): the categories of the node with support kMinCatSupport
+  // (the missing values as code kMissingBin), sorted by G / (H + kCatSmooth) (binary64 of exact
+  // integer sums; ties: lower code); with m of them (none if m < 2), prefixes of up to (m + 1) / 2
+  // categories from the low end, then of up to (m + 1) / 2 - 1 from the high end, each scored as a
+  // numeric candidate (strictly better wins).
   void best_categorical_split(const std::vector<int64_t>& hist, int64_t f, int64_t g_tot, int64_t h_tot,
                               double parent, SplitInfo& best, double lo, double hi) const {
     const int64_t* hf = hist.data() + f * kHistBins * kHistStats;
@@ -917,19 +917,25 @@ class TreeGrower {
     std::vector<Cat> cats;
     int64_t n_tot = miss[2];
     for (int64_t b = 0; b < p_.max_bins; ++b) n_tot += hf[b * kHistStats + 2];
+    if (h_tot <= 0) return;  // no hessian to measure support by (scikit-learn keeps no category)
+    // Support (scikit-learn's): the category's hessian sum in units of the node's mean hessian,
+    // H_c * n / H >= kMinCatSupport, compared exactly on the integer sums (128-bit products). With
+    // constant hessians H_c * n / H is the category's row count.
     auto add = [&](int64_t b, const int64_t* cell) {
-      if (cell[2] < kMinCatSupport) return;
+      if (static_cast<__int128>(cell[1]) * n_tot < static_cast<__int128>(h_tot) * kMinCatSupport) return;
       const double G = static_cast<double>(cell[0]) * g_->unit, H = static_cast<double>(cell[1]) * h_->unit;
       cats.push_back({static_cast<int32_t>(b), G / (H + kCatSmooth)});
     };
     for (int64_t b = 0; b < p_.max_bins; ++b) add(b, hf + b * kHistStats);
     add(kMissingBin, miss);
-    if (cats.empty()) return;
+    if (cats.size() < 2) return;  // one category alone only splits from those below the support
     std::sort(cats.begin(), cats.end(),
               [](const Cat& a, const Cat& b) { return a.key < b.key || (a.key == b.key && a.code < b.code); });
     const int64_t m = static_cast<int64_t>(cats.size());
-    const int64_t longest = std::min<int64_t>(kMaxCatThreshold, (m + 1) / 2);
     for (int dir = 0; dir < 2; ++dir) {
+      // scikit-learn's scan: the left set holds at most half of the kept categories, so the
+      // categories below the support go to the child with at least the other half.
+      const int64_t longest = dir == 0 ? (m + 1) / 2 : (m + 1) / 2 - 1;
       int64_t G = 0, H = 0, N = 0;
       bool miss_in = false;
       for (int64_t i = 0; i < longest; ++i) {
@@ -1119,6 +1125,18 @@ void raw_to_probability(std::vector<float>& raw, int64_t n, int64_t k) {
   });
 }
 
+void check_category_codes(const BoostParams& p, const float* X, int64_t n, int64_t d, const char* row_name) {
+  for (int32_t f : p.categorical) {  // codes: NaN or integers in [0, max_bins)
+    if (f < 0 || f >= d) continue;    // fit_boosting names such a feature
+    for (int64_t i = 0; i < n; ++i) {
+      const float x = X[i * d + f];
+      BL_CHECK(x != x || (x >= 0.0f && x < static_cast<float>(p.max_bins) && x == std::floor(x)),
+               "hist_gradient_boosting: categorical feature ", f, " has value ", x, " at ", row_name, " ", i,
+               "; expected NaN or an integer category code in [0, ", p.max_bins, ") (max_bins)");
+    }
+  }
+}
+
 BoostModel fit_boosting(const float* X, int64_t n, int64_t d, const float* y_value,
                         const int32_t* y_class, const BoostParams& p, const float* weight,
                         const BoostValidation* validation) {
@@ -1136,14 +1154,10 @@ BoostModel fit_boosting(const float* X, int64_t n, int64_t d, const float* y_val
   }
   BL_CHECK(p.categorical.empty() || !p.symmetric,
            "hist_gradient_boosting: categorical_features is not supported with grow_policy=symmetric");
-  for (int32_t f : p.categorical) {  // codes: NaN or integers in [0, max_bins)
-    for (int64_t i = 0; i < n; ++i) {
-      const float x = X[i * d + f];
-      BL_CHECK(x != x || (x >= 0.0f && x < static_cast<float>(p.max_bins) && x == std::floor(x)),
-               "hist_gradient_boosting: categorical feature ", f, " has value ", x, " at row ", i,
-               "; expected NaN or an integer category code in [0, ", p.max_bins, ") (max_bins)");
-    }
-  }
+  check_category_codes(p, X, n, d, "row");
+  // The validation rows get the same check: an invalid code there would silently take the
+  // unseen-category path and bias the early-stopping score.
+  if (validation) check_category_codes(p, validation->X, validation->n, d, "validation row");
   const BinMapper mapper = fit_bins(X, n, d, p.max_bins, p.categorical.empty() ? nullptr : &is_cat);
   const std::vector<uint8_t> bins = apply_bins(mapper, X, n, d);
   HistogramBuilder hb(bins, n, d, p.use_cuda);

@@ -18,10 +18,12 @@
 // scores a validation set (or the training set) after every iteration.
 //
 // Categorical features (BoostParams::categorical): the bin is the category code; a node's split
-// sends a set of categories left. The categories of the node with at least kMinCatSupport rows
-// (missing values count as one more category) are ordered by G / (H + kCatSmooth) (ties: lower code,
-// missing last) and the prefixes of that order, from either end and of at most kMaxCatThreshold
-// categories, are scored with the numeric gain and limits (Fisher 1958; LightGBM, scikit-learn).
+// sends a set of categories left. The categories of the node with support H_c * n / H of at least
+// kMinCatSupport (hessian sum in units of the node's mean hessian: the row count when hessians are
+// constant; scikit-learn's rule; missing values count as one more category) are ordered by
+// G / (H_c + kCatSmooth) (ties: lower code, missing last) and the prefixes of that order of at most
+// half of them (scikit-learn's scan: (m + 1) / 2 from the low end, (m + 1) / 2 - 1 from the high
+// end) are scored with the numeric gain and limits (Fisher 1958; LightGBM, scikit-learn).
 // Categories of the node below the support and codes seen at fit but not in the node go right;
 // codes never seen at fit and any value that is no code (negative, fractional, >= 256) go where
 // missing values go.
@@ -126,6 +128,12 @@ struct BoostModel {
 BoostModel fit_boosting(const float* X, int64_t n, int64_t d, const float* y_value,
                         const int32_t* y_class, const BoostParams& params, const float* weight = nullptr,
                         const BoostValidation* validation = nullptr);
+
+// Checks the codes of params.categorical's features in X [n, d]: NaN or integers in
+// [0, max_bins), else a bl::Error naming the feature, the value and the row ("<row_name> <i>").
+// fit_boosting checks its training rows ("row") and validation rows ("validation row"); a caller
+// that splits its rows first checks them before, so that the message counts the caller's rows.
+void check_category_codes(const BoostParams& params, const float* X, int64_t n, int64_t d, const char* row_name);
 
 // Raw scores [n * n_groups]: base + each tree's leaf value, added in tree order (float32).
 std::vector<float> boosting_raw(const BoostModel& model, const float* X, int64_t n, int64_t d);
