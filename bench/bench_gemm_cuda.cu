@@ -110,8 +110,11 @@ const int64_t kShapes[][3] = {{2048, 2048, 2048}, {4096, 4096, 4096}, {8192, 819
                               {128, 2304, 768},   {128, 3072, 768},   {128, 768, 3072},
                               {128, 768, 768}};
 
+// The exact product by shape (variant 0: the int8 residue products on these shapes) and the plain
+// integer kernel (64 x 64 tiles) beside it.
 void exact_shapes(benchmark::internal::Benchmark* b) {
-  for (const auto& s : kShapes) b->Args({s[0], s[1], s[2], 0});
+  for (const auto& s : kShapes)
+    for (int64_t variant : {int64_t(0), int64_t(bl::kExactGemmTile64)}) b->Args({s[0], s[1], s[2], variant});
   b->ArgNames({"M", "N", "K", "variant"})->UseManualTime()->Unit(benchmark::kMillisecond);
 }
 

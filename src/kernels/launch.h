@@ -23,9 +23,15 @@ constexpr int kMatmulTilePipe128 = 6;      // 128 x 128 tiles, cp.async pipeline
 constexpr int kMatmulTileWarp128 = 10;     // 128 x 128 warp tiles
 constexpr int kMatmulTileSmall = 11;       // 32 x 64 small warp tiles over all of K
 constexpr int kMatmulTileSmallSplit = 14;  // the same, k leaves in parallel where that applies
-// exact_matmul_cuda: the output tile a side (otherwise 32 where M or N <= 32, else 64).
+// exact_matmul_cuda: the plain kernel's output tile a side (otherwise 32 where M or N <= 32, else
+// 64), or the residue products on int8 tensor cores wherever they apply (otherwise on products of
+// at least 2^26 multiply-adds with M, N >= 32; CUDA only, K < 2^17).
 constexpr int kExactGemmTile32 = 1;
 constexpr int kExactGemmTile64 = 2;
+constexpr int kExactGemmResidues = 3;
+// The residue path with one modulus fewer than its basis needs: wrong wherever |T| exceeds the
+// smaller product. Only the conformance test's sabotage arm uses it.
+constexpr int kExactGemmResiduesShort = 4;
 // attention_cuda: kAttentionVariantBlockRows (attention.h) runs the block-per-row kernel on every
 // shape (otherwise only where the warp-rows kernel does not apply); kAttentionVariantWarpRows runs
 // the warp-rows kernel wherever it applies (otherwise only where the tiled kernel does not);
