@@ -268,5 +268,39 @@ TEST(SoftmaxOnChipCuda, SabotageOtherSumOrderIsCaughtLogForm) {
   EXPECT_TRUE(bits_equal(expected, dy.to_host(0, rows * n), "library"));
 }
 
+// Sabotage arms of the long-row kernel (rows of 8193..57344 through softmax_cuda, every launch
+// shape that keeps it): against references whose denominator adds the e_i in plain ascending
+// order, both forms, the kernel's output must be seen as different (and equal the true reference).
+// The log form uses the rows of the arm above: one 0 and e_i = e^-17.33 below half a unit of 1, so
+// an ascending sum loses every e_i.
+TEST(SoftmaxOnChipCuda, SabotageOtherSumOrderIsCaughtLongRows) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  const int64_t rows = 3, n = 50257;
+  for (bool log_form : {false, true}) {
+    std::vector<float> x = generate_floats(rows * n, 4245, 4.0f);
+    if (log_form) {
+      for (int64_t i = 0; i < rows * n; ++i) x[i] = i % n == 0 ? 0.0f : -17.33f;
+    }
+    std::vector<float> sabotaged(rows * n), expected(rows * n);
+    for (int64_t r = 0; r < rows; ++r) {
+      const float* xr = x.data() + r * n;
+      float m = xr[0];
+      for (int64_t i = 1; i < n; ++i) m = max(m, xr[i]);
+      float s = 0.0f;
+      for (int64_t i = 0; i < n; ++i) s = add(s, exp(sub(xr[i], m)));
+      for (int64_t i = 0; i < n; ++i)
+        sabotaged[r * n + i] = log_form ? log_softmax_element(xr[i], m, log(s)) : softmax_element(xr[i], m, s);
+    }
+    softmax_reference(x.data(), rows, n, expected.data(), log_form);
+    for (const LaunchConfig& c : kConformanceLaunchConfigs) {
+      DeviceFloats dx(x), dy(x);
+      softmax_cuda(dx.ptr, rows, n, dy.ptr, log_form, c);
+      const std::string what = std::string(log_form ? "log form" : "softmax") + " block " + std::to_string(c.block);
+      EXPECT_FALSE(bits_equal(sabotaged, dy.to_host(0, rows * n), "ascending-order denominator, " + what));
+      EXPECT_TRUE(bits_equal(expected, dy.to_host(0, rows * n), "library, " + what));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace bl::conformance
