@@ -219,21 +219,29 @@ TEST(SoftmaxOnChipCuda, RowTooLongIsAClearError) {
   EXPECT_THROW(softmax_rows_on_chip_cuda(dx.ptr, -1, 4, dx.ptr, true), Error);
 }
 
-// Sabotage arm: the same comparison against a reference whose denominator adds the e_i in plain
-// ascending order (not the lane schedule) must find a difference.
-TEST(SoftmaxOnChipCuda, SabotageOtherSumOrderIsCaught) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
-  const int64_t rows = 8, n = 4096;
-  const std::vector<float> x = generate_floats(rows * n, 4243, 4.0f);
-  std::vector<float> sabotaged(rows * n);
+// A reference whose denominator adds the e_i in plain ascending order (not the lane schedule): what
+// the sabotage arms below must tell apart from the kernels' output.
+std::vector<float> ascending_sum_rows(const std::vector<float>& x, int64_t rows, int64_t n, bool log_form) {
+  std::vector<float> out(rows * n);
   for (int64_t r = 0; r < rows; ++r) {
     const float* xr = x.data() + r * n;
     float m = xr[0];
     for (int64_t i = 1; i < n; ++i) m = max(m, xr[i]);
     float s = 0.0f;
     for (int64_t i = 0; i < n; ++i) s = add(s, exp(sub(xr[i], m)));
-    for (int64_t i = 0; i < n; ++i) sabotaged[r * n + i] = softmax_element(xr[i], m, s);
+    for (int64_t i = 0; i < n; ++i)
+      out[r * n + i] = log_form ? log_softmax_element(xr[i], m, log(s)) : softmax_element(xr[i], m, s);
   }
+  return out;
+}
+
+// Sabotage arm: the same comparison against a reference whose denominator adds the e_i in plain
+// ascending order (not the lane schedule) must find a difference.
+TEST(SoftmaxOnChipCuda, SabotageOtherSumOrderIsCaught) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  const int64_t rows = 8, n = 4096;
+  const std::vector<float> x = generate_floats(rows * n, 4243, 4.0f);
+  const std::vector<float> sabotaged = ascending_sum_rows(x, rows, n, false);
   DeviceFloats dx(x), dy(x);
   softmax_rows_on_chip_cuda(dx.ptr, rows, n, dy.ptr, false);
   EXPECT_FALSE(bits_equal(sabotaged, dy.to_host(0, rows * n), "ascending-order denominator"));
@@ -251,15 +259,7 @@ TEST(SoftmaxOnChipCuda, SabotageOtherSumOrderIsCaughtLogForm) {
   const int64_t rows = 8, n = 4096;
   std::vector<float> x(rows * n, -17.33f);
   for (int64_t r = 0; r < rows; ++r) x[r * n] = 0.0f;
-  std::vector<float> sabotaged(rows * n);
-  for (int64_t r = 0; r < rows; ++r) {
-    const float* xr = x.data() + r * n;
-    float m = xr[0];
-    for (int64_t i = 1; i < n; ++i) m = max(m, xr[i]);
-    float s = 0.0f;
-    for (int64_t i = 0; i < n; ++i) s = add(s, exp(sub(xr[i], m)));
-    for (int64_t i = 0; i < n; ++i) sabotaged[r * n + i] = log_softmax_element(xr[i], m, log(s));
-  }
+  const std::vector<float> sabotaged = ascending_sum_rows(x, rows, n, true);
   DeviceFloats dx(x), dy(x);
   softmax_rows_on_chip_cuda(dx.ptr, rows, n, dy.ptr, true);
   EXPECT_FALSE(bits_equal(sabotaged, dy.to_host(0, rows * n), "ascending-order denominator"));
@@ -281,16 +281,8 @@ TEST(SoftmaxOnChipCuda, SabotageOtherSumOrderIsCaughtLongRows) {
     if (log_form) {
       for (int64_t i = 0; i < rows * n; ++i) x[i] = i % n == 0 ? 0.0f : -17.33f;
     }
-    std::vector<float> sabotaged(rows * n), expected(rows * n);
-    for (int64_t r = 0; r < rows; ++r) {
-      const float* xr = x.data() + r * n;
-      float m = xr[0];
-      for (int64_t i = 1; i < n; ++i) m = max(m, xr[i]);
-      float s = 0.0f;
-      for (int64_t i = 0; i < n; ++i) s = add(s, exp(sub(xr[i], m)));
-      for (int64_t i = 0; i < n; ++i)
-        sabotaged[r * n + i] = log_form ? log_softmax_element(xr[i], m, log(s)) : softmax_element(xr[i], m, s);
-    }
+    const std::vector<float> sabotaged = ascending_sum_rows(x, rows, n, log_form);
+    std::vector<float> expected(rows * n);
     softmax_reference(x.data(), rows, n, expected.data(), log_form);
     for (const LaunchConfig& c : kConformanceLaunchConfigs) {
       DeviceFloats dx(x), dy(x);
