@@ -47,7 +47,7 @@ set(BITLEARN_PC_CFLAGS "")
 set(BITLEARN_PC_LIBS "")
 if(BITLEARN_CUDA)
   set(BITLEARN_PC_CFLAGS "-DBITLEARN_HAS_CUDA=1 -I${CUDAToolkit_INCLUDE_DIRS}")
-  set(BITLEARN_PC_LIBS "-L${CUDAToolkit_LIBRARY_DIR} -lcudart -lcublasLt")
+  set(BITLEARN_PC_LIBS "-L${CUDAToolkit_LIBRARY_DIR} -lcudart")
 endif()
 if(TARGET bitlearn_parquet AND CMAKE_DL_LIBS)  # the library opens the Parquet module with dlopen
   string(APPEND BITLEARN_PC_LIBS " -l${CMAKE_DL_LIBS}")

@@ -29,8 +29,13 @@
 
 #if !defined(__HIP_PLATFORM_AMD__)
 #include <cublasLt.h>
+#include <dlfcn.h>
 
 #include <mutex>
+#include <type_traits>
+
+#define BL_STRINGIFY_TEXT(x) #x
+#define BL_STRINGIFY_VALUE(x) BL_STRINGIFY_TEXT(x)
 #endif
 
 namespace bl {
@@ -306,6 +311,61 @@ __global__ void exact_rebuild_kernel(MatmulArgs args, const float* a, const floa
   }
 }
 
+// cuBLASLt, opened on first use (dlopen): linking it would map its half a gigabyte into every
+// process at start, also those that never run an exact product. Without it the plain kernel runs
+// (the same bits).
+struct CublasLt {
+  decltype(&cublasLtCreate) Create = nullptr;
+  decltype(&cublasLtMatmulPreferenceDestroy) MatmulPreferenceDestroy = nullptr;
+  decltype(&cublasLtMatrixLayoutDestroy) MatrixLayoutDestroy = nullptr;
+  decltype(&cublasLtMatmulDescDestroy) MatmulDescDestroy = nullptr;
+  decltype(&cublasLtMatmulDescCreate) MatmulDescCreate = nullptr;
+  decltype(&cublasLtMatmulDescSetAttribute) MatmulDescSetAttribute = nullptr;
+  decltype(&cublasLtMatrixLayoutCreate) MatrixLayoutCreate = nullptr;
+  decltype(&cublasLtMatrixLayoutSetAttribute) MatrixLayoutSetAttribute = nullptr;
+  decltype(&cublasLtMatmulPreferenceCreate) MatmulPreferenceCreate = nullptr;
+  decltype(&cublasLtMatmulPreferenceSetAttribute) MatmulPreferenceSetAttribute = nullptr;
+  decltype(&cublasLtMatmulAlgoGetHeuristic) MatmulAlgoGetHeuristic = nullptr;
+  decltype(&cublasLtMatmul) Matmul = nullptr;
+  bool ok = false;
+};
+
+CublasLt load_cublaslt() {
+  CublasLt lib;
+  void* handle = nullptr;
+  const char* names[] = {"libcublasLt.so." BL_STRINGIFY_VALUE(CUBLAS_VER_MAJOR), "libcublasLt.so",
+#ifdef BITLEARN_CUBLASLT_DIR
+                          BITLEARN_CUBLASLT_DIR "/libcublasLt.so." BL_STRINGIFY_VALUE(CUBLAS_VER_MAJOR),
+#endif
+  };
+  for (const char* name : names)
+    if ((handle = dlopen(name, RTLD_NOW | RTLD_LOCAL)) != nullptr) break;
+  if (handle == nullptr) return lib;
+  auto load = [&](auto& fn, const char* symbol) {
+    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(handle, symbol));
+    return fn != nullptr;
+  };
+  if (!load(lib.Create, "cublasLtCreate")) return lib;
+  if (!load(lib.MatmulPreferenceDestroy, "cublasLtMatmulPreferenceDestroy")) return lib;
+  if (!load(lib.MatrixLayoutDestroy, "cublasLtMatrixLayoutDestroy")) return lib;
+  if (!load(lib.MatmulDescDestroy, "cublasLtMatmulDescDestroy")) return lib;
+  if (!load(lib.MatmulDescCreate, "cublasLtMatmulDescCreate")) return lib;
+  if (!load(lib.MatmulDescSetAttribute, "cublasLtMatmulDescSetAttribute")) return lib;
+  if (!load(lib.MatrixLayoutCreate, "cublasLtMatrixLayoutCreate")) return lib;
+  if (!load(lib.MatrixLayoutSetAttribute, "cublasLtMatrixLayoutSetAttribute")) return lib;
+  if (!load(lib.MatmulPreferenceCreate, "cublasLtMatmulPreferenceCreate")) return lib;
+  if (!load(lib.MatmulPreferenceSetAttribute, "cublasLtMatmulPreferenceSetAttribute")) return lib;
+  if (!load(lib.MatmulAlgoGetHeuristic, "cublasLtMatmulAlgoGetHeuristic")) return lib;
+  if (!load(lib.Matmul, "cublasLtMatmul")) return lib;
+  lib.ok = true;
+  return lib;
+}
+
+const CublasLt& cublaslt() {
+  static const CublasLt lib = load_cublaslt();
+  return lib;
+}
+
 #define BL_CUBLASLT_CHECK(call)                                                                    \
   do {                                                                                             \
     const cublasStatus_t st_ = (call);                                                             \
@@ -318,7 +378,7 @@ cublasLtHandle_t residue_handle(int device) {
   static cublasLtHandle_t handles[64] = {};
   BL_CHECK(device >= 0 && device < 64, "exact_matmul: device index ", device, " outside 0..63");
   std::lock_guard<std::mutex> lock(mutex);
-  if (handles[device] == nullptr) BL_CUBLASLT_CHECK(cublasLtCreate(&handles[device]));
+  if (handles[device] == nullptr) BL_CUBLASLT_CHECK(cublaslt().Create(&handles[device]));
   return handles[device];
 }
 
@@ -335,39 +395,39 @@ bool residue_products(cublasLtHandle_t handle, const int8_t* rows, const int8_t*
   cublasLtMatmulPreference_t pref = nullptr;
   bool ok = false;
   auto cleanup = [&] {
-    if (pref) cublasLtMatmulPreferenceDestroy(pref);
-    if (lc) cublasLtMatrixLayoutDestroy(lc);
-    if (lb) cublasLtMatrixLayoutDestroy(lb);
-    if (la) cublasLtMatrixLayoutDestroy(la);
-    if (op) cublasLtMatmulDescDestroy(op);
+    if (pref) cublaslt().MatmulPreferenceDestroy(pref);
+    if (lc) cublaslt().MatrixLayoutDestroy(lc);
+    if (lb) cublaslt().MatrixLayoutDestroy(lb);
+    if (la) cublaslt().MatrixLayoutDestroy(la);
+    if (op) cublaslt().MatmulDescDestroy(op);
   };
   try {
-    BL_CUBLASLT_CHECK(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32I, CUDA_R_32I));
+    BL_CUBLASLT_CHECK(cublaslt().MatmulDescCreate(&op, CUBLAS_COMPUTE_32I, CUDA_R_32I));
     const cublasOperation_t trans = CUBLAS_OP_T, no_trans = CUBLAS_OP_N;
-    BL_CUBLASLT_CHECK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &trans, sizeof(trans)));
-    BL_CUBLASLT_CHECK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &no_trans, sizeof(no_trans)));
-    BL_CUBLASLT_CHECK(cublasLtMatrixLayoutCreate(&la, CUDA_R_8I, uint64_t(k_padded), uint64_t(width), k_padded));
-    BL_CUBLASLT_CHECK(cublasLtMatrixLayoutCreate(&lb, CUDA_R_8I, uint64_t(k_padded), uint64_t(rows_padded), k_padded));
-    BL_CUBLASLT_CHECK(cublasLtMatrixLayoutCreate(&lc, CUDA_R_32I, uint64_t(width), uint64_t(rows_padded), width));
+    BL_CUBLASLT_CHECK(cublaslt().MatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &trans, sizeof(trans)));
+    BL_CUBLASLT_CHECK(cublaslt().MatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &no_trans, sizeof(no_trans)));
+    BL_CUBLASLT_CHECK(cublaslt().MatrixLayoutCreate(&la, CUDA_R_8I, uint64_t(k_padded), uint64_t(width), k_padded));
+    BL_CUBLASLT_CHECK(cublaslt().MatrixLayoutCreate(&lb, CUDA_R_8I, uint64_t(k_padded), uint64_t(rows_padded), k_padded));
+    BL_CUBLASLT_CHECK(cublaslt().MatrixLayoutCreate(&lc, CUDA_R_32I, uint64_t(width), uint64_t(rows_padded), width));
     const int32_t count = int32_t(entries);
     const int64_t stride_a = cols_padded * k_padded, stride_b = rows_padded * k_padded,
                   stride_c = rows_padded * width;
     for (auto& [layout, stride] : {std::pair{la, stride_a}, std::pair{lb, stride_b}, std::pair{lc, stride_c}}) {
-      BL_CUBLASLT_CHECK(cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count,
+      BL_CUBLASLT_CHECK(cublaslt().MatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count,
                                                          sizeof(count)));
-      BL_CUBLASLT_CHECK(cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
+      BL_CUBLASLT_CHECK(cublaslt().MatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
                                                          &stride, sizeof(stride)));
     }
-    BL_CUBLASLT_CHECK(cublasLtMatmulPreferenceCreate(&pref));
-    BL_CUBLASLT_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+    BL_CUBLASLT_CHECK(cublaslt().MatmulPreferenceCreate(&pref));
+    BL_CUBLASLT_CHECK(cublaslt().MatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
                                                            &workspace_bytes, sizeof(workspace_bytes)));
     cublasLtMatmulHeuristicResult_t result{};
     int found = 0;
-    if (cublasLtMatmulAlgoGetHeuristic(handle, op, la, lb, lc, lc, pref, 1, &result, &found) ==
+    if (cublaslt().MatmulAlgoGetHeuristic(handle, op, la, lb, lc, lc, pref, 1, &result, &found) ==
             CUBLAS_STATUS_SUCCESS &&
         found > 0) {
       const int32_t one = 1, zero = 0;
-      BL_CUBLASLT_CHECK(cublasLtMatmul(handle, op, &one, cols + n0 * k_padded, la, rows, lb, &zero, sums, lc, sums,
+      BL_CUBLASLT_CHECK(cublaslt().Matmul(handle, op, &one, cols + n0 * k_padded, la, rows, lb, &zero, sums, lc, sums,
                                        lc, &result.algo, workspace, workspace_bytes, stream));
       ok = true;
     }
@@ -472,7 +532,7 @@ void exact_matmul_cuda(const MatmulArgs& args, const float* a, const float* b, f
   const bool plain_tile = config.variant == kExactGemmTile32 || config.variant == kExactGemmTile64;
   const bool large = M >= 32 && N >= 32 && double(M) * double(N) * double(K) >= double(int64_t(1) << 26);
   const bool forced = config.variant == kExactGemmResidues || config.variant == kExactGemmResiduesShort;
-  if (K >= 1 && K <= kResidueMaxK && !plain_tile && (forced || large) &&
+  if (K >= 1 && K <= kResidueMaxK && !plain_tile && (forced || large) && cublaslt().ok &&
       exact_dot_residues(args, a, b, c, row_exp, row_special, col_exp, col_special, dev, s,
                          config.variant == kExactGemmResiduesShort))
     return;
