@@ -314,19 +314,26 @@ __global__ void exact_rebuild_kernel(MatmulArgs args, const float* a, const floa
 // cuBLASLt, opened on first use (dlopen): linking it would map its half a gigabyte into every
 // process at start, also those that never run an exact product. Without it the plain kernel runs
 // (the same bits).
+// The functions used, each a member named without its cublasLt prefix and typed by cuBLASLt's own
+// declaration.
+#define BL_CUBLASLT_FUNCTIONS(X) \
+  X(Create) \
+  X(MatmulPreferenceDestroy) \
+  X(MatrixLayoutDestroy) \
+  X(MatmulDescDestroy) \
+  X(MatmulDescCreate) \
+  X(MatmulDescSetAttribute) \
+  X(MatrixLayoutCreate) \
+  X(MatrixLayoutSetAttribute) \
+  X(MatmulPreferenceCreate) \
+  X(MatmulPreferenceSetAttribute) \
+  X(MatmulAlgoGetHeuristic) \
+  X(Matmul)
+
 struct CublasLt {
-  decltype(&cublasLtCreate) Create = nullptr;
-  decltype(&cublasLtMatmulPreferenceDestroy) MatmulPreferenceDestroy = nullptr;
-  decltype(&cublasLtMatrixLayoutDestroy) MatrixLayoutDestroy = nullptr;
-  decltype(&cublasLtMatmulDescDestroy) MatmulDescDestroy = nullptr;
-  decltype(&cublasLtMatmulDescCreate) MatmulDescCreate = nullptr;
-  decltype(&cublasLtMatmulDescSetAttribute) MatmulDescSetAttribute = nullptr;
-  decltype(&cublasLtMatrixLayoutCreate) MatrixLayoutCreate = nullptr;
-  decltype(&cublasLtMatrixLayoutSetAttribute) MatrixLayoutSetAttribute = nullptr;
-  decltype(&cublasLtMatmulPreferenceCreate) MatmulPreferenceCreate = nullptr;
-  decltype(&cublasLtMatmulPreferenceSetAttribute) MatmulPreferenceSetAttribute = nullptr;
-  decltype(&cublasLtMatmulAlgoGetHeuristic) MatmulAlgoGetHeuristic = nullptr;
-  decltype(&cublasLtMatmul) Matmul = nullptr;
+#define BL_CUBLASLT_MEMBER(name) decltype(&cublasLt##name) name = nullptr;
+  BL_CUBLASLT_FUNCTIONS(BL_CUBLASLT_MEMBER)
+#undef BL_CUBLASLT_MEMBER
   bool ok = false;
 };
 
@@ -341,23 +348,13 @@ CublasLt load_cublaslt() {
   for (const char* name : names)
     if ((handle = dlopen(name, RTLD_NOW | RTLD_LOCAL)) != nullptr) break;
   if (handle == nullptr) return lib;
-  auto load = [&](auto& fn, const char* symbol) {
-    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(handle, symbol));
-    return fn != nullptr;
-  };
-  if (!load(lib.Create, "cublasLtCreate")) return lib;
-  if (!load(lib.MatmulPreferenceDestroy, "cublasLtMatmulPreferenceDestroy")) return lib;
-  if (!load(lib.MatrixLayoutDestroy, "cublasLtMatrixLayoutDestroy")) return lib;
-  if (!load(lib.MatmulDescDestroy, "cublasLtMatmulDescDestroy")) return lib;
-  if (!load(lib.MatmulDescCreate, "cublasLtMatmulDescCreate")) return lib;
-  if (!load(lib.MatmulDescSetAttribute, "cublasLtMatmulDescSetAttribute")) return lib;
-  if (!load(lib.MatrixLayoutCreate, "cublasLtMatrixLayoutCreate")) return lib;
-  if (!load(lib.MatrixLayoutSetAttribute, "cublasLtMatrixLayoutSetAttribute")) return lib;
-  if (!load(lib.MatmulPreferenceCreate, "cublasLtMatmulPreferenceCreate")) return lib;
-  if (!load(lib.MatmulPreferenceSetAttribute, "cublasLtMatmulPreferenceSetAttribute")) return lib;
-  if (!load(lib.MatmulAlgoGetHeuristic, "cublasLtMatmulAlgoGetHeuristic")) return lib;
-  if (!load(lib.Matmul, "cublasLtMatmul")) return lib;
-  lib.ok = true;
+  bool found = true;
+#define BL_CUBLASLT_LOAD(name)                                                        \
+  lib.name = reinterpret_cast<decltype(lib.name)>(dlsym(handle, "cublasLt" #name)); \
+  found = found && lib.name != nullptr;
+  BL_CUBLASLT_FUNCTIONS(BL_CUBLASLT_LOAD)
+#undef BL_CUBLASLT_LOAD
+  lib.ok = found;
   return lib;
 }
 
